@@ -1,0 +1,1 @@
+//! The A2A protocol model.

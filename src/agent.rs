@@ -1,0 +1,1 @@
+//! The agent: user code.

@@ -1,0 +1,37 @@
+//! `a2ui-agent`: run an A2UI agent, or use its parser, validator and prompt builder from the
+//! command line.
+
+mod parse;
+mod serve;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Turn an LLM-backed function into an A2A agent that draws user interfaces with A2UI.
+#[derive(Debug, Parser)]
+#[command(name = "a2ui-agent", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built-in demo agent over A2A (JSON-RPC and SSE).
+    Serve(serve::Args),
+    /// Split model output into text and A2UI messages, as the server does while streaming.
+    Parse(parse::Args),
+    /// Check A2UI messages against a protocol version's schema and catalogs.
+    Validate(validate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Parse(args) => parse::run(args),
+        Command::Validate(args) => validate::run(args),
+    }
+}
