@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The project's one test command: formatting, lints, every test and doctest, and the interop
+# tests against the real Python and JavaScript A2A clients. It installs what the tests need
+# (a Python virtualenv in .venv/, npm packages in node_modules/) and reuses them when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "installing test dependencies (reused when present)"
+scripts/install-test-deps.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, warnings are errors)"
+cargo clippy --all-targets -- -D warnings
+
+step "the parser and the A2UI knowledge build without the server"
+cargo check --lib --no-default-features
+
+step "tests and doctests"
+# The reference folder (../shared/reference) and the interop clients must be present here:
+# a test that would skip without them fails instead.
+export A2UI_REQUIRE_REFERENCE=1
+export A2UI_REQUIRE_INTEROP=1
+cargo test --all-features
