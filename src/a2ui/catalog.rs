@@ -381,7 +381,21 @@ fn normalize(version: ProtocolVersion, document: Value) -> Result<(String, Value
     let Some(Value::Object(defs)) = defs else {
         return Err(malformed("/$defs", "must be an object"));
     };
-    if !defs.contains_key("anyComponent") || !defs.contains_key("anyFunction") {
+    if !defs.contains_key("theme") {
+        // v0.9's createSurface refers to `catalog.json#/$defs/theme`; an inline catalog states
+        // its theme properties at the top level, a minimal one states none.
+        let theme = match document.get("theme") {
+            Some(Value::Object(properties)) => {
+                json!({"type": "object", "properties": properties, "additionalProperties": true})
+            }
+            _ => json!({"type": "object"}),
+        };
+        if let Some(Value::Object(defs)) = document.get_mut("$defs") {
+            defs.insert("theme".into(), theme);
+        }
+    }
+    let defs = document.get("$defs").and_then(Value::as_object);
+    if defs.is_none_or(|d| !d.contains_key("anyComponent") || !d.contains_key("anyFunction")) {
         let components = names(&document, "components");
         let functions = names(&document, "functions");
         if let Some(Value::Object(defs)) = document.get_mut("$defs") {

@@ -183,6 +183,7 @@ fn compile_with_registry(
         .map_err(|e| e.to_string())?;
     jsonschema::options()
         .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
         .with_registry(&registry)
         .build(root)
         .map_err(|e| e.to_string())
@@ -242,6 +243,7 @@ fn compile_v0_8(message: &Value, catalog: &Value) -> Result<jsonschema::Validato
         .map_err(|e| e.to_string())?;
     jsonschema::options()
         .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
         .with_registry(&registry)
         .build(&root)
         .map_err(|e| e.to_string())
