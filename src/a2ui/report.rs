@@ -3,7 +3,8 @@
 //! A2UI schemas are built from `oneOf`s (message kinds, component types, value forms), and a
 //! failed `oneOf` reports every branch's failure. The useful error is in the branch the
 //! author meant: the one whose discriminating constant (`component`, `call`, `version`)
-//! matched and that failed least near the surface. When no branch's constant matches, the
+//! matched, that accepts the value's JSON type, and that failed least near the surface.
+//! When no branch's constant matches, the
 //! value names something unknown, and the error says so and lists what is known.
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -26,8 +27,21 @@ pub(crate) fn errors(
     for error in validator.iter_errors(message).take(MAX_PER_MESSAGE) {
         leaves(&error, message, &mut out);
     }
-    out.truncate(MAX_PER_MESSAGE);
-    out.into_iter()
+    // One error per place, so the first error tells the whole story about its value.
+    let mut merged: Vec<Leaf> = Vec::new();
+    for (pointer, text) in out {
+        match merged.iter_mut().find(|(p, _)| *p == pointer) {
+            Some((_, existing)) if !existing.contains(&text) => {
+                existing.push_str("; ");
+                existing.push_str(&text);
+            }
+            Some(_) => {}
+            None => merged.push((pointer, text)),
+        }
+    }
+    merged.truncate(MAX_PER_MESSAGE);
+    merged
+        .into_iter()
         .map(|(pointer, text)| ValidationError::new(pointer, text, surface, None))
         .collect()
 }
@@ -52,6 +66,11 @@ fn leaves(error: &jsonschema::ValidationError<'_>, root: &Value, out: &mut Vec<L
                 .iter()
                 .filter(|b| !b.is_empty())
                 .min_by_key(|branch| {
+                    // A branch that wants another JSON type altogether is the wrong branch.
+                    let wrong_type = branch.iter().any(|e| {
+                        matches!(e.kind(), ValidationErrorKind::Type { .. })
+                            && e.instance_path().as_str() == pointer
+                    });
                     let constants = branch
                         .iter()
                         .filter(|e| matches!(e.kind(), ValidationErrorKind::Constant { .. }))
@@ -60,7 +79,7 @@ fn leaves(error: &jsonschema::ValidationError<'_>, root: &Value, out: &mut Vec<L
                         .iter()
                         .filter(|e| depth(e.instance_path().as_str()) <= base)
                         .count();
-                    (constants, shallow, branch.len())
+                    (wrong_type, constants, shallow, branch.len())
                 });
             match best {
                 Some(branch) => {

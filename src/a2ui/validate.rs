@@ -310,6 +310,29 @@ impl Validator {
 
     /// Schema errors of `message` under `route`, most relevant first.
     fn schema_errors(&self, message: &Value, route: Route) -> Vec<ValidationError> {
+        if message_body(message).is_none() {
+            // Every branch of the message schema fails alike; say what the message lacks.
+            let kinds = message_kinds(self.inner.version);
+            let found: Vec<&str> = message
+                .as_object()
+                .map(|m| m.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let found = if found.is_empty() {
+                "no keys".to_owned()
+            } else {
+                found.join(", ")
+            };
+            return vec![ValidationError::new(
+                "",
+                format!(
+                    "not an A2UI {} message: it needs one of {}; it has {found}",
+                    self.inner.version,
+                    kinds.join(", "),
+                ),
+                None,
+                None,
+            )];
+        }
         let catalogs = &self.inner.catalogs;
         let candidates: Vec<&Catalog> = match route {
             Route::One(i) => catalogs.get(i).into_iter().collect(),
@@ -324,6 +347,32 @@ impl Validator {
             .map(|c| report::errors(c.compiled(), message, surface))
             .min_by_key(Vec::len)
             .unwrap_or_default()
+    }
+}
+
+/// The message kinds an agent sends in `version`.
+fn message_kinds(version: ProtocolVersion) -> &'static [&'static str] {
+    match version {
+        ProtocolVersion::V0_8 => &[
+            "beginRendering",
+            "surfaceUpdate",
+            "dataModelUpdate",
+            "deleteSurface",
+        ],
+        ProtocolVersion::V0_9 | ProtocolVersion::V0_9_1 => &[
+            "createSurface",
+            "updateComponents",
+            "updateDataModel",
+            "deleteSurface",
+        ],
+        ProtocolVersion::V1_0 => &[
+            "createSurface",
+            "updateComponents",
+            "updateDataModel",
+            "deleteSurface",
+            "callRendererFunction",
+            "agentFunctionResponse",
+        ],
     }
 }
 
