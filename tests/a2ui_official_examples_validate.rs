@@ -99,3 +99,34 @@ fn every_v0_9_example_is_valid_as_v0_9_1() {
         &reference.join("v0_9/catalogs/basic/examples"),
     );
 }
+
+/// The examples our catalogs show the model in their `instructions` must themselves be valid:
+/// a model copies what it is shown.
+#[test]
+fn the_examples_in_our_catalog_instructions_are_valid() {
+    let mut checked = 0;
+    for version in ProtocolVersion::ALL {
+        let catalog = a2ui_agent::a2ui::Catalog::basic(version);
+        let Some(instructions) = catalog.schema().get("instructions").and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let validator = Validator::basic(version);
+        let mut rest = instructions;
+        while let Some(start) = rest.find("[{") {
+            let tail = &rest[start..];
+            let mut stream = serde_json::Deserializer::from_str(tail).into_iter::<Value>();
+            match stream.next() {
+                Some(Ok(Value::Array(messages))) => {
+                    if let Err(errors) = validator.check_response(&messages) {
+                        panic!("{version} instructions example: {errors:#?}");
+                    }
+                    checked += 1;
+                    rest = &tail[stream.byte_offset()..];
+                }
+                _ => rest = &tail[2..],
+            }
+        }
+    }
+    eprintln!("{checked} instruction examples checked");
+}

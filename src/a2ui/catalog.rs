@@ -534,6 +534,27 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_to_a_remote_schema_is_an_error_not_a_fetch() {
+        let err = Catalog::from_value(
+            ProtocolVersion::V0_9,
+            json!({"catalogId": "x", "components": {"Remote": {"$ref": "https://example.com/remote.json"}}}),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CatalogError::Schema { .. }), "{err}");
+    }
+
+    #[test]
+    fn v0_9_inline_function_definitions_become_callable_functions() {
+        let catalog = Catalog::from_value(
+            ProtocolVersion::V0_9,
+            json!({"catalogId": "x", "components": {}, "functions": [
+                {"name": "double", "parameters": {"type": "object"}, "returnType": "number"}]}),
+        )
+        .unwrap();
+        assert_eq!(catalog.function_names().collect::<Vec<_>>(), ["double"]);
+    }
+
+    #[test]
     fn subset_of_an_unknown_component_names_it() {
         let err = Catalog::basic(ProtocolVersion::V0_9)
             .subset(&["Text", "Nope"])

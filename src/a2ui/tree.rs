@@ -117,48 +117,52 @@ fn merge(into: &mut Vec<(String, RefShape)>, more: Vec<(String, RefShape)>) {
     }
 }
 
-/// Appends `(pointer, id)` for every reference `value` makes under `shape`.
-pub(crate) fn collect_refs<'v>(
-    value: &'v Value,
-    shape: &RefShape,
-    pointer: &str,
-    out: &mut Vec<(String, &'v str)>,
-) {
+/// Appends each string `value` holds where `shape` says a component id goes. The strings
+/// are kept as the JSON nodes themselves, so no pointer is built unless an error needs one.
+pub(crate) fn collect_refs<'v>(value: &'v Value, shape: &RefShape, out: &mut Vec<&'v Value>) {
     match shape {
         RefShape::Id => {
-            if let Some(id) = value.as_str() {
-                out.push((pointer.to_owned(), id));
+            if value.is_string() {
+                out.push(value);
             }
         }
         RefShape::ChildList => match value {
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    if let Some(id) = item.as_str() {
-                        out.push((format!("{pointer}/{i}"), id));
-                    }
-                }
-            }
+            Value::Array(items) => out.extend(items.iter().filter(|item| item.is_string())),
             Value::Object(template) => {
-                if let Some(id) = template.get("componentId").and_then(Value::as_str) {
-                    out.push((format!("{pointer}/componentId"), id));
-                }
+                out.extend(template.get("componentId").filter(|id| id.is_string()));
             }
             _ => {}
         },
         RefShape::Each(inner) => {
-            if let Some(items) = value.as_array() {
-                for (i, item) in items.iter().enumerate() {
-                    collect_refs(item, inner, &format!("{pointer}/{i}"), out);
-                }
+            for item in value.as_array().into_iter().flatten() {
+                collect_refs(item, inner, out);
             }
         }
         RefShape::Object(props) => {
             for (key, inner) in props {
                 if let Some(sub) = value.get(key) {
-                    collect_refs(sub, inner, &format!("{pointer}/{}", escape(key)), out);
+                    collect_refs(sub, inner, out);
                 }
             }
         }
+    }
+}
+
+/// The JSON pointer from `root` to `target`, which must be a node inside `root` (compared by
+/// address, not by value).
+fn pointer_to(root: &Value, target: &Value) -> Option<String> {
+    if std::ptr::eq(root, target) {
+        return Some(String::new());
+    }
+    match root {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| pointer_to(item, target).map(|rest| format!("/{i}{rest}"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            pointer_to(item, target).map(|rest| format!("/{}{rest}", escape(key)))
+        }),
+        _ => None,
     }
 }
 
@@ -172,10 +176,25 @@ pub(crate) fn escape(token: &str) -> String {
 pub(crate) struct Node<'v> {
     /// Index of the message that defined it.
     pub(crate) message: usize,
-    /// Pointer to the component object inside that message.
-    pub(crate) pointer: String,
-    /// References it makes: pointer inside the message, and the id referred to.
-    pub(crate) refs: Vec<(String, &'v str)>,
+    /// Pointer to the component list inside that message.
+    pub(crate) list: &'static str,
+    /// Position in that list.
+    pub(crate) position: usize,
+    /// The component itself.
+    pub(crate) component: &'v Value,
+    /// The string nodes inside it that name other components.
+    pub(crate) refs: Vec<&'v Value>,
+}
+
+impl Node<'_> {
+    fn pointer(&self) -> String {
+        format!("{}/{}", self.list, self.position)
+    }
+
+    fn ref_pointer(&self, reference: &Value) -> String {
+        let rest = pointer_to(self.component, reference).unwrap_or_default();
+        format!("{}{rest}", self.pointer())
+    }
 }
 
 /// The components one surface gathered over a response.
@@ -184,64 +203,65 @@ pub(crate) struct Surface<'v> {
     /// Whether this response created the surface (so the whole tree is in view).
     pub(crate) created_here: bool,
     /// The root id and where it was named (message, pointer), if the response names one.
-    pub(crate) root: Option<(&'v str, usize, String)>,
+    pub(crate) root: Option<(&'v str, usize, &'static str)>,
     /// Components by id; a later definition replaces an earlier one.
     pub(crate) nodes: HashMap<&'v str, Node<'v>>,
     /// Where the last component list was, for errors about the surface as a whole.
-    pub(crate) last_list: Option<(usize, String)>,
+    pub(crate) last_list: Option<(usize, &'static str)>,
     /// Every id any definition referred to, including definitions replaced since: a
     /// component orphaned by a later update was part of the tree, not a mistake.
     pub(crate) ever_referenced: HashSet<&'v str>,
 }
 
-/// Adds the components of one component list (`components` at `list_pointer` in message
-/// `message`), reporting ids repeated within the list.
+/// Adds the components of one component list (`components` at `list` in message
+/// `message`), reporting ids repeated within the list. `refs_of` gives a component's
+/// properties object and its type's reference shapes.
 pub(crate) fn add_components<'v>(
     surface: &mut Surface<'v>,
     surface_id: &str,
     message: usize,
-    list_pointer: &str,
+    list: &'static str,
     components: &'v [Value],
-    refs_of: &dyn Fn(&'v Value) -> Option<(&'v Value, &'v ComponentRefs, String)>,
+    refs_of: &dyn Fn(&'v Value) -> Option<(&'v Value, &'v ComponentRefs)>,
     errors: &mut Vec<ValidationError>,
 ) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (i, component) in components.iter().enumerate() {
-        let pointer = format!("{list_pointer}/{i}");
+    for (position, component) in components.iter().enumerate() {
         let Some(id) = component.get("id").and_then(Value::as_str) else {
             continue;
         };
-        if let Some(first) = seen.insert(id, i) {
+        if let Some(first) = seen.insert(id, position) {
             errors.push(ValidationError::new(
-                format!("{pointer}/id"),
-                format!("duplicate component id '{id}': already defined at {list_pointer}/{first}"),
+                format!("{list}/{position}/id"),
+                format!("duplicate component id '{id}': already defined at {list}/{first}"),
                 Some(surface_id),
                 Some(message),
             ));
             continue;
         }
         let mut refs = Vec::new();
-        if let Some((props, shapes, props_pointer)) = refs_of(component) {
+        if let Some((props, shapes)) = refs_of(component) {
             for (key, shape) in shapes {
                 if let Some(value) = props.get(key) {
-                    let at = format!("{pointer}{props_pointer}/{}", escape(key));
-                    collect_refs(value, shape, &at, &mut refs);
+                    collect_refs(value, shape, &mut refs);
                 }
             }
         }
         surface
             .ever_referenced
-            .extend(refs.iter().map(|(_, child)| *child));
+            .extend(refs.iter().filter_map(|r| r.as_str()));
         surface.nodes.insert(
             id,
             Node {
                 message,
-                pointer,
+                list,
+                position,
+                component,
                 refs,
             },
         );
     }
-    surface.last_list = Some((message, list_pointer.to_owned()));
+    surface.last_list = Some((message, list));
 }
 
 /// End-of-response checks on a surface this response created: a root, no dangling
@@ -255,28 +275,23 @@ pub(crate) fn check_surface(
     if !surface.created_here || surface.nodes.is_empty() {
         return;
     }
-    let (root, root_message, root_pointer) = match &surface.root {
-        Some((id, message, pointer)) => (*id, *message, pointer.clone()),
+    let (root, root_message, root_pointer) = match surface.root {
+        Some(named) => named,
         None => {
-            let (message, pointer) = surface.last_list.clone().unwrap_or_default();
-            ("root", message, pointer)
+            let (message, list) = surface.last_list.unwrap_or_default();
+            ("root", message, list)
         }
     };
-    let mut ids: Vec<&&str> = surface.nodes.keys().collect();
-    ids.sort_by_key(|id| {
-        surface
-            .nodes
-            .get(**id)
-            .map(|n| (n.message, n.pointer.clone()))
-    });
-    for id in &ids {
-        let Some(node) = surface.nodes.get(**id) else {
-            continue;
-        };
-        for (pointer, child) in &node.refs {
+    let mut nodes: Vec<(&&str, &Node<'_>)> = surface.nodes.iter().collect();
+    nodes.sort_unstable_by_key(|(_, node)| (node.message, node.position));
+    for (id, node) in &nodes {
+        for reference in &node.refs {
+            let Some(child) = reference.as_str() else {
+                continue;
+            };
             if !surface.nodes.contains_key(child) {
                 errors.push(ValidationError::new(
-                    pointer.clone(),
+                    node.ref_pointer(reference),
                     format!(
                         "component '{id}' refers to '{child}', which no component of surface '{surface_id}' defines"
                     ),
@@ -296,18 +311,18 @@ pub(crate) fn check_surface(
         return;
     }
     let reached = walk(surface_id, surface, root, errors);
-    for id in ids {
+    for (id, node) in nodes {
         if reached.contains(*id) || surface.ever_referenced.contains(*id) {
             continue;
         }
-        if let Some(node) = surface.nodes.get(*id) {
-            errors.push(ValidationError::new(
-                format!("{}/id", node.pointer),
-                format!("component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"),
-                Some(surface_id),
-                Some(node.message),
-            ));
-        }
+        errors.push(ValidationError::new(
+            format!("{}/id", node.pointer()),
+            format!(
+                "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
+            ),
+            Some(surface_id),
+            Some(node.message),
+        ));
     }
 }
 
@@ -328,21 +343,23 @@ fn walk<'v>(
             on_path.pop();
             continue;
         };
-        let Some((pointer, child)) = node.refs.get(next) else {
+        let Some(reference) = node.refs.get(next) else {
             done.insert(id);
             on_path.pop();
             continue;
         };
         stack.push((id, next + 1));
-        if on_path.contains(child) {
-            let start = on_path.iter().position(|p| p == child).unwrap_or(0);
+        let Some(child) = reference.as_str() else {
+            continue;
+        };
+        if let Some(start) = on_path.iter().position(|p| *p == child) {
             let mut cycle: Vec<&str> = on_path
                 .get(start..)
                 .map(<[&str]>::to_vec)
                 .unwrap_or_default();
             cycle.push(child);
             errors.push(ValidationError::new(
-                pointer.clone(),
+                node.ref_pointer(reference),
                 format!(
                     "component '{id}' refers to '{child}', which closes a cycle: {}",
                     cycle.join(" -> ")
@@ -368,20 +385,25 @@ mod tests {
 
     #[test]
     fn child_list_refs_read_both_the_static_list_and_the_template() {
+        let component =
+            json!({"children": ["a", "b"], "other": {"componentId": "row", "path": "/items"}});
         let mut out = Vec::new();
-        let list = json!(["a", "b"]);
-        collect_refs(&list, &RefShape::ChildList, "/children", &mut out);
-        let template = json!({"componentId": "row", "path": "/items"});
-        collect_refs(&template, &RefShape::ChildList, "/children", &mut out);
-        let ids: Vec<_> = out.iter().map(|(p, id)| (p.as_str(), *id)).collect();
-        assert_eq!(
-            ids,
-            [
-                ("/children/0", "a"),
-                ("/children/1", "b"),
-                ("/children/componentId", "row")
-            ]
-        );
+        collect_refs(&component["children"], &RefShape::ChildList, &mut out);
+        collect_refs(&component["other"], &RefShape::ChildList, &mut out);
+        let found: Vec<(String, &str)> = out
+            .iter()
+            .map(|r| (pointer_to(&component, r).unwrap(), r.as_str().unwrap()))
+            .collect();
+        let expected = [
+            ("/children/0", "a"),
+            ("/children/1", "b"),
+            ("/other/componentId", "row"),
+        ];
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(p, id)| (p.to_string(), *id))
+            .collect();
+        assert_eq!(found, expected);
     }
 
     #[test]

@@ -217,8 +217,9 @@ impl Validator {
             }
             entry.0.created_here = true;
             entry.1 = catalog;
-            if let Some(root) = body.get("root").and_then(Value::as_str) {
-                entry.0.root = Some((root, index, format!("/{kind}/root")));
+            let root = body.get("root").and_then(Value::as_str);
+            if let Some(root) = root.filter(|_| kind == "beginRendering") {
+                entry.0.root = Some((root, index, "/beginRendering/root"));
             }
         }
         let components = match kind {
@@ -232,20 +233,24 @@ impl Validator {
         };
         let catalogs = &self.inner.catalogs;
         let version = self.inner.version;
-        let refs_of = |component: &'v Value| -> Option<(&'v Value, &'v ComponentRefs, String)> {
-            let (name, props, props_pointer) = component_type(version, component)?;
+        let refs_of = |component: &'v Value| -> Option<(&'v Value, &'v ComponentRefs)> {
+            let (name, props) = component_type(version, component)?;
             let refs = match catalog.and_then(|i| catalogs.get(i)) {
                 Some(c) => c.refs(name)?,
                 None => catalogs.iter().find_map(|c| c.refs(name))?,
             };
-            Some((props, refs, props_pointer))
+            Some((props, refs))
         };
-        let list_pointer = format!("/{kind}/components");
+        let list = match kind {
+            "createSurface" => "/createSurface/components",
+            "surfaceUpdate" => "/surfaceUpdate/components",
+            _ => "/updateComponents/components",
+        };
         tree::add_components(
             &mut entry.0,
             surface_id,
             index,
-            &list_pointer,
+            list,
             components,
             &refs_of,
             errors,
@@ -400,16 +405,15 @@ fn surface_id(message: &Value) -> Option<&str> {
     message_body(message)?.1.get("surfaceId")?.as_str()
 }
 
-/// A component's type name, the object holding its properties, and that object's pointer
-/// relative to the component (v0.8 nests them under `component.<Type>`).
-fn component_type(version: ProtocolVersion, component: &Value) -> Option<(&str, &Value, String)> {
+/// A component's type name and the object holding its properties (v0.8 nests them under
+/// `component.<Type>`).
+fn component_type(version: ProtocolVersion, component: &Value) -> Option<(&str, &Value)> {
     if version == ProtocolVersion::V0_8 {
         let wrapper = component.get("component")?.as_object()?;
         let (name, props) = wrapper.iter().next()?;
-        Some((name, props, format!("/component/{}", tree::escape(name))))
+        Some((name, props))
     } else {
-        let name = component.get("component")?.as_str()?;
-        Some((name, component, String::new()))
+        Some((component.get("component")?.as_str()?, component))
     }
 }
 
