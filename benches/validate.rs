@@ -88,34 +88,44 @@ fn check(c: &mut Criterion) {
         })
     });
     group.finish();
-    summary(&validator, &messages, &texts);
+    summary(&validator, &responses, &texts);
 }
 
 /// Prints messages per second and the ratio to parsing, measured here in one run.
-fn summary(validator: &Validator, messages: &[&Value], texts: &[String]) {
+fn summary(validator: &Validator, responses: &[Vec<Value>], texts: &[String]) {
     const ROUNDS: u32 = 200;
-    let start = Instant::now();
-    for _ in 0..ROUNDS {
+    let messages: Vec<&Value> = responses.iter().flatten().collect();
+    let time = |work: &dyn Fn()| {
+        let start = Instant::now();
+        for _ in 0..ROUNDS {
+            work();
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let parse = time(&|| {
         for text in texts {
             black_box(serde_json::from_str::<Value>(text).ok());
         }
-    }
-    let parse = start.elapsed();
-    let start = Instant::now();
-    for _ in 0..ROUNDS {
-        for message in messages {
+    });
+    let each = time(&|| {
+        for message in &messages {
             black_box(validator.check_message(message).is_ok());
         }
-    }
-    let check = start.elapsed();
+    });
+    let whole = time(&|| {
+        for response in responses {
+            black_box(validator.check_response(response).is_ok());
+        }
+    });
     let count = f64::from(ROUNDS) * messages.len() as f64;
-    println!(
-        "summary: {} messages; check_message {:.0} messages/s ({:.1} µs each), {:.2}x the time of parsing them",
-        messages.len(),
-        count / check.as_secs_f64(),
-        check.as_secs_f64() * 1e6 / count,
-        check.as_secs_f64() / parse.as_secs_f64()
-    );
+    for (name, seconds) in [("check_message", each), ("check_response", whole)] {
+        println!(
+            "summary: {name}: {:.0} messages/s ({:.1} µs each), {:.2}x the time of parsing them",
+            count / seconds,
+            seconds * 1e6 / count,
+            seconds / parse
+        );
+    }
 }
 
 criterion_group!(benches, compile, check);
