@@ -196,12 +196,12 @@ impl Catalog {
                 && self.inner.version.is_basic_catalog_id(id))
     }
 
-    /// The component names, in the catalog's order.
+    /// The component names, sorted.
     pub fn component_names(&self) -> impl Iterator<Item = &str> {
         self.inner.components.iter().map(String::as_str)
     }
 
-    /// The function names, in the catalog's order (none in v0.8).
+    /// The function names, sorted (none in v0.8).
     pub fn function_names(&self) -> impl Iterator<Item = &str> {
         self.inner.functions.iter().map(String::as_str)
     }

@@ -6,6 +6,9 @@
 //! catalog. v0.8's message schema has no such reference, so the catalog's components are
 //! spliced into a copy of it instead. Compiling takes milliseconds, so it happens once per
 //! catalog and the result is shared.
+//!
+//! `format` is enforced (the official v0.9 test cases expect a non-URI `openUrl` argument to
+//! fail), and nothing is ever fetched: a `$ref` outside the registry fails to compile.
 
 use std::sync::OnceLock;
 

@@ -116,6 +116,20 @@ impl Validator {
     /// # Errors
     ///
     /// The most relevant problem found.
+    ///
+    /// # Example
+    ///
+    /// As a readiness check (a closure the streaming parser accepts):
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{ProtocolVersion, Validator};
+    /// use serde_json::{json, Value};
+    ///
+    /// let validator = Validator::basic(ProtocolVersion::V0_9);
+    /// let ready = move |message: &Value| validator.check_message(message).is_ok();
+    /// assert!(ready(&json!({"version": "v0.9", "deleteSurface": {"surfaceId": "main"}})));
+    /// assert!(!ready(&json!({"version": "v0.9", "deleteSurface": {}})));
+    /// ```
     pub fn check_message(&self, message: &Value) -> Result<(), ValidationError> {
         let route = self.route(message, None).map_err(|e| *e)?;
         match self.schema_errors(message, route).into_iter().next() {
