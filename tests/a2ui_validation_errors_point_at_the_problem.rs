@@ -452,3 +452,40 @@ fn a_validator_is_shared_across_threads() {
         .collect();
     assert!(handles.into_iter().all(|h| h.join().unwrap()));
 }
+
+#[test]
+fn a_v1_0_surface_may_use_components_of_several_catalogs() {
+    let v = ProtocolVersion::V1_0;
+    let charts = Catalog::from_value(
+        v,
+        json!({"catalogId": "example.com:charts", "components": {"Chart": {"type": "object",
+            "properties": {"component": {"const": "Chart"}, "values": {"type": "array", "items": {"type": "number"}}},
+            "required": ["component", "values"]}}}),
+    )
+    .unwrap();
+    let validator = Validator::new(v, &[Catalog::basic(v), charts]).unwrap();
+    let create = |chart: Value| {
+        json!({"version": "v1.0", "createSurface": {"surfaceId": "s", "catalogId": v.basic_catalog_id(),
+        "components": [
+            {"id": "root", "component": "Column", "children": ["title", "chart"]},
+            {"id": "title", "component": "Text", "text": "Sales"},
+            chart
+        ]}})
+    };
+    let chart = json!({"id": "chart", "component": "Chart", "catalogId": "example.com:charts", "values": [1, 2]});
+    validator.check_response(&[create(chart)]).unwrap();
+    let wrong = json!({"id": "chart", "component": "Chart", "catalogId": "example.com:charts", "values": "many"});
+    let errors = validator.check_response(&[create(wrong)]).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].pointer, "/createSurface/components/2/values");
+    let unknown = json!({"id": "chart", "component": "Pie", "values": [1]});
+    let errors = validator.check_response(&[create(unknown)]).unwrap_err();
+    assert_eq!(
+        errors[0].pointer, "/createSurface/components/2/component",
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].message.contains("Chart") && errors[0].message.contains("Text"),
+        "{errors:?}"
+    );
+}

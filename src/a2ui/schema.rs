@@ -169,16 +169,63 @@ pub(crate) fn compile_client_message(
     compile_with_registry(version, &root, catalog).map(Some)
 }
 
+/// Compiles `version`'s message schema against the union of `catalogs`: each is registered
+/// under a URI of its own, and `catalog.json` offers any of their components and functions.
+///
+/// # Errors
+///
+/// As [`compile_message`].
+pub(crate) fn compile_union(
+    version: ProtocolVersion,
+    catalogs: &[&Value],
+) -> Result<jsonschema::Validator, String> {
+    let docs = parsed(version)?;
+    let slot = catalog_slot(version);
+    let base = slot.trim_end_matches("catalog.json");
+    let mut resources: Vec<(String, Value)> = Vec::new();
+    let (mut components, mut functions) = (Vec::new(), Vec::new());
+    for (i, catalog) in catalogs.iter().enumerate() {
+        let uri = format!("{base}active_catalogs/{i}.json");
+        let mut document = (*catalog).clone();
+        if let Some(map) = document.as_object_mut() {
+            // Registered under its own URI, so two catalogs cannot collide on an `$id`.
+            map.remove("$id");
+        }
+        components.push(json!({"$ref": fragment_ref(&uri, &["$defs", "anyComponent"])}));
+        functions.push(json!({"$ref": fragment_ref(&uri, &["$defs", "anyFunction"])}));
+        resources.push((uri, document));
+    }
+    resources.push((
+        slot.to_owned(),
+        json!({"$defs": {"anyComponent": {"anyOf": components}, "anyFunction": {"anyOf": functions}}}),
+    ));
+    add_common_types(version, &mut resources)?;
+    build(&docs.message, resources)
+}
+
 fn compile_with_registry(
     version: ProtocolVersion,
     root: &Value,
     catalog: &Value,
 ) -> Result<jsonschema::Validator, String> {
-    let docs = parsed(version)?;
-    let mut resources: Vec<(&str, Value)> = vec![(catalog_slot(version), catalog.clone())];
-    if let (Some(uri), Some(common)) = (common_types_uri(version), &docs.common_types) {
-        resources.push((uri, common.clone()));
+    let mut resources = vec![(catalog_slot(version).to_owned(), catalog.clone())];
+    add_common_types(version, &mut resources)?;
+    build(root, resources)
+}
+
+fn add_common_types(
+    version: ProtocolVersion,
+    resources: &mut Vec<(String, Value)>,
+) -> Result<(), String> {
+    if let (Some(uri), Some(common)) = (common_types_uri(version), &parsed(version)?.common_types) {
+        resources.push((uri.to_owned(), common.clone()));
     }
+    Ok(())
+}
+
+/// Compiles `root` with `resources` (URI, document) in its registry: draft 2020-12, formats
+/// enforced, nothing fetched.
+fn build(root: &Value, resources: Vec<(String, Value)>) -> Result<jsonschema::Validator, String> {
     let registry = Registry::new()
         .draft(Draft::Draft202012)
         .extend(resources)
@@ -239,17 +286,7 @@ fn compile_v0_8(message: &Value, catalog: &Value) -> Result<jsonschema::Validato
             });
         }
     }
-    let registry = Registry::new()
-        .draft(Draft::Draft202012)
-        .add(slot, catalog.clone())
-        .and_then(|builder| builder.prepare())
-        .map_err(|e| e.to_string())?;
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .should_validate_formats(true)
-        .with_registry(&registry)
-        .build(&root)
-        .map_err(|e| e.to_string())
+    build(&root, vec![(slot.to_owned(), catalog.clone())])
 }
 
 #[cfg(test)]

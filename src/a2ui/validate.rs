@@ -26,7 +26,9 @@ pub const MAX_ERRORS: usize = 64;
 /// A message that names its catalog (`createSurface.catalogId`, v0.8
 /// `beginRendering.catalogId`) is checked against that catalog. Other messages are checked
 /// against the catalog of their surface when the same response created it, and otherwise
-/// pass if any of the catalogs accepts them.
+/// pass if any of the catalogs accepts them. In v1.0, where one surface may use components
+/// of several catalogs, a message also passes if it is valid against all the catalogs
+/// together (a component's `catalogId` is not required to name the catalog it came from).
 ///
 /// # Example
 ///
@@ -55,6 +57,9 @@ pub struct Validator {
 struct Inner {
     version: ProtocolVersion,
     catalogs: Vec<Catalog>,
+    /// v1.0 surfaces may mix catalogs: the message schema over the union of all catalogs,
+    /// compiled when there is more than one.
+    union: Option<jsonschema::Validator>,
 }
 
 /// Which catalogs a message is checked against.
@@ -81,10 +86,27 @@ impl Validator {
             }
             owned.push(catalog.for_version(version)?);
         }
+        let union = if version == ProtocolVersion::V1_0 && owned.len() > 1 {
+            let documents: Vec<&Value> = owned.iter().map(Catalog::schema).collect();
+            let compiled = schema::compile_union(version, &documents).map_err(|message| {
+                CatalogError::Schema {
+                    catalog_id: owned
+                        .iter()
+                        .map(Catalog::id)
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                    message,
+                }
+            })?;
+            Some(compiled)
+        } else {
+            None
+        };
         Ok(Self {
             inner: Arc::new(Inner {
                 version,
                 catalogs: owned,
+                union,
             }),
         })
     }
@@ -95,6 +117,7 @@ impl Validator {
             inner: Arc::new(Inner {
                 version,
                 catalogs: vec![Catalog::basic(version)],
+                union: None,
             }),
         }
     }
@@ -249,10 +272,16 @@ impl Validator {
         let version = self.inner.version;
         let refs_of = |component: &'v Value| -> Option<(&'v Value, &'v ComponentRefs)> {
             let (name, props) = component_type(version, component)?;
-            let refs = match catalog.and_then(|i| catalogs.get(i)) {
-                Some(c) => c.refs(name)?,
-                None => catalogs.iter().find_map(|c| c.refs(name))?,
-            };
+            // The component's own catalog (v1.0 `catalogId`), its surface's, then any.
+            let own = component
+                .get("catalogId")
+                .and_then(Value::as_str)
+                .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
+            let surface = catalog.and_then(|i| catalogs.get(i));
+            let refs = own
+                .and_then(|c| c.refs(name))
+                .or_else(|| surface.and_then(|c| c.refs(name)))
+                .or_else(|| catalogs.iter().find_map(|c| c.refs(name)))?;
             Some((props, refs))
         };
         let list = match kind {
@@ -360,7 +389,20 @@ impl Validator {
         if candidates.iter().any(|c| c.compiled().is_valid(message)) {
             return Vec::new();
         }
+        if self
+            .inner
+            .union
+            .as_ref()
+            .is_some_and(|u| u.is_valid(message))
+        {
+            // A v1.0 surface using components of several catalogs.
+            return Vec::new();
+        }
         let surface = surface_id(message);
+        if let Some(union) = &self.inner.union {
+            // The union knows every component; its errors do not call a mixed-in one unknown.
+            return report::errors(union, message, surface);
+        }
         candidates
             .iter()
             .map(|c| report::errors(c.compiled(), message, surface))
