@@ -362,7 +362,7 @@ fn walk<'v>(
                 node.ref_pointer(reference),
                 format!(
                     "component '{id}' refers to '{child}', which closes a cycle: {}",
-                    cycle.join(" -> ")
+                    describe_cycle(&cycle)
                 ),
                 Some(surface_id),
                 Some(node.message),
@@ -376,6 +376,20 @@ fn walk<'v>(
         stack.push((child, 0));
     }
     done
+}
+
+/// `a -> b -> a`, with the middle of a long cycle elided.
+fn describe_cycle(cycle: &[&str]) -> String {
+    const SHOWN: usize = 4;
+    if cycle.len() <= 2 * SHOWN + 1 {
+        return cycle.join(" -> ");
+    }
+    let head = cycle.get(..SHOWN).unwrap_or_default().join(" -> ");
+    let tail = cycle
+        .get(cycle.len() - SHOWN..)
+        .unwrap_or_default()
+        .join(" -> ");
+    format!("{head} -> ... ({} more) -> {tail}", cycle.len() - 2 * SHOWN)
 }
 
 #[cfg(test)]
