@@ -96,9 +96,13 @@ async function stream(client) {
   return { taskId, events: kinds, state: stateName(lastState), text };
 }
 
+// The longest a scenario may take before it counts as hung (a stream that never closes).
+const SCENARIO_DEADLINE_MS = 60_000;
+
 const [baseUrl, scenario] = process.argv.slice(2);
 const scenarios = { send, stream };
 check(baseUrl && scenarios[scenario], `usage: node client.mjs BASE_URL (${Object.keys(scenarios).join('|')})`);
+setTimeout(() => fail(`${scenario}: no result within ${SCENARIO_DEADLINE_MS / 1000} s (hung?)`), SCENARIO_DEADLINE_MS).unref();
 try {
   const client = await connect(baseUrl);
   const seen = await scenarios[scenario](client);
