@@ -1,0 +1,586 @@
+//! A2A protocol 0.3 on the wire: JSON ⇄ the [model](super).
+//!
+//! Decoding walks `serde_json::Value` by hand instead of deriving `Deserialize`, because a
+//! client that sends a bad request deserves to be told *which* field is wrong
+//! (`params.message.parts[1].kind: unknown kind "image"`), and serde's derived errors do not
+//! carry the path. Unknown members are ignored; `null` counts as absent. Encoding writes the
+//! `kind` tags and camelCase names of the 0.3 schema.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::jsonrpc::{ErrorCode, RpcError};
+use super::{
+    Artifact, FileBody, FileContent, Message, Metadata, Part, Role, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
+
+/// A request member that is missing or has the wrong type, with its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError {
+    path: String,
+    problem: Problem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    Missing,
+    Expected(&'static str),
+    UnknownKind(String),
+}
+
+impl WireError {
+    /// The path of the offending member, e.g. `params.message.messageId`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.problem {
+            Problem::Missing => write!(f, "{}: missing", self.path),
+            Problem::Expected(what) => write!(f, "{}: expected {what}", self.path),
+            Problem::UnknownKind(kind) => write!(f, "{}: unknown kind {kind:?}", self.path),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+impl From<WireError> for RpcError {
+    fn from(error: WireError) -> Self {
+        RpcError::new(ErrorCode::InvalidParams, error.to_string())
+    }
+}
+
+/// The params of `message/send` and `message/stream`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageSendParams {
+    /// The user's message.
+    pub message: Message,
+    /// Options.
+    pub configuration: SendConfiguration,
+    /// Free-form metadata of the request.
+    pub metadata: Option<Metadata>,
+}
+
+/// `MessageSendConfiguration`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SendConfiguration {
+    /// Whether `message/send` waits for the task to stop (default: yes).
+    pub blocking: Option<bool>,
+    /// How many history messages the returned task carries.
+    pub history_length: Option<usize>,
+    /// The output MIME types the client accepts; `None` or empty: any.
+    pub accepted_output_modes: Option<Vec<String>>,
+}
+
+/// The params of `tasks/get`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskQueryParams {
+    /// The task's id.
+    pub id: String,
+    /// How many history messages to return.
+    pub history_length: Option<usize>,
+}
+
+/// The params of `tasks/cancel` and `tasks/resubscribe`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskIdParams {
+    /// The task's id.
+    pub id: String,
+}
+
+/// Decodes `message/send` / `message/stream` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::v0_3::decode_send_params;
+/// use serde_json::json;
+///
+/// let params = json!({"message": {"kind": "message", "role": "user", "parts": []}});
+/// let error = decode_send_params(Some(&params)).unwrap_err();
+/// assert_eq!(error.to_string(), "params.message.messageId: missing");
+/// ```
+pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    let message = decode_message(params.req("message")?, &params.path_of("message"))?;
+    let configuration = match params.opt("configuration") {
+        None => SendConfiguration::default(),
+        Some(value) => {
+            let config = Obj::new(value, params.path_of("configuration"))?;
+            SendConfiguration {
+                blocking: config.opt_bool("blocking")?,
+                history_length: config.opt_count("historyLength")?,
+                accepted_output_modes: config.opt_strings("acceptedOutputModes")?,
+            }
+        }
+    };
+    Ok(MessageSendParams {
+        message,
+        configuration,
+        metadata: params.opt_object("metadata")?.cloned(),
+    })
+}
+
+/// Decodes `tasks/get` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQueryParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    Ok(TaskQueryParams {
+        id: params.req_str("id")?.to_owned(),
+        history_length: params.opt_count("historyLength")?,
+    })
+}
+
+/// Decodes `tasks/cancel` / `tasks/resubscribe` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_id_params(params: Option<&Value>) -> Result<TaskIdParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    Ok(TaskIdParams {
+        id: params.req_str("id")?.to_owned(),
+    })
+}
+
+/// Decodes a `Message` found at `path`.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
+    let message = Obj::new(value, path.to_owned())?;
+    if let Some(kind) = message.opt_str("kind")? {
+        if kind != "message" {
+            return Err(message.error("kind", Problem::Expected("\"message\"")));
+        }
+    }
+    let role = match message.req_str("role")? {
+        "user" => Role::User,
+        "agent" => Role::Agent,
+        _ => return Err(message.error("role", Problem::Expected("\"user\" or \"agent\""))),
+    };
+    let message_id = message.req_str("messageId")?.to_owned();
+    let parts_path = message.path_of("parts");
+    let parts = match message.req("parts")? {
+        Value::Array(parts) => parts
+            .iter()
+            .enumerate()
+            .map(|(index, part)| decode_part(part, &format!("{parts_path}[{index}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(message.error("parts", Problem::Expected("an array"))),
+    };
+    Ok(Message {
+        message_id,
+        role,
+        parts,
+        context_id: message.opt_str("contextId")?.map(str::to_owned),
+        task_id: message.opt_str("taskId")?.map(str::to_owned),
+        reference_task_ids: message.opt_strings("referenceTaskIds")?.unwrap_or_default(),
+        extensions: message.opt_strings("extensions")?.unwrap_or_default(),
+        metadata: message.opt_object("metadata")?.cloned(),
+    })
+}
+
+/// Decodes a `Part` found at `path`.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member, or an unknown `kind`.
+pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
+    let part = Obj::new(value, path.to_owned())?;
+    let metadata = part.opt_object("metadata")?.cloned();
+    match part.req_str("kind")? {
+        "text" => Ok(Part::Text {
+            text: part.req_str("text")?.to_owned(),
+            metadata,
+        }),
+        "data" => Ok(Part::Data {
+            data: part
+                .opt_object("data")?
+                .cloned()
+                .ok_or_else(|| part.error("data", Problem::Missing))?,
+            metadata,
+        }),
+        "file" => {
+            let file = Obj::new(part.req("file")?, part.path_of("file"))?;
+            let body = match (file.opt_str("bytes")?, file.opt_str("uri")?) {
+                (Some(bytes), _) => FileBody::Bytes(bytes.to_owned()),
+                (None, Some(uri)) => FileBody::Uri(uri.to_owned()),
+                (None, None) => return Err(file.error("bytes", Problem::Missing)),
+            };
+            Ok(Part::File {
+                file: FileContent {
+                    body,
+                    mime_type: file.opt_str("mimeType")?.map(str::to_owned),
+                    name: file.opt_str("name")?.map(str::to_owned),
+                },
+                metadata,
+            })
+        }
+        other => Err(part.error("kind", Problem::UnknownKind(other.to_owned()))),
+    }
+}
+
+/// Encodes a message.
+pub fn encode_message(message: &Message) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), "message".into());
+    object.insert("messageId".into(), message.message_id.clone().into());
+    let role = match message.role {
+        Role::User => "user",
+        Role::Agent => "agent",
+    };
+    object.insert("role".into(), role.into());
+    object.insert("parts".into(), encode_parts(&message.parts));
+    insert_opt(&mut object, "contextId", message.context_id.as_deref());
+    insert_opt(&mut object, "taskId", message.task_id.as_deref());
+    insert_strings(&mut object, "referenceTaskIds", &message.reference_task_ids);
+    insert_strings(&mut object, "extensions", &message.extensions);
+    insert_metadata(&mut object, message.metadata.as_ref());
+    Value::Object(object)
+}
+
+/// Encodes a part.
+pub fn encode_part(part: &Part) -> Value {
+    let mut object = Map::new();
+    match part {
+        Part::Text { text, .. } => {
+            object.insert("kind".into(), "text".into());
+            object.insert("text".into(), text.clone().into());
+        }
+        Part::Data { data, .. } => {
+            object.insert("kind".into(), "data".into());
+            object.insert("data".into(), Value::Object(data.clone()));
+        }
+        Part::File { file, .. } => {
+            let mut inner = Map::new();
+            match &file.body {
+                FileBody::Bytes(bytes) => inner.insert("bytes".into(), bytes.clone().into()),
+                FileBody::Uri(uri) => inner.insert("uri".into(), uri.clone().into()),
+            };
+            insert_opt(&mut inner, "mimeType", file.mime_type.as_deref());
+            insert_opt(&mut inner, "name", file.name.as_deref());
+            object.insert("kind".into(), "file".into());
+            object.insert("file".into(), Value::Object(inner));
+        }
+    }
+    insert_metadata(&mut object, part.metadata());
+    Value::Object(object)
+}
+
+fn encode_parts(parts: &[Part]) -> Value {
+    Value::Array(parts.iter().map(encode_part).collect())
+}
+
+/// Encodes a task status.
+pub fn encode_status(status: &TaskStatus) -> Value {
+    let mut object = Map::new();
+    object.insert("state".into(), encode_state(status.state));
+    if let Some(message) = &status.message {
+        object.insert("message".into(), encode_message(message));
+    }
+    insert_opt(&mut object, "timestamp", status.timestamp.as_deref());
+    Value::Object(object)
+}
+
+/// Encodes a task state: `"input-required"`, ...
+pub fn encode_state(state: TaskState) -> Value {
+    state.as_str().into()
+}
+
+/// Encodes a task; `history` is always present, `artifacts` only when there are some.
+pub fn encode_task(task: &Task) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), "task".into());
+    object.insert("id".into(), task.id.clone().into());
+    object.insert("contextId".into(), task.context_id.clone().into());
+    object.insert("status".into(), encode_status(&task.status));
+    object.insert(
+        "history".into(),
+        Value::Array(task.history.iter().map(encode_message).collect()),
+    );
+    if !task.artifacts.is_empty() {
+        object.insert(
+            "artifacts".into(),
+            Value::Array(task.artifacts.iter().map(encode_artifact).collect()),
+        );
+    }
+    insert_metadata(&mut object, task.metadata.as_ref());
+    Value::Object(object)
+}
+
+/// Encodes an artifact.
+pub fn encode_artifact(artifact: &Artifact) -> Value {
+    let mut object = Map::new();
+    object.insert("artifactId".into(), artifact.artifact_id.clone().into());
+    insert_opt(&mut object, "name", artifact.name.as_deref());
+    insert_opt(&mut object, "description", artifact.description.as_deref());
+    object.insert("parts".into(), encode_parts(&artifact.parts));
+    insert_strings(&mut object, "extensions", &artifact.extensions);
+    insert_metadata(&mut object, artifact.metadata.as_ref());
+    Value::Object(object)
+}
+
+/// Encodes a stream event (the `result` of one SSE frame).
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
+/// use a2ui_agent::a2a::v0_3::encode_event;
+///
+/// let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+///     task_id: "t".into(),
+///     context_id: "c".into(),
+///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+///     is_final: false,
+///     metadata: None,
+/// });
+/// let json = encode_event(&event);
+/// assert_eq!(json["kind"], "status-update");
+/// assert_eq!(json["final"], false);
+/// ```
+pub fn encode_event(event: &StreamEvent) -> Value {
+    match event {
+        StreamEvent::Task(task) => encode_task(task),
+        StreamEvent::Message(message) => encode_message(message),
+        StreamEvent::StatusUpdate(update) => encode_status_update(update),
+        StreamEvent::ArtifactUpdate(update) => encode_artifact_update(update),
+    }
+}
+
+fn encode_status_update(update: &TaskStatusUpdateEvent) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), "status-update".into());
+    object.insert("taskId".into(), update.task_id.clone().into());
+    object.insert("contextId".into(), update.context_id.clone().into());
+    object.insert("status".into(), encode_status(&update.status));
+    object.insert("final".into(), update.is_final.into());
+    insert_metadata(&mut object, update.metadata.as_ref());
+    Value::Object(object)
+}
+
+fn encode_artifact_update(update: &TaskArtifactUpdateEvent) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), "artifact-update".into());
+    object.insert("taskId".into(), update.task_id.clone().into());
+    object.insert("contextId".into(), update.context_id.clone().into());
+    object.insert("artifact".into(), encode_artifact(&update.artifact));
+    if let Some(append) = update.append {
+        object.insert("append".into(), append.into());
+    }
+    if let Some(last_chunk) = update.last_chunk {
+        object.insert("lastChunk".into(), last_chunk.into());
+    }
+    insert_metadata(&mut object, update.metadata.as_ref());
+    Value::Object(object)
+}
+
+fn insert_opt(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        object.insert(key.into(), value.into());
+    }
+}
+
+fn insert_strings(object: &mut Map<String, Value>, key: &str, values: &[String]) {
+    if !values.is_empty() {
+        object.insert(
+            key.into(),
+            values.iter().cloned().map(Value::from).collect(),
+        );
+    }
+}
+
+fn insert_metadata(object: &mut Map<String, Value>, metadata: Option<&Metadata>) {
+    if let Some(metadata) = metadata {
+        object.insert("metadata".into(), Value::Object(metadata.clone()));
+    }
+}
+
+/// A JSON object being decoded, with its path for error messages.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Obj<'a> {
+    fn root(value: Option<&'a Value>, path: &str) -> Result<Self, WireError> {
+        match value {
+            None | Some(Value::Null) => Err(WireError {
+                path: path.to_owned(),
+                problem: Problem::Missing,
+            }),
+            Some(value) => Self::new(value, path.to_owned()),
+        }
+    }
+
+    fn new(value: &'a Value, path: String) -> Result<Self, WireError> {
+        match value {
+            Value::Object(map) => Ok(Self { map, path }),
+            _ => Err(WireError {
+                path,
+                problem: Problem::Expected("an object"),
+            }),
+        }
+    }
+
+    fn path_of(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    fn error(&self, key: &str, problem: Problem) -> WireError {
+        WireError {
+            path: self.path_of(key),
+            problem,
+        }
+    }
+
+    fn opt(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|value| !value.is_null())
+    }
+
+    fn req(&self, key: &str) -> Result<&'a Value, WireError> {
+        self.opt(key)
+            .ok_or_else(|| self.error(key, Problem::Missing))
+    }
+
+    fn req_str(&self, key: &str) -> Result<&'a str, WireError> {
+        self.opt_str(key)?
+            .ok_or_else(|| self.error(key, Problem::Missing))
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<&'a str>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(_) => Err(self.error(key, Problem::Expected("a string"))),
+        }
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(_) => Err(self.error(key, Problem::Expected("a boolean"))),
+        }
+    }
+
+    fn opt_count(&self, key: &str) -> Result<Option<usize>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Number(number)) => number
+                .as_u64()
+                .map(|count| Some(usize::try_from(count).unwrap_or(usize::MAX)))
+                .ok_or_else(|| self.error(key, Problem::Expected("a non-negative integer"))),
+            Some(_) => Err(self.error(key, Problem::Expected("a non-negative integer"))),
+        }
+    }
+
+    fn opt_object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(_) => Err(self.error(key, Problem::Expected("an object"))),
+        }
+    }
+
+    fn opt_strings(&self, key: &str) -> Result<Option<Vec<String>>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| self.error(key, Problem::Expected("an array of strings"))),
+            Some(_) => Err(self.error(key, Problem::Expected("an array of strings"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn send_error(params: Value) -> String {
+        decode_send_params(Some(&params)).unwrap_err().to_string()
+    }
+
+    fn user_message(parts: Value) -> Value {
+        json!({"message": {"kind": "message", "messageId": "m", "role": "user", "parts": parts}})
+    }
+
+    #[test]
+    fn each_bad_member_is_named_by_its_path() {
+        assert_eq!(
+            decode_send_params(None).unwrap_err().to_string(),
+            "params: missing"
+        );
+        assert_eq!(send_error(json!({})), "params.message: missing");
+        assert_eq!(
+            send_error(json!({"message": {"role": "user", "parts": []}})),
+            "params.message.messageId: missing"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": 1, "role": "user", "parts": []}})),
+            "params.message.messageId: expected a string"
+        );
+        assert_eq!(
+            send_error(user_message(json!({"kind": "text"}))),
+            "params.message.parts: expected an array"
+        );
+        assert_eq!(
+            send_error(user_message(
+                json!([{"kind": "text", "text": "a"}, {"kind": "image"}])
+            )),
+            "params.message.parts[1].kind: unknown kind \"image\""
+        );
+        assert_eq!(
+            send_error(user_message(json!([{"kind": "data", "data": [1]}]))),
+            "params.message.parts[0].data: expected an object"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": "m", "role": "robot", "parts": []}})),
+            "params.message.role: expected \"user\" or \"agent\""
+        );
+    }
+
+    #[test]
+    fn a_decoded_message_encodes_back_to_the_same_json() {
+        let message = json!({
+            "kind": "message", "messageId": "m", "role": "user", "contextId": "c",
+            "taskId": "t", "extensions": ["urn:x"], "metadata": {"a": 1},
+            "parts": [
+                {"kind": "text", "text": "hi", "metadata": {"b": 2}},
+                {"kind": "data", "data": {"x": [1, 2]}},
+                {"kind": "file", "file": {"uri": "https://e/x.png", "mimeType": "image/png"}},
+                {"kind": "file", "file": {"bytes": "aGk=", "name": "hi.txt"}}
+            ]
+        });
+        let decoded = decode_message(&message, "message").unwrap();
+        assert_eq!(encode_message(&decoded), message);
+    }
+
+    #[test]
+    fn unknown_members_are_ignored_and_null_is_absent() {
+        let params = json!({"message": {"messageId": "m", "role": "user", "parts": [],
+            "taskId": null, "surprise": {"deep": true}}, "other": 1});
+        let decoded = decode_send_params(Some(&params)).unwrap();
+        assert_eq!(decoded.message.task_id, None);
+    }
+}
