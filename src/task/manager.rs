@@ -105,8 +105,8 @@ impl TaskManager {
         timestamp(self.clock.now())
     }
 
-    fn agent_message(&self, task: &Task, parts: Vec<Part>) -> Message {
-        let mut message = Message::agent(self.ids.new_id(), parts);
+    fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
+        let mut message = Message::agent(reply_id, parts);
         message.task_id = Some(task.id.clone());
         message.context_id = Some(task.context_id.clone());
         message
@@ -243,6 +243,9 @@ impl TaskManager {
         request: Request,
         cancel: oneshot::Receiver<()>,
     ) {
+        // One message id for the whole reply: every `working` update carries a piece of the
+        // same agent message, and the final update carries all of it.
+        let reply_id = self.ids.new_id();
         let timestamp = self.now();
         running.publish(|task, lifecycle| {
             lifecycle.transition(TaskState::Working).ok()?;
@@ -261,13 +264,13 @@ impl TaskManager {
         let outcome = tokio::select! {
             biased;
             () = canceled => Outcome::Canceled,
-            outcome = self.drive(&running, request) => outcome,
+            outcome = self.drive(&running, &reply_id, request) => outcome,
         };
-        self.settle(&running, outcome).await;
+        self.settle(&running, &reply_id, outcome).await;
     }
 
     /// Calls the agent and turns its output into `working` updates.
-    async fn drive(&self, running: &Running, request: Request) -> Outcome {
+    async fn drive(&self, running: &Running, reply_id: &str, request: Request) -> Outcome {
         let mut sink = self.output.start(&request);
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
         let reply = match call {
@@ -288,7 +291,7 @@ impl TaskManager {
         let mut parts = Vec::new();
         match reply.body {
             ReplyBody::Text(text) => match sink.push(&text) {
-                Ok(new) => self.progress(running, new, &mut parts),
+                Ok(new) => self.progress(running, reply_id, new, &mut parts),
                 Err(error) => return Outcome::Failed(error.0),
             },
             ReplyBody::Stream(stream) => {
@@ -296,7 +299,7 @@ impl TaskManager {
                 while let Some(item) = stream.next().await {
                     match item {
                         Ok(Ok(chunk)) => match sink.push(&chunk) {
-                            Ok(new) => self.progress(running, new, &mut parts),
+                            Ok(new) => self.progress(running, reply_id, new, &mut parts),
                             Err(error) => return Outcome::Failed(error.0),
                         },
                         Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
@@ -306,7 +309,7 @@ impl TaskManager {
             }
         }
         match sink.finish() {
-            Ok(new) => self.progress(running, new, &mut parts),
+            Ok(new) => self.progress(running, reply_id, new, &mut parts),
             Err(error) => return Outcome::Failed(error.0),
         }
         Outcome::Finished {
@@ -326,7 +329,7 @@ impl TaskManager {
     }
 
     /// Sends a `working` update holding `new` parts (none: nothing to send).
-    fn progress(&self, running: &Running, new: Vec<Part>, all: &mut Vec<Part>) {
+    fn progress(&self, running: &Running, reply_id: &str, new: Vec<Part>, all: &mut Vec<Part>) {
         if new.is_empty() {
             return;
         }
@@ -334,7 +337,7 @@ impl TaskManager {
         let timestamp = self.now();
         running.publish(|task, lifecycle| {
             lifecycle.transition(TaskState::Working).ok()?;
-            let message = self.agent_message(task, new);
+            let message = Self::agent_message(task, reply_id, new);
             task.status = TaskStatus {
                 state: TaskState::Working,
                 message: Some(message),
@@ -345,7 +348,7 @@ impl TaskManager {
     }
 
     /// Moves the task to its final state, stores it and sends the final update.
-    async fn settle(&self, running: &Arc<Running>, outcome: Outcome) {
+    async fn settle(&self, running: &Arc<Running>, reply_id: &str, outcome: Outcome) {
         let (state, parts, invalid) = match outcome {
             Outcome::Finished { state, parts } => (state, Some(parts), None),
             Outcome::Failed(reason) => (TaskState::Failed, Some(vec![Part::text(reason)]), None),
@@ -369,7 +372,7 @@ impl TaskManager {
                     TaskState::Failed
                 }
             };
-            let message = parts.map(|parts| self.agent_message(task, parts));
+            let message = parts.map(|parts| Self::agent_message(task, reply_id, parts));
             task.status = TaskStatus {
                 state,
                 message,
