@@ -377,3 +377,18 @@ async fn a_streaming_call_that_fails_before_starting_is_one_error_event_then_the
     assert_eq!(sse.events.len(), 1);
     assert_eq!(sse.events[0]["error"]["code"], -32001);
 }
+
+#[tokio::test]
+async fn a_push_notification_config_in_a_send_is_not_supported() {
+    let server = server().await;
+    let mut params = text_message("hi");
+    params["configuration"] =
+        json!({"pushNotificationConfig": {"url": "https://example.com/hook"}});
+    assert_error(
+        &server,
+        &request("message/send", params),
+        -32003,
+        json!("r"),
+    )
+    .await;
+}

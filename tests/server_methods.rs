@@ -84,6 +84,15 @@ async fn a_stream_sends_the_task_then_working_updates_per_chunk_then_a_final_upd
     let last = results.last().unwrap();
     assert_eq!(last["final"], true);
     assert_eq!(last["status"]["state"], "input-required");
+    // The final message holds the whole reply, its text joined, under the chunks' message id.
+    assert_eq!(
+        last["status"]["message"]["parts"],
+        json!([{"kind": "text", "text": "one two three"}])
+    );
+    assert_eq!(
+        last["status"]["message"]["messageId"],
+        results[2]["status"]["message"]["messageId"]
+    );
     let task_id = results[0]["id"].as_str().unwrap();
     let task = server.get_task(task_id).await;
     assert_eq!(task["status"]["state"], "input-required");
@@ -207,7 +216,10 @@ async fn a_dropped_stream_does_not_cancel_its_task() {
         let task = server.get_task(&id).await;
         state = task["status"]["state"].as_str().unwrap().to_owned();
         if state == "completed" {
-            assert_eq!(task["status"]["message"]["parts"][2]["text"], "2 ");
+            assert_eq!(
+                task["status"]["message"]["parts"],
+                json!([{"kind": "text", "text": "0 1 2 "}])
+            );
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;

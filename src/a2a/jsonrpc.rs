@@ -304,6 +304,16 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Any bytes are decoded or refused, never a panic; a refusal is -32700 or -32600.
+        #[test]
+        fn any_body_is_decoded_or_refused(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            if let Err((_, error)) = decode_request(&body) {
+                proptest::prop_assert!(matches!(error.code, ErrorCode::ParseError | ErrorCode::InvalidRequest));
+            }
+        }
+    }
+
     #[test]
     fn unknown_members_are_ignored() {
         let request =

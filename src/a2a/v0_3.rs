@@ -75,6 +75,8 @@ pub struct SendConfiguration {
     pub history_length: Option<usize>,
     /// The output MIME types the client accepts; `None` or empty: any.
     pub accepted_output_modes: Option<Vec<String>>,
+    /// The push notification config, if the client sent one (kept as sent).
+    pub push_notification_config: Option<Value>,
 }
 
 /// The params of `tasks/get`.
@@ -120,6 +122,7 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, W
                 blocking: config.opt_bool("blocking")?,
                 history_length: config.opt_count("historyLength")?,
                 accepted_output_modes: config.opt_strings("acceptedOutputModes")?,
+                push_notification_config: config.opt("pushNotificationConfig").cloned(),
             }
         }
     };
@@ -574,6 +577,36 @@ mod tests {
         });
         let decoded = decode_message(&message, "message").unwrap();
         assert_eq!(encode_message(&decoded), message);
+    }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "(kind|text|data|file|message|user|agent|m|[a-z]{0,4})".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            let keys = "(message|messageId|role|parts|kind|text|data|file|bytes|uri|blocking|x)";
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map(keys, inner, 0..6)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Hostile params never panic, and every refusal names a path under `params`.
+        #[test]
+        fn any_params_are_decoded_or_refused_with_a_path(params in any_json()) {
+            if let Err(error) = decode_send_params(Some(&params)) {
+                proptest::prop_assert!(error.path().starts_with("params"), "{}", error);
+            }
+            let _ = decode_query_params(Some(&params));
+            let _ = decode_id_params(Some(&params));
+        }
     }
 
     #[test]

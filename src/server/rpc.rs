@@ -195,6 +195,13 @@ async fn message_stream(
 /// Decodes send params and checks the client accepts what the agent produces.
 fn decode_send(state: &ServerState, params: Option<&Value>) -> Result<MessageSendParams, ApiError> {
     let params = v0_3::decode_send_params(params)?;
+    if params.configuration.push_notification_config.is_some() {
+        return Err(RpcError::new(
+            ErrorCode::PushNotificationNotSupported,
+            "Push notifications are not supported",
+        )
+        .into());
+    }
     if let Some(accepted) = &params.configuration.accepted_output_modes {
         let produced = &state.card.default_output_modes;
         let compatible = accepted.is_empty()

@@ -90,6 +90,8 @@ fn frame(response: &Value) -> Result<Event, Infallible> {
         .unwrap_or_else(|error| {
             // Serializing a `Value` cannot fail; keep the stream well-formed regardless.
             tracing::error!(%error, "could not serialize an SSE event");
-            Event::default().data("{}")
+            Event::default().data(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#,
+            )
         }))
 }

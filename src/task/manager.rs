@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use futures::{FutureExt, StreamExt};
 use tokio::sync::{broadcast, oneshot, watch};
 
-use super::output::OutputPipeline;
+use super::output::{OutputPipeline, coalesce_text};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::v0_3::MessageSendParams;
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
@@ -350,7 +350,7 @@ impl TaskManager {
     /// Moves the task to its final state, stores it and sends the final update.
     async fn settle(&self, running: &Arc<Running>, reply_id: &str, outcome: Outcome) {
         let (state, parts, invalid) = match outcome {
-            Outcome::Finished { state, parts } => (state, Some(parts), None),
+            Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
             Outcome::Failed(reason) => (TaskState::Failed, Some(vec![Part::text(reason)]), None),
             Outcome::Invalid(reason) => (
                 TaskState::Failed,

@@ -48,3 +48,65 @@ impl OutputSink for TextOutput {
         Ok(Vec::new())
     }
 }
+
+/// The parts of a whole reply as the final message carries them: adjacent text parts
+/// without metadata joined into one, so a client reading only the final message (or
+/// `message/send`'s result) gets the text whole rather than one part per streamed chunk.
+pub(crate) fn coalesce_text(parts: Vec<Part>) -> Vec<Part> {
+    let mut out: Vec<Part> = Vec::with_capacity(parts.len());
+    for part in parts {
+        if let (
+            Some(Part::Text {
+                text: previous,
+                metadata: None,
+            }),
+            Part::Text {
+                text,
+                metadata: None,
+            },
+        ) = (out.last_mut(), &part)
+        {
+            previous.push_str(text);
+            continue;
+        }
+        out.push(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Map;
+
+    use super::*;
+
+    #[test]
+    fn adjacent_plain_text_parts_are_joined_and_others_kept_in_order() {
+        let mut metadata = Map::new();
+        metadata.insert("k".into(), 1.into());
+        let tagged = Part::Text {
+            text: "c".into(),
+            metadata: Some(metadata),
+        };
+        let data = Part::data(Map::new());
+        let parts = vec![
+            Part::text("a"),
+            Part::text("b"),
+            data.clone(),
+            Part::text("d"),
+            tagged.clone(),
+            Part::text("e"),
+            Part::text("f"),
+        ];
+        assert_eq!(
+            coalesce_text(parts),
+            vec![
+                Part::text("ab"),
+                data,
+                Part::text("d"),
+                tagged,
+                Part::text("ef")
+            ]
+        );
+    }
+}

@@ -80,12 +80,32 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let local = listener.local_addr()?;
     tracing::info!(address = %local, "serving the demo agent: card at http://{local}/.well-known/agent-card.json");
     axum::serve(listener, server.router())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
-        })
+        .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(())
+}
+
+/// Resolves on Ctrl-C or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
 }
 
 /// Replies "You said: <text>", one word per chunk.
