@@ -192,3 +192,32 @@ async fn many_concurrent_streams_each_get_their_own_complete_reply() {
         handle.await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_fast_agent_streaming_thousands_of_chunks_loses_none_to_a_slower_client() {
+    const CHUNKS: usize = 5_000;
+    let agent = |_request: Request| async {
+        let chunks = (0..CHUNKS).map(|n| Ok::<_, AgentError>(format!("{n},")));
+        Ok(Reply::stream(futures::stream::iter(chunks)))
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let response = server
+        .open_stream("message/stream", text_message("go"))
+        .await;
+    let mut reader = SseReader::new(response);
+    let mut received = 0;
+    let mut last = None;
+    while let Some(event) = reader.next_event().await {
+        assert!(event.get("error").is_none(), "{event}");
+        if event["result"]["final"] == false && event["result"]["status"]["message"].is_object() {
+            received += 1;
+            // Read slower than the agent writes.
+            if received % 500 == 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        last = Some(event);
+    }
+    assert_eq!(received, CHUNKS);
+    assert_eq!(last.unwrap()["result"]["final"], true);
+}

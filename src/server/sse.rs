@@ -13,8 +13,7 @@ use axum::http::header::CACHE_CONTROL;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
 
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
 use crate::a2a::v0_3::{encode_event, encode_task};
@@ -37,7 +36,7 @@ impl Drop for CancelOnDrop {
 pub(crate) fn task_stream(
     id: Id,
     first: Task,
-    events: Option<broadcast::Receiver<StreamEvent>>,
+    events: Option<mpsc::Receiver<StreamEvent>>,
     guard: Option<CancelOnDrop>,
     keep_alive: Duration,
 ) -> Response {
@@ -47,23 +46,22 @@ pub(crate) fn task_stream(
         let Some(mut events) = events else { return };
         loop {
             match events.recv().await {
-                Ok(event) => {
+                Some(event) => {
                     let last = event.is_final();
                     yield frame(&jsonrpc::success(&id, encode_event(&event)));
                     if last {
                         break;
                     }
                 }
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::debug!(missed, "stream subscriber fell behind");
+                None => {
+                    // Cut off as too slow, or the run vanished without a final event.
                     let error = RpcError::new(
                         ErrorCode::InternalError,
-                        "The stream fell behind and lost events; use tasks/get or tasks/resubscribe",
+                        "The stream ended early; use tasks/get or tasks/resubscribe",
                     );
                     yield frame(&jsonrpc::failure(&id, &error));
                     break;
                 }
-                Err(RecvError::Closed) => break,
             }
         }
     };

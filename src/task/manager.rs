@@ -1,8 +1,10 @@
 //! The task runner: starts or continues a task, drives the agent, fans events out.
 //!
 //! One [`TaskManager`] per server. While an agent works on a task, the task lives in a
-//! [`Running`] entry: its current snapshot, a broadcast channel of events for stream
-//! subscribers, a cancel signal and a "done" signal. The runner is the only writer of a
+//! [`Running`] entry: its current snapshot, one bounded channel per stream subscriber, a
+//! cancel signal and a "done" signal. Events are never dropped: the runner waits for a slow
+//! subscriber (backpressure reaches the agent's stream), and only a subscriber that takes no
+//! event for [`SLOW_SUBSCRIBER`] is cut off. The runner is the only writer of a
 //! running task; creating, continuing, finishing and canceling an idle task are serialized
 //! by one lock over the running map, so a client that continues a task right after its final
 //! event always finds it settled in the store.
@@ -14,9 +16,10 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::{FutureExt, StreamExt};
-use tokio::sync::{broadcast, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::output::{OutputPipeline, coalesce_text};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
@@ -25,8 +28,11 @@ use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskSt
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
 
-/// How many events a slow stream subscriber may fall behind before it is dropped.
-const EVENT_BUFFER: usize = 1024;
+/// How many events may wait for one stream subscriber before the runner waits for it.
+const EVENT_BUFFER: usize = 64;
+
+/// How long the runner waits for a subscriber that takes no event before cutting it off.
+const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -42,7 +48,6 @@ pub(crate) struct TaskManager {
 /// A task the agent is working on.
 pub(crate) struct Running {
     shared: Mutex<Shared>,
-    events: broadcast::Sender<StreamEvent>,
     cancel: Mutex<Option<oneshot::Sender<()>>>,
     done: watch::Sender<Option<Done>>,
 }
@@ -50,6 +55,13 @@ pub(crate) struct Running {
 struct Shared {
     task: Task,
     lifecycle: Lifecycle,
+    subscribers: Vec<mpsc::Sender<StreamEvent>>,
+}
+
+/// An event and the subscribers it goes to, taken atomically with the task change.
+struct Delivery {
+    event: StreamEvent,
+    to: Vec<mpsc::Sender<StreamEvent>>,
 }
 
 /// How a run ended.
@@ -65,13 +77,13 @@ pub(crate) struct Done {
 pub(crate) struct Started {
     pub(crate) running: Arc<Running>,
     pub(crate) snapshot: Task,
-    pub(crate) events: broadcast::Receiver<StreamEvent>,
+    pub(crate) events: mpsc::Receiver<StreamEvent>,
 }
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
 pub(crate) struct Subscription {
     pub(crate) snapshot: Task,
-    pub(crate) events: Option<broadcast::Receiver<StreamEvent>>,
+    pub(crate) events: Option<mpsc::Receiver<StreamEvent>>,
 }
 
 enum Outcome {
@@ -156,13 +168,13 @@ impl TaskManager {
         task.history.push(message.clone());
         self.store.put(task.clone()).await?;
         let (cancel_tx, cancel_rx) = oneshot::channel();
-        let (events, receiver) = broadcast::channel(EVENT_BUFFER);
+        let (events, receiver) = mpsc::channel(EVENT_BUFFER);
         let running = Arc::new(Running {
             shared: Mutex::new(Shared {
                 task: task.clone(),
                 lifecycle,
+                subscribers: vec![events],
             }),
-            events,
             cancel: Mutex::new(Some(cancel_tx)),
             done: watch::Sender::new(None),
         });
@@ -247,7 +259,7 @@ impl TaskManager {
         // same agent message, and the final update carries all of it.
         let reply_id = self.ids.new_id();
         let timestamp = self.now();
-        running.publish(|task, lifecycle| {
+        let started = running.update(|task, lifecycle| {
             lifecycle.transition(TaskState::Working).ok()?;
             task.status = TaskStatus {
                 state: TaskState::Working,
@@ -261,10 +273,14 @@ impl TaskManager {
                 std::future::pending::<()>().await;
             }
         };
+        let work = async {
+            running.deliver(started).await;
+            self.drive(&running, &reply_id, request).await
+        };
         let outcome = tokio::select! {
             biased;
             () = canceled => Outcome::Canceled,
-            outcome = self.drive(&running, &reply_id, request) => outcome,
+            outcome = work => outcome,
         };
         self.settle(&running, &reply_id, outcome).await;
     }
@@ -291,7 +307,7 @@ impl TaskManager {
         let mut parts = Vec::new();
         match reply.body {
             ReplyBody::Text(text) => match sink.push(&text) {
-                Ok(new) => self.progress(running, reply_id, new, &mut parts),
+                Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
                 Err(error) => return Outcome::Failed(error.0),
             },
             ReplyBody::Stream(stream) => {
@@ -299,7 +315,7 @@ impl TaskManager {
                 while let Some(item) = stream.next().await {
                     match item {
                         Ok(Ok(chunk)) => match sink.push(&chunk) {
-                            Ok(new) => self.progress(running, reply_id, new, &mut parts),
+                            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
                             Err(error) => return Outcome::Failed(error.0),
                         },
                         Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
@@ -309,7 +325,7 @@ impl TaskManager {
             }
         }
         match sink.finish() {
-            Ok(new) => self.progress(running, reply_id, new, &mut parts),
+            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
             Err(error) => return Outcome::Failed(error.0),
         }
         Outcome::Finished {
@@ -329,13 +345,19 @@ impl TaskManager {
     }
 
     /// Sends a `working` update holding `new` parts (none: nothing to send).
-    fn progress(&self, running: &Running, reply_id: &str, new: Vec<Part>, all: &mut Vec<Part>) {
+    async fn progress(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        new: Vec<Part>,
+        all: &mut Vec<Part>,
+    ) {
         if new.is_empty() {
             return;
         }
         all.extend(new.iter().cloned());
         let timestamp = self.now();
-        running.publish(|task, lifecycle| {
+        let delivery = running.update(|task, lifecycle| {
             lifecycle.transition(TaskState::Working).ok()?;
             let message = Self::agent_message(task, reply_id, new);
             task.status = TaskStatus {
@@ -345,6 +367,7 @@ impl TaskManager {
             };
             Some(status_event(task, false))
         });
+        running.deliver(delivery).await;
     }
 
     /// Moves the task to its final state, stores it and sends the final update.
@@ -364,7 +387,7 @@ impl TaskManager {
         let timestamp = self.now();
         let mut running_map = self.running.lock().await;
         let mut final_task = None;
-        running.publish(|task, lifecycle| {
+        let delivery = running.update(|task, lifecycle| {
             let state = match lifecycle.transition(state) {
                 Ok(()) => state,
                 Err(error) => {
@@ -379,13 +402,12 @@ impl TaskManager {
                 timestamp: Some(timestamp),
             };
             final_task = Some(task.clone());
-            None
+            Some(status_event(task, true))
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
         if let Err(error) = self.store.put(task.clone()).await {
             tracing::error!(task_id = %task.id, %error, "could not store the finished task");
         }
-        running.publish(|task, _| Some(status_event(task, true)));
         if running_map
             .get(&task.id)
             .is_some_and(|entry| Arc::ptr_eq(entry, running))
@@ -395,6 +417,9 @@ impl TaskManager {
         drop(running_map);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
         running.done.send_replace(Some(Done { task, invalid }));
+        // The final event goes out after the task is stored and the run is over: a client
+        // that reacts to it (continues the task, asks for it) finds it settled.
+        running.deliver(delivery).await;
     }
 
     /// The task with `id`: live if it runs, else from the store.
@@ -489,14 +514,43 @@ impl Running {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Changes the task and sends the event `change` returns, atomically with respect to
-    /// [`Running::subscribe`].
-    fn publish(&self, change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<StreamEvent>) {
+    /// Changes the task and takes the event `change` returns with the current subscribers,
+    /// atomically with respect to [`Running::subscribe`]: a subscriber's snapshot either
+    /// includes the change, or the subscriber receives its event.
+    fn update(
+        &self,
+        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<StreamEvent>,
+    ) -> Option<Delivery> {
         let mut shared = self.lock();
-        let Shared { task, lifecycle } = &mut *shared;
-        if let Some(event) = change(task, lifecycle) {
-            // No receiver is fine: nobody streams this task.
-            let _ = self.events.send(event);
+        let Shared {
+            task,
+            lifecycle,
+            subscribers,
+        } = &mut *shared;
+        let event = change(task, lifecycle)?;
+        subscribers.retain(|subscriber| !subscriber.is_closed());
+        Some(Delivery {
+            event,
+            to: subscribers.clone(),
+        })
+    }
+
+    /// Sends an event to its subscribers, waiting for slow ones; a subscriber that takes
+    /// nothing for [`SLOW_SUBSCRIBER`] is cut off (its stream ends with an error).
+    async fn deliver(&self, delivery: Option<Delivery>) {
+        let Some(Delivery { event, to }) = delivery else {
+            return;
+        };
+        for subscriber in to {
+            match tokio::time::timeout(SLOW_SUBSCRIBER, subscriber.send(event.clone())).await {
+                Ok(Ok(())) | Ok(Err(_)) => {}
+                Err(_) => {
+                    tracing::debug!("cutting off a stream subscriber that stopped reading");
+                    self.lock()
+                        .subscribers
+                        .retain(|kept| !kept.same_channel(&subscriber));
+                }
+            }
         }
     }
 
@@ -506,9 +560,11 @@ impl Running {
     }
 
     /// The task as it is now and a receiver of every later event.
-    pub(crate) fn subscribe(&self) -> (Task, broadcast::Receiver<StreamEvent>) {
-        let shared = self.lock();
-        (shared.task.clone(), self.events.subscribe())
+    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<StreamEvent>) {
+        let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
+        let mut shared = self.lock();
+        shared.subscribers.push(sender);
+        (shared.task.clone(), receiver)
     }
 
     /// Asks the runner to stop the agent (once; later calls do nothing).
