@@ -1,10 +1,7 @@
 //! The task runner: starts or continues a task, drives the agent, fans events out.
 //!
 //! One [`TaskManager`] per server. While an agent works on a task, the task lives in a
-//! [`Running`] entry: its current snapshot, one bounded channel per stream subscriber, a
-//! cancel signal and a "done" signal. Events are never dropped: the runner waits for a slow
-//! subscriber (backpressure reaches the agent's stream), and only a subscriber that takes no
-//! event for [`SLOW_SUBSCRIBER`] is cut off. The runner is the only writer of a
+//! [`Running`] entry (see [`super::running`]). The runner is the only writer of a
 //! running task; creating, continuing, finishing and canceling an idle task are serialized
 //! by one lock over the running map, so a client that continues a task right after its final
 //! event always finds it settled in the store.
@@ -15,24 +12,18 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 
 use super::output::{OutputPipeline, coalesce_text};
+pub(crate) use super::running::{Done, Running};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::v0_3::MessageSendParams;
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
-
-/// How many events may wait for one stream subscriber before the runner waits for it.
-const EVENT_BUFFER: usize = 64;
-
-/// How long the runner waits for a subscriber that takes no event before cutting it off.
-const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -43,34 +34,6 @@ pub(crate) struct TaskManager {
     pub(crate) output: Arc<dyn OutputPipeline>,
     pub(crate) final_state: TaskState,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
-}
-
-/// A task the agent is working on.
-pub(crate) struct Running {
-    shared: Mutex<Shared>,
-    cancel: Mutex<Option<oneshot::Sender<()>>>,
-    done: watch::Sender<Option<Done>>,
-}
-
-struct Shared {
-    task: Task,
-    lifecycle: Lifecycle,
-    subscribers: Vec<mpsc::Sender<StreamEvent>>,
-}
-
-/// An event and the subscribers it goes to, taken atomically with the task change.
-struct Delivery {
-    event: StreamEvent,
-    to: Vec<mpsc::Sender<StreamEvent>>,
-}
-
-/// How a run ended.
-#[derive(Debug, Clone)]
-pub(crate) struct Done {
-    /// The task in its final state.
-    pub(crate) task: Task,
-    /// Set when the agent answered something the protocol cannot carry.
-    pub(crate) invalid: Option<String>,
 }
 
 /// A freshly started (or continued) task.
@@ -167,17 +130,7 @@ impl TaskManager {
         message.task_id = Some(task.id.clone());
         task.history.push(message.clone());
         self.store.put(task.clone()).await?;
-        let (cancel_tx, cancel_rx) = oneshot::channel();
-        let (events, receiver) = mpsc::channel(EVENT_BUFFER);
-        let running = Arc::new(Running {
-            shared: Mutex::new(Shared {
-                task: task.clone(),
-                lifecycle,
-                subscribers: vec![events],
-            }),
-            cancel: Mutex::new(Some(cancel_tx)),
-            done: watch::Sender::new(None),
-        });
+        let (running, receiver, cancel_rx) = Running::start(task.clone(), lifecycle);
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
@@ -416,7 +369,7 @@ impl TaskManager {
         }
         drop(running_map);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
-        running.done.send_replace(Some(Done { task, invalid }));
+        running.finish(Done { task, invalid });
         // The final event goes out after the task is stored and the run is over: a client
         // that reacts to it (continues the task, asks for it) finds it settled.
         running.deliver(delivery).await;
@@ -504,98 +457,6 @@ impl TaskManager {
             id: id.to_owned(),
             state: task.status.state,
         })
-    }
-}
-
-impl Running {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Changes the task and takes the event `change` returns with the current subscribers,
-    /// atomically with respect to [`Running::subscribe`]: a subscriber's snapshot either
-    /// includes the change, or the subscriber receives its event.
-    fn update(
-        &self,
-        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<StreamEvent>,
-    ) -> Option<Delivery> {
-        let mut shared = self.lock();
-        let Shared {
-            task,
-            lifecycle,
-            subscribers,
-        } = &mut *shared;
-        let event = change(task, lifecycle)?;
-        subscribers.retain(|subscriber| !subscriber.is_closed());
-        Some(Delivery {
-            event,
-            to: subscribers.clone(),
-        })
-    }
-
-    /// Sends an event to its subscribers, waiting for slow ones; a subscriber that takes
-    /// nothing for [`SLOW_SUBSCRIBER`] is cut off (its stream ends with an error).
-    async fn deliver(&self, delivery: Option<Delivery>) {
-        let Some(Delivery { event, to }) = delivery else {
-            return;
-        };
-        for subscriber in to {
-            match tokio::time::timeout(SLOW_SUBSCRIBER, subscriber.send(event.clone())).await {
-                Ok(Ok(())) | Ok(Err(_)) => {}
-                Err(_) => {
-                    tracing::debug!("cutting off a stream subscriber that stopped reading");
-                    self.lock()
-                        .subscribers
-                        .retain(|kept| !kept.same_channel(&subscriber));
-                }
-            }
-        }
-    }
-
-    /// The task as it is now.
-    pub(crate) fn snapshot(&self) -> Task {
-        self.lock().task.clone()
-    }
-
-    /// The task as it is now and a receiver of every later event.
-    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<StreamEvent>) {
-        let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
-        let mut shared = self.lock();
-        shared.subscribers.push(sender);
-        (shared.task.clone(), receiver)
-    }
-
-    /// Asks the runner to stop the agent (once; later calls do nothing).
-    pub(crate) fn request_cancel(&self) {
-        let sender = self
-            .cancel
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        if let Some(sender) = sender {
-            let _ = sender.send(());
-        }
-    }
-
-    /// Whether the run has ended.
-    pub(crate) fn is_done(&self) -> bool {
-        self.done.borrow().is_some()
-    }
-
-    /// Waits for the run to end.
-    pub(crate) async fn wait_done(&self) -> Done {
-        let mut receiver = self.done.subscribe();
-        loop {
-            if let Some(done) = receiver.borrow_and_update().clone() {
-                return done;
-            }
-            if receiver.changed().await.is_err() {
-                // The sender lives in `self`; it cannot be gone while we borrow `self`.
-                std::future::pending::<()>().await;
-            }
-        }
     }
 }
 

@@ -11,6 +11,7 @@ mod clock;
 mod ids;
 pub(crate) mod manager;
 pub(crate) mod output;
+mod running;
 mod store;
 
 use std::fmt;
