@@ -15,10 +15,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::a2a::Task;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
 use crate::a2a::v0_3::{encode_event, encode_task};
-use crate::a2a::{StreamEvent, Task};
-use crate::task::manager::Running;
+use crate::task::manager::{Running, SharedEvent};
 
 /// Cancels the task when the stream is dropped before the task ends (the client went away).
 pub(crate) struct CancelOnDrop(pub(crate) Arc<Running>);
@@ -36,7 +36,7 @@ impl Drop for CancelOnDrop {
 pub(crate) fn task_stream(
     id: Id,
     first: Task,
-    events: Option<mpsc::Receiver<StreamEvent>>,
+    events: Option<mpsc::Receiver<SharedEvent>>,
     guard: Option<CancelOnDrop>,
     keep_alive: Duration,
 ) -> Response {

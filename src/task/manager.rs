@@ -18,7 +18,7 @@ use futures::{FutureExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
 use super::output::{OutputPipeline, coalesce_text};
-pub(crate) use super::running::{Done, Running};
+pub(crate) use super::running::{Done, Running, SharedEvent};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::v0_3::MessageSendParams;
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
@@ -40,13 +40,13 @@ pub(crate) struct TaskManager {
 pub(crate) struct Started {
     pub(crate) running: Arc<Running>,
     pub(crate) snapshot: Task,
-    pub(crate) events: mpsc::Receiver<StreamEvent>,
+    pub(crate) events: mpsc::Receiver<SharedEvent>,
 }
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
 pub(crate) struct Subscription {
     pub(crate) snapshot: Task,
-    pub(crate) events: Option<mpsc::Receiver<StreamEvent>>,
+    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
 }
 
 enum Outcome {

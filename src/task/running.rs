@@ -13,6 +13,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::Lifecycle;
 use crate::a2a::{StreamEvent, Task};
 
+/// An event shared by every subscriber (one allocation, however many streams).
+pub(crate) type SharedEvent = Arc<StreamEvent>;
+
 /// How many events may wait for one stream subscriber before the runner waits for it.
 const EVENT_BUFFER: usize = 64;
 
@@ -29,13 +32,13 @@ pub(crate) struct Running {
 struct Shared {
     task: Task,
     lifecycle: Lifecycle,
-    subscribers: Vec<mpsc::Sender<StreamEvent>>,
+    subscribers: Vec<mpsc::Sender<SharedEvent>>,
 }
 
 /// An event and the subscribers it goes to, taken atomically with the task change.
 pub(super) struct Delivery {
-    event: StreamEvent,
-    to: Vec<mpsc::Sender<StreamEvent>>,
+    event: SharedEvent,
+    to: Vec<mpsc::Sender<SharedEvent>>,
 }
 
 /// How a run ended.
@@ -55,7 +58,7 @@ impl Running {
         lifecycle: Lifecycle,
     ) -> (
         Arc<Self>,
-        mpsc::Receiver<StreamEvent>,
+        mpsc::Receiver<SharedEvent>,
         oneshot::Receiver<()>,
     ) {
         let (cancel, canceled) = oneshot::channel();
@@ -94,7 +97,7 @@ impl Running {
         let event = change(task, lifecycle)?;
         subscribers.retain(|subscriber| !subscriber.is_closed());
         Some(Delivery {
-            event,
+            event: Arc::new(event),
             to: subscribers.clone(),
         })
     }
@@ -124,7 +127,7 @@ impl Running {
     }
 
     /// The task as it is now and a receiver of every later event.
-    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<StreamEvent>) {
+    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<SharedEvent>) {
         let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
         let mut shared = self.lock();
         shared.subscribers.push(sender);
