@@ -165,6 +165,24 @@ impl ServerProcess {
         ServerProcess { name, url, child }
     }
 
+    /// CPU time the server process has used so far (user + system), from /proc/PID/stat.
+    fn cpu_time(&self) -> Duration {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name, which is in parentheses and may hold spaces:
+        // state is the first, utime the 12th and stime the 13th (proc(5)).
+        let fields: Vec<u64> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| {
+                rest.split_whitespace()
+                    .map(|f| f.parse().unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ticks = fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0);
+        Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second())
+    }
+
     /// Resident memory of the server process, in KiB.
     fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -182,6 +200,19 @@ impl Drop for ServerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `getconf CLK_TCK`: the unit of the CPU times in /proc/PID/stat (100 nearly everywhere).
+fn clock_ticks_per_second() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
+            .unwrap_or(100.0)
+    })
 }
 
 fn crate_root() -> &'static Path {
@@ -357,10 +388,10 @@ async fn bench() {
         "message/send, trivial agent, loopback; {seconds} s or {max_requests} requests per level after {WARM_UP:?} of warm-up"
     );
     println!(
-        "{:<14} {:>7} {:>9} {:>10} {:>8} {:>8} {:>7}",
-        "server", "clients", "requests", "req/s", "p50 ms", "p99 ms", "errors"
+        "{:<14} {:>7} {:>9} {:>10} {:>8} {:>8} {:>11} {:>7}",
+        "server", "clients", "requests", "req/s", "p50 ms", "p99 ms", "CPU us/req", "errors"
     );
-    let mut rows: Vec<(&str, usize, f64, f64)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let servers: Vec<ServerProcess> = [
         Some(ServerProcess::ours("echo")),
         ServerProcess::python("echo"),
@@ -371,23 +402,28 @@ async fn bench() {
     for clients in CONCURRENCY {
         for server in &servers {
             load(&server.url, clients, WARM_UP, max_requests).await;
+            let cpu_before = server.cpu_time();
             let result = load(&server.url, clients, duration, max_requests).await;
+            let cpu = server.cpu_time().saturating_sub(cpu_before);
+            let cpu_per_request = cpu.as_secs_f64() * 1e6 / result.latencies.len().max(1) as f64;
             println!(
-                "{:<14} {:>7} {:>9} {:>10.0} {:>8.2} {:>8.2} {:>7}",
+                "{:<14} {:>7} {:>9} {:>10.0} {:>8.2} {:>8.2} {:>11.0} {:>7}",
                 server.name,
                 clients,
                 result.latencies.len(),
                 result.per_second(),
                 result.percentile_ms(0.50),
                 result.percentile_ms(0.99),
+                cpu_per_request,
                 result.errors
             );
-            rows.push((
-                server.name,
+            rows.push(Row {
+                server: server.name,
                 clients,
-                result.per_second(),
-                result.percentile_ms(0.99),
-            ));
+                per_second: result.per_second(),
+                p99_ms: result.percentile_ms(0.99),
+                cpu_per_request,
+            });
         }
     }
     drop(servers);
@@ -395,22 +431,35 @@ async fn bench() {
     memory().await;
 }
 
-fn print_ratios(rows: &[(&str, usize, f64, f64)]) {
-    let Some(python_name) = rows
+/// One load level's figures, for the ratios.
+struct Row {
+    server: &'static str,
+    clients: usize,
+    per_second: f64,
+    p99_ms: f64,
+    cpu_per_request: f64,
+}
+
+fn print_ratios(rows: &[Row]) {
+    let Some(reference) = rows
         .iter()
-        .map(|row| row.0)
+        .map(|row| row.server)
         .find(|name| *name != "a2ui-agent")
     else {
         return;
     };
-    println!("ratio a2ui-agent / {python_name}:");
+    println!("a2ui-agent against {reference}, same run:");
     for clients in CONCURRENCY {
-        let find = |name: &str| rows.iter().find(|row| row.0 == name && row.1 == clients);
-        if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(python_name)) {
+        let find = |name: &str| {
+            rows.iter()
+                .find(|row| row.server == name && row.clients == clients)
+        };
+        if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(reference)) {
             println!(
-                "  {clients:>2} clients: {:.1}x the requests per second, {:.1}x lower p99 latency",
-                ours.2 / theirs.2,
-                theirs.3 / ours.3
+                "  {clients:>2} clients: {:.1}x the requests per second, {:.1}x lower p99, {:.1}x less server CPU per request",
+                ours.per_second / theirs.per_second,
+                theirs.p99_ms / ours.p99_ms,
+                theirs.cpu_per_request / ours.cpu_per_request
             );
         }
     }
