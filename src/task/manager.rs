@@ -2,9 +2,10 @@
 //!
 //! One [`TaskManager`] per server. While an agent works on a task, the task lives in a
 //! [`Running`] entry (see [`super::running`]). The runner is the only writer of a
-//! running task; creating, continuing, finishing and canceling an idle task are serialized
-//! by one lock over the running map, so a client that continues a task right after its final
-//! event always finds it settled in the store.
+//! running task; continuing, finishing and canceling an idle task are serialized by one lock
+//! over the running map, held across their [`TaskStore`] call, so a client that continues a
+//! task right after its final event always finds it settled in the store. (With a slow store,
+//! that lock is the throughput limit of those operations; new tasks take it only to register.)
 //!
 //! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
 //! the agent stops at its next `.await`.
@@ -103,9 +104,14 @@ impl TaskManager {
             .into_iter()
             .chain(message.extensions.iter().cloned())
             .collect();
-        let mut running_map = self.running.lock().await;
+        // A continuation holds the lock from its checks until it is registered as running;
+        // a new task has a fresh id nobody else knows, so it takes the lock only to register.
+        let mut held = None;
         let (mut task, lifecycle, prior) = match message.task_id.clone() {
-            Some(id) => self.continuation(&running_map, &id, &mut message).await?,
+            Some(id) => {
+                let running_map = held.insert(self.running.lock().await);
+                self.continuation(running_map, &id, &mut message).await?
+            }
             None => {
                 let context_id = message
                     .context_id
@@ -131,6 +137,10 @@ impl TaskManager {
         task.history.push(message.clone());
         self.store.put(task.clone()).await?;
         let (running, receiver, cancel_rx) = Running::start(task.clone(), lifecycle);
+        let mut running_map = match held {
+            Some(running_map) => running_map,
+            None => self.running.lock().await,
+        };
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
