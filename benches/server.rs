@@ -11,6 +11,8 @@
 //! `scripts/install-test-deps.sh`; skipped with a message when absent). Figures are printed,
 //! never asserted. Run it with `scripts/bench-server.sh`, which raises the open-file limit.
 //! Without `--bench` (as under `cargo test --benches`) it only runs a short smoke check.
+//! `--serve echo|silent` runs only our server, `--load URL [--clients N]` only the load
+//! generator: together they let a profiler watch one side.
 //!
 //! Knobs (environment): `BENCH_SECONDS` per load level (default 5), `BENCH_MAX_REQUESTS` per
 //! level (default 200000), `BENCH_STREAMS` (default "1000,5000"), `BENCH_OPEN_SECONDS`, the
@@ -42,7 +44,10 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .unwrap();
-    if args.iter().any(|arg| arg == "--bench") {
+    if let Some(url) = flag_value(&args, "--load") {
+        let clients = flag_value(&args, "--clients").and_then(|n| n.parse().ok());
+        runtime.block_on(load_only(&url, clients.unwrap_or(16)));
+    } else if args.iter().any(|arg| arg == "--bench") {
         runtime.block_on(bench());
     } else {
         runtime.block_on(smoke());
@@ -368,6 +373,22 @@ async fn open_one(http: &reqwest::Client, url: &str, body: String) -> Option<req
 }
 
 // ---- the runs --------------------------------------------------------------------------------
+
+/// `--load URL [--clients N]`: only the load generator, against any server (for profiling
+/// a server started by hand, e.g. `server --serve echo` under `perf record`).
+async fn load_only(url: &str, clients: usize) {
+    let seconds = env_number("BENCH_SECONDS", 5);
+    let max_requests = env_number("BENCH_MAX_REQUESTS", 200_000);
+    let result = load(url, clients, Duration::from_secs(seconds), max_requests).await;
+    println!(
+        "{url}: {clients} clients, {} requests, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {} errors",
+        result.latencies.len(),
+        result.per_second(),
+        result.percentile_ms(0.50),
+        result.percentile_ms(0.99),
+        result.errors
+    );
+}
 
 async fn smoke() {
     let server = ServerProcess::ours("echo");

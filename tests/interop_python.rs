@@ -115,3 +115,13 @@ async fn a_stream_from_an_agent_silent_for_8_s_completes_under_the_python_client
         "{seen}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_client_resubscribed_to_a_running_task_sees_it_canceled_and_the_stream_end() {
+    let Some((run, _)) = python_scenario("resubscribe").await else {
+        return;
+    };
+    let seen = run.passed("tasks/resubscribe, then tasks/cancel from another client");
+    assert_eq!(event_kinds(&seen).first(), Some(&"task"), "{seen}");
+    assert_eq!(seen["state"], "TASK_STATE_CANCELED", "{seen}");
+}

@@ -13,7 +13,7 @@ scripts/reference_server.py):
   - "wait ...": never answers (until cancelled).
 
 Usage: python client.py BASE_URL SCENARIO
-Scenarios: card send stream get cancel continue keepalive
+Scenarios: card send stream get cancel continue keepalive resubscribe
 Prints one JSON line describing what it saw and exits 0, or `FAIL: why` on stderr and exits 1.
 """
 
@@ -37,6 +37,7 @@ from a2a.types.a2a_pb2 import (
     SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
+    SubscribeToTaskRequest,
     Task,
     TaskState,
 )
@@ -226,6 +227,33 @@ async def scenario_keepalive(base_url: str) -> dict:
         return seen
 
 
+async def scenario_resubscribe(base_url: str) -> dict:
+    """tasks/resubscribe to a running task, which is then cancelled by another client."""
+    async with (
+        await connect(base_url, streaming=False, polling=True) as sender,
+        await connect(base_url) as watcher,
+    ):
+        started = await send_blocking(sender, user_message('wait for cancel'))
+        kinds: list[str] = []
+        last_state = TaskState.TASK_STATE_UNSPECIFIED
+        canceled = None
+        async for response in watcher.subscribe(SubscribeToTaskRequest(id=started.id)):
+            kind = response.WhichOneof('payload')
+            kinds.append(kind)
+            if kind == 'task':
+                check(response.task.id == started.id, f'resubscribed to {response.task.id}, not {started.id}')
+            elif kind == 'status_update':
+                last_state = response.status_update.status.state
+            if canceled is None:  # attached: now cancel it from the other client
+                canceled = await sender.cancel_task(CancelTaskRequest(id=started.id))
+        check(kinds[:1] == ['task'], f'tasks/resubscribe did not start with the Task: {kinds}')
+        check(
+            last_state == TaskState.TASK_STATE_CANCELED,
+            f'the resubscribed stream ended on {state_name(last_state)}, expected TASK_STATE_CANCELED',
+        )
+        return {'taskId': started.id, 'events': kinds, 'state': state_name(last_state)}
+
+
 SCENARIOS = {
     'card': scenario_card,
     'send': scenario_send,
@@ -234,6 +262,7 @@ SCENARIOS = {
     'cancel': scenario_cancel,
     'continue': scenario_continue,
     'keepalive': scenario_keepalive,
+    'resubscribe': scenario_resubscribe,
 }
 
 
