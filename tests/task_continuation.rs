@@ -140,3 +140,29 @@ async fn a_new_message_in_a_known_context_starts_a_new_task_there() {
     assert_ne!(second["id"], first["id"]);
     assert_eq!(second["contextId"], first["contextId"]);
 }
+
+#[tokio::test]
+async fn a_long_conversation_keeps_only_the_newest_messages_of_its_history() {
+    let server = spawn(builder(recall).max_history(3).build().unwrap()).await;
+    let first = server.result("message/send", text_message("m1")).await;
+    let mut task = first.clone();
+    for text in ["m2", "m3", "m4"] {
+        task = server
+            .result("message/send", continue_with(text, &first["id"]))
+            .await;
+    }
+    let texts: Vec<&str> = task["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| message["parts"][0]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 3);
+    assert_eq!((texts[0], texts[2]), ("m3", "m4"));
+    // The agent saw only the two messages before "m4": "m3" and its reply to it.
+    let reply = task["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(reply.starts_with("[user:m3|agent:[user:m2|"), "{reply}");
+    assert!(reply.ends_with("] m4"), "{reply}");
+}

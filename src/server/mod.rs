@@ -104,6 +104,7 @@ pub struct ServerBuilder {
     keep_alive: Duration,
     body_limit: usize,
     cancel_on_disconnect: bool,
+    max_history: usize,
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -118,6 +119,7 @@ impl Default for ServerBuilder {
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
             body_limit: ServerBuilder::DEFAULT_BODY_LIMIT,
             cancel_on_disconnect: false,
+            max_history: ServerBuilder::DEFAULT_MAX_HISTORY,
             store: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
@@ -134,6 +136,7 @@ impl fmt::Debug for ServerBuilder {
             .field("keep_alive", &self.keep_alive)
             .field("body_limit", &self.body_limit)
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
+            .field("max_history", &self.max_history)
             .finish_non_exhaustive()
     }
 }
@@ -143,6 +146,8 @@ impl ServerBuilder {
     pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(2);
     /// Default request body limit: 4 MiB.
     pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
+    /// Default number of messages a task's history keeps: 256.
+    pub const DEFAULT_MAX_HISTORY: usize = 256;
 
     /// The agent card (required).
     pub fn card(mut self, card: AgentCard) -> Self {
@@ -180,6 +185,14 @@ impl ServerBuilder {
     /// resubscribe or poll `tasks/get`).
     pub fn cancel_on_disconnect(mut self, cancel: bool) -> Self {
         self.cancel_on_disconnect = cancel;
+        self
+    }
+
+    /// The most messages a task's history keeps (default 256, at least 1); the oldest are
+    /// dropped first, so a long conversation cannot grow a task without bound. The agent
+    /// sees the kept ones in [`Request::history`](crate::request::Request::history).
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.max_history = messages.max(1);
         self
     }
 
@@ -223,7 +236,8 @@ impl ServerBuilder {
             self.ids,
             Arc::new(TextOutput),
             self.final_state,
-        );
+        )
+        .with_max_history(self.max_history);
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,

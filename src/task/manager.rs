@@ -34,6 +34,8 @@ pub(crate) struct TaskManager {
     pub(crate) ids: Arc<dyn IdGenerator>,
     pub(crate) output: Arc<dyn OutputPipeline>,
     pub(crate) final_state: TaskState,
+    /// The most messages a task's history keeps; older ones are dropped first.
+    max_history: usize,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -73,8 +75,15 @@ impl TaskManager {
             ids,
             output,
             final_state,
+            max_history: usize::MAX,
             running: tokio::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Keeps at most `max` messages of each task's history (at least 1: the current one).
+    pub(crate) fn with_max_history(mut self, max: usize) -> Self {
+        self.max_history = max.max(1);
+        self
     }
 
     fn now(&self) -> String {
@@ -135,6 +144,8 @@ impl TaskManager {
         };
         message.task_id = Some(task.id.clone());
         task.history.push(message.clone());
+        let excess = task.history.len().saturating_sub(self.max_history);
+        task.history.drain(..excess);
         self.store.put(task.clone()).await?;
         let (running, receiver, cancel_rx) = Running::start(task.clone(), lifecycle);
         let mut running_map = match held {
@@ -207,6 +218,9 @@ impl TaskManager {
             message: None,
             timestamp: Some(self.now()),
         };
+        let keep = self.max_history.saturating_sub(1);
+        let excess = task.history.len().saturating_sub(keep);
+        task.history.drain(..excess);
         let prior = task.history.clone();
         Ok((task, lifecycle, prior))
     }
