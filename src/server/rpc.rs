@@ -54,6 +54,7 @@ pub(crate) async fn handle(
         }
     };
     let jsonrpc::Request { id, method, params } = request;
+    tracing::debug!(%method, "json-rpc request");
     let streaming = matches!(method.as_str(), "message/stream" | "tasks/resubscribe");
     match dispatch(&state, &headers, &id, &method, params).await {
         Ok(Answer::Json(result)) => RpcResponse {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 use super::output::{OutputPipeline, coalesce_text};
 pub(crate) use super::running::{Done, Running, SharedEvent};
@@ -159,7 +160,13 @@ impl TaskManager {
             .with_history(prior)
             .with_requested_extensions(extensions)
             .with_request_metadata(metadata);
-        tokio::spawn(self.clone().run(running.clone(), request, cancel_rx));
+        // The agent's own tracing events carry the task and context ids.
+        let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
+        tokio::spawn(
+            self.clone()
+                .run(running.clone(), request, cancel_rx)
+                .instrument(span),
+        );
         Ok(Started {
             running,
             snapshot: task,
