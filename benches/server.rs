@@ -12,7 +12,8 @@
 //! never asserted. Run it with `scripts/bench-server.sh`, which raises the open-file limit.
 //! Without `--bench` (as under `cargo test --benches`) it only runs a short smoke check.
 //! `--serve echo|silent` runs only our server, `--load URL [--clients N]` only the load
-//! generator: together they let a profiler watch one side.
+//! generator and `--streams URL [--count N]` only the stream opener: together they let a
+//! profiler watch one side.
 //!
 //! Knobs (environment): `BENCH_SECONDS` per load level (default 5), `BENCH_MAX_REQUESTS` per
 //! level (default 200000), `BENCH_STREAMS` (default "1000,5000"), `BENCH_OPEN_SECONDS`, the
@@ -44,7 +45,10 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .unwrap();
-    if let Some(url) = flag_value(&args, "--load") {
+    if let Some(url) = flag_value(&args, "--streams") {
+        let count = flag_value(&args, "--count").and_then(|n| n.parse().ok());
+        runtime.block_on(streams_only(&url, count.unwrap_or(1000)));
+    } else if let Some(url) = flag_value(&args, "--load") {
         let clients = flag_value(&args, "--clients").and_then(|n| n.parse().ok());
         runtime.block_on(load_only(&url, clients.unwrap_or(16)));
     } else if args.iter().any(|arg| arg == "--bench") {
@@ -388,6 +392,16 @@ async fn load_only(url: &str, clients: usize) {
         result.percentile_ms(0.99),
         result.errors
     );
+}
+
+/// `--streams URL [--count N]`: opens N `message/stream` connections to any server and
+/// holds them for `BENCH_SECONDS` (for watching a server's memory with a profiler).
+async fn streams_only(url: &str, count: usize) {
+    let mut streams = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(env_number("BENCH_OPEN_SECONDS", 120));
+    let failures = open_streams(url, count, &mut streams, deadline).await;
+    println!("{url}: {} streams open, {failures} failures", streams.len());
+    tokio::time::sleep(Duration::from_secs(env_number("BENCH_SECONDS", 5))).await;
 }
 
 async fn smoke() {
