@@ -84,18 +84,22 @@ async fn a_stream_sends_the_task_then_working_updates_per_chunk_then_a_final_upd
     let last = results.last().unwrap();
     assert_eq!(last["final"], true);
     assert_eq!(last["status"]["state"], "input-required");
-    // The final message holds the whole reply, its text joined, under the chunks' message id.
-    assert_eq!(
-        last["status"]["message"]["parts"],
-        json!([{"kind": "text", "text": "one two three"}])
-    );
-    assert_eq!(
-        last["status"]["message"]["messageId"],
-        results[2]["status"]["message"]["messageId"]
-    );
+    // The final update repeats nothing already streamed: each chunk arrives exactly once.
+    assert!(last["status"].get("message").is_none(), "{last}");
+    let streamed_ids: Vec<&serde_json::Value> = results[2..results.len() - 1]
+        .iter()
+        .map(|update| &update["status"]["message"]["messageId"])
+        .collect();
+    assert!(streamed_ids.iter().all(|id| *id == streamed_ids[0]));
+    // The task keeps the whole reply, its text joined, under the chunks' message id.
     let task_id = results[0]["id"].as_str().unwrap();
     let task = server.get_task(task_id).await;
     assert_eq!(task["status"]["state"], "input-required");
+    assert_eq!(
+        task["status"]["message"]["parts"],
+        json!([{"kind": "text", "text": "one two three"}])
+    );
+    assert_eq!(task["status"]["message"]["messageId"], *streamed_ids[0]);
 }
 
 #[tokio::test]

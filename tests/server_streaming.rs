@@ -30,9 +30,15 @@ async fn a_silent_agent_gets_keep_alive_comments_and_its_stream_still_completes(
     let sse = server.stream("message/stream", text_message("go")).await;
     assert!(sse.comments >= 1, "no keep-alive comment arrived");
     assert!(sse.other_lines.is_empty(), "{:?}", sse.other_lines);
-    let last = sse.results().last().copied().cloned().unwrap();
+    let results = sse.results();
+    let texts: Vec<&str> = results
+        .iter()
+        .filter_map(|result| result["status"]["message"]["parts"][0]["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["finally"]);
+    let last = results.last().unwrap();
     assert_eq!(last["status"]["state"], "completed");
-    assert_eq!(last["status"]["message"]["parts"][0]["text"], "finally");
+    assert_eq!(last["final"], true);
 }
 
 #[tokio::test]

@@ -356,6 +356,11 @@ impl TaskManager {
 
     /// Moves the task to its final state, stores it and sends the final update.
     async fn settle(&self, running: &Arc<Running>, reply_id: &str, outcome: Outcome) {
+        // The stored task's status message holds the whole reply (what message/send and
+        // tasks/get return). Stream subscribers already received every part in `working`
+        // updates, so their final update repeats none of them: a client that appends each
+        // update's parts, or a renderer that applies each A2UI message, sees each once.
+        let already_streamed = matches!(outcome, Outcome::Finished { .. });
         let (state, parts, invalid) = match outcome {
             Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
             Outcome::Failed(reason) => (TaskState::Failed, Some(vec![Part::text(reason)]), None),
@@ -386,7 +391,13 @@ impl TaskManager {
                 timestamp: Some(timestamp),
             };
             final_task = Some(task.clone());
-            Some(status_event(task, true))
+            let mut event = status_event(task, true);
+            if already_streamed {
+                if let StreamEvent::StatusUpdate(update) = &mut event {
+                    update.status.message = None;
+                }
+            }
+            Some(event)
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
         if let Err(error) = self.store.put(task.clone()).await {
