@@ -6,6 +6,13 @@
 //! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
 //!   `tasks/cancel`, `tasks/resubscribe`);
 //! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
+//!
+//! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
+//! `working` update when the agent starts, one `working` update per piece of output (the
+//! pieces of one reply share one `messageId`), then a final update (`final: true`, the end
+//! state, no part repeated) and the response closes. `: keep-alive` comments fill silences.
+//! `message/send` waits for the end and returns the Task, whose status message holds the
+//! whole reply.
 
 mod card;
 mod error;
