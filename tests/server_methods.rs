@@ -230,3 +230,24 @@ async fn a_dropped_stream_does_not_cancel_its_task() {
     }
     assert_eq!(state, "completed");
 }
+
+#[tokio::test]
+async fn a_blocking_send_of_a_reply_in_many_chunks_returns_it_whole_without_stalling() {
+    let agent = |_request: Request| async {
+        let chunks = (0..500).map(|n| Ok::<_, AgentError>(format!("{n} ")));
+        Ok(Reply::stream(futures::stream::iter(chunks)))
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let expected: String = (0..500).map(|n| format!("{n} ")).collect();
+    // The timeout only turns a hang into a failure; no timing is asserted.
+    let task = tokio::time::timeout(
+        Duration::from_secs(20),
+        server.result("message/send", text_message("go")),
+    )
+    .await
+    .expect("message/send stalled");
+    assert_eq!(
+        task["status"]["message"]["parts"],
+        json!([{"kind": "text", "text": expected}])
+    );
+}

@@ -150,7 +150,7 @@ async fn message_send(
     let history_length = params.configuration.history_length;
     let started = state
         .tasks
-        .start(params, requested_extensions(headers))
+        .start(params, requested_extensions(headers), false)
         .await?;
     let task = if blocking {
         let done = started.running.wait_done().await;
@@ -179,7 +179,7 @@ async fn message_stream(
     let history_length = params.configuration.history_length;
     let started = state
         .tasks
-        .start(params, requested_extensions(headers))
+        .start(params, requested_extensions(headers), true)
         .await?;
     let guard = state
         .cancel_on_disconnect
@@ -187,7 +187,7 @@ async fn message_stream(
     Ok(sse::task_stream(
         id.clone(),
         started.snapshot.with_history_length(history_length),
-        Some(started.events),
+        started.events,
         guard,
         state.keep_alive,
     ))

@@ -44,7 +44,8 @@ pub(crate) struct TaskManager {
 pub(crate) struct Started {
     pub(crate) running: Arc<Running>,
     pub(crate) snapshot: Task,
-    pub(crate) events: mpsc::Receiver<SharedEvent>,
+    /// The events that follow `snapshot`, when the caller asked to stream them.
+    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
 }
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
@@ -99,11 +100,14 @@ impl TaskManager {
     }
 
     /// Creates a task for `params.message`, or continues the interrupted task it names, and
-    /// starts the agent on it.
+    /// starts the agent on it. With `stream`, the caller also gets every event from the
+    /// first on (a caller that will not read them must not subscribe: the runner waits for
+    /// its subscribers).
     pub(crate) async fn start(
         self: &Arc<Self>,
         params: MessageSendParams,
         requested_extensions: Vec<String>,
+        stream: bool,
     ) -> Result<Started, TaskError> {
         let MessageSendParams {
             mut message,
@@ -148,7 +152,8 @@ impl TaskManager {
         let excess = task.history.len().saturating_sub(self.max_history);
         task.history.drain(..excess);
         self.store.put(task.clone()).await?;
-        let (running, receiver, cancel_rx) = Running::start(task.clone(), lifecycle);
+        let (running, cancel_rx) = Running::start(task.clone(), lifecycle);
+        let events = stream.then(|| running.subscribe().1);
         let mut running_map = match held {
             Some(running_map) => running_map,
             None => self.running.lock().await,
@@ -170,7 +175,7 @@ impl TaskManager {
         Ok(Started {
             running,
             snapshot: task,
-            events: receiver,
+            events,
         })
     }
 

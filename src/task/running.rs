@@ -51,28 +51,20 @@ pub(crate) struct Done {
 }
 
 impl Running {
-    /// A running entry for `task`; the first subscriber's receiver (the client that started
-    /// it) and the receiving end of the cancel signal.
-    pub(crate) fn start(
-        task: Task,
-        lifecycle: Lifecycle,
-    ) -> (
-        Arc<Self>,
-        mpsc::Receiver<SharedEvent>,
-        oneshot::Receiver<()>,
-    ) {
+    /// A running entry for `task`, without subscribers, and the receiving end of its cancel
+    /// signal.
+    pub(crate) fn start(task: Task, lifecycle: Lifecycle) -> (Arc<Self>, oneshot::Receiver<()>) {
         let (cancel, canceled) = oneshot::channel();
-        let (events, receiver) = mpsc::channel(EVENT_BUFFER);
         let running = Arc::new(Running {
             shared: Mutex::new(Shared {
                 task,
                 lifecycle,
-                subscribers: vec![events],
+                subscribers: Vec::new(),
             }),
             cancel: Mutex::new(Some(cancel)),
             done: watch::Sender::new(None),
         });
-        (running, receiver, canceled)
+        (running, canceled)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
