@@ -57,3 +57,22 @@ async fn a_stream_to_the_js_client_in_legacy_compat_mode_ends_by_itself_after_th
     assert_eq!(seen["state"], "TASK_STATE_INPUT_REQUIRED", "{seen}");
     assert!(seen["text"].as_str().unwrap().contains("hello"), "{seen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_js_client_in_legacy_compat_mode_gets_a_task_with_its_state_reply_and_history() {
+    let Some(run) = js_scenario("get").await else {
+        return;
+    };
+    let seen = run.passed("tasks/get");
+    assert_eq!(seen["state"], "TASK_STATE_INPUT_REQUIRED", "{seen}");
+    assert_eq!(seen["text"], "echo: hello", "{seen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_js_client_in_legacy_compat_mode_cancels_a_running_task() {
+    let Some(run) = js_scenario("cancel").await else {
+        return;
+    };
+    let seen = run.passed("tasks/cancel of a running task");
+    assert_eq!(seen["state"], "TASK_STATE_CANCELED", "{seen}");
+}
