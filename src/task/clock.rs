@@ -75,19 +75,34 @@ impl<C: Clock> Clock for std::sync::Arc<C> {
 
 /// Formats `time` as A2A wants it: RFC 3339, UTC, milliseconds, `Z`.
 ///
-/// Times before 1970 or past year 9999 are clamped to those bounds.
+/// Times before 1970 or past the year 9999 are clamped to those bounds.
 pub fn timestamp(time: SystemTime) -> String {
+    /// 9999-12-31T23:59:59.999Z, in milliseconds since the epoch.
+    const MAX_MILLIS: u128 = 253_402_300_799_999;
+    let millis = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis())
+        .min(MAX_MILLIS);
     let format =
         format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
-    let time = OffsetDateTime::from(time);
-    let time = time.clamp(
-        OffsetDateTime::UNIX_EPOCH,
-        OffsetDateTime::new_utc(
-            time::Date::from_calendar_date(9999, time::Month::December, 31)
-                .unwrap_or(time::Date::MAX),
-            time::Time::MIDNIGHT,
-        ),
-    );
-    time.format(&format)
-        .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
+    i128::try_from(millis * 1_000_000)
+        .ok()
+        .and_then(|nanos| OffsetDateTime::from_unix_timestamp_nanos(nanos).ok())
+        .and_then(|time| time.format(&format).ok())
+        .unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_with_milliseconds_and_clamped_at_the_ends() {
+        let at = |millis: u64| timestamp(SystemTime::UNIX_EPOCH + Duration::from_millis(millis));
+        assert_eq!(at(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(at(1_767_323_045_678), "2026-01-02T03:04:05.678Z");
+        assert_eq!(at(1_767_323_045_678_999), "9999-12-31T23:59:59.999Z");
+        let before = SystemTime::UNIX_EPOCH - Duration::from_secs(10);
+        assert_eq!(timestamp(before), "1970-01-01T00:00:00.000Z");
+    }
 }
