@@ -63,3 +63,10 @@ pub mod request;
 pub mod server;
 #[cfg(feature = "server")]
 pub mod task;
+
+#[cfg(feature = "server")]
+pub use agent::{Agent, AgentError, Reply};
+#[cfg(feature = "server")]
+pub use request::Request;
+#[cfg(feature = "server")]
+pub use server::{A2uiServer, ServerBuilder};
