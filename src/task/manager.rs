@@ -368,14 +368,20 @@ impl TaskManager {
         let already_streamed = matches!(outcome, Outcome::Finished { .. });
         let (state, parts, invalid) = match outcome {
             Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
-            Outcome::Failed(reason) => (TaskState::Failed, Some(vec![Part::text(reason)]), None),
-            Outcome::Invalid(reason) => (
-                TaskState::Failed,
-                Some(vec![Part::text(format!(
-                    "Invalid agent response: {reason}"
-                ))]),
-                Some(reason),
-            ),
+            Outcome::Failed(reason) => {
+                tracing::warn!(%reason, "the agent failed");
+                (TaskState::Failed, Some(vec![Part::text(reason)]), None)
+            }
+            Outcome::Invalid(reason) => {
+                tracing::error!(%reason, "invalid agent response");
+                (
+                    TaskState::Failed,
+                    Some(vec![Part::text(format!(
+                        "Invalid agent response: {reason}"
+                    ))]),
+                    Some(reason),
+                )
+            }
             Outcome::Canceled => (TaskState::Canceled, None, None),
         };
         let timestamp = self.now();
