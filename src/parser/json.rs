@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::config::ParserConfig;
 use super::emit::Tracker;
 use super::error::{Locator, ParseError, ParseErrorKind};
-use super::tags::{self, MAX_TAG_BYTES};
+use super::tags::{self, Match};
 
 /// Object or array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -408,23 +408,19 @@ impl Block {
 
     /// Skips a Markdown fence around the JSON.
     fn fence(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
-        let rest = input.get(i..).unwrap_or_default();
-        match tags::fence(rest) {
-            Ok((after, ())) => Step::Next(input.len() - after.len()),
-            Err(nom::Err::Incomplete(_)) if rest.len() < MAX_TAG_BYTES => {
-                Step::Done(Advance::Hold(i))
-            }
-            Err(_) => self.fail(input, i, cx, "unexpected '`'"),
+        match tags::bounded(tags::fence, input.get(i..).unwrap_or_default()) {
+            Match::Yes(len) => Step::Next(i + len),
+            Match::More => Step::Done(Advance::Hold(i)),
+            Match::No => self.fail(input, i, cx, "unexpected '`'"),
         }
     }
 
     /// At a `<` outside any string: the close tag, or not. `early` is the error to raise if
     /// the block may not close here.
     fn close_tag(&mut self, input: &str, i: usize, cx: &mut Cx<'_>, early: Option<&str>) -> Step {
-        let rest = input.get(i..).unwrap_or_default();
-        match tags::close_tag(rest) {
-            Ok((after, ())) => match early {
-                None => Step::Done(Advance::Closed(input.len() - after.len())),
+        match tags::bounded(tags::close_tag, input.get(i..).unwrap_or_default()) {
+            Match::Yes(len) => match early {
+                None => Step::Done(Advance::Closed(i + len)),
                 Some(message) => Step::Done(Advance::Failed(cx.loc.error(
                     ParseErrorKind::Syntax,
                     message,
@@ -432,8 +428,8 @@ impl Block {
                     i,
                 ))),
             },
-            Err(nom::Err::Incomplete(_)) => Step::Done(Advance::Hold(i)),
-            Err(_) => self.fail(input, i, cx, "unexpected '<'"),
+            Match::More => Step::Done(Advance::Hold(i)),
+            Match::No => self.fail(input, i, cx, "unexpected '<'"),
         }
     }
 
@@ -444,13 +440,13 @@ impl Block {
             return Step::Done(Advance::NeedMore);
         };
         let at = i + n;
-        match tags::close_tag(input.get(at..).unwrap_or_default()) {
-            Ok(_) => match self.bad.take() {
+        match tags::bounded(tags::close_tag, input.get(at..).unwrap_or_default()) {
+            Match::Yes(_) => match self.bad.take() {
                 Some(err) => Step::Done(Advance::Failed(err)),
                 None => Step::Next(at + 1),
             },
-            Err(nom::Err::Incomplete(_)) => Step::Done(Advance::Hold(at)),
-            Err(_) => Step::Next(at + 1),
+            Match::More => Step::Done(Advance::Hold(at)),
+            Match::No => Step::Next(at + 1),
         }
     }
 

@@ -6,7 +6,7 @@ use super::ParsedPart;
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
 use super::json::{Advance, Block, Cx};
-use super::tags::{self, MAX_TAG_BYTES};
+use super::tags::{self, Match};
 use super::text::TextRun;
 
 /// Splits a model's streamed output into text parts and A2UI message parts, as early as each
@@ -208,17 +208,15 @@ impl StreamParser {
                 self.text.push(rest.get(..lt).unwrap_or_default());
                 let at = i + lt;
                 let candidate = rest.get(lt..).unwrap_or_default();
-                match tags::open_tag(candidate) {
-                    Ok((after, ())) => {
+                match tags::bounded(tags::open_tag, candidate) {
+                    Match::Yes(len) => {
                         out.text(self.text.end());
                         self.in_block = true;
                         self.block.reset();
-                        i = input.len() - after.len();
+                        i = at + len;
                     }
-                    Err(nom::Err::Incomplete(_)) if candidate.len() < MAX_TAG_BYTES => {
-                        return at;
-                    }
-                    Err(_) => {
+                    Match::More => return at,
+                    Match::No => {
                         self.text.push("<");
                         i = at + 1;
                     }

@@ -10,9 +10,32 @@ use nom::combinator::{cut, value};
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-/// Longest tail held back while a tag (with its attributes) or fence is still arriving; a
-/// longer candidate is not a tag.
+/// Longest tag (with its attributes and spaces) or fence; a longer candidate is not one, so
+/// at most this much input is ever held back between chunks, and whole or chunked input reads
+/// the same.
 pub(crate) const MAX_TAG_BYTES: usize = 256;
+
+/// The verdict of a tag parser on input that may continue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Match {
+    /// The tag, this many bytes long.
+    Yes(usize),
+    /// Not the tag.
+    No,
+    /// Cannot tell yet: hold the input for the next chunk.
+    More,
+}
+
+/// Runs `parser` on `input` and bounds its verdict by [`MAX_TAG_BYTES`].
+pub(crate) fn bounded(parser: fn(&str) -> IResult<&str, ()>, input: &str) -> Match {
+    match parser(input) {
+        Ok((rest, ())) if input.len() - rest.len() <= MAX_TAG_BYTES => {
+            Match::Yes(input.len() - rest.len())
+        }
+        Err(nom::Err::Incomplete(_)) if input.len() < MAX_TAG_BYTES => Match::More,
+        _ => Match::No,
+    }
+}
 
 /// `<a2ui-json>` in any letter case, with optional attributes: `<A2UI-JSON version="v0.9">`.
 ///
@@ -90,6 +113,15 @@ mod tests {
             close_tag("</a2ui-js"),
             Err(nom::Err::Incomplete(_))
         ));
+    }
+
+    #[test]
+    fn a_tag_longer_than_the_bound_is_not_a_tag_however_it_arrives() {
+        let long = format!("<a2ui-json {}>", "x".repeat(MAX_TAG_BYTES));
+        assert_eq!(bounded(open_tag, &long), Match::No);
+        assert_eq!(bounded(open_tag, &long[..MAX_TAG_BYTES]), Match::No);
+        assert_eq!(bounded(open_tag, &long[..MAX_TAG_BYTES - 1]), Match::More);
+        assert_eq!(bounded(open_tag, "<a2ui-json>"), Match::Yes(11));
     }
 
     #[test]
