@@ -27,13 +27,52 @@ struct Fixture {
 }
 
 fn fixture(name: impl Into<String>, messages: &Value) -> Fixture {
-    let json = serde_json::to_string(messages).unwrap();
+    let json = model_order_json(messages);
     let response =
         format!("Here is what you asked for.\n<a2ui-json>{json}</a2ui-json>\nAnything else?");
     Fixture {
         name: name.into(),
         response,
         json,
+    }
+}
+
+/// Writes `value` as compact JSON with keys in the order a model writes them (`version`, the
+/// action, `surfaceId`, `id`, `component` first), not serde_json's alphabetical order, so
+/// messages stream as they would from a model.
+fn model_order_json(value: &Value) -> String {
+    const FIRST: [&str; 15] = [
+        "version",
+        "createSurface",
+        "surfaceUpdate",
+        "updateComponents",
+        "updateDataModel",
+        "dataModelUpdate",
+        "beginRendering",
+        "deleteSurface",
+        "surfaceId",
+        "catalogId",
+        "root",
+        "path",
+        "id",
+        "component",
+        "key",
+    ];
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| (FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()), *k));
+            let fields: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), model_order_json(&map[*k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(model_order_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
     }
 }
 

@@ -101,7 +101,7 @@ fn a_response_reads_the_same_at_every_chunk_boundary() {
 #[test]
 fn byte_by_byte_delta_mode_sends_each_component_once() {
     let chunks: Vec<&str> = splits(UI).pop().unwrap();
-    let parts = feed_all(ParserConfig::default(), &chunks);
+    let parts = feed_all(ParserConfig::default().delta_batch(0), &chunks);
     let sent: Vec<&Value> = parts
         .iter()
         .filter_map(|p| match p {
@@ -322,17 +322,21 @@ fn cumulative_mode_resends_the_whole_message_as_components_close() {
         cumulative,
         [a2ui(message(&["a"])), a2ui(message(&["a", "b"]))]
     );
-    let delta = feed_all(ParserConfig::default(), &chunks);
+    let delta = feed_all(ParserConfig::default().delta_batch(0), &chunks);
     assert_eq!(delta, [a2ui(message(&["a"])), a2ui(message(&["b"]))]);
+    let batched = feed_all(ParserConfig::default(), &chunks);
+    assert_eq!(batched, [a2ui(message(&["a", "b"]))]);
 }
 
 #[test]
 fn a_readiness_check_can_hold_back_a_message_still_arriving() {
-    let config = ParserConfig::default().readiness(|m: &Value| {
-        m["updateComponents"]["components"]
-            .as_array()
-            .is_some_and(|c| c.len() >= 2)
-    });
+    let config = ParserConfig::default()
+        .delta_batch(0)
+        .readiness(|m: &Value| {
+            m["updateComponents"]["components"]
+                .as_array()
+                .is_some_and(|c| c.len() >= 2)
+        });
     let mut parser = StreamParser::new(config);
     assert!(
         parser

@@ -169,7 +169,7 @@ fn response() -> impl Strategy<Value = String> {
                         .map(|m| serde_json::from_str(m.as_str().unwrap()).unwrap())
                         .collect();
                     let json = if style & 1 == 0 {
-                        serde_json::to_string(&messages).unwrap()
+                        model_order_json(&Value::Array(messages))
                     } else {
                         serde_json::to_string_pretty(&messages).unwrap()
                     };
@@ -189,6 +189,45 @@ fn response() -> impl Strategy<Value = String> {
         }
         out
     })
+}
+
+/// Writes `value` as compact JSON with keys in the order a model writes them (`version`, the
+/// action, `surfaceId`, `id`, `component` first), not serde_json's alphabetical order, so
+/// messages stream as they would from a model.
+fn model_order_json(value: &Value) -> String {
+    const FIRST: [&str; 15] = [
+        "version",
+        "createSurface",
+        "surfaceUpdate",
+        "updateComponents",
+        "updateDataModel",
+        "dataModelUpdate",
+        "beginRendering",
+        "deleteSurface",
+        "surfaceId",
+        "catalogId",
+        "root",
+        "path",
+        "id",
+        "component",
+        "key",
+    ];
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| (FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()), *k));
+            let fields: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), model_order_json(&map[*k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(model_order_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Cuts `text` into chunks of the given sizes (cycled), never inside a character.
@@ -298,8 +337,8 @@ fn text_of(parts: &[ParsedPart]) -> String {
 }
 
 fn any_config() -> impl Strategy<Value = ParserConfig> {
-    (any::<bool>(), any::<bool>()).prop_map(|(cumulative, heal)| {
-        let mut config = ParserConfig::default();
+    (any::<bool>(), any::<bool>(), 0usize..12).prop_map(|(cumulative, heal, batch)| {
+        let mut config = ParserConfig::default().delta_batch(batch);
         if cumulative {
             config = config.mode(EmitMode::Cumulative);
         }
@@ -333,7 +372,9 @@ proptest! {
         text in response(),
         sizes in chunk_sizes(),
     ) {
-        let config = ParserConfig::default().progressive_keys(["text", "value"]);
+        let config = ParserConfig::default()
+            .progressive_keys(["text", "value"])
+            .delta_batch(0);
         let parts = run_chunks(config, &chunk(&text, &sizes)).unwrap();
         let mut components = BTreeSet::new();
         let mut last: BTreeMap<String, Value> = BTreeMap::new();

@@ -92,7 +92,11 @@ pub struct ParserConfig {
     pub(crate) limits: Limits,
     pub(crate) readiness: Option<Arc<dyn ReadinessCheck>>,
     pub(crate) unwrapped: bool,
+    pub(crate) delta_batch: Option<usize>,
 }
+
+/// The default of [`ParserConfig::delta_batch`].
+const DEFAULT_DELTA_BATCH: usize = 10;
 
 impl ParserConfig {
     /// Properties whose string value is prose the model writes, so a value still arriving
@@ -136,6 +140,20 @@ impl ParserConfig {
         self
     }
 
+    /// In [`EmitMode::Delta`], how many times its envelope the components of a message still
+    /// arriving must weigh before they are sent (default 10, so an envelope adds at most a
+    /// tenth to the bytes sent; 0 sends each component as soon as it closes). Whatever is left
+    /// is sent when the message closes. [`EmitMode::Cumulative`] sends at every close.
+    #[must_use]
+    pub fn delta_batch(mut self, ratio: usize) -> Self {
+        self.delta_batch = Some(ratio);
+        self
+    }
+
+    pub(crate) fn batch_ratio(&self) -> usize {
+        self.delta_batch.unwrap_or(DEFAULT_DELTA_BATCH)
+    }
+
     pub(crate) fn is_progressive(&self, key: &[u8]) -> bool {
         self.progressive_keys.iter().any(|k| k.as_bytes() == key)
     }
@@ -149,6 +167,7 @@ impl fmt::Debug for ParserConfig {
             .field("limits", &self.limits)
             .field("readiness", &self.readiness.as_ref().map(|_| ".."))
             .field("wrapped", &!self.unwrapped)
+            .field("delta_batch", &self.batch_ratio())
             .finish()
     }
 }

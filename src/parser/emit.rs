@@ -41,6 +41,8 @@ pub(crate) type Signature = (usize, u8, usize, u8);
 pub(crate) struct Tracker {
     /// Closed components not yet sent (delta) or all closed components (cumulative).
     components: Vec<Value>,
+    /// JSON bytes of the components not yet sent.
+    unsent_bytes: usize,
     /// In cumulative mode, how many of `components` the last emission carried.
     sent_components: usize,
     /// The last envelope sent (a components message without its components) or the last
@@ -48,22 +50,24 @@ pub(crate) struct Tracker {
     last: Option<Value>,
     /// Whether anything of this message was sent.
     sent: bool,
-    /// The healed envelope for a signature, if it healed.
-    envelope: Option<(Signature, Option<Value>)>,
+    /// The healed envelope (and its length) for a signature, if it healed.
+    envelope: Option<(Signature, Option<(Value, usize)>)>,
 }
 
 impl Tracker {
     pub(crate) fn reset(&mut self) {
         self.components.clear();
+        self.unsent_bytes = 0;
         self.sent_components = 0;
         self.last = None;
         self.sent = false;
         self.envelope = None;
     }
 
-    /// A component of the open message closed.
-    pub(crate) fn component(&mut self, component: Value, _mode: EmitMode) {
+    /// A component of the open message closed; `bytes` is the length of its JSON.
+    pub(crate) fn component(&mut self, component: Value, bytes: usize) {
         self.components.push(component);
+        self.unsent_bytes += bytes;
     }
 
     /// Whether closed components wait to be sent.
@@ -74,14 +78,12 @@ impl Tracker {
         }
     }
 
-    pub(crate) fn cached_envelope(&self, sig: Signature) -> Option<Option<Value>> {
-        match &self.envelope {
-            Some((cached, value)) if *cached == sig => Some(value.clone()),
-            _ => None,
-        }
+    /// Whether the envelope healed at `sig` is cached.
+    pub(crate) fn has_envelope(&self, sig: Signature) -> bool {
+        matches!(&self.envelope, Some((cached, _)) if *cached == sig)
     }
 
-    pub(crate) fn cache_envelope(&mut self, sig: Signature, value: Option<Value>) {
+    pub(crate) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
         self.envelope = Some((sig, value));
     }
 
@@ -92,8 +94,18 @@ impl Tracker {
         same
     }
 
-    /// Sends `envelope` with the components waiting, if the readiness check allows.
-    pub(crate) fn send_components(&mut self, envelope: Value, action: &str, cx: &mut Cx<'_>) {
+    /// Sends the cached envelope with the components waiting, if the readiness check allows
+    /// and, in delta mode, they outweigh the envelope by the configured batch ratio.
+    pub(crate) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
+        let Some((_, Some((envelope, envelope_len)))) = &self.envelope else {
+            return;
+        };
+        if cx.config.mode == EmitMode::Delta
+            && self.unsent_bytes < envelope_len.saturating_mul(cx.config.batch_ratio())
+        {
+            return;
+        }
+        let envelope = envelope.clone();
         let mut message = envelope.clone();
         let carried = self.take_components(cx.config.mode);
         let count = carried.len();
@@ -107,6 +119,7 @@ impl Tracker {
             }
         }
         self.sent_components = count;
+        self.unsent_bytes = 0;
         self.sent = true;
         self.last = Some(envelope);
         cx.out.push(message);

@@ -20,36 +20,33 @@ impl Block {
         if self.phase != Phase::Message {
             return;
         }
-        let Some(action) = self.action.clone() else {
+        let Some(kind) = self.action.as_deref().map(ActionKind::of) else {
             return;
         };
-        match ActionKind::of(&action) {
+        match kind {
             ActionKind::Whole => {}
             ActionKind::Components => {
                 if !self.tracker.has_unsent(cx.config.mode) {
                     return;
                 }
                 let sig = self.signature();
-                let envelope = match self.tracker.cached_envelope(sig) {
-                    Some(envelope) => envelope,
-                    None => {
-                        let envelope = self.heal(cx).filter(|v| envelope_ok(v, &action));
-                        self.tracker.cache_envelope(sig, envelope.clone());
-                        envelope
-                    }
-                };
-                if let Some(envelope) = envelope {
-                    self.tracker.send_components(envelope, &action, cx);
+                if !self.tracker.has_envelope(sig) {
+                    let envelope = self.heal(cx).filter(|(v, _)| self.envelope_ok(v));
+                    self.tracker.cache_envelope(sig, envelope);
+                }
+                if let Some(action) = self.action.as_deref() {
+                    self.tracker.send_components(action, cx);
                 }
             }
             ActionKind::DataModel => {
                 if self.tracker.same_signature(self.signature()) {
                     return;
                 }
-                let Some(message) = self.heal(cx).filter(|v| envelope_ok(v, &action)) else {
+                let Some((message, _)) = self.heal(cx).filter(|(v, _)| self.envelope_ok(v)) else {
                     return;
                 };
-                if message.get(&action).and_then(|b| b.get("value")).is_some() {
+                let action = self.action.as_deref().unwrap_or_default();
+                if message.get(action).and_then(|b| b.get("value")).is_some() {
                     self.tracker.send_snapshot(message, cx);
                 }
             }
@@ -72,8 +69,9 @@ impl Block {
         }
     }
 
-    /// The open message closed where it stands, or `None` if it cannot be yet.
-    fn heal(&self, cx: &Cx<'_>) -> Option<Value> {
+    /// The open message closed where it stands, with its length in bytes, or `None` if it
+    /// cannot be yet.
+    fn heal(&self, cx: &Cx<'_>) -> Option<(Value, usize)> {
         let (end, frames) = match &self.comp {
             Some(comp) => {
                 let at = self
@@ -113,17 +111,21 @@ impl Block {
                 Kind::Arr => b']',
             });
         }
-        serde_json::from_slice(&out).ok()
+        let value = serde_json::from_slice(&out).ok()?;
+        Some((value, out.len()))
     }
-}
 
-/// Whether a healed message names its surface (and, for v0.9+ actions, its version), so a
-/// renderer can apply it.
-fn envelope_ok(message: &Value, action: &str) -> bool {
-    let versioned = matches!(action, "updateComponents" | "updateDataModel");
-    (!versioned || message.get("version").is_some_and(Value::is_string))
-        && message
-            .get(action)
-            .and_then(|body| body.get("surfaceId"))
-            .is_some_and(Value::is_string)
+    /// Whether a healed message names its surface (and, for v0.9+ actions, its version), so a
+    /// renderer can apply it.
+    fn envelope_ok(&self, message: &Value) -> bool {
+        let Some(action) = self.action.as_deref() else {
+            return false;
+        };
+        let versioned = matches!(action, "updateComponents" | "updateDataModel");
+        (!versioned || message.get("version").is_some_and(Value::is_string))
+            && message
+                .get(action)
+                .and_then(|body| body.get("surfaceId"))
+                .is_some_and(Value::is_string)
+    }
 }

@@ -672,11 +672,11 @@ impl Block {
         let slice = self.buf.get(comp.start..).unwrap_or_default();
         match serde_json::from_slice::<Value>(slice) {
             Ok(component) => {
+                self.tracker.component(component, slice.len());
                 self.buf.truncate(comp.trunc);
                 if let Some(f) = self.frames.last_mut() {
                     f.nonempty = comp.prev_nonempty;
                 }
-                self.tracker.component(component, cx.config.mode);
                 Step::Next(i + 1)
             }
             Err(e) => self.fail(input, i, cx, &format!("unreadable component: {e}")),
