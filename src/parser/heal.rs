@@ -1,0 +1,131 @@
+//! Snapshots of the message still arriving: what may be emitted before it closes.
+//!
+//! A snapshot is built from the recorded structure, not by re-reading the block: the
+//! normalized buffer of [`Block`] already holds the open message minus its closed components,
+//! so healing appends a closing quote (only for a string value under a progressive key) and one
+//! closing bracket per open frame. A component still arriving is left out (the buffer is cut
+//! where it began). Anything else still arriving (an id, a path, a component name, a child
+//! reference, a number, a key without its value) makes the message not ready.
+//!
+//! Snapshots are taken once per chunk and only when the healable state changed.
+
+use serde_json::Value;
+
+use super::emit::{ActionKind, Signature};
+use super::json::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+
+impl Block {
+    /// Emits what of the open message is ready, if anything changed since the last snapshot.
+    pub(crate) fn snapshot(&mut self, cx: &mut Cx<'_>) {
+        if self.phase != Phase::Message {
+            return;
+        }
+        let Some(kind) = self.action.as_deref().map(ActionKind::of) else {
+            return;
+        };
+        match kind {
+            ActionKind::Whole => {}
+            ActionKind::Components => {
+                if !self.tracker.has_unsent(cx.config.mode) {
+                    return;
+                }
+                let sig = self.signature();
+                if !self.tracker.has_envelope(sig) {
+                    let envelope = self.heal(cx).filter(|(v, _)| self.envelope_ok(v));
+                    self.tracker.cache_envelope(sig, envelope);
+                }
+                if let Some(action) = self.action.as_deref() {
+                    self.tracker.send_components(action, cx);
+                }
+            }
+            ActionKind::DataModel => {
+                if self.tracker.same_signature(self.signature()) {
+                    return;
+                }
+                let Some((message, _)) = self.heal(cx).filter(|(v, _)| self.envelope_ok(v)) else {
+                    return;
+                };
+                let action = self.action.as_deref().unwrap_or_default();
+                if message.get(action).and_then(|b| b.get("value")).is_some() {
+                    self.tracker.send_snapshot(message, cx);
+                }
+            }
+        }
+    }
+
+    /// What the healed snapshot depends on: buffer length, literal state, depth.
+    fn signature(&self) -> Signature {
+        let expect = self.frames.last().map_or(0, |f| f.expect as u8);
+        match &self.comp {
+            Some(comp) => (comp.trunc, 0, 0, 0),
+            None => {
+                let lit = match self.lit {
+                    Lit::None => 0,
+                    Lit::Str { .. } => 1 + u8::from(self.esc),
+                    Lit::Token { .. } => 3,
+                };
+                (self.buf.len(), lit, self.frames.len(), expect)
+            }
+        }
+    }
+
+    /// The open message closed where it stands, with its length in bytes, or `None` if it
+    /// cannot be yet.
+    fn heal(&self, cx: &Cx<'_>) -> Option<(Value, usize)> {
+        let (end, frames) = match &self.comp {
+            Some(comp) => {
+                let at = self
+                    .frames
+                    .iter()
+                    .position(|f| f.role == Role::Components)?;
+                (comp.trunc, self.frames.get(..=at)?)
+            }
+            None => (self.buf.len(), &self.frames[..]),
+        };
+        let mut out = Vec::with_capacity(end + frames.len() + 1);
+        out.extend_from_slice(self.buf.get(..end)?);
+        if self.comp.is_none() {
+            let innermost = frames.last()?;
+            match self.lit {
+                Lit::Str { key: false } => {
+                    let key = self.buf.get(innermost.key.0..innermost.key.1)?;
+                    if innermost.kind != Kind::Obj || !cx.config.is_progressive(key) {
+                        return None;
+                    }
+                    if self.esc {
+                        out.pop();
+                    }
+                    out.push(b'"');
+                }
+                Lit::Str { key: true } | Lit::Token { .. } => return None,
+                Lit::None => {
+                    if matches!(innermost.expect, Expect::Colon | Expect::Value) {
+                        return None;
+                    }
+                }
+            }
+        }
+        for frame in frames.iter().rev() {
+            out.push(match frame.kind {
+                Kind::Obj => b'}',
+                Kind::Arr => b']',
+            });
+        }
+        let value = serde_json::from_slice(&out).ok()?;
+        Some((value, out.len()))
+    }
+
+    /// Whether a healed message names its surface (and, for v0.9+ actions, its version), so a
+    /// renderer can apply it.
+    fn envelope_ok(&self, message: &Value) -> bool {
+        let Some(action) = self.action.as_deref() else {
+            return false;
+        };
+        let versioned = matches!(action, "updateComponents" | "updateDataModel");
+        (!versioned || message.get("version").is_some_and(Value::is_string))
+            && message
+                .get(action)
+                .and_then(|body| body.get("surfaceId"))
+                .is_some_and(Value::is_string)
+    }
+}

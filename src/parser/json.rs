@@ -1,0 +1,722 @@
+//! The JSON inside one `<a2ui-json>` block, read in a single pass.
+//!
+//! Why a hand-written scanner and not a JSON parser per chunk: the block arrives a few bytes at
+//! a time, and re-reading its prefix on every chunk is quadratic. [`Block`] keeps a scanner
+//! state (phase, a frame per open object or array, string and escape state) and looks at each
+//! byte once. As it goes it copies the open message into a normalized buffer: trailing commas
+//! dropped, Markdown fences and whitespace left out, smart quotes made straight, raw control
+//! characters in strings escaped. The buffer is then valid JSON wherever a value closes, so
+//! each closed component and message is deserialized once, by `serde_json`, from its slice.
+//!
+//! A closed component is cut out of the buffer as soon as it is deserialized, so the buffer
+//! holds only the open message's envelope and its open component. Tags and fences are
+//! recognized by the nom parsers of [`super::tags`].
+
+use serde_json::Value;
+
+use super::config::ParserConfig;
+use super::emit::Tracker;
+use super::error::{Locator, ParseError, ParseErrorKind};
+use super::tags::{self, Match};
+
+/// Object or array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Obj,
+    Arr,
+}
+
+/// What an open object or array accepts next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expect {
+    /// A key or `}` (after `{` or `,`; `}` after `,` is a tolerated trailing comma).
+    KeyOrEnd,
+    /// `:` after a key.
+    Colon,
+    /// A value after `:`.
+    Value,
+    /// A value or `]` (after `[` or `,`).
+    ValueOrEnd,
+    /// `,` or the closing bracket, after a value.
+    CommaOrEnd,
+}
+
+/// What an open object or array is in the A2UI message structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A top-level message object.
+    Message,
+    /// The message's action object, e.g. the value of `updateComponents`.
+    Action,
+    /// The `components` array of an action.
+    Components,
+    /// One component object.
+    Component,
+    /// Anything else.
+    Other,
+}
+
+/// One open object or array.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame {
+    pub(crate) kind: Kind,
+    pub(crate) expect: Expect,
+    /// Whether the buffer holds an entry of this frame (so the next needs a `,`).
+    pub(crate) nonempty: bool,
+    /// Buffer range of the current key (objects only).
+    pub(crate) key: (usize, usize),
+    pub(crate) role: Role,
+}
+
+/// A string or bare literal being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lit {
+    None,
+    /// A string; `key` says whether it is an object key.
+    Str {
+        key: bool,
+    },
+    /// `true`, `false`, `null` or a number, starting at this buffer index.
+    Token {
+        start: usize,
+    },
+}
+
+/// The component object being read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpenComponent {
+    /// Buffer length before the component (and its separating comma).
+    pub(crate) trunc: usize,
+    /// Buffer index of its `{`.
+    pub(crate) start: usize,
+    /// The `components` frame's `nonempty` before it.
+    pub(crate) prev_nonempty: bool,
+}
+
+/// Where in the block the scanner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Before the JSON (whitespace, a fence).
+    Pre,
+    /// In the top-level message list, between messages.
+    Between,
+    /// Inside a message.
+    Message,
+    /// After the JSON (whitespace, a fence) until the close tag.
+    Post,
+    /// The JSON is unreadable; waiting for the close tag to report it.
+    Bad,
+}
+
+/// What [`Block::advance`] stopped on.
+#[derive(Debug)]
+pub(crate) enum Advance {
+    /// The close tag ended the block; text resumes at this input index.
+    Closed(usize),
+    /// The input from this index may be a tag or fence still arriving: keep it for next time.
+    Hold(usize),
+    /// All input was read.
+    NeedMore,
+    /// A failure known now (an unreadable block at its close tag, or a limit).
+    Failed(ParseError),
+}
+
+/// The parser's settings and output, lent to a block while it reads.
+pub(crate) struct Cx<'a> {
+    pub(crate) config: &'a ParserConfig,
+    pub(crate) loc: &'a Locator,
+    /// Messages emitted so far in this feed.
+    pub(crate) out: &'a mut Vec<Value>,
+}
+
+/// One step of the scanner.
+enum Step {
+    Next(usize),
+    Done(Advance),
+}
+
+/// The scanner state of one block.
+#[derive(Debug)]
+pub(crate) struct Block {
+    pub(crate) phase: Phase,
+    /// Whether the messages sit in a top-level list (else the block is one message).
+    in_array: bool,
+    /// What the top-level list accepts next.
+    top: Expect,
+    pub(crate) frames: Vec<Frame>,
+    /// The open message, normalized, minus its closed components.
+    pub(crate) buf: Vec<u8>,
+    pub(crate) lit: Lit,
+    /// Whether the string being read opened with a curly quote.
+    smart: bool,
+    /// Whether the last string byte was an unfinished backslash escape.
+    pub(crate) esc: bool,
+    /// Buffer index of the open string's opening quote.
+    str_start: usize,
+    pub(crate) comp: Option<OpenComponent>,
+    /// The open message's action name (`updateComponents`, `surfaceUpdate`, ...).
+    pub(crate) action: Option<String>,
+    pub(crate) tracker: Tracker,
+    /// Bytes of this block read so far.
+    bytes: usize,
+    /// The first syntax error, reported when the block closes.
+    bad: Option<ParseError>,
+    unwrapped: bool,
+}
+
+impl Block {
+    /// A block just after its open tag (or a whole unwrapped response).
+    pub(crate) fn new(unwrapped: bool) -> Self {
+        Self {
+            phase: Phase::Pre,
+            in_array: false,
+            top: Expect::ValueOrEnd,
+            frames: Vec::new(),
+            buf: Vec::new(),
+            lit: Lit::None,
+            smart: false,
+            esc: false,
+            str_start: 0,
+            comp: None,
+            action: None,
+            tracker: Tracker::default(),
+            bytes: 0,
+            bad: None,
+            unwrapped,
+        }
+    }
+
+    /// Starts a new block, keeping allocations.
+    pub(crate) fn reset(&mut self) {
+        self.phase = Phase::Pre;
+        self.in_array = false;
+        self.top = Expect::ValueOrEnd;
+        self.frames.clear();
+        self.buf.clear();
+        self.lit = Lit::None;
+        self.esc = false;
+        self.comp = None;
+        self.action = None;
+        self.tracker.reset();
+        self.bytes = 0;
+        self.bad = None;
+    }
+
+    /// Reads `input` from `start`, each byte once, until the block closes or input runs out.
+    ///
+    /// # Complexity
+    ///
+    /// Linear in the bytes read, plus one `serde_json` pass over each closed component and
+    /// message envelope.
+    pub(crate) fn advance(&mut self, input: &str, start: usize, cx: &mut Cx<'_>) -> Advance {
+        let max = cx.config.limits.max_block_bytes;
+        let stop = input
+            .len()
+            .min(start.saturating_add(max.saturating_sub(self.bytes)));
+        let result = self.scan(input, start, stop, cx);
+        let end = match &result {
+            Advance::Closed(n) | Advance::Hold(n) => *n,
+            Advance::NeedMore => stop,
+            Advance::Failed(_) => return result,
+        };
+        self.bytes += end.saturating_sub(start);
+        if matches!(result, Advance::NeedMore) && stop < input.len() {
+            let message = format!("an a2ui-json block is longer than the limit of {max} bytes");
+            return Advance::Failed(cx.loc.error(ParseErrorKind::Limit, message, input, stop));
+        }
+        result
+    }
+
+    /// The stream ended inside this block; `tail` is input held back for a tag still arriving.
+    ///
+    /// A block whose messages all closed is accepted without its close tag.
+    pub(crate) fn finish(&mut self, tail: &str, loc: &Locator) -> Result<(), ParseError> {
+        let at = tail.len();
+        match self.phase {
+            Phase::Between | Phase::Post => Ok(()),
+            Phase::Bad => Err(self.bad.take().unwrap_or_else(|| {
+                loc.error(
+                    ParseErrorKind::Syntax,
+                    "unreadable a2ui-json block",
+                    tail,
+                    at,
+                )
+            })),
+            Phase::Message => Err(loc.error(
+                ParseErrorKind::Truncated,
+                "the stream ended inside an unfinished A2UI message",
+                tail,
+                at,
+            )),
+            Phase::Pre if self.unwrapped => Err(loc.error(
+                ParseErrorKind::Syntax,
+                "the payload holds no JSON",
+                tail,
+                at,
+            )),
+            Phase::Pre => Err(loc.error(
+                ParseErrorKind::Truncated,
+                "the stream ended inside an a2ui-json block that holds no JSON",
+                tail,
+                at,
+            )),
+        }
+    }
+
+    fn scan(&mut self, input: &str, mut i: usize, stop: usize, cx: &mut Cx<'_>) -> Advance {
+        let all = input.as_bytes();
+        let bytes = all.get(..stop).unwrap_or(all);
+        loop {
+            if matches!(self.lit, Lit::Str { .. }) {
+                match self.scan_string(bytes, i) {
+                    Some(next) => i = next,
+                    None => return Advance::NeedMore,
+                }
+            }
+            let Some(&b) = bytes.get(i) else {
+                return Advance::NeedMore;
+            };
+            let step = match self.phase {
+                Phase::Message => self.message_byte(input, i, b, cx),
+                Phase::Pre => self.pre_byte(input, i, b, cx),
+                Phase::Between => self.between_byte(input, i, b, cx),
+                Phase::Post => self.post_byte(input, i, b, cx),
+                Phase::Bad => self.bad_byte(input, bytes, i),
+            };
+            match step {
+                Step::Next(next) => i = next,
+                Step::Done(advance) => return advance,
+            }
+        }
+    }
+
+    /// Copies string bytes up to the closing quote; `None` when input ran out first.
+    fn scan_string(&mut self, bytes: &[u8], mut i: usize) -> Option<usize> {
+        loop {
+            let rest = bytes.get(i..)?;
+            if self.esc {
+                let &c = rest.first()?;
+                self.buf.push(c);
+                self.esc = false;
+                i += 1;
+                continue;
+            }
+            let smart = self.smart;
+            let special = |c: &u8| *c == b'"' || *c == b'\\' || *c < 0x20 || (smart && *c == 0xE2);
+            let Some(n) = rest.iter().position(special) else {
+                self.buf.extend_from_slice(rest);
+                return None;
+            };
+            self.buf.extend_from_slice(rest.get(..n)?);
+            i += n;
+            match rest.get(n..)? {
+                [b'"', ..] if !smart => return Some(self.end_string(i + 1)),
+                [b'"', ..] => {
+                    self.buf.extend_from_slice(b"\\\"");
+                    i += 1;
+                }
+                [b'\\', ..] => {
+                    self.buf.push(b'\\');
+                    self.esc = true;
+                    i += 1;
+                }
+                [0xE2, 0x80, 0x9D, ..] => return Some(self.end_string(i + 3)),
+                [0xE2, ..] => {
+                    self.buf.push(0xE2);
+                    i += 1;
+                }
+                [c, ..] => {
+                    let escaped = match c {
+                        b'\n' => "\\n".to_owned(),
+                        b'\r' => "\\r".to_owned(),
+                        b'\t' => "\\t".to_owned(),
+                        c => format!("\\u{c:04x}"),
+                    };
+                    self.buf.extend_from_slice(escaped.as_bytes());
+                    i += 1;
+                }
+                [] => return None,
+            }
+        }
+    }
+
+    fn end_string(&mut self, next: usize) -> usize {
+        self.buf.push(b'"');
+        if let Lit::Str { key: true } = self.lit {
+            let range = (self.str_start + 1, self.buf.len() - 1);
+            if let Some(frame) = self.frames.last_mut() {
+                frame.key = range;
+                frame.expect = Expect::Colon;
+            }
+        }
+        self.lit = Lit::None;
+        next
+    }
+
+    fn pre_byte(&mut self, input: &str, i: usize, b: u8, cx: &mut Cx<'_>) -> Step {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => Step::Next(i + 1),
+            b'`' => self.fence(input, i, cx),
+            b'[' => {
+                self.phase = Phase::Between;
+                self.in_array = true;
+                self.top = Expect::ValueOrEnd;
+                Step::Next(i + 1)
+            }
+            b'{' => {
+                self.in_array = false;
+                self.start_message(input, i, cx)
+            }
+            b'<' => self.close_tag(input, i, cx, Some("the a2ui-json block holds no JSON")),
+            _ => self.fail(
+                input,
+                i,
+                cx,
+                "expected `[` or `{` to begin the A2UI messages",
+            ),
+        }
+    }
+
+    fn between_byte(&mut self, input: &str, i: usize, b: u8, cx: &mut Cx<'_>) -> Step {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => Step::Next(i + 1),
+            b',' if self.top == Expect::CommaOrEnd => {
+                self.top = Expect::ValueOrEnd;
+                Step::Next(i + 1)
+            }
+            b']' => {
+                self.phase = Phase::Post;
+                Step::Next(i + 1)
+            }
+            b'{' if self.top == Expect::ValueOrEnd => {
+                self.top = Expect::CommaOrEnd;
+                self.start_message(input, i, cx)
+            }
+            b'<' => self.close_tag(input, i, cx, None),
+            _ => self.fail(input, i, cx, "expected a message object, `,` or `]`"),
+        }
+    }
+
+    fn post_byte(&mut self, input: &str, i: usize, b: u8, cx: &mut Cx<'_>) -> Step {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => Step::Next(i + 1),
+            b'`' => self.fence(input, i, cx),
+            b'<' => self.close_tag(input, i, cx, None),
+            _ => self.fail(input, i, cx, "unexpected text after the A2UI messages"),
+        }
+    }
+
+    /// Skips a Markdown fence around the JSON.
+    fn fence(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        match tags::bounded(tags::fence, input.get(i..).unwrap_or_default()) {
+            Match::Yes(len) => Step::Next(i + len),
+            Match::More => Step::Done(Advance::Hold(i)),
+            Match::No => self.fail(input, i, cx, "unexpected '`'"),
+        }
+    }
+
+    /// At a `<` outside any string: the close tag, or not. `early` is the error to raise if
+    /// the block may not close here.
+    fn close_tag(&mut self, input: &str, i: usize, cx: &mut Cx<'_>, early: Option<&str>) -> Step {
+        match tags::bounded(tags::close_tag, input.get(i..).unwrap_or_default()) {
+            Match::Yes(len) => match early {
+                None => Step::Done(Advance::Closed(i + len)),
+                Some(message) => Step::Done(Advance::Failed(cx.loc.error(
+                    ParseErrorKind::Syntax,
+                    message,
+                    input,
+                    i,
+                ))),
+            },
+            Match::More => Step::Done(Advance::Hold(i)),
+            Match::No => self.fail(input, i, cx, "unexpected '<'"),
+        }
+    }
+
+    /// In an unreadable block: look for the close tag, then raise the first error.
+    fn bad_byte(&mut self, input: &str, bytes: &[u8], i: usize) -> Step {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let Some(n) = rest.iter().position(|&c| c == b'<') else {
+            return Step::Done(Advance::NeedMore);
+        };
+        let at = i + n;
+        match tags::bounded(tags::close_tag, input.get(at..).unwrap_or_default()) {
+            Match::Yes(_) => match self.bad.take() {
+                Some(err) => Step::Done(Advance::Failed(err)),
+                None => Step::Next(at + 1),
+            },
+            Match::More => Step::Done(Advance::Hold(at)),
+            Match::No => Step::Next(at + 1),
+        }
+    }
+
+    /// Marks the block unreadable from `i`; the error is raised at its close tag.
+    fn fail(&mut self, input: &str, i: usize, cx: &Cx<'_>, message: &str) -> Step {
+        if self.bad.is_none() {
+            self.bad = Some(cx.loc.error(ParseErrorKind::Syntax, message, input, i));
+        }
+        self.phase = Phase::Bad;
+        self.lit = Lit::None;
+        Step::Next(i)
+    }
+
+    fn depth_error(&self, input: &str, i: usize, cx: &Cx<'_>) -> Step {
+        let max = cx.config.limits.max_depth;
+        let message = format!("A2UI JSON nests deeper than the limit of {max}");
+        Step::Done(Advance::Failed(cx.loc.error(
+            ParseErrorKind::Limit,
+            message,
+            input,
+            i,
+        )))
+    }
+
+    fn start_message(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        if 1 + usize::from(self.in_array) > cx.config.limits.max_depth {
+            return self.depth_error(input, i, cx);
+        }
+        self.phase = Phase::Message;
+        self.frames.clear();
+        self.buf.clear();
+        self.comp = None;
+        self.action = None;
+        self.tracker.reset();
+        self.buf.push(b'{');
+        self.frames.push(Frame {
+            kind: Kind::Obj,
+            expect: Expect::KeyOrEnd,
+            nonempty: false,
+            key: (0, 0),
+            role: Role::Message,
+        });
+        Step::Next(i + 1)
+    }
+
+    fn message_byte(&mut self, input: &str, i: usize, b: u8, cx: &mut Cx<'_>) -> Step {
+        if let Lit::Token { start } = self.lit {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.') {
+                self.buf.push(b);
+                return Step::Next(i + 1);
+            }
+            if !valid_token(self.buf.get(start..).unwrap_or_default()) {
+                return self.fail(input, i, cx, "expected a JSON value");
+            }
+            self.lit = Lit::None;
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => Step::Next(i + 1),
+            b'{' => self.open(Kind::Obj, input, i, cx),
+            b'[' => self.open(Kind::Arr, input, i, cx),
+            b'}' | b']' => self.close(b, input, i, cx),
+            b',' => match self.frames.last_mut() {
+                Some(f) if f.expect == Expect::CommaOrEnd => {
+                    f.expect = match f.kind {
+                        Kind::Obj => Expect::KeyOrEnd,
+                        Kind::Arr => Expect::ValueOrEnd,
+                    };
+                    Step::Next(i + 1)
+                }
+                _ => self.fail(input, i, cx, "unexpected `,`"),
+            },
+            b':' => match self.frames.last_mut() {
+                Some(f) if f.expect == Expect::Colon => {
+                    f.expect = Expect::Value;
+                    self.buf.push(b':');
+                    Step::Next(i + 1)
+                }
+                _ => self.fail(input, i, cx, "unexpected `:`"),
+            },
+            b'"' => self.open_string(false, input, i, 1, cx),
+            0xE2 if is_smart_quote(input.as_bytes().get(i..)) => {
+                self.open_string(true, input, i, 3, cx)
+            }
+            b'<' => self.close_tag(
+                input,
+                i,
+                cx,
+                Some("the a2ui-json block closed inside an unfinished message"),
+            ),
+            b'-' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' => {
+                if let Err(message) = self.begin_value() {
+                    return self.fail(input, i, cx, message);
+                }
+                self.lit = Lit::Token {
+                    start: self.buf.len(),
+                };
+                self.buf.push(b);
+                Step::Next(i + 1)
+            }
+            _ => self.fail(input, i, cx, "unexpected character"),
+        }
+    }
+
+    /// Accounts for a value starting in the innermost frame, writing its separator.
+    fn begin_value(&mut self) -> Result<(), &'static str> {
+        let Some(f) = self.frames.last_mut() else {
+            return Err("expected a message");
+        };
+        match f.expect {
+            Expect::Value => {}
+            Expect::ValueOrEnd => {
+                if f.nonempty {
+                    self.buf.push(b',');
+                }
+                f.nonempty = true;
+            }
+            Expect::KeyOrEnd => return Err("expected a key or `}`"),
+            Expect::Colon => return Err("expected `:`"),
+            Expect::CommaOrEnd => return Err("expected `,` or a closing bracket"),
+        }
+        f.expect = Expect::CommaOrEnd;
+        Ok(())
+    }
+
+    fn open_string(
+        &mut self,
+        smart: bool,
+        input: &str,
+        i: usize,
+        width: usize,
+        cx: &mut Cx<'_>,
+    ) -> Step {
+        let key = match self.frames.last_mut() {
+            Some(f) if f.expect == Expect::KeyOrEnd => {
+                if f.nonempty {
+                    self.buf.push(b',');
+                }
+                f.nonempty = true;
+                true
+            }
+            _ => {
+                if let Err(message) = self.begin_value() {
+                    return self.fail(input, i, cx, message);
+                }
+                false
+            }
+        };
+        self.str_start = self.buf.len();
+        self.buf.push(b'"');
+        self.lit = Lit::Str { key };
+        self.smart = smart;
+        self.esc = false;
+        Step::Next(i + width)
+    }
+
+    fn open(&mut self, kind: Kind, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        if self.frames.len() + 1 + usize::from(self.in_array) > cx.config.limits.max_depth {
+            return self.depth_error(input, i, cx);
+        }
+        let Some(&parent) = self.frames.last() else {
+            return self.fail(input, i, cx, "expected a message");
+        };
+        let trunc = self.buf.len();
+        if let Err(message) = self.begin_value() {
+            return self.fail(input, i, cx, message);
+        }
+        let key = self.buf.get(parent.key.0..parent.key.1).unwrap_or_default();
+        let role = match (kind, parent.role) {
+            (Kind::Obj, Role::Message) if self.action.is_none() && key != b"version" => {
+                self.action = Some(String::from_utf8_lossy(key).into_owned());
+                Role::Action
+            }
+            (Kind::Arr, Role::Action) if key == b"components" => Role::Components,
+            (Kind::Obj, Role::Components) => {
+                self.comp = Some(OpenComponent {
+                    trunc,
+                    start: self.buf.len(),
+                    prev_nonempty: parent.nonempty,
+                });
+                Role::Component
+            }
+            _ => Role::Other,
+        };
+        let (byte, expect) = match kind {
+            Kind::Obj => (b'{', Expect::KeyOrEnd),
+            Kind::Arr => (b'[', Expect::ValueOrEnd),
+        };
+        self.buf.push(byte);
+        self.frames.push(Frame {
+            kind,
+            expect,
+            nonempty: false,
+            key: (0, 0),
+            role,
+        });
+        Step::Next(i + 1)
+    }
+
+    fn close(&mut self, b: u8, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        let fits = match self.frames.last() {
+            Some(f) => matches!(
+                (b, f.kind, f.expect),
+                (b'}', Kind::Obj, Expect::KeyOrEnd | Expect::CommaOrEnd)
+                    | (b']', Kind::Arr, Expect::ValueOrEnd | Expect::CommaOrEnd)
+            ),
+            None => false,
+        };
+        let Some(frame) = self.frames.pop().filter(|_| fits) else {
+            return self.fail(input, i, cx, "unexpected closing bracket");
+        };
+        self.buf.push(b);
+        match frame.role {
+            Role::Component => self.component_closed(input, i, cx),
+            Role::Message => self.message_closed(input, i, cx),
+            _ => Step::Next(i + 1),
+        }
+    }
+
+    fn component_closed(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        let Some(comp) = self.comp.take() else {
+            return Step::Next(i + 1);
+        };
+        let slice = self.buf.get(comp.start..).unwrap_or_default();
+        match serde_json::from_slice::<Value>(slice) {
+            Ok(component) => {
+                self.tracker.component(component, slice.len());
+                self.buf.truncate(comp.trunc);
+                if let Some(f) = self.frames.last_mut() {
+                    f.nonempty = comp.prev_nonempty;
+                }
+                Step::Next(i + 1)
+            }
+            Err(e) => self.fail(input, i, cx, &format!("unreadable component: {e}")),
+        }
+    }
+
+    fn message_closed(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        match serde_json::from_slice::<Value>(&self.buf) {
+            Ok(message) => {
+                let action = self.action.take();
+                self.tracker.close(message, action.as_deref(), cx);
+                self.buf.clear();
+                self.phase = if self.in_array {
+                    Phase::Between
+                } else {
+                    Phase::Post
+                };
+                Step::Next(i + 1)
+            }
+            Err(e) => self.fail(input, i, cx, &format!("unreadable message: {e}")),
+        }
+    }
+}
+
+/// Whether `bytes` starts with a curly double quote (U+201C or U+201D).
+fn is_smart_quote(bytes: Option<&[u8]>) -> bool {
+    matches!(bytes, Some([0xE2, 0x80, 0x9C | 0x9D, ..]))
+}
+
+/// Whether a bare token is `true`, `false`, `null` or shaped like a number (`serde_json`
+/// checks the number itself when its value closes).
+fn valid_token(token: &[u8]) -> bool {
+    match token {
+        b"true" | b"false" | b"null" => true,
+        [first, rest @ ..] => {
+            (first.is_ascii_digit() || *first == b'-')
+                && rest
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+        }
+        [] => false,
+    }
+}

@@ -1,0 +1,227 @@
+//! [`StreamParser`]: the driver that alternates between text and blocks as chunks arrive.
+
+use serde_json::Value;
+
+use super::ParsedPart;
+use super::config::ParserConfig;
+use super::error::{Locator, ParseError};
+use super::json::{Advance, Block, Cx};
+use super::tags::{self, Match};
+use super::text::TextRun;
+
+/// Splits a model's streamed output into text parts and A2UI message parts, as early as each
+/// is complete.
+///
+/// Feed chunks in order with [`feed`](Self::feed), then call [`finish`](Self::finish). Each
+/// byte is scanned once; only a short tail (a tag still arriving) is kept between chunks,
+/// plus the message still arriving. See the [module docs](super) for what is emitted when.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::parser::{ParsedPart, ParserConfig, StreamParser};
+/// use serde_json::json;
+///
+/// let mut parser = StreamParser::new(ParserConfig::default());
+/// let mut parts = parser.feed("Here you go.\n<a2ui-js");
+/// assert_eq!(parts, vec![ParsedPart::Text("Here you go.".into())]);
+/// parts = parser.feed(r#"on>[{"version": "v0.9", "deleteSurface": {"surfaceId": "s1"}}]</a2ui-json>"#);
+/// assert_eq!(
+///     parts,
+///     vec![ParsedPart::A2ui(vec![json!({"version": "v0.9", "deleteSurface": {"surfaceId": "s1"}})])]
+/// );
+/// assert!(parser.finish().unwrap().is_empty());
+/// ```
+#[derive(Debug)]
+pub struct StreamParser {
+    config: ParserConfig,
+    in_block: bool,
+    block: Block,
+    text: TextRun,
+    /// Input held back because a tag or fence may be arriving.
+    tail: String,
+    loc: Locator,
+    error: Option<ParseError>,
+}
+
+/// The parts one feed produced, with adjacent messages of one block merged into one part.
+struct Out {
+    parts: Vec<ParsedPart>,
+    /// Whether the last part is messages of the open block (more may join it).
+    joinable: bool,
+}
+
+impl Out {
+    fn text(&mut self, text: Option<String>) {
+        if let Some(text) = text {
+            self.parts.push(ParsedPart::Text(text));
+            self.joinable = false;
+        }
+    }
+
+    fn messages(&mut self, messages: &mut Vec<Value>) {
+        if messages.is_empty() {
+            return;
+        }
+        match self.parts.last_mut() {
+            Some(ParsedPart::A2ui(list)) if self.joinable => list.append(messages),
+            _ => self.parts.push(ParsedPart::A2ui(std::mem::take(messages))),
+        }
+        self.joinable = true;
+    }
+}
+
+impl StreamParser {
+    /// A parser at the start of a response.
+    pub fn new(config: ParserConfig) -> Self {
+        let unwrapped = config.unwrapped;
+        Self {
+            config,
+            in_block: unwrapped,
+            block: Block::new(unwrapped),
+            text: TextRun::default(),
+            tail: String::new(),
+            loc: Locator::default(),
+            error: None,
+        }
+    }
+
+    /// Reads the next chunk and returns the parts it completes, in order.
+    ///
+    /// Text is emitted as it arrives (minus trailing whitespace and anything that may be the
+    /// start of a tag, held for the next chunk). Messages are emitted as they become ready; see
+    /// the [module docs](super). Never fails: an unreadable block is reported by
+    /// [`error`](Self::error) once its close tag arrives (a limit at once), and by
+    /// [`finish`](Self::finish); after that `feed` returns nothing.
+    ///
+    /// # Complexity
+    ///
+    /// Linear in the chunk's length plus a held tail of at most a few hundred bytes, plus one
+    /// `serde_json` pass over each component and message that closes in it. A data model
+    /// update still arriving is healed once per chunk, at a cost linear in its size.
+    pub fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
+        let mut out = Out {
+            parts: Vec::new(),
+            joinable: false,
+        };
+        if self.error.is_some() {
+            return out.parts;
+        }
+        let mut input = std::mem::take(&mut self.tail);
+        let joined;
+        let input: &str = if input.is_empty() {
+            chunk
+        } else {
+            input.push_str(chunk);
+            joined = input;
+            &joined
+        };
+        let held = self.run(input, &mut out);
+        if self.error.is_none() {
+            if self.in_block {
+                let mut messages = Vec::new();
+                self.block.snapshot(&mut Cx {
+                    config: &self.config,
+                    loc: &self.loc,
+                    out: &mut messages,
+                });
+                out.messages(&mut messages);
+            } else {
+                out.text(self.text.flush());
+            }
+        }
+        let held = held.min(input.len());
+        self.tail = input.get(held..).unwrap_or_default().to_owned();
+        self.loc
+            .advance(input.as_bytes().get(..held).unwrap_or_default());
+        out.parts
+    }
+
+    /// The error that ended the stream early, if any: a block that closed unreadable, or a
+    /// limit exceeded. A server can fail the stream at once instead of waiting for the end.
+    pub fn error(&self) -> Option<&ParseError> {
+        self.error.as_ref()
+    }
+
+    /// Ends the stream and returns the parts it completes: the rest of the text, or nothing.
+    ///
+    /// A block left open is accepted if its messages all closed.
+    ///
+    /// # Errors
+    ///
+    /// The error [`error`](Self::error) holds; or, for a block left open, a
+    /// [`Truncated`](super::ParseErrorKind::Truncated) error if a message was still arriving,
+    /// or the [`Syntax`](super::ParseErrorKind::Syntax) error that made the block unreadable.
+    pub fn finish(mut self) -> Result<Vec<ParsedPart>, ParseError> {
+        if let Some(err) = self.error.take() {
+            return Err(err);
+        }
+        let tail = std::mem::take(&mut self.tail);
+        let mut out = Out {
+            parts: Vec::new(),
+            joinable: false,
+        };
+        if self.in_block {
+            self.block.finish(&tail, &self.loc)?;
+        } else {
+            self.text.push(&tail);
+            out.text(self.text.end());
+        }
+        Ok(out.parts)
+    }
+
+    /// Reads `input`; returns where the held tail starts (`input.len()` when none).
+    fn run(&mut self, input: &str, out: &mut Out) -> usize {
+        let mut i = 0;
+        loop {
+            if self.in_block {
+                let mut messages = Vec::new();
+                let step = self.block.advance(
+                    input,
+                    i,
+                    &mut Cx {
+                        config: &self.config,
+                        loc: &self.loc,
+                        out: &mut messages,
+                    },
+                );
+                out.messages(&mut messages);
+                match step {
+                    Advance::Closed(next) => {
+                        self.in_block = false;
+                        out.joinable = false;
+                        i = next;
+                    }
+                    Advance::Hold(at) => return at,
+                    Advance::NeedMore => return input.len(),
+                    Advance::Failed(err) => {
+                        self.error = Some(err);
+                        return input.len();
+                    }
+                }
+            } else {
+                let rest = input.get(i..).unwrap_or_default();
+                let Some(lt) = rest.find('<') else {
+                    self.text.push(rest);
+                    return input.len();
+                };
+                self.text.push(rest.get(..lt).unwrap_or_default());
+                let at = i + lt;
+                let candidate = rest.get(lt..).unwrap_or_default();
+                match tags::bounded(tags::open_tag, candidate) {
+                    Match::Yes(len) => {
+                        out.text(self.text.end());
+                        self.in_block = true;
+                        self.block.reset();
+                        i = at + len;
+                    }
+                    Match::More => return at,
+                    Match::No => {
+                        self.text.push("<");
+                        i = at + 1;
+                    }
+                }
+            }
+        }
+    }
+}
