@@ -70,3 +70,8 @@ pub use agent::{Agent, AgentError, Reply};
 pub use request::Request;
 #[cfg(feature = "server")]
 pub use server::{A2uiServer, ServerBuilder};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
