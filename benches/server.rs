@@ -1,1 +1,462 @@
-fn main() {}
+//! Server benchmark: our A2A server against the Python `a2a-sdk` 1.3.0 reference server,
+//! measured in the same run so the ratios mean something on a shared machine.
+//!
+//! 1. `message/send` throughput and latency over loopback with a trivial agent (it answers
+//!    "echo: <text>" and leaves the task `input-required`) at 1, 16 and 64 concurrent clients.
+//! 2. Resident memory (VmRSS of the server process) with N open `message/stream` connections
+//!    to an agent that stays silent, N = 1,000 and 5,000.
+//!
+//! Each server runs as its own process: ours is this very binary re-executed with `--serve`,
+//! the reference is `scripts/reference_server.py` in `.venv` (installed by
+//! `scripts/install-test-deps.sh`; skipped with a message when absent). Figures are printed,
+//! never asserted. Run it with `scripts/bench-server.sh`, which raises the open-file limit.
+//! Without `--bench` (as under `cargo test --benches`) it only runs a short smoke check.
+//!
+//! Knobs (environment): `BENCH_SECONDS` per load level (default 5), `BENCH_MAX_REQUESTS` per
+//! level (default 200000), `BENCH_STREAMS` (default "1000,5000"), `BENCH_OPEN_SECONDS`, the
+//! longest time spent opening streams per server (default 120).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use a2ui_agent::a2a::card::AgentCard;
+use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::request::Request;
+use a2ui_agent::server::A2uiServer;
+
+const CONCURRENCY: [usize; 3] = [1, 16, 64];
+const WARM_UP: Duration = Duration::from_secs(1);
+/// How many streams are opened at the same time while filling up to N.
+const OPEN_BATCH: usize = 100;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(agent) = flag_value(&args, "--serve") {
+        return serve(&agent);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    if args.iter().any(|arg| arg == "--bench") {
+        runtime.block_on(bench());
+    } else {
+        runtime.block_on(smoke());
+    }
+    ExitCode::SUCCESS
+}
+
+fn flag_value(args: &[String], flag: &str) -> Option<String> {
+    let at = args.iter().position(|arg| arg == flag)?;
+    args.get(at + 1).cloned()
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+// ---- the servers under test ----------------------------------------------------------------
+
+/// Runs our server with the `echo` or `silent` agent until stdin closes; prints its URL.
+fn serve(agent: &str) -> ExitCode {
+    let silent = agent == "silent";
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let card = AgentCard::builder("bench").url(&url).build();
+        let builder = A2uiServer::builder().card(card);
+        let server = if silent {
+            builder.agent(silent_agent).build()
+        } else {
+            builder.agent(echo_agent).build()
+        }
+        .unwrap();
+        println!("listening on {url}");
+        // The benchmark holds our stdin; when it goes away, so do we.
+        std::thread::spawn(|| {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            std::process::exit(0);
+        });
+        axum::serve(listener, server.router()).await.unwrap();
+    });
+    ExitCode::SUCCESS
+}
+
+async fn echo_agent(request: Request) -> Result<Reply, AgentError> {
+    Ok(Reply::text(format!("echo: {}", request.text())))
+}
+
+async fn silent_agent(_: Request) -> Result<Reply, AgentError> {
+    Ok(Reply::stream(futures::stream::pending()))
+}
+
+/// A server process, killed when dropped.
+struct ServerProcess {
+    name: &'static str,
+    url: String,
+    child: Child,
+}
+
+impl ServerProcess {
+    /// Ours: this binary with `--serve AGENT`.
+    fn ours(agent: &str) -> ServerProcess {
+        let exe = std::env::current_exe().unwrap();
+        let mut command = Command::new(exe);
+        command.args(["--serve", agent]);
+        Self::start("a2ui-agent", command)
+    }
+
+    /// The reference: `scripts/reference_server.py --agent AGENT` in `.venv`, if installed.
+    fn python(agent: &str) -> Option<ServerProcess> {
+        let python = crate_root().join(".venv/bin/python");
+        if !python.exists() {
+            eprintln!(
+                "skipped the Python reference server: {} is missing; run scripts/install-test-deps.sh",
+                python.display()
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut command = Command::new(python);
+        command
+            .arg(crate_root().join("scripts/reference_server.py"))
+            .args(["--port", &port.to_string(), "--agent", agent]);
+        Some(Self::start("a2a-sdk 1.3.0", command))
+    }
+
+    fn start(name: &'static str, mut command: Command) -> ServerProcess {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot start the {name} server: {error}"));
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            for line in lines.by_ref() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("listening on ") {
+                    let _ = sender.send(url.to_owned());
+                    break;
+                }
+            }
+            lines.for_each(drop); // keep the pipe drained
+        });
+        let url = receiver
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the {name} server did not start within 60 s"));
+        ServerProcess { name, url, child }
+    }
+
+    /// Resident memory of the server process, in KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn crate_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+// ---- load ------------------------------------------------------------------------------------
+
+fn send_body(id: u64, method: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"kind":"message","messageId":"bench-{id}","role":"user","parts":[{{"kind":"text","text":"hello"}}]}}}}}}"#
+    )
+}
+
+/// What one load level measured.
+struct Load {
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+    errors: u64,
+}
+
+impl Load {
+    fn per_second(&self) -> f64 {
+        self.latencies.len() as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn percentile_ms(&self, fraction: f64) -> f64 {
+        if self.latencies.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((self.latencies.len() - 1) as f64 * fraction).round() as usize;
+        self.latencies[rank.min(self.latencies.len() - 1)].as_secs_f64() * 1e3
+    }
+}
+
+/// `clients` loops, each sending `message/send` and waiting for the answer, for `duration`
+/// or `max_requests` requests in all, whichever comes first.
+async fn load(url: &str, clients: usize, duration: Duration, max_requests: u64) -> Load {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(clients)
+        .build()
+        .unwrap();
+    let issued = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let deadline = started + duration;
+    let loops: Vec<_> = (0..clients)
+        .map(|_| {
+            let (http, url) = (http.clone(), url.to_owned());
+            let (issued, errors) = (issued.clone(), errors.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                loop {
+                    let id = issued.fetch_add(1, Ordering::Relaxed);
+                    if id >= max_requests || Instant::now() >= deadline {
+                        return latencies;
+                    }
+                    let sent = Instant::now();
+                    let answered = async {
+                        let response = http
+                            .post(&url)
+                            .header("content-type", "application/json")
+                            .body(send_body(id, "message/send"))
+                            .send()
+                            .await
+                            .ok()?;
+                        let body = response.bytes().await.ok()?;
+                        // "input-required": the agent answered and the task ended as it should.
+                        body.windows(14)
+                            .any(|w| w == b"input-required")
+                            .then_some(())
+                    };
+                    match answered.await {
+                        Some(()) => latencies.push(sent.elapsed()),
+                        None => {
+                            errors.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for one in loops {
+        latencies.extend(one.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    latencies.sort_unstable();
+    Load {
+        latencies,
+        elapsed,
+        errors: errors.load(Ordering::Relaxed),
+    }
+}
+
+// ---- open streams ----------------------------------------------------------------------------
+
+/// Opens `message/stream` requests until `streams` holds `target` of them (each has received
+/// its first event), `OPEN_BATCH` at a time, giving up at `deadline`. Returns the failures.
+async fn open_streams(
+    url: &str,
+    target: usize,
+    streams: &mut Vec<reqwest::Response>,
+    deadline: Instant,
+) -> u64 {
+    // No pooling: every stream holds its own connection, as separate clients would.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let mut failures = 0;
+    let mut next_id = 1_000_000 + streams.len() as u64;
+    while streams.len() < target && Instant::now() < deadline {
+        let batch = OPEN_BATCH.min(target - streams.len());
+        let opening: Vec<_> = (0..batch)
+            .map(|i| {
+                let (http, url) = (http.clone(), url.to_owned());
+                let body = send_body(next_id + i as u64, "message/stream");
+                tokio::spawn(async move { open_one(&http, &url, body).await })
+            })
+            .collect();
+        next_id += batch as u64;
+        for one in opening {
+            match one.await.unwrap() {
+                Some(response) => streams.push(response),
+                None => failures += 1,
+            }
+        }
+    }
+    failures
+}
+
+/// One `message/stream` request, once its first `data:` event (the Task) has arrived.
+async fn open_one(http: &reqwest::Client, url: &str, body: String) -> Option<reqwest::Response> {
+    let mut response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body)
+        .send()
+        .await
+        .ok()?;
+    let first = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let chunk = response.chunk().await.ok()??;
+            if chunk.windows(5).any(|w| w == b"data:") {
+                return Some(());
+            }
+        }
+    });
+    first.await.ok()??;
+    Some(response)
+}
+
+// ---- the runs --------------------------------------------------------------------------------
+
+async fn smoke() {
+    let server = ServerProcess::ours("echo");
+    let result = load(&server.url, 1, Duration::from_secs(2), 20).await;
+    println!(
+        "server bench smoke check: {} answers, {} errors (run `scripts/bench-server.sh` for figures)",
+        result.latencies.len(),
+        result.errors
+    );
+    assert_eq!(result.errors, 0, "our server failed requests");
+}
+
+async fn bench() {
+    let seconds = env_number("BENCH_SECONDS", 5);
+    let max_requests = env_number("BENCH_MAX_REQUESTS", 200_000);
+    let duration = Duration::from_secs(seconds);
+    println!(
+        "message/send, trivial agent, loopback; {seconds} s or {max_requests} requests per level after {WARM_UP:?} of warm-up"
+    );
+    println!(
+        "{:<14} {:>7} {:>9} {:>10} {:>8} {:>8} {:>7}",
+        "server", "clients", "requests", "req/s", "p50 ms", "p99 ms", "errors"
+    );
+    let mut rows: Vec<(&str, usize, f64, f64)> = Vec::new();
+    let servers: Vec<ServerProcess> = [
+        Some(ServerProcess::ours("echo")),
+        ServerProcess::python("echo"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for clients in CONCURRENCY {
+        for server in &servers {
+            load(&server.url, clients, WARM_UP, max_requests).await;
+            let result = load(&server.url, clients, duration, max_requests).await;
+            println!(
+                "{:<14} {:>7} {:>9} {:>10.0} {:>8.2} {:>8.2} {:>7}",
+                server.name,
+                clients,
+                result.latencies.len(),
+                result.per_second(),
+                result.percentile_ms(0.50),
+                result.percentile_ms(0.99),
+                result.errors
+            );
+            rows.push((
+                server.name,
+                clients,
+                result.per_second(),
+                result.percentile_ms(0.99),
+            ));
+        }
+    }
+    drop(servers);
+    print_ratios(&rows);
+    memory().await;
+}
+
+fn print_ratios(rows: &[(&str, usize, f64, f64)]) {
+    let Some(python_name) = rows
+        .iter()
+        .map(|row| row.0)
+        .find(|name| *name != "a2ui-agent")
+    else {
+        return;
+    };
+    println!("ratio a2ui-agent / {python_name}:");
+    for clients in CONCURRENCY {
+        let find = |name: &str| rows.iter().find(|row| row.0 == name && row.1 == clients);
+        if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(python_name)) {
+            println!(
+                "  {clients:>2} clients: {:.1}x the requests per second, {:.1}x lower p99 latency",
+                ours.2 / theirs.2,
+                theirs.3 / ours.3
+            );
+        }
+    }
+}
+
+async fn memory() {
+    let targets: Vec<usize> = std::env::var("BENCH_STREAMS")
+        .unwrap_or_else(|_| "1000,5000".into())
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let open_seconds = env_number("BENCH_OPEN_SECONDS", 120);
+    println!();
+    println!(
+        "resident memory with open message/stream connections (agent silent; VmRSS of the server)"
+    );
+    println!(
+        "{:<14} {:>8} {:>10} {:>10} {:>12} {:>9}",
+        "server", "streams", "RSS MiB", "idle MiB", "KiB/stream", "failures"
+    );
+    let makers: [fn() -> Option<ServerProcess>; 2] = [
+        || Some(ServerProcess::ours("silent")),
+        || ServerProcess::python("silent"),
+    ];
+    for make in makers {
+        let Some(server) = make() else { continue };
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let idle = server.rss_kib();
+        let mut streams = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(open_seconds);
+        let mut failures = 0;
+        for &target in &targets {
+            failures += open_streams(&server.url, target, &mut streams, deadline).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let rss = server.rss_kib();
+            let per_stream = rss.saturating_sub(idle) as f64 / streams.len().max(1) as f64;
+            println!(
+                "{:<14} {:>8} {:>10.1} {:>10.1} {:>12.1} {:>9}",
+                server.name,
+                streams.len(),
+                rss as f64 / 1024.0,
+                idle as f64 / 1024.0,
+                per_stream,
+                failures
+            );
+        }
+        drop(streams);
+    }
+}

@@ -13,6 +13,41 @@
 //! - `server` — the A2A server (axum), the task lifecycle and the agent trait. The
 //!   [`parser`] and [`a2ui`] modules never need it.
 //! - `cli` (default) — the `a2ui-agent` command-line tool; implies `server`.
+//!
+//! # Example
+//!
+//! An A2A agent from a closure, served on port 8080: a client sends a message, the closure
+//! streams its reply, and the client receives it as `working` updates ending in
+//! `input-required`.
+//!
+//! ```no_run
+//! # #[cfg(feature = "server")]
+//! # mod example {
+//! use a2ui_agent::a2a::card::AgentCard;
+//! use a2ui_agent::agent::{AgentError, Reply};
+//! use a2ui_agent::request::Request;
+//! use a2ui_agent::server::A2uiServer;
+//!
+//! # pub
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = A2uiServer::builder()
+//!         .card(AgentCard::builder("Echo").description("Repeats what you say").build())
+//!         .agent(|request: Request| async move {
+//!             let words: Vec<Result<String, AgentError>> = request
+//!                 .text()
+//!                 .split_inclusive(' ')
+//!                 .map(|word| Ok(word.to_owned()))
+//!                 .collect();
+//!             Ok(Reply::stream(futures::stream::iter(words)))
+//!         })
+//!         .build()?;
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//!     axum::serve(listener, server.router()).await?;
+//!     Ok(())
+//! }
+//! # }
+//! # fn main() {}
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

@@ -1,1 +1,133 @@
-//! What the agent is handed.
+//! What the agent is handed: the user's message and everything around it.
+//!
+//! [`Request`] gathers what an agent needs to answer without knowing about JSON-RPC: the
+//! message (text, parts, metadata), the task and context it belongs to, the earlier messages
+//! of the task, and the protocol extensions the client asked for.
+
+use serde_json::{Map, Value};
+
+use crate::a2a::{Message, Metadata, Part};
+
+/// One request to the agent.
+#[derive(Debug, Clone)]
+pub struct Request {
+    message: Message,
+    task_id: String,
+    context_id: String,
+    history: Vec<Message>,
+    requested_extensions: Vec<String>,
+    request_metadata: Option<Metadata>,
+}
+
+impl Request {
+    /// A request for `message` in task `task_id` of context `context_id`.
+    ///
+    /// The server builds requests; this constructor is for testing agents directly.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Message, Part};
+    /// use a2ui_agent::request::Request;
+    ///
+    /// let request = Request::new(Message::user("m-1", vec![Part::text("hi")]), "t-1", "c-1");
+    /// assert_eq!(request.text(), "hi");
+    /// assert_eq!(request.task_id(), "t-1");
+    /// ```
+    pub fn new(
+        message: Message,
+        task_id: impl Into<String>,
+        context_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            message,
+            task_id: task_id.into(),
+            context_id: context_id.into(),
+            history: Vec::new(),
+            requested_extensions: Vec::new(),
+            request_metadata: None,
+        }
+    }
+
+    /// The same request with the task's earlier messages.
+    #[must_use]
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// The same request with the extension URIs the client asked for (duplicates dropped,
+    /// order kept).
+    #[must_use]
+    pub fn with_requested_extensions(mut self, uris: impl IntoIterator<Item = String>) -> Self {
+        for uri in uris {
+            if !self.requested_extensions.contains(&uri) {
+                self.requested_extensions.push(uri);
+            }
+        }
+        self
+    }
+
+    /// The same request with the JSON-RPC params' `metadata`.
+    #[must_use]
+    pub fn with_request_metadata(mut self, metadata: Option<Metadata>) -> Self {
+        self.request_metadata = metadata;
+        self
+    }
+
+    /// The text of the message's text parts, joined without separator.
+    pub fn text(&self) -> String {
+        self.message.text()
+    }
+
+    /// All parts of the message.
+    pub fn parts(&self) -> &[Part] {
+        &self.message.parts
+    }
+
+    /// The message's metadata (an empty map when it has none).
+    pub fn metadata(&self) -> &Map<String, Value> {
+        static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+        self.message
+            .metadata
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+    }
+
+    /// The `metadata` of the JSON-RPC params, beside the message.
+    pub fn request_metadata(&self) -> Option<&Metadata> {
+        self.request_metadata.as_ref()
+    }
+
+    /// The whole message.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// The message's id.
+    pub fn message_id(&self) -> &str {
+        &self.message.message_id
+    }
+
+    /// The task this request runs in (new or continued).
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    /// The conversation the task belongs to.
+    pub fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
+    /// The task's earlier messages, oldest first: the user's messages and the agent's
+    /// replies, without the current message.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The extension URIs the client asked for: the `X-A2A-Extensions` and `A2A-Extensions`
+    /// headers, then `message.extensions`, without duplicates.
+    pub fn requested_extensions(&self) -> &[String] {
+        &self.requested_extensions
+    }
+}

@@ -1,1 +1,374 @@
 //! The A2A protocol model.
+//!
+//! One set of plain data types that the rest of the crate speaks: messages, parts, tasks and
+//! stream events. They carry no wire details (no `kind` tags, no camelCase); the wire
+//! representation of each protocol version lives in its own module ([`v0_3`]) with its
+//! conversions, so a second protocol version adds a module instead of reshaping the model.
+//! Nothing here knows about A2UI or HTTP.
+
+pub mod card;
+pub mod jsonrpc;
+pub mod v0_3;
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// Free-form metadata attached to messages, parts, tasks and events.
+pub type Metadata = Map<String, Value>;
+
+/// Who sent a [`Message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The client, on behalf of a person or another agent.
+    User,
+    /// The agent.
+    Agent,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Unique id chosen by the sender.
+    pub message_id: String,
+    /// Who sent it.
+    pub role: Role,
+    /// The content.
+    pub parts: Vec<Part>,
+    /// The conversation this message belongs to.
+    pub context_id: Option<String>,
+    /// The task this message belongs to or continues.
+    pub task_id: Option<String>,
+    /// Other tasks the message refers to.
+    pub reference_task_ids: Vec<String>,
+    /// Extension URIs that contributed to the message.
+    pub extensions: Vec<String>,
+    /// Free-form metadata.
+    pub metadata: Option<Metadata>,
+}
+
+impl Message {
+    /// A message from the agent holding `parts`, with the given id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Message, Part, Role};
+    ///
+    /// let message = Message::agent("m-1", vec![Part::text("hello")]);
+    /// assert_eq!(message.role, Role::Agent);
+    /// assert_eq!(message.text(), "hello");
+    /// ```
+    pub fn agent(message_id: impl Into<String>, parts: Vec<Part>) -> Self {
+        Self::new(message_id, Role::Agent, parts)
+    }
+
+    /// A message from the user holding `parts`, with the given id.
+    pub fn user(message_id: impl Into<String>, parts: Vec<Part>) -> Self {
+        Self::new(message_id, Role::User, parts)
+    }
+
+    fn new(message_id: impl Into<String>, role: Role, parts: Vec<Part>) -> Self {
+        Self {
+            message_id: message_id.into(),
+            role,
+            parts,
+            context_id: None,
+            task_id: None,
+            reference_task_ids: Vec::new(),
+            extensions: Vec::new(),
+            metadata: None,
+        }
+    }
+
+    /// The text of every text part, joined without separator.
+    pub fn text(&self) -> String {
+        self.parts.iter().filter_map(Part::as_text).collect()
+    }
+}
+
+/// One piece of a message or artifact.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+        /// Free-form metadata.
+        metadata: Option<Metadata>,
+    },
+    /// A file, inline or by reference.
+    File {
+        /// The file's content or location.
+        file: FileContent,
+        /// Free-form metadata.
+        metadata: Option<Metadata>,
+    },
+    /// Structured data: always a JSON object.
+    Data {
+        /// The data.
+        data: Map<String, Value>,
+        /// Free-form metadata.
+        metadata: Option<Metadata>,
+    },
+}
+
+impl Part {
+    /// A text part without metadata.
+    pub fn text(text: impl Into<String>) -> Self {
+        Part::Text {
+            text: text.into(),
+            metadata: None,
+        }
+    }
+
+    /// A data part without metadata.
+    pub fn data(data: Map<String, Value>) -> Self {
+        Part::Data {
+            data,
+            metadata: None,
+        }
+    }
+
+    /// The text of a text part.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Part::Text { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The part's metadata.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        match self {
+            Part::Text { metadata, .. }
+            | Part::File { metadata, .. }
+            | Part::Data { metadata, .. } => metadata.as_ref(),
+        }
+    }
+}
+
+/// The content of a file part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileContent {
+    /// Inline bytes (base64) or a URI.
+    pub body: FileBody,
+    /// The file's MIME type.
+    pub mime_type: Option<String>,
+    /// The file's name.
+    pub name: Option<String>,
+}
+
+/// Where a file's bytes are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileBody {
+    /// Base64-encoded bytes, as sent.
+    Bytes(String),
+    /// A URI to fetch the bytes from.
+    Uri(String),
+}
+
+/// The state of a task.
+///
+/// `submitted` → `working` → `input-required` | `auth-required` | `completed` | `failed` |
+/// `canceled` | `rejected`; an interrupted task (`input-required`, `auth-required`) goes back to
+/// `working` when the client answers. See [`crate::task::Lifecycle`] for the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskState {
+    /// Received, not started.
+    Submitted,
+    /// The agent runs.
+    Working,
+    /// The agent waits for the user.
+    InputRequired,
+    /// The agent waits for authentication.
+    AuthRequired,
+    /// Done.
+    Completed,
+    /// Stopped by the client.
+    Canceled,
+    /// The agent failed.
+    Failed,
+    /// The agent refused the task.
+    Rejected,
+    /// Unknown state.
+    Unknown,
+}
+
+impl TaskState {
+    /// Every state, in the order the specification lists them.
+    pub const ALL: [TaskState; 9] = [
+        TaskState::Submitted,
+        TaskState::Working,
+        TaskState::InputRequired,
+        TaskState::Completed,
+        TaskState::Canceled,
+        TaskState::Failed,
+        TaskState::Rejected,
+        TaskState::AuthRequired,
+        TaskState::Unknown,
+    ];
+
+    /// Whether no transition leaves this state: completed, canceled, failed, rejected.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::TaskState;
+    ///
+    /// assert!(TaskState::Completed.is_terminal());
+    /// assert!(!TaskState::InputRequired.is_terminal());
+    /// ```
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskState::Completed | TaskState::Canceled | TaskState::Failed | TaskState::Rejected
+        )
+    }
+
+    /// Whether the task waits for the client: input-required or auth-required.
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
+    }
+
+    /// The protocol name of the state (`"input-required"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Submitted => "submitted",
+            TaskState::Working => "working",
+            TaskState::InputRequired => "input-required",
+            TaskState::AuthRequired => "auth-required",
+            TaskState::Completed => "completed",
+            TaskState::Canceled => "canceled",
+            TaskState::Failed => "failed",
+            TaskState::Rejected => "rejected",
+            TaskState::Unknown => "unknown",
+        }
+    }
+
+    /// The state named `name` (`"input-required"`, ...).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|state| state.as_str() == name)
+    }
+}
+
+impl fmt::Display for TaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A task's state, with the message that explains it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStatus {
+    /// The state.
+    pub state: TaskState,
+    /// The agent's message for this state.
+    pub message: Option<Message>,
+    /// When the state was entered: RFC 3339, UTC, milliseconds, `Z`.
+    pub timestamp: Option<String>,
+}
+
+/// A unit of work the agent does for the client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// The task's id.
+    pub id: String,
+    /// The conversation the task belongs to.
+    pub context_id: String,
+    /// The current status.
+    pub status: TaskStatus,
+    /// Outputs the agent produced.
+    pub artifacts: Vec<Artifact>,
+    /// The messages exchanged, oldest first (the current status message is not in it).
+    pub history: Vec<Message>,
+    /// Free-form metadata.
+    pub metadata: Option<Metadata>,
+}
+
+impl Task {
+    /// The task with only the last `length` messages of its history (`None`: all of them).
+    pub fn with_history_length(mut self, length: Option<usize>) -> Self {
+        if let Some(length) = length {
+            let skip = self.history.len().saturating_sub(length);
+            self.history.drain(..skip);
+        }
+        self
+    }
+}
+
+/// An output of a task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Artifact {
+    /// The artifact's id.
+    pub artifact_id: String,
+    /// A human-readable name.
+    pub name: Option<String>,
+    /// A human-readable description.
+    pub description: Option<String>,
+    /// The content.
+    pub parts: Vec<Part>,
+    /// Extension URIs that contributed to the artifact.
+    pub extensions: Vec<String>,
+    /// Free-form metadata.
+    pub metadata: Option<Metadata>,
+}
+
+/// A task's status changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStatusUpdateEvent {
+    /// The task.
+    pub task_id: String,
+    /// The task's context.
+    pub context_id: String,
+    /// The new status.
+    pub status: TaskStatus,
+    /// Whether this is the last event of the stream.
+    pub is_final: bool,
+    /// Free-form metadata.
+    pub metadata: Option<Metadata>,
+}
+
+/// A task's artifact was created or grew.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskArtifactUpdateEvent {
+    /// The task.
+    pub task_id: String,
+    /// The task's context.
+    pub context_id: String,
+    /// The artifact, or the piece appended to it.
+    pub artifact: Artifact,
+    /// Whether the parts append to an artifact already sent.
+    pub append: Option<bool>,
+    /// Whether this is the artifact's last piece.
+    pub last_chunk: Option<bool>,
+    /// Free-form metadata.
+    pub metadata: Option<Metadata>,
+}
+
+/// One event of a `message/stream` or `tasks/resubscribe` response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The task, as it is when the stream starts.
+    Task(Task),
+    /// A message answering without a task.
+    Message(Message),
+    /// A status change.
+    StatusUpdate(TaskStatusUpdateEvent),
+    /// An artifact change.
+    ArtifactUpdate(TaskArtifactUpdateEvent),
+}
+
+impl StreamEvent {
+    /// Whether the event ends the stream.
+    pub fn is_final(&self) -> bool {
+        match self {
+            StreamEvent::Message(_) => true,
+            StreamEvent::StatusUpdate(update) => update.is_final,
+            StreamEvent::Task(task) => {
+                task.status.state.is_terminal() || task.status.state.is_interrupted()
+            }
+            StreamEvent::ArtifactUpdate(_) => false,
+        }
+    }
+}

@@ -1,1 +1,44 @@
 //! What the crate knows about A2UI itself: versions, catalogs, capabilities, validation.
+//!
+//! A2UI messages are JSON objects that build and update UI surfaces from a catalog of
+//! components. This module knows nothing of A2A or HTTP; it answers four questions:
+//!
+//! - which protocol version a name means ([`ProtocolVersion`]),
+//! - which components and functions a surface may use ([`Catalog`]; the basic catalog of each
+//!   version ships with the crate, custom ones load from files, values or capabilities),
+//! - what the renderer said it supports ([`ClientCapabilities`], [`resolve_catalogs`]),
+//! - whether a message, or a whole response, is something the renderer can draw
+//!   ([`Validator`], whose errors convert to the protocol's `VALIDATION_FAILED` feedback).
+//!
+//! # Example
+//!
+//! ```
+//! use a2ui_agent::a2ui::{ProtocolVersion, Validator};
+//! use serde_json::json;
+//!
+//! let validator = Validator::basic(ProtocolVersion::V0_9);
+//! let message = json!({"version": "v0.9", "updateComponents": {"surfaceId": "main",
+//!     "components": [{"id": "root", "component": "Text", "text": "Hello", "colour": "red"}]}});
+//! let error = validator.check_message(&message).unwrap_err();
+//! assert_eq!(error.pointer, "/updateComponents/components/0");
+//! assert!(error.message.contains("'colour'"));
+//! ```
+
+mod capabilities;
+mod catalog;
+mod embedded;
+mod error;
+mod report;
+mod schema;
+mod tree;
+mod validate;
+mod version;
+
+pub use capabilities::{
+    CAPABILITIES_KEYS, CapabilitiesError, ClientCapabilities, InlineLimits, RendererCatalogs,
+    ResolveError, resolve_catalogs,
+};
+pub use catalog::Catalog;
+pub use error::{CatalogError, ValidationError};
+pub use validate::{MAX_ERRORS, Validator, check_client_message};
+pub use version::ProtocolVersion;

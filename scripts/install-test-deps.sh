@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs the real A2A clients the interop tests and the server benchmark talk to:
+#   .venv/         (git-ignored) a2a-sdk[http-server]==1.3.0 from PyPI: the Python client,
+#                  and the Python reference server the benchmark compares against;
+#   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
+#                  package-lock.json.
+# Idempotent and quiet: when both are already installed at the right versions it only checks
+# and returns. Prints output only on failure (or with VERBOSE=1).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+PY_SPEC='a2a-sdk[http-server]==1.3.0'
+PY_VERSION='1.3.0'
+JS_VERSION='1.3.0'
+JS_DIR="$root/tests/interop/js"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+run() {
+    if [[ "${VERBOSE:-0}" == 1 ]]; then
+        "$@"
+    elif ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "install-test-deps: failed: $*" >&2
+        exit 1
+    fi
+}
+
+# ---- Python ------------------------------------------------------------------------------
+python_ok() {
+    [[ -x .venv/bin/python ]] &&
+        .venv/bin/python - "$PY_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+assert version("a2a-sdk") == sys.argv[1]
+for extra in ("starlette", "sse-starlette", "uvicorn"):  # the http-server extra, and uvicorn
+    version(extra)
+PY
+}
+if ! python_ok; then
+    python="${PYTHON:-python3}"
+    if [[ ! -x .venv/bin/python ]]; then
+        run "$python" -m venv .venv
+    fi
+    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "$PY_SPEC" uvicorn
+    python_ok || { echo "install-test-deps: a2a-sdk $PY_VERSION not importable after install" >&2; exit 1; }
+fi
+
+# ---- JavaScript --------------------------------------------------------------------------
+js_ok() {
+    [[ -f "$JS_DIR/node_modules/@a2a-js/sdk/package.json" ]] &&
+        node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' \
+            "$JS_DIR/node_modules/@a2a-js/sdk/package.json" "$JS_VERSION" 2>/dev/null
+}
+if ! js_ok; then
+    if [[ -f "$JS_DIR/package-lock.json" ]]; then
+        run npm ci --prefix "$JS_DIR" --no-audit --no-fund --loglevel=error
+    else
+        run npm install --prefix "$JS_DIR" --no-audit --no-fund --loglevel=error
+    fi
+    js_ok || { echo "install-test-deps: @a2a-js/sdk $JS_VERSION missing after install" >&2; exit 1; }
+fi

@@ -1,0 +1,229 @@
+//! The agent card: how an agent describes itself at `/.well-known/agent-card.json`.
+//!
+//! Clients read the card to find the interface URL, the transport and the extensions the
+//! agent supports, so its field names follow the A2A 0.3 `AgentCard` schema exactly; the
+//! builder fills the required members with sensible defaults.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The A2A protocol version this card advertises.
+pub const PROTOCOL_VERSION: &str = "0.3.0";
+
+/// An agent's self-description (A2A 0.3 `AgentCard`).
+///
+/// Build one with [`AgentCard::builder`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCard {
+    /// The agent's name.
+    pub name: String,
+    /// What the agent does.
+    pub description: String,
+    /// The JSON-RPC interface URL. Empty: the server answers with the URL the client used
+    /// to reach it (`http://<Host>/`).
+    pub url: String,
+    /// The agent's own version.
+    pub version: String,
+    /// The A2A protocol version: `"0.3.0"`.
+    pub protocol_version: String,
+    /// The transport at `url`: `"JSONRPC"`.
+    pub preferred_transport: String,
+    /// What the agent can do.
+    pub capabilities: AgentCapabilities,
+    /// MIME types the agent accepts.
+    pub default_input_modes: Vec<String>,
+    /// MIME types the agent produces.
+    pub default_output_modes: Vec<String>,
+    /// What the agent is good at.
+    pub skills: Vec<AgentSkill>,
+    /// A link to documentation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub documentation_url: Option<String>,
+    /// A link to an icon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon_url: Option<String>,
+    /// Whether `agent/getAuthenticatedExtendedCard` is served.
+    pub supports_authenticated_extended_card: bool,
+}
+
+/// Optional protocol features (A2A 0.3 `AgentCapabilities`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilities {
+    /// `message/stream` and `tasks/resubscribe` are served.
+    pub streaming: bool,
+    /// Push notifications are served.
+    pub push_notifications: bool,
+    /// Tasks keep their state transition history.
+    pub state_transition_history: bool,
+    /// Protocol extensions the agent supports.
+    pub extensions: Vec<AgentExtension>,
+}
+
+/// A protocol extension the agent supports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentExtension {
+    /// The extension's URI.
+    pub uri: String,
+    /// What the agent does with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether a client must use it.
+    pub required: bool,
+    /// Extension-specific parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+impl AgentExtension {
+    /// An optional extension with no description or params.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            description: None,
+            required: false,
+            params: None,
+        }
+    }
+}
+
+/// A capability the agent offers (A2A 0.3 `AgentSkill`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentSkill {
+    /// A unique id.
+    pub id: String,
+    /// A short name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Keywords.
+    pub tags: Vec<String>,
+    /// Example prompts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+}
+
+impl AgentSkill {
+    /// A skill without tags or examples.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            description: description.into(),
+            tags: Vec::new(),
+            examples: Vec::new(),
+        }
+    }
+}
+
+impl AgentCard {
+    /// Starts a card for an agent called `name`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
+    ///
+    /// let card = AgentCard::builder("Greeter")
+    ///     .description("Says hello")
+    ///     .url("http://localhost:8080/")
+    ///     .skill(AgentSkill::new("greet", "Greet", "Greets the user"))
+    ///     .build();
+    /// let json = serde_json::to_value(&card).unwrap();
+    /// assert_eq!(json["protocolVersion"], "0.3.0");
+    /// assert_eq!(json["preferredTransport"], "JSONRPC");
+    /// ```
+    pub fn builder(name: impl Into<String>) -> AgentCardBuilder {
+        AgentCardBuilder {
+            card: AgentCard {
+                name: name.into(),
+                description: String::new(),
+                url: String::new(),
+                version: "0.1.0".into(),
+                protocol_version: PROTOCOL_VERSION.into(),
+                preferred_transport: "JSONRPC".into(),
+                capabilities: AgentCapabilities {
+                    streaming: true,
+                    push_notifications: false,
+                    state_transition_history: false,
+                    extensions: Vec::new(),
+                },
+                default_input_modes: vec!["text/plain".into()],
+                default_output_modes: vec!["text/plain".into()],
+                skills: Vec::new(),
+                documentation_url: None,
+                icon_url: None,
+                supports_authenticated_extended_card: false,
+            },
+        }
+    }
+}
+
+/// Builds an [`AgentCard`]; see [`AgentCard::builder`].
+#[must_use]
+#[derive(Debug, Clone)]
+pub struct AgentCardBuilder {
+    card: AgentCard,
+}
+
+impl AgentCardBuilder {
+    /// What the agent does.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.card.description = description.into();
+        self
+    }
+
+    /// The public URL of the JSON-RPC interface. Unset, the server answers with
+    /// `http://<Host>/`, which is right when the router is mounted at `/` and reached
+    /// directly.
+    pub fn url(mut self, url: impl Into<String>) -> Self {
+        self.card.url = url.into();
+        self
+    }
+
+    /// The agent's own version (default `0.1.0`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.card.version = version.into();
+        self
+    }
+
+    /// Adds a skill.
+    pub fn skill(mut self, skill: AgentSkill) -> Self {
+        self.card.skills.push(skill);
+        self
+    }
+
+    /// Adds a supported extension.
+    pub fn extension(mut self, extension: AgentExtension) -> Self {
+        self.card.capabilities.extensions.push(extension);
+        self
+    }
+
+    /// The MIME types the agent accepts (default `text/plain`).
+    pub fn input_modes(mut self, modes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.card.default_input_modes = modes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The MIME types the agent produces (default `text/plain`).
+    pub fn output_modes(mut self, modes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.card.default_output_modes = modes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A link to documentation.
+    pub fn documentation_url(mut self, url: impl Into<String>) -> Self {
+        self.card.documentation_url = Some(url.into());
+        self
+    }
+
+    /// The card.
+    pub fn build(self) -> AgentCard {
+        self.card
+    }
+}

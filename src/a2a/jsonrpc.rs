@@ -1,0 +1,323 @@
+//! The JSON-RPC 2.0 envelope and the A2A error codes.
+//!
+//! Every failure that reaches a client becomes an [`RpcError`]; each layer's error type (wire
+//! decoding, task lifecycle, ...) converts into it with `From`, so the code a client sees is
+//! chosen next to the failure, and the HTTP layer only frames it.
+
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+/// The JSON-RPC request id, echoed unchanged (same JSON type) in the response.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Id {
+    /// `null`: the request could not be read far enough to find its id, or had none.
+    Null,
+    /// A number, kept as written.
+    Number(serde_json::Number),
+    /// A string.
+    String(String),
+}
+
+impl From<&Id> for Value {
+    fn from(id: &Id) -> Value {
+        match id {
+            Id::Null => Value::Null,
+            Id::Number(number) => Value::Number(number.clone()),
+            Id::String(text) => Value::String(text.clone()),
+        }
+    }
+}
+
+/// The error codes of JSON-RPC and A2A 0.3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// -32700: the body is not JSON.
+    ParseError,
+    /// -32600: the body is not a JSON-RPC 2.0 request.
+    InvalidRequest,
+    /// -32601: no such method.
+    MethodNotFound,
+    /// -32602: `params` missing or ill-typed.
+    InvalidParams,
+    /// -32603: the server failed.
+    InternalError,
+    /// -32001: no task with that id.
+    TaskNotFound,
+    /// -32002: the task cannot be canceled (it is terminal).
+    TaskNotCancelable,
+    /// -32003: push notifications are not supported.
+    PushNotificationNotSupported,
+    /// -32004: the operation is not supported (e.g. a message to a terminal task).
+    UnsupportedOperation,
+    /// -32005: none of the accepted output modes is one the agent produces.
+    ContentTypeNotSupported,
+    /// -32006: the agent answered something the protocol cannot carry.
+    InvalidAgentResponse,
+    /// -32007: no authenticated extended card is configured.
+    AuthenticatedExtendedCardNotConfigured,
+}
+
+impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::ParseError,
+        ErrorCode::InvalidRequest,
+        ErrorCode::MethodNotFound,
+        ErrorCode::InvalidParams,
+        ErrorCode::InternalError,
+        ErrorCode::TaskNotFound,
+        ErrorCode::TaskNotCancelable,
+        ErrorCode::PushNotificationNotSupported,
+        ErrorCode::UnsupportedOperation,
+        ErrorCode::ContentTypeNotSupported,
+        ErrorCode::InvalidAgentResponse,
+        ErrorCode::AuthenticatedExtendedCardNotConfigured,
+    ];
+
+    /// The integer sent on the wire.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::jsonrpc::ErrorCode;
+    ///
+    /// assert_eq!(ErrorCode::InvalidParams.code(), -32602);
+    /// ```
+    pub fn code(self) -> i64 {
+        match self {
+            ErrorCode::ParseError => -32700,
+            ErrorCode::InvalidRequest => -32600,
+            ErrorCode::MethodNotFound => -32601,
+            ErrorCode::InvalidParams => -32602,
+            ErrorCode::InternalError => -32603,
+            ErrorCode::TaskNotFound => -32001,
+            ErrorCode::TaskNotCancelable => -32002,
+            ErrorCode::PushNotificationNotSupported => -32003,
+            ErrorCode::UnsupportedOperation => -32004,
+            ErrorCode::ContentTypeNotSupported => -32005,
+            ErrorCode::InvalidAgentResponse => -32006,
+            ErrorCode::AuthenticatedExtendedCardNotConfigured => -32007,
+        }
+    }
+
+    /// The code for `code`, if it is one of ours.
+    pub fn from_code(code: i64) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.code() == code)
+    }
+
+    /// Whether the client caused the error (logged at debug) rather than the server (error).
+    pub fn is_client_fault(self) -> bool {
+        !matches!(
+            self,
+            ErrorCode::InternalError | ErrorCode::InvalidAgentResponse
+        )
+    }
+}
+
+/// A JSON-RPC error object: `{"code", "message", "data"?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    /// The code.
+    pub code: ErrorCode,
+    /// A short description for the client.
+    pub message: String,
+    /// Extra detail for the client.
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with `code` and `message` and no data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error carrying `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// -32603 with a generic message: the detail belongs in the server log, not the response.
+    pub fn internal() -> Self {
+        Self::new(ErrorCode::InternalError, "Internal error")
+    }
+
+    /// The error object as JSON.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("code".into(), self.code.code().into());
+        object.insert("message".into(), self.message.clone().into());
+        if let Some(data) = &self.data {
+            object.insert("data".into(), data.clone());
+        }
+        Value::Object(object)
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code.code())
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// A decoded JSON-RPC request: the envelope is valid; `params` is not looked at yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id to echo.
+    pub id: Id,
+    /// The method name.
+    pub method: String,
+    /// The params, if present (any JSON type; the method checks it).
+    pub params: Option<Value>,
+}
+
+/// Decodes a request body.
+///
+/// Unknown members are ignored. A missing `id` is treated as `null`.
+///
+/// # Errors
+///
+/// -32700 when the body is not JSON (with id `null`); -32600 when it is not a JSON-RPC 2.0
+/// request object: a batch array, another type, `jsonrpc` not `"2.0"`, no string `method`, an
+/// id that is not a string, number or null. The returned [`Id`] is the request's when it
+/// could be read, else `null`.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::jsonrpc::{decode_request, ErrorCode, Id};
+///
+/// let request = decode_request(br#"{"jsonrpc":"2.0","id":7,"method":"tasks/get"}"#).unwrap();
+/// assert_eq!(request.method, "tasks/get");
+///
+/// let (id, error) = decode_request(b"[]").unwrap_err();
+/// assert_eq!((id, error.code), (Id::Null, ErrorCode::InvalidRequest));
+/// ```
+pub fn decode_request(body: &[u8]) -> Result<Request, (Id, RpcError)> {
+    let value: Value = serde_json::from_slice(body).map_err(|error| {
+        (
+            Id::Null,
+            RpcError::new(ErrorCode::ParseError, format!("Parse error: {error}")),
+        )
+    })?;
+    let invalid = |id: Id, message: &str| {
+        (
+            id,
+            RpcError::new(
+                ErrorCode::InvalidRequest,
+                format!("Invalid request: {message}"),
+            ),
+        )
+    };
+    let mut object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => return Err(invalid(Id::Null, "batch requests are not supported")),
+        _ => return Err(invalid(Id::Null, "expected a JSON object")),
+    };
+    let id = match object.remove("id") {
+        None | Some(Value::Null) => Id::Null,
+        Some(Value::Number(number)) => Id::Number(number),
+        Some(Value::String(text)) => Id::String(text),
+        Some(_) => return Err(invalid(Id::Null, "id: expected a string, a number or null")),
+    };
+    match object.get("jsonrpc") {
+        Some(Value::String(version)) if version == "2.0" => {}
+        Some(_) => return Err(invalid(id, "jsonrpc: expected \"2.0\"")),
+        None => return Err(invalid(id, "jsonrpc: missing")),
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(method)) => method,
+        Some(_) => return Err(invalid(id, "method: expected a string")),
+        None => return Err(invalid(id, "method: missing")),
+    };
+    Ok(Request {
+        id,
+        method,
+        params: object.remove("params"),
+    })
+}
+
+/// A success response: `{"jsonrpc":"2.0","id":..,"result":..}`.
+pub fn success(id: &Id, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": Value::from(id), "result": result})
+}
+
+/// An error response: `{"jsonrpc":"2.0","id":..,"error":{..}}`.
+pub fn failure(id: &Id, error: &RpcError) -> Value {
+    json!({"jsonrpc": "2.0", "id": Value::from(id), "error": error.to_value()})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(body: &str) -> (Id, i64) {
+        let (id, error) = decode_request(body.as_bytes()).unwrap_err();
+        (id, error.code.code())
+    }
+
+    #[test]
+    fn every_code_round_trips_through_its_integer() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_code(code.code()), Some(code));
+        }
+    }
+
+    #[test]
+    fn the_id_keeps_its_json_type() {
+        let number = decode_request(br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).unwrap();
+        assert_eq!(Value::from(&number.id), json!(1.5));
+        let text = decode_request(br#"{"jsonrpc":"2.0","id":"1","method":"m"}"#).unwrap();
+        assert_eq!(Value::from(&text.id), json!("1"));
+    }
+
+    #[test]
+    fn envelope_faults_get_their_codes() {
+        assert_eq!(code_of("{"), (Id::Null, -32700));
+        assert_eq!(code_of("[1]"), (Id::Null, -32600));
+        assert_eq!(code_of("3"), (Id::Null, -32600));
+        assert_eq!(
+            code_of(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#),
+            (Id::Null, -32600)
+        );
+        let id = Id::String("a".into());
+        assert_eq!(
+            code_of(r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#),
+            (id.clone(), -32600)
+        );
+        assert_eq!(code_of(r#"{"id":"a","method":"m"}"#), (id.clone(), -32600));
+        assert_eq!(
+            code_of(r#"{"jsonrpc":"2.0","id":"a"}"#),
+            (id.clone(), -32600)
+        );
+        assert_eq!(
+            code_of(r#"{"jsonrpc":"2.0","id":"a","method":3}"#),
+            (id, -32600)
+        );
+    }
+
+    proptest::proptest! {
+        /// Any bytes are decoded or refused, never a panic; a refusal is -32700 or -32600.
+        #[test]
+        fn any_body_is_decoded_or_refused(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            if let Err((_, error)) = decode_request(&body) {
+                proptest::prop_assert!(matches!(error.code, ErrorCode::ParseError | ErrorCode::InvalidRequest));
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_members_are_ignored() {
+        let request =
+            decode_request(br#"{"jsonrpc":"2.0","id":1,"method":"m","extra":true}"#).unwrap();
+        assert_eq!(request.method, "m");
+    }
+}

@@ -1,0 +1,447 @@
+//! A2A protocol 0.3 on the wire: JSON ⇄ the [model](super).
+//!
+//! Decoding walks `serde_json::Value` by hand instead of deriving `Deserialize`, because a
+//! client that sends a bad request deserves to be told *which* field is wrong
+//! (`params.message.parts[1].kind: unknown kind "image"`), and serde's derived errors do not
+//! carry the path. Unknown members are ignored; `null` counts as absent. Encoding writes the
+//! `kind` tags and camelCase names of the 0.3 schema.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+mod encode;
+
+pub use encode::{
+    encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
+    encode_task,
+};
+
+use super::jsonrpc::{ErrorCode, RpcError};
+use super::{FileBody, FileContent, Message, Metadata, Part, Role};
+
+/// A request member that is missing or has the wrong type, with its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError {
+    path: String,
+    problem: Problem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    Missing,
+    Expected(&'static str),
+    UnknownKind(String),
+}
+
+impl WireError {
+    /// The path of the offending member, e.g. `params.message.messageId`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.problem {
+            Problem::Missing => write!(f, "{}: missing", self.path),
+            Problem::Expected(what) => write!(f, "{}: expected {what}", self.path),
+            Problem::UnknownKind(kind) => write!(f, "{}: unknown kind {kind:?}", self.path),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+impl From<WireError> for RpcError {
+    fn from(error: WireError) -> Self {
+        RpcError::new(ErrorCode::InvalidParams, error.to_string())
+    }
+}
+
+/// The params of `message/send` and `message/stream`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageSendParams {
+    /// The user's message.
+    pub message: Message,
+    /// Options.
+    pub configuration: SendConfiguration,
+    /// Free-form metadata of the request.
+    pub metadata: Option<Metadata>,
+}
+
+/// `MessageSendConfiguration`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SendConfiguration {
+    /// Whether `message/send` waits for the task to stop (default: yes).
+    pub blocking: Option<bool>,
+    /// How many history messages the returned task carries.
+    pub history_length: Option<usize>,
+    /// The output MIME types the client accepts; `None` or empty: any.
+    pub accepted_output_modes: Option<Vec<String>>,
+    /// The push notification config, if the client sent one (kept as sent).
+    pub push_notification_config: Option<Value>,
+}
+
+/// The params of `tasks/get`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskQueryParams {
+    /// The task's id.
+    pub id: String,
+    /// How many history messages to return.
+    pub history_length: Option<usize>,
+}
+
+/// The params of `tasks/cancel` and `tasks/resubscribe`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskIdParams {
+    /// The task's id.
+    pub id: String,
+}
+
+/// Decodes `message/send` / `message/stream` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::v0_3::decode_send_params;
+/// use serde_json::json;
+///
+/// let params = json!({"message": {"kind": "message", "role": "user", "parts": []}});
+/// let error = decode_send_params(Some(&params)).unwrap_err();
+/// assert_eq!(error.to_string(), "params.message.messageId: missing");
+/// ```
+pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    let message = decode_message(params.req("message")?, &params.path_of("message"))?;
+    let configuration = match params.opt("configuration") {
+        None => SendConfiguration::default(),
+        Some(value) => {
+            let config = Obj::new(value, params.path_of("configuration"))?;
+            SendConfiguration {
+                blocking: config.opt_bool("blocking")?,
+                history_length: config.opt_count("historyLength")?,
+                accepted_output_modes: config.opt_strings("acceptedOutputModes")?,
+                push_notification_config: config.opt("pushNotificationConfig").cloned(),
+            }
+        }
+    };
+    Ok(MessageSendParams {
+        message,
+        configuration,
+        metadata: params.opt_object("metadata")?.cloned(),
+    })
+}
+
+/// Decodes `tasks/get` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQueryParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    Ok(TaskQueryParams {
+        id: params.req_str("id")?.to_owned(),
+        history_length: params.opt_count("historyLength")?,
+    })
+}
+
+/// Decodes `tasks/cancel` / `tasks/resubscribe` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_id_params(params: Option<&Value>) -> Result<TaskIdParams, WireError> {
+    let params = Obj::root(params, "params")?;
+    Ok(TaskIdParams {
+        id: params.req_str("id")?.to_owned(),
+    })
+}
+
+/// Decodes a `Message` found at `path`.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
+    let message = Obj::new(value, path.to_owned())?;
+    if let Some(kind) = message.opt_str("kind")? {
+        if kind != "message" {
+            return Err(message.error("kind", Problem::Expected("\"message\"")));
+        }
+    }
+    let role = match message.req_str("role")? {
+        "user" => Role::User,
+        "agent" => Role::Agent,
+        _ => return Err(message.error("role", Problem::Expected("\"user\" or \"agent\""))),
+    };
+    let message_id = message.req_str("messageId")?.to_owned();
+    let parts_path = message.path_of("parts");
+    let parts = match message.req("parts")? {
+        Value::Array(parts) => parts
+            .iter()
+            .enumerate()
+            .map(|(index, part)| decode_part(part, &format!("{parts_path}[{index}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(message.error("parts", Problem::Expected("an array"))),
+    };
+    Ok(Message {
+        message_id,
+        role,
+        parts,
+        context_id: message.opt_str("contextId")?.map(str::to_owned),
+        task_id: message.opt_str("taskId")?.map(str::to_owned),
+        reference_task_ids: message.opt_strings("referenceTaskIds")?.unwrap_or_default(),
+        extensions: message.opt_strings("extensions")?.unwrap_or_default(),
+        metadata: message.opt_object("metadata")?.cloned(),
+    })
+}
+
+/// Decodes a `Part` found at `path`.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member, or an unknown `kind`.
+pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
+    let part = Obj::new(value, path.to_owned())?;
+    let metadata = part.opt_object("metadata")?.cloned();
+    match part.req_str("kind")? {
+        "text" => Ok(Part::Text {
+            text: part.req_str("text")?.to_owned(),
+            metadata,
+        }),
+        "data" => Ok(Part::Data {
+            data: part
+                .opt_object("data")?
+                .cloned()
+                .ok_or_else(|| part.error("data", Problem::Missing))?,
+            metadata,
+        }),
+        "file" => {
+            let file = Obj::new(part.req("file")?, part.path_of("file"))?;
+            let body = match (file.opt_str("bytes")?, file.opt_str("uri")?) {
+                (Some(bytes), _) => FileBody::Bytes(bytes.to_owned()),
+                (None, Some(uri)) => FileBody::Uri(uri.to_owned()),
+                (None, None) => return Err(file.error("bytes", Problem::Missing)),
+            };
+            Ok(Part::File {
+                file: FileContent {
+                    body,
+                    mime_type: file.opt_str("mimeType")?.map(str::to_owned),
+                    name: file.opt_str("name")?.map(str::to_owned),
+                },
+                metadata,
+            })
+        }
+        other => Err(part.error("kind", Problem::UnknownKind(other.to_owned()))),
+    }
+}
+
+/// A JSON object being decoded, with its path for error messages.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Obj<'a> {
+    fn root(value: Option<&'a Value>, path: &str) -> Result<Self, WireError> {
+        match value {
+            None | Some(Value::Null) => Err(WireError {
+                path: path.to_owned(),
+                problem: Problem::Missing,
+            }),
+            Some(value) => Self::new(value, path.to_owned()),
+        }
+    }
+
+    fn new(value: &'a Value, path: String) -> Result<Self, WireError> {
+        match value {
+            Value::Object(map) => Ok(Self { map, path }),
+            _ => Err(WireError {
+                path,
+                problem: Problem::Expected("an object"),
+            }),
+        }
+    }
+
+    fn path_of(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    fn error(&self, key: &str, problem: Problem) -> WireError {
+        WireError {
+            path: self.path_of(key),
+            problem,
+        }
+    }
+
+    fn opt(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|value| !value.is_null())
+    }
+
+    fn req(&self, key: &str) -> Result<&'a Value, WireError> {
+        self.opt(key)
+            .ok_or_else(|| self.error(key, Problem::Missing))
+    }
+
+    fn req_str(&self, key: &str) -> Result<&'a str, WireError> {
+        self.opt_str(key)?
+            .ok_or_else(|| self.error(key, Problem::Missing))
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<&'a str>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(_) => Err(self.error(key, Problem::Expected("a string"))),
+        }
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(_) => Err(self.error(key, Problem::Expected("a boolean"))),
+        }
+    }
+
+    fn opt_count(&self, key: &str) -> Result<Option<usize>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Number(number)) => number
+                .as_u64()
+                .map(|count| Some(usize::try_from(count).unwrap_or(usize::MAX)))
+                .ok_or_else(|| self.error(key, Problem::Expected("a non-negative integer"))),
+            Some(_) => Err(self.error(key, Problem::Expected("a non-negative integer"))),
+        }
+    }
+
+    fn opt_object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(_) => Err(self.error(key, Problem::Expected("an object"))),
+        }
+    }
+
+    fn opt_strings(&self, key: &str) -> Result<Option<Vec<String>>, WireError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| self.error(key, Problem::Expected("an array of strings"))),
+            Some(_) => Err(self.error(key, Problem::Expected("an array of strings"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn send_error(params: Value) -> String {
+        decode_send_params(Some(&params)).unwrap_err().to_string()
+    }
+
+    fn user_message(parts: Value) -> Value {
+        json!({"message": {"kind": "message", "messageId": "m", "role": "user", "parts": parts}})
+    }
+
+    #[test]
+    fn each_bad_member_is_named_by_its_path() {
+        assert_eq!(
+            decode_send_params(None).unwrap_err().to_string(),
+            "params: missing"
+        );
+        assert_eq!(send_error(json!({})), "params.message: missing");
+        assert_eq!(
+            send_error(json!({"message": {"role": "user", "parts": []}})),
+            "params.message.messageId: missing"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": 1, "role": "user", "parts": []}})),
+            "params.message.messageId: expected a string"
+        );
+        assert_eq!(
+            send_error(user_message(json!({"kind": "text"}))),
+            "params.message.parts: expected an array"
+        );
+        assert_eq!(
+            send_error(user_message(
+                json!([{"kind": "text", "text": "a"}, {"kind": "image"}])
+            )),
+            "params.message.parts[1].kind: unknown kind \"image\""
+        );
+        assert_eq!(
+            send_error(user_message(json!([{"kind": "data", "data": [1]}]))),
+            "params.message.parts[0].data: expected an object"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": "m", "role": "robot", "parts": []}})),
+            "params.message.role: expected \"user\" or \"agent\""
+        );
+    }
+
+    #[test]
+    fn a_decoded_message_encodes_back_to_the_same_json() {
+        let message = json!({
+            "kind": "message", "messageId": "m", "role": "user", "contextId": "c",
+            "taskId": "t", "extensions": ["urn:x"], "metadata": {"a": 1},
+            "parts": [
+                {"kind": "text", "text": "hi", "metadata": {"b": 2}},
+                {"kind": "data", "data": {"x": [1, 2]}},
+                {"kind": "file", "file": {"uri": "https://e/x.png", "mimeType": "image/png"}},
+                {"kind": "file", "file": {"bytes": "aGk=", "name": "hi.txt"}}
+            ]
+        });
+        let decoded = decode_message(&message, "message").unwrap();
+        assert_eq!(encode_message(&decoded), message);
+    }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "(kind|text|data|file|message|user|agent|m|[a-z]{0,4})".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            let keys = "(message|messageId|role|parts|kind|text|data|file|bytes|uri|blocking|x)";
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map(keys, inner, 0..6)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Hostile params never panic, and every refusal names a path under `params`.
+        #[test]
+        fn any_params_are_decoded_or_refused_with_a_path(params in any_json()) {
+            if let Err(error) = decode_send_params(Some(&params)) {
+                proptest::prop_assert!(error.path().starts_with("params"), "{}", error);
+            }
+            let _ = decode_query_params(Some(&params));
+            let _ = decode_id_params(Some(&params));
+        }
+    }
+
+    #[test]
+    fn unknown_members_are_ignored_and_null_is_absent() {
+        let params = json!({"message": {"messageId": "m", "role": "user", "parts": [],
+            "taskId": null, "surprise": {"deep": true}}, "other": 1});
+        let decoded = decode_send_params(Some(&params)).unwrap();
+        assert_eq!(decoded.message.task_id, None);
+    }
+}

@@ -1,0 +1,86 @@
+//! Server errors: building the server, and the failures a JSON-RPC call can end in.
+
+use std::fmt;
+
+use crate::a2a::TaskState;
+use crate::a2a::jsonrpc::RpcError;
+use crate::a2a::v0_3::WireError;
+use crate::task::TaskError;
+
+/// Why [`ServerBuilder::build`](super::ServerBuilder::build) failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// No agent card was given.
+    MissingCard,
+    /// No agent was given.
+    MissingAgent,
+    /// The default final state is not one a task can stop in.
+    InvalidFinalState(TaskState),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::MissingCard => f.write_str("the server needs an agent card: call .card()"),
+            BuildError::MissingAgent => f.write_str("the server needs an agent: call .agent()"),
+            BuildError::InvalidFinalState(state) => write!(
+                f,
+                "final state {state} is not a state a task can stop in \
+                 (use input-required, auth-required or a terminal state)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in
+/// exactly one place, [`ApiError::into_rpc`].
+#[derive(Debug)]
+pub(crate) enum ApiError {
+    Wire(WireError),
+    Task(TaskError),
+    Rpc(RpcError),
+}
+
+impl From<WireError> for ApiError {
+    fn from(error: WireError) -> Self {
+        ApiError::Wire(error)
+    }
+}
+
+impl From<TaskError> for ApiError {
+    fn from(error: TaskError) -> Self {
+        ApiError::Task(error)
+    }
+}
+
+impl From<RpcError> for ApiError {
+    fn from(error: RpcError) -> Self {
+        ApiError::Rpc(error)
+    }
+}
+
+impl ApiError {
+    /// The error the client sees. Server faults are logged at `error` with their detail
+    /// (the client gets a generic message); client faults at `debug`.
+    pub(crate) fn into_rpc(self, method: &str) -> RpcError {
+        let detail = match &self {
+            ApiError::Wire(error) => error.to_string(),
+            ApiError::Task(error) => error.to_string(),
+            ApiError::Rpc(error) => error.to_string(),
+        };
+        let error = match self {
+            ApiError::Wire(error) => RpcError::from(error),
+            ApiError::Task(error) => RpcError::from(error),
+            ApiError::Rpc(error) => error,
+        };
+        if error.code.is_client_fault() {
+            tracing::debug!(method, code = error.code.code(), %detail, "request refused");
+        } else {
+            tracing::error!(method, code = error.code.code(), %detail, "request failed");
+        }
+        error
+    }
+}

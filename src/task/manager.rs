@@ -1,0 +1,471 @@
+//! The task runner: starts or continues a task, drives the agent, fans events out.
+//!
+//! One [`TaskManager`] per server. While an agent works on a task, the task lives in a
+//! [`Running`] entry (see [`super::running`]). The runner is the only writer of a
+//! running task; creating, continuing, finishing and canceling an idle task are serialized
+//! by one lock over the running map, so a client that continues a task right after its final
+//! event always finds it settled in the store.
+//!
+//! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
+//! the agent stops at its next `.await`.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::{FutureExt, StreamExt};
+use tokio::sync::{mpsc, oneshot};
+
+use super::output::{OutputPipeline, coalesce_text};
+pub(crate) use super::running::{Done, Running};
+use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
+use crate::a2a::v0_3::MessageSendParams;
+use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use crate::agent::{Agent, ReplyBody};
+use crate::request::Request;
+
+/// Runs tasks for one server.
+pub(crate) struct TaskManager {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) agent: Arc<dyn Agent>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) ids: Arc<dyn IdGenerator>,
+    pub(crate) output: Arc<dyn OutputPipeline>,
+    pub(crate) final_state: TaskState,
+    running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
+}
+
+/// A freshly started (or continued) task.
+pub(crate) struct Started {
+    pub(crate) running: Arc<Running>,
+    pub(crate) snapshot: Task,
+    pub(crate) events: mpsc::Receiver<StreamEvent>,
+}
+
+/// What a resubscriber gets: the current task, and the events that follow if it runs.
+pub(crate) struct Subscription {
+    pub(crate) snapshot: Task,
+    pub(crate) events: Option<mpsc::Receiver<StreamEvent>>,
+}
+
+enum Outcome {
+    Finished { state: TaskState, parts: Vec<Part> },
+    Failed(String),
+    Invalid(String),
+    Canceled,
+}
+
+impl TaskManager {
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        agent: Arc<dyn Agent>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        output: Arc<dyn OutputPipeline>,
+        final_state: TaskState,
+    ) -> Self {
+        Self {
+            store,
+            agent,
+            clock,
+            ids,
+            output,
+            final_state,
+            running: tokio::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn now(&self) -> String {
+        timestamp(self.clock.now())
+    }
+
+    fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
+        let mut message = Message::agent(reply_id, parts);
+        message.task_id = Some(task.id.clone());
+        message.context_id = Some(task.context_id.clone());
+        message
+    }
+
+    /// Creates a task for `params.message`, or continues the interrupted task it names, and
+    /// starts the agent on it.
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        params: MessageSendParams,
+        requested_extensions: Vec<String>,
+    ) -> Result<Started, TaskError> {
+        let MessageSendParams {
+            mut message,
+            metadata,
+            ..
+        } = params;
+        let extensions: Vec<String> = requested_extensions
+            .into_iter()
+            .chain(message.extensions.iter().cloned())
+            .collect();
+        let mut running_map = self.running.lock().await;
+        let (mut task, lifecycle, prior) = match message.task_id.clone() {
+            Some(id) => self.continuation(&running_map, &id, &mut message).await?,
+            None => {
+                let context_id = message
+                    .context_id
+                    .clone()
+                    .unwrap_or_else(|| self.ids.new_id());
+                message.context_id = Some(context_id.clone());
+                let task = Task {
+                    id: self.ids.new_id(),
+                    context_id,
+                    status: TaskStatus {
+                        state: TaskState::Submitted,
+                        message: None,
+                        timestamp: Some(self.now()),
+                    },
+                    artifacts: Vec::new(),
+                    history: Vec::new(),
+                    metadata: None,
+                };
+                (task, Lifecycle::new(), Vec::new())
+            }
+        };
+        message.task_id = Some(task.id.clone());
+        task.history.push(message.clone());
+        self.store.put(task.clone()).await?;
+        let (running, receiver, cancel_rx) = Running::start(task.clone(), lifecycle);
+        running_map.insert(task.id.clone(), running.clone());
+        drop(running_map);
+        tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
+        let request = Request::new(message, task.id.clone(), task.context_id.clone())
+            .with_history(prior)
+            .with_requested_extensions(extensions)
+            .with_request_metadata(metadata);
+        tokio::spawn(self.clone().run(running.clone(), request, cancel_rx));
+        Ok(Started {
+            running,
+            snapshot: task,
+            events: receiver,
+        })
+    }
+
+    /// Checks that `message` may continue task `id` and prepares the task for it.
+    async fn continuation(
+        &self,
+        running_map: &HashMap<String, Arc<Running>>,
+        id: &str,
+        message: &mut Message,
+    ) -> Result<(Task, Lifecycle, Vec<Message>), TaskError> {
+        if let Some(running) = running_map.get(id) {
+            return Err(TaskError::Busy {
+                id: id.to_owned(),
+                state: running.snapshot().status.state,
+            });
+        }
+        let mut task = self
+            .store
+            .get(id)
+            .await?
+            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
+        let state = task.status.state;
+        if state.is_terminal() {
+            return Err(TaskError::Terminal {
+                id: id.to_owned(),
+                state,
+            });
+        }
+        if !state.is_interrupted() {
+            return Err(TaskError::Busy {
+                id: id.to_owned(),
+                state,
+            });
+        }
+        match &message.context_id {
+            Some(given) if *given != task.context_id => {
+                return Err(TaskError::ContextMismatch {
+                    id: id.to_owned(),
+                    expected: task.context_id.clone(),
+                    given: given.clone(),
+                });
+            }
+            _ => message.context_id = Some(task.context_id.clone()),
+        }
+        let mut lifecycle = Lifecycle::resume(state);
+        lifecycle.transition(TaskState::Working)?;
+        if let Some(reply) = task.status.message.take() {
+            task.history.push(reply);
+        }
+        task.status = TaskStatus {
+            state: TaskState::Working,
+            message: None,
+            timestamp: Some(self.now()),
+        };
+        let prior = task.history.clone();
+        Ok((task, lifecycle, prior))
+    }
+
+    /// Drives the agent for one request, then settles the task.
+    async fn run(
+        self: Arc<Self>,
+        running: Arc<Running>,
+        request: Request,
+        cancel: oneshot::Receiver<()>,
+    ) {
+        // One message id for the whole reply: every `working` update carries a piece of the
+        // same agent message, and the final update carries all of it.
+        let reply_id = self.ids.new_id();
+        let timestamp = self.now();
+        let started = running.update(|task, lifecycle| {
+            lifecycle.transition(TaskState::Working).ok()?;
+            task.status = TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: Some(timestamp),
+            };
+            Some(status_event(task, false))
+        });
+        let canceled = async {
+            if cancel.await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        let work = async {
+            running.deliver(started).await;
+            self.drive(&running, &reply_id, request).await
+        };
+        let outcome = tokio::select! {
+            biased;
+            () = canceled => Outcome::Canceled,
+            outcome = work => outcome,
+        };
+        self.settle(&running, &reply_id, outcome).await;
+    }
+
+    /// Calls the agent and turns its output into `working` updates.
+    async fn drive(&self, running: &Running, reply_id: &str, request: Request) -> Outcome {
+        let mut sink = self.output.start(&request);
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
+        let reply = match call {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
+        let reply = match reply {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
+            Err(panic) => return self.panicked(running, &*panic),
+        };
+        let final_state = reply.final_state.unwrap_or(self.final_state);
+        if !(final_state.is_terminal() || final_state.is_interrupted()) {
+            return Outcome::Invalid(format!(
+                "the agent asked to end the task in state {final_state}"
+            ));
+        }
+        let mut parts = Vec::new();
+        match reply.body {
+            ReplyBody::Text(text) => match sink.push(&text) {
+                Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
+                Err(error) => return Outcome::Failed(error.0),
+            },
+            ReplyBody::Stream(stream) => {
+                let mut stream = AssertUnwindSafe(stream).catch_unwind();
+                while let Some(item) = stream.next().await {
+                    match item {
+                        Ok(Ok(chunk)) => match sink.push(&chunk) {
+                            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
+                            Err(error) => return Outcome::Failed(error.0),
+                        },
+                        Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
+                        Err(panic) => return self.panicked(running, &*panic),
+                    }
+                }
+            }
+        }
+        match sink.finish() {
+            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
+            Err(error) => return Outcome::Failed(error.0),
+        }
+        Outcome::Finished {
+            state: final_state,
+            parts,
+        }
+    }
+
+    fn panicked(&self, running: &Running, panic: &(dyn Any + Send)) -> Outcome {
+        let detail = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
+        Outcome::Failed("The agent failed unexpectedly.".to_owned())
+    }
+
+    /// Sends a `working` update holding `new` parts (none: nothing to send).
+    async fn progress(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        new: Vec<Part>,
+        all: &mut Vec<Part>,
+    ) {
+        if new.is_empty() {
+            return;
+        }
+        all.extend(new.iter().cloned());
+        let timestamp = self.now();
+        let delivery = running.update(|task, lifecycle| {
+            lifecycle.transition(TaskState::Working).ok()?;
+            let message = Self::agent_message(task, reply_id, new);
+            task.status = TaskStatus {
+                state: TaskState::Working,
+                message: Some(message),
+                timestamp: Some(timestamp),
+            };
+            Some(status_event(task, false))
+        });
+        running.deliver(delivery).await;
+    }
+
+    /// Moves the task to its final state, stores it and sends the final update.
+    async fn settle(&self, running: &Arc<Running>, reply_id: &str, outcome: Outcome) {
+        let (state, parts, invalid) = match outcome {
+            Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
+            Outcome::Failed(reason) => (TaskState::Failed, Some(vec![Part::text(reason)]), None),
+            Outcome::Invalid(reason) => (
+                TaskState::Failed,
+                Some(vec![Part::text(format!(
+                    "Invalid agent response: {reason}"
+                ))]),
+                Some(reason),
+            ),
+            Outcome::Canceled => (TaskState::Canceled, None, None),
+        };
+        let timestamp = self.now();
+        let mut running_map = self.running.lock().await;
+        let mut final_task = None;
+        let delivery = running.update(|task, lifecycle| {
+            let state = match lifecycle.transition(state) {
+                Ok(()) => state,
+                Err(error) => {
+                    tracing::error!(task_id = %task.id, %error, "forcing the task to failed");
+                    TaskState::Failed
+                }
+            };
+            let message = parts.map(|parts| Self::agent_message(task, reply_id, parts));
+            task.status = TaskStatus {
+                state,
+                message,
+                timestamp: Some(timestamp),
+            };
+            final_task = Some(task.clone());
+            Some(status_event(task, true))
+        });
+        let task = final_task.unwrap_or_else(|| running.snapshot());
+        if let Err(error) = self.store.put(task.clone()).await {
+            tracing::error!(task_id = %task.id, %error, "could not store the finished task");
+        }
+        if running_map
+            .get(&task.id)
+            .is_some_and(|entry| Arc::ptr_eq(entry, running))
+        {
+            running_map.remove(&task.id);
+        }
+        drop(running_map);
+        tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
+        running.finish(Done { task, invalid });
+        // The final event goes out after the task is stored and the run is over: a client
+        // that reacts to it (continues the task, asks for it) finds it settled.
+        running.deliver(delivery).await;
+    }
+
+    /// The task with `id`: live if it runs, else from the store.
+    pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
+        if let Some(running) = self.running.lock().await.get(id) {
+            return Ok(running.snapshot());
+        }
+        self.store
+            .get(id)
+            .await?
+            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })
+    }
+
+    /// The current task and, if it runs, the events that follow.
+    pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
+        if let Some(running) = self.running.lock().await.get(id) {
+            let (snapshot, events) = running.subscribe();
+            return Ok(Subscription {
+                snapshot,
+                events: Some(events),
+            });
+        }
+        let task = self
+            .store
+            .get(id)
+            .await?
+            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
+        if task.status.state.is_terminal() {
+            return Err(TaskError::Terminal {
+                id: id.to_owned(),
+                state: task.status.state,
+            });
+        }
+        Ok(Subscription {
+            snapshot: task,
+            events: None,
+        })
+    }
+
+    /// Cancels task `id`: stops its agent if it runs, and settles it as `canceled`.
+    pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
+        // A run may end on its own while the cancel is on its way; then cancel the settled
+        // task. Two rounds cover that race; a third run cannot start in between because
+        // starting needs an interrupted task, which this loop cancels under the lock.
+        for _ in 0..3 {
+            let running_map = self.running.lock().await;
+            if let Some(running) = running_map.get(id).cloned() {
+                drop(running_map);
+                running.request_cancel();
+                let done = running.wait_done().await;
+                if done.task.status.state == TaskState::Canceled {
+                    return Ok(done.task);
+                }
+                continue;
+            }
+            let mut task = self
+                .store
+                .get(id)
+                .await?
+                .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
+            let mut lifecycle = Lifecycle::resume(task.status.state);
+            if lifecycle.transition(TaskState::Canceled).is_err() {
+                return Err(TaskError::NotCancelable {
+                    id: id.to_owned(),
+                    state: task.status.state,
+                });
+            }
+            if let Some(reply) = task.status.message.take() {
+                task.history.push(reply);
+            }
+            task.status = TaskStatus {
+                state: TaskState::Canceled,
+                message: None,
+                timestamp: Some(self.now()),
+            };
+            self.store.put(task.clone()).await?;
+            drop(running_map);
+            return Ok(task);
+        }
+        let task = self.get(id).await?;
+        Err(TaskError::NotCancelable {
+            id: id.to_owned(),
+            state: task.status.state,
+        })
+    }
+}
+
+fn status_event(task: &Task, is_final: bool) -> StreamEvent {
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        is_final,
+        metadata: None,
+    })
+}

@@ -1,0 +1,169 @@
+//! A task while its agent runs: the live snapshot and the fan-out of its events.
+//!
+//! A [`Running`] entry holds the task's current snapshot, one bounded channel per stream
+//! subscriber, a cancel signal and a "done" signal. Events are never dropped: the runner waits
+//! for a slow subscriber (backpressure reaches the agent's stream), and only a subscriber that
+//! takes no event for [`SLOW_SUBSCRIBER`] is cut off.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::Lifecycle;
+use crate::a2a::{StreamEvent, Task};
+
+/// How many events may wait for one stream subscriber before the runner waits for it.
+const EVENT_BUFFER: usize = 64;
+
+/// How long the runner waits for a subscriber that takes no event before cutting it off.
+const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
+
+/// A task the agent is working on.
+pub(crate) struct Running {
+    shared: Mutex<Shared>,
+    cancel: Mutex<Option<oneshot::Sender<()>>>,
+    done: watch::Sender<Option<Done>>,
+}
+
+struct Shared {
+    task: Task,
+    lifecycle: Lifecycle,
+    subscribers: Vec<mpsc::Sender<StreamEvent>>,
+}
+
+/// An event and the subscribers it goes to, taken atomically with the task change.
+pub(super) struct Delivery {
+    event: StreamEvent,
+    to: Vec<mpsc::Sender<StreamEvent>>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub(crate) struct Done {
+    /// The task in its final state.
+    pub(crate) task: Task,
+    /// Set when the agent answered something the protocol cannot carry.
+    pub(crate) invalid: Option<String>,
+}
+
+impl Running {
+    /// A running entry for `task`; the first subscriber's receiver (the client that started
+    /// it) and the receiving end of the cancel signal.
+    pub(crate) fn start(
+        task: Task,
+        lifecycle: Lifecycle,
+    ) -> (
+        Arc<Self>,
+        mpsc::Receiver<StreamEvent>,
+        oneshot::Receiver<()>,
+    ) {
+        let (cancel, canceled) = oneshot::channel();
+        let (events, receiver) = mpsc::channel(EVENT_BUFFER);
+        let running = Arc::new(Running {
+            shared: Mutex::new(Shared {
+                task,
+                lifecycle,
+                subscribers: vec![events],
+            }),
+            cancel: Mutex::new(Some(cancel)),
+            done: watch::Sender::new(None),
+        });
+        (running, receiver, canceled)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Changes the task and takes the event `change` returns with the current subscribers,
+    /// atomically with respect to [`Running::subscribe`]: a subscriber's snapshot either
+    /// includes the change, or the subscriber receives its event.
+    pub(super) fn update(
+        &self,
+        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<StreamEvent>,
+    ) -> Option<Delivery> {
+        let mut shared = self.lock();
+        let Shared {
+            task,
+            lifecycle,
+            subscribers,
+        } = &mut *shared;
+        let event = change(task, lifecycle)?;
+        subscribers.retain(|subscriber| !subscriber.is_closed());
+        Some(Delivery {
+            event,
+            to: subscribers.clone(),
+        })
+    }
+
+    /// Sends an event to its subscribers, waiting for slow ones; a subscriber that takes
+    /// nothing for [`SLOW_SUBSCRIBER`] is cut off (its stream ends with an error).
+    pub(super) async fn deliver(&self, delivery: Option<Delivery>) {
+        let Some(Delivery { event, to }) = delivery else {
+            return;
+        };
+        for subscriber in to {
+            match tokio::time::timeout(SLOW_SUBSCRIBER, subscriber.send(event.clone())).await {
+                Ok(Ok(())) | Ok(Err(_)) => {}
+                Err(_) => {
+                    tracing::debug!("cutting off a stream subscriber that stopped reading");
+                    self.lock()
+                        .subscribers
+                        .retain(|kept| !kept.same_channel(&subscriber));
+                }
+            }
+        }
+    }
+
+    /// The task as it is now.
+    pub(crate) fn snapshot(&self) -> Task {
+        self.lock().task.clone()
+    }
+
+    /// The task as it is now and a receiver of every later event.
+    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<StreamEvent>) {
+        let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
+        let mut shared = self.lock();
+        shared.subscribers.push(sender);
+        (shared.task.clone(), receiver)
+    }
+
+    /// Asks the runner to stop the agent (once; later calls do nothing).
+    pub(crate) fn request_cancel(&self) {
+        let sender = self
+            .cancel
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(sender) = sender {
+            let _ = sender.send(());
+        }
+    }
+
+    /// Marks the run as ended: wakes [`Running::wait_done`].
+    pub(super) fn finish(&self, done: Done) {
+        self.done.send_replace(Some(done));
+    }
+
+    /// Whether the run has ended.
+    pub(crate) fn is_done(&self) -> bool {
+        self.done.borrow().is_some()
+    }
+
+    /// Waits for the run to end.
+    pub(crate) async fn wait_done(&self) -> Done {
+        let mut receiver = self.done.subscribe();
+        loop {
+            if let Some(done) = receiver.borrow_and_update().clone() {
+                return done;
+            }
+            if receiver.changed().await.is_err() {
+                // The sender lives in `self`; it cannot be gone while we borrow `self`.
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}

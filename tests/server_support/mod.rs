@@ -1,0 +1,224 @@
+//! Helpers shared by the server integration tests: a server on a real socket and a client.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use a2ui_agent::a2a::card::AgentCard;
+use a2ui_agent::agent::Agent;
+use a2ui_agent::server::{A2uiServer, ServerBuilder};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+/// A server listening on 127.0.0.1 and a client for it.
+pub struct TestServer {
+    pub url: String,
+    pub client: reqwest::Client,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A builder with a card and `agent`, ready for options.
+pub fn builder(agent: impl Agent) -> ServerBuilder {
+    A2uiServer::builder()
+        .card(
+            AgentCard::builder("Test agent")
+                .description("For tests")
+                .build(),
+        )
+        .agent(agent)
+}
+
+/// Serves `server` on a fresh port.
+pub async fn spawn(server: A2uiServer) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let router = server.router();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    TestServer {
+        url: format!("http://{address}/"),
+        client: reqwest::Client::new(),
+        task,
+    }
+}
+
+/// Params of `message/send` for a user message holding `text`.
+pub fn text_message(text: &str) -> Value {
+    json!({"message": {"kind": "message", "role": "user", "messageId": unique_id(),
+        "parts": [{"kind": "text", "text": text}]}})
+}
+
+pub fn unique_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("msg-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// What one SSE response carried.
+#[derive(Debug, Default)]
+pub struct Sse {
+    pub content_type: String,
+    pub cache_control: String,
+    /// Each `data:` payload, parsed.
+    pub events: Vec<Value>,
+    /// How many comment lines (keep-alives) came.
+    pub comments: usize,
+    /// Lines that were neither `data:` nor comments.
+    pub other_lines: Vec<String>,
+}
+
+impl Sse {
+    /// The `result` of each event.
+    pub fn results(&self) -> Vec<&Value> {
+        self.events.iter().map(|event| &event["result"]).collect()
+    }
+}
+
+impl TestServer {
+    /// Posts `body` as is; the status and the body parsed as JSON (Null if it is not JSON).
+    pub async fn post_raw(&self, body: impl Into<reqwest::Body>) -> (u16, Value) {
+        let response = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// Calls `method` with `params`; the whole JSON-RPC response.
+    pub async fn call(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let (status, response) = self.post_raw(body.to_string()).await;
+        assert_eq!(status, 200, "{method}: {response}");
+        response
+    }
+
+    /// Calls `method`; its `result`, panicking on an error response.
+    pub async fn result(&self, method: &str, params: Value) -> Value {
+        let response = self.call(method, params).await;
+        assert!(response.get("error").is_none(), "{method}: {response}");
+        response["result"].clone()
+    }
+
+    /// Calls `method`; its error code.
+    pub async fn error_code(&self, method: &str, params: Value) -> i64 {
+        let response = self.call(method, params).await;
+        response["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{method}: expected an error, got {response}"))
+    }
+
+    /// Opens a streaming call and returns the raw response.
+    pub async fn open_stream(&self, method: &str, params: Value) -> reqwest::Response {
+        let body = json!({"jsonrpc": "2.0", "id": "s-1", "method": method, "params": params});
+        self.client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Calls a streaming method and reads the response to its end (at most 30 s).
+    pub async fn stream(&self, method: &str, params: Value) -> Sse {
+        let response = self.open_stream(method, params).await;
+        tokio::time::timeout(Duration::from_secs(30), read_sse(response))
+            .await
+            .expect("the stream did not end")
+    }
+
+    pub async fn get_task(&self, id: &str) -> Value {
+        self.result("tasks/get", json!({"id": id})).await
+    }
+}
+
+/// Reads an SSE response to its end.
+pub async fn read_sse(response: reqwest::Response) -> Sse {
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut sse = Sse {
+        content_type: header("content-type"),
+        cache_control: header("cache-control"),
+        ..Sse::default()
+    };
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        body.extend_from_slice(&chunk.unwrap());
+    }
+    parse_sse(&String::from_utf8(body).unwrap(), &mut sse);
+    sse
+}
+
+/// Reads SSE events from an open response until `count` events arrived.
+pub struct SseReader {
+    stream: futures::stream::BoxStream<'static, reqwest::Result<Vec<u8>>>,
+    buffer: String,
+}
+
+impl SseReader {
+    pub fn new(response: reqwest::Response) -> Self {
+        Self {
+            stream: response
+                .bytes_stream()
+                .map(|chunk| chunk.map(|bytes| bytes.to_vec()))
+                .boxed(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next `data:` event, or None at the end of the stream.
+    pub async fn next_event(&mut self) -> Option<Value> {
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                for line in block.lines() {
+                    if let Some(data) = line.strip_prefix("data: ") {
+                        return Some(serde_json::from_str(data).unwrap());
+                    }
+                }
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.stream.next())
+                .await
+                .expect("no event within 30 s")?;
+            self.buffer
+                .push_str(&String::from_utf8(chunk.unwrap()).unwrap());
+        }
+    }
+}
+
+fn parse_sse(text: &str, sse: &mut Sse) {
+    for line in text.lines() {
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(data) = line.strip_prefix("data: ") {
+            sse.events.push(serde_json::from_str(data).unwrap());
+        } else if line.starts_with(':') {
+            sse.comments += 1;
+        } else {
+            sse.other_lines.push(line.to_owned());
+        }
+    }
+}
