@@ -1,0 +1,1 @@
+//! prompt (issue 5).
