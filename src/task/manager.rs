@@ -24,6 +24,7 @@ use crate::a2a::v0_3::MessageSendParams;
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
+use crate::request::adapter::A2uiAdapter;
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -33,6 +34,7 @@ pub(crate) struct TaskManager {
     pub(crate) ids: Arc<dyn IdGenerator>,
     pub(crate) output: Arc<dyn OutputPipeline>,
     pub(crate) final_state: TaskState,
+    pub(crate) a2ui: A2uiAdapter,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -41,12 +43,23 @@ pub(crate) struct Started {
     pub(crate) running: Arc<Running>,
     pub(crate) snapshot: Task,
     pub(crate) events: mpsc::Receiver<StreamEvent>,
+    /// The extension URIs activated for the request, to echo in the response header.
+    pub(crate) activated: Vec<String>,
 }
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
 pub(crate) struct Subscription {
     pub(crate) snapshot: Task,
     pub(crate) events: Option<mpsc::Receiver<StreamEvent>>,
+}
+
+/// What a run does: call the agent, or fail the task without calling it.
+enum Job {
+    Answer {
+        request: Box<Request>,
+        streaming: bool,
+    },
+    Refuse(String),
 }
 
 enum Outcome {
@@ -64,6 +77,7 @@ impl TaskManager {
         ids: Arc<dyn IdGenerator>,
         output: Arc<dyn OutputPipeline>,
         final_state: TaskState,
+        a2ui: A2uiAdapter,
     ) -> Self {
         Self {
             store,
@@ -72,6 +86,7 @@ impl TaskManager {
             ids,
             output,
             final_state,
+            a2ui,
             running: tokio::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -88,11 +103,13 @@ impl TaskManager {
     }
 
     /// Creates a task for `params.message`, or continues the interrupted task it names, and
-    /// starts the agent on it.
+    /// starts the agent on it (or fails the task at once when the request's A2UI cannot be
+    /// negotiated). `streaming`: the client reads the reply as it comes.
     pub(crate) async fn start(
         self: &Arc<Self>,
         params: MessageSendParams,
         requested_extensions: Vec<String>,
+        streaming: bool,
     ) -> Result<Started, TaskError> {
         let MessageSendParams {
             mut message,
@@ -134,15 +151,33 @@ impl TaskManager {
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let request = Request::new(message, task.id.clone(), task.context_id.clone())
+        let mut request = Request::new(message, task.id.clone(), task.context_id.clone())
             .with_history(prior)
             .with_requested_extensions(extensions)
             .with_request_metadata(metadata);
-        tokio::spawn(self.clone().run(running.clone(), request, cancel_rx));
+        let adapted = self
+            .a2ui
+            .adapt(request.requested_extensions(), request.message());
+        if let Some(processor) = adapted.processor {
+            request = request.with_a2ui(processor);
+        }
+        request = request.with_activated_extensions(adapted.activated.clone());
+        let job = match adapted.failure {
+            Some(reason) => {
+                tracing::debug!(task_id = %task.id, %reason, "A2UI negotiation failed");
+                Job::Refuse(reason)
+            }
+            None => Job::Answer {
+                request: Box::new(request),
+                streaming,
+            },
+        };
+        tokio::spawn(self.clone().run(running.clone(), job, cancel_rx));
         Ok(Started {
             running,
             snapshot: task,
             events: receiver,
+            activated: adapted.activated,
         })
     }
 
@@ -201,13 +236,8 @@ impl TaskManager {
         Ok((task, lifecycle, prior))
     }
 
-    /// Drives the agent for one request, then settles the task.
-    async fn run(
-        self: Arc<Self>,
-        running: Arc<Running>,
-        request: Request,
-        cancel: oneshot::Receiver<()>,
-    ) {
+    /// Drives the agent for one request (or refuses it), then settles the task.
+    async fn run(self: Arc<Self>, running: Arc<Running>, job: Job, cancel: oneshot::Receiver<()>) {
         // One message id for the whole reply: every `working` update carries a piece of the
         // same agent message, and the final update carries all of it.
         let reply_id = self.ids.new_id();
@@ -228,7 +258,12 @@ impl TaskManager {
         };
         let work = async {
             running.deliver(started).await;
-            self.drive(&running, &reply_id, request).await
+            match job {
+                Job::Answer { request, streaming } => {
+                    self.drive(&running, &reply_id, *request, streaming).await
+                }
+                Job::Refuse(reason) => Outcome::Failed(reason),
+            }
         };
         let outcome = tokio::select! {
             biased;
@@ -239,8 +274,14 @@ impl TaskManager {
     }
 
     /// Calls the agent and turns its output into `working` updates.
-    async fn drive(&self, running: &Running, reply_id: &str, request: Request) -> Outcome {
-        let mut sink = self.output.start(&request);
+    async fn drive(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        request: Request,
+        streaming: bool,
+    ) -> Outcome {
+        let mut sink = self.output.start(&request, streaming);
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
         let reply = match call {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
