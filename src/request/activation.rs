@@ -38,9 +38,22 @@ pub(crate) fn same_uri(a: &str, b: &str) -> bool {
     a.trim().trim_end_matches('/') == b.trim().trim_end_matches('/')
 }
 
-/// The newest URI that is both requested and advertised; URIs without a version lose to
-/// any with one.
-pub(crate) fn newest_common<'a>(requested: &[String], advertised: &[&'a str]) -> Option<&'a str> {
+/// The extension to activate: the newest URI that is both requested and advertised.
+/// Versions at the end of the URIs compare as numbers (`v1.10.0` is newer than `v1.2.0`);
+/// URIs without a version lose to any with one. `None` when nothing requested is advertised.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::request::newest_extension;
+///
+/// let requested = ["https://a2ui.org/a2a-extension/a2ui/v0.8".to_owned(),
+///                  "https://a2ui.org/a2a-extension/a2ui/v0.9".to_owned()];
+/// let advertised = ["https://a2ui.org/a2a-extension/a2ui/v0.9",
+///                   "https://a2ui.org/a2a-extension/a2ui/v0.8"];
+/// assert_eq!(newest_extension(&requested, &advertised), Some(advertised[0]));
+/// ```
+pub fn newest_extension<'a>(requested: &[String], advertised: &[&'a str]) -> Option<&'a str> {
     advertised
         .iter()
         .copied()
@@ -66,12 +79,12 @@ mod tests {
         let requested = owned(&["https://x/a2ui/v0.8", "https://x/a2ui/v0.9"]);
         let advertised = ["https://x/a2ui/v0.9", "https://x/a2ui/v0.8"];
         assert_eq!(
-            newest_common(&requested, &advertised),
+            newest_extension(&requested, &advertised),
             Some("https://x/a2ui/v0.9")
         );
         let reversed: Vec<String> = requested.into_iter().rev().collect();
         assert_eq!(
-            newest_common(&reversed, &advertised),
+            newest_extension(&reversed, &advertised),
             Some("https://x/a2ui/v0.9")
         );
     }
@@ -80,21 +93,21 @@ mod tests {
     fn versions_compare_as_numbers_not_as_text() {
         let requested = owned(&["u/v1.2.0", "u/v1.10.0"]);
         assert_eq!(
-            newest_common(&requested, &["u/v1.2.0", "u/v1.10.0"]),
+            newest_extension(&requested, &["u/v1.2.0", "u/v1.10.0"]),
             Some("u/v1.10.0")
         );
     }
 
     #[test]
     fn a_uri_requested_but_not_advertised_is_not_activated() {
-        assert_eq!(newest_common(&owned(&["u/v2.0"]), &["u/v0.8"]), None);
-        assert_eq!(newest_common(&[], &["u/v0.8"]), None);
+        assert_eq!(newest_extension(&owned(&["u/v2.0"]), &["u/v0.8"]), None);
+        assert_eq!(newest_extension(&[], &["u/v0.8"]), None);
     }
 
     #[test]
     fn a_trailing_slash_does_not_change_the_uri() {
         assert_eq!(
-            newest_common(&owned(&["u/v0.8/"]), &["u/v0.8"]),
+            newest_extension(&owned(&["u/v0.8/"]), &["u/v0.8"]),
             Some("u/v0.8")
         );
     }

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::activation::{newest_common, same_uri};
+use super::activation::{newest_extension, same_uri};
 use crate::a2a::{Message, Part};
 use crate::a2ui::{CapabilitiesError, ClientCapabilities, ProtocolVersion};
 use crate::generator::Generator;
@@ -90,7 +90,7 @@ impl A2uiAdapter {
         };
         let advertised = self.advertised();
         let requested_version =
-            newest_common(requested, &advertised).and_then(ProtocolVersion::from_extension_uri);
+            newest_extension(requested, &advertised).and_then(ProtocolVersion::from_extension_uri);
         let (candidates, capabilities): (Vec<&Generator>, Option<&ClientCapabilities>) =
             match (requested_version, declared.as_ref()) {
                 (Some(version), declared) => (

@@ -13,6 +13,7 @@ pub(crate) mod adapter;
 use serde_json::{Map, Value};
 
 pub use actions::{UserAction, UserActionKind};
+pub use activation::newest_extension;
 
 use crate::a2a::{Message, Metadata, Part};
 use crate::a2ui::ProtocolVersion;
