@@ -142,6 +142,7 @@ impl Generator {
         GeneratorBuilder {
             version,
             catalogs: Vec::new(),
+            explicit_catalogs: false,
             components: None,
             examples: Vec::new(),
             progressive_keys: default_progressive_keys(version),
@@ -337,6 +338,7 @@ fn requested(version: ProtocolVersion, capabilities: Option<&ClientCapabilities>
 pub struct GeneratorBuilder {
     version: ProtocolVersion,
     catalogs: Vec<Catalog>,
+    explicit_catalogs: bool,
     components: Option<Vec<String>>,
     examples: Vec<(String, String)>,
     progressive_keys: Vec<String>,
@@ -361,6 +363,14 @@ impl GeneratorBuilder {
     /// offered. A catalog of the sibling version (v0.9 for v0.9.1) is recompiled.
     pub fn catalog(mut self, catalog: Catalog) -> Self {
         self.catalogs.push(catalog);
+        self
+    }
+
+    /// Offers exactly `catalogs`, in order, replacing any added before; an empty list is
+    /// refused by [`build`](Self::build) (a generator must offer something to draw with).
+    pub fn catalogs(mut self, catalogs: impl IntoIterator<Item = Catalog>) -> Self {
+        self.catalogs = catalogs.into_iter().collect();
+        self.explicit_catalogs = true;
         self
     }
 
@@ -431,11 +441,14 @@ impl GeneratorBuilder {
     pub fn build(mut self) -> Result<Generator, GeneratorError> {
         let version = self.version;
         let mut catalogs = std::mem::take(&mut self.catalogs);
-        if catalogs.is_empty() {
+        if catalogs.is_empty() && !self.explicit_catalogs {
             catalogs.push(Catalog::try_basic(version).map_err(GeneratorError::Catalog)?);
         }
         if let Some(names) = &self.components {
             catalogs = subset(catalogs, names)?;
+        }
+        if catalogs.is_empty() {
+            return Err(GeneratorError::NoCatalog);
         }
         if let Some(kinds) = &self.allowed {
             if let Some(kind) = kinds
@@ -531,6 +544,8 @@ fn read_example(name: String, text: &str) -> Result<Example, GeneratorError> {
 pub enum GeneratorError {
     /// A catalog that cannot be used (wrong version, duplicate id, does not load).
     Catalog(CatalogError),
+    /// No catalog is left to offer (none given, or a component subset matched none).
+    NoCatalog,
     /// A component no catalog defines.
     UnknownComponent(String),
     /// A message kind the version does not have.
@@ -553,6 +568,7 @@ impl fmt::Display for GeneratorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Catalog(e) => e.fmt(f),
+            Self::NoCatalog => f.write_str("the generator offers no catalog"),
             Self::UnknownComponent(name) => write!(f, "no catalog defines component '{name}'"),
             Self::UnknownMessage { kind, version } => {
                 write!(f, "A2UI {version} has no message '{kind}'")

@@ -60,11 +60,38 @@ pub(crate) fn build(input: &PromptInput<'_>) -> Option<String> {
     ));
     out.push_str(input.format.instructions().trim_end());
     out.push_str("\n\n");
+    let withheld = withheld_names(version, input.catalogs, &kinds);
     workflow(&mut out, version, &kinds, input.catalogs);
-    schemas(&mut out, version, &kinds);
-    catalogs(&mut out, input.catalogs);
+    schemas(&mut out, version, &kinds, &withheld);
+    catalogs(&mut out, input.catalogs, &withheld);
     examples(&mut out, input.examples, input.format);
     Some(out)
+}
+
+/// Names the model must not hear of: the message kinds the agent does not allow, and the
+/// components and functions of the version's basic catalog that no active catalog has (the
+/// shared schemas' descriptions mention some of them as examples).
+fn withheld_names(version: ProtocolVersion, active: &[Catalog], kinds: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = message_kinds(version)
+        .iter()
+        .filter(|k| !kinds.contains(k))
+        .map(|k| (*k).to_owned())
+        .collect();
+    if let Ok(basic) = Catalog::try_basic(version) {
+        let offered = |name: &str| {
+            active.iter().any(|c| {
+                c.component_names().any(|n| n == name) || c.function_names().any(|n| n == name)
+            })
+        };
+        names.extend(
+            basic
+                .component_names()
+                .chain(basic.function_names())
+                .filter(|name| !offered(name))
+                .map(str::to_owned),
+        );
+    }
+    names
 }
 
 fn allowed_kinds(version: ProtocolVersion, allowed: Option<&[String]>) -> Vec<&'static str> {
@@ -177,7 +204,7 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
     out.push('\n');
 }
 
-fn schemas(out: &mut String, version: ProtocolVersion, kinds: &[&str]) {
+fn schemas(out: &mut String, version: ProtocolVersion, kinds: &[&str], withheld: &[String]) {
     let Ok(docs) = schema_documents(version) else {
         return;
     };
@@ -188,6 +215,7 @@ fn schemas(out: &mut String, version: ProtocolVersion, kinds: &[&str]) {
         .collect();
     let mut message = docs.message.clone();
     prune_messages(&mut message, version, &excluded);
+    drop_mentions(&mut message, withheld, 0);
     out.push_str(
         "## Message schema\n\nEvery message you send must match this JSON Schema. \
          `catalog.json` means the catalog the surface uses.\n\n",
@@ -198,7 +226,9 @@ fn schemas(out: &mut String, version: ProtocolVersion, kinds: &[&str]) {
             "## Common types\n\nThe shared definitions the message schema and the catalogs \
              refer to as `common_types.json`.\n\n",
         );
-        push_json(out, common);
+        let mut common = common.clone();
+        drop_mentions(&mut common, withheld, 0);
+        push_json(out, &common);
     }
 }
 
@@ -224,7 +254,6 @@ fn prune_messages(schema: &mut Value, version: ProtocolVersion, excluded: &[&str
             map.retain(|name, _| !defs.contains(name));
         }
     }
-    drop_mentions(schema, excluded, 0);
 }
 
 /// `createSurface` → `CreateSurfaceMessage`, the `$defs` entry of a message kind.
@@ -238,7 +267,11 @@ fn def_name(kind: &str) -> String {
         .collect()
 }
 
-fn drop_mentions(value: &mut Value, words: &[&str], depth: usize) {
+/// Removes every `description` that mentions one of `words`.
+fn drop_mentions(value: &mut Value, words: &[String], depth: usize) {
+    if words.is_empty() {
+        return;
+    }
     if depth > 128 {
         return;
     }
@@ -262,7 +295,7 @@ fn drop_mentions(value: &mut Value, words: &[&str], depth: usize) {
     }
 }
 
-fn catalogs(out: &mut String, catalogs: &[Catalog]) {
+fn catalogs(out: &mut String, catalogs: &[Catalog], withheld: &[String]) {
     out.push_str("## Catalogs\n\n");
     if catalogs.len() > 1 {
         out.push_str(
@@ -279,7 +312,9 @@ fn catalogs(out: &mut String, catalogs: &[Catalog]) {
             out.push_str(&format!("Functions: {}.\n", list(&functions)));
         }
         out.push_str("\nSchema:\n\n");
-        push_json(out, catalog.schema());
+        let mut schema = catalog.schema().clone();
+        drop_mentions(&mut schema, withheld, 0);
+        push_json(out, &schema);
     }
 }
 
