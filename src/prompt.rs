@@ -121,10 +121,14 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
     let mut rules: Vec<String> = Vec::new();
     if version == ProtocolVersion::V0_8 {
         if has("beginRendering") {
+            let catalog = if catalogs.len() > 1 {
+                format!(" and the `catalogId` whose components it uses (one of {ids})")
+            } else {
+                String::new()
+            };
             rules.push(format!(
                 "Start each new surface with `beginRendering`: its `surfaceId`, the id of \
-                 its `root` component and, when more than one catalog is offered, its \
-                 `catalogId` (one of {ids}). The renderer then draws components as they \
+                 its `root` component{catalog}. The renderer then draws components as they \
                  arrive."
             ));
         }
