@@ -181,7 +181,7 @@ pub(crate) fn direct_json_block(messages: &[Value]) -> String {
     let mut out = String::from(OPEN_TAG);
     out.push_str("\n[\n");
     for (i, message) in messages.iter().enumerate() {
-        out.push_str(&message.to_string());
+        write_json(&mut out, message, 0);
         if i + 1 < messages.len() {
             out.push(',');
         }
@@ -191,6 +191,43 @@ pub(crate) fn direct_json_block(messages: &[Value]) -> String {
     out.push('\n');
     out.push_str(CLOSE_TAG);
     out
+}
+
+/// Keys written first, in this order, so an example reads the way a model should write:
+/// the version before the message, a component's id and type before its properties.
+const LEADING_KEYS: [&str; 3] = ["version", "id", "component"];
+
+/// Compact JSON with [`LEADING_KEYS`] first and the other keys sorted (deterministic).
+fn write_json(out: &mut String, value: &Value, depth: usize) {
+    match value {
+        Value::Object(map) if depth < 128 => {
+            out.push('{');
+            let leading = LEADING_KEYS.iter().filter_map(|k| map.get_key_value(*k));
+            let rest = map
+                .iter()
+                .filter(|(k, _)| !LEADING_KEYS.contains(&k.as_str()));
+            for (i, (key, item)) in leading.chain(rest).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_json(out, item, depth + 1);
+            }
+            out.push('}');
+        }
+        Value::Array(items) if depth < 128 => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item, depth + 1);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -207,6 +244,21 @@ mod tests {
         ];
         let parts = parse(&DirectJson.example(&messages)).unwrap();
         assert_eq!(parts, vec![ParsedPart::A2ui(messages)]);
+    }
+
+    #[test]
+    fn an_example_puts_the_version_and_a_components_id_and_type_first() {
+        let message = json!({"version": "v0.9", "updateComponents": {"surfaceId": "s",
+            "components": [{"text": "Hi", "component": "Text", "id": "root"}]}});
+        let block = DirectJson.example(std::slice::from_ref(&message));
+        assert!(
+            block.contains(r#"{"version":"v0.9","updateComponents":"#),
+            "{block}"
+        );
+        assert!(
+            block.contains(r#"{"id":"root","component":"Text","text":"Hi"}"#),
+            "{block}"
+        );
     }
 
     #[test]

@@ -42,14 +42,18 @@ pub fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
         .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
 }
 
-/// The generator a command line describes: `catalogs` in order (`basic` for the version's
-/// basic catalog; none: the basic catalog), pruned to `components` when any are named.
+/// The generator a command line describes: the built-in one when nothing is said, else
+/// `catalogs` in order (`basic` for the version's basic catalog; none: the basic catalog),
+/// pruned to `components` when any are named, with `examples`.
 pub fn generator(
     version: ProtocolVersion,
     catalogs: &[PathBuf],
     components: &[String],
     examples: &[PathBuf],
 ) -> Result<Generator, String> {
+    if catalogs.is_empty() && components.is_empty() && examples.is_empty() {
+        return Ok(Generator::built_in(version));
+    }
     let mut builder = Generator::builder(version);
     for path in catalogs {
         let catalog = if path == Path::new("basic") {
