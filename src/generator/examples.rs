@@ -33,7 +33,11 @@ pub(super) fn confirmation(version: ProtocolVersion) -> String {
             ]}}
         ]),
         _ => {
-            let v = version.message_version().unwrap_or_default();
+            // v0.9.1 renderers accept "v0.9", which every v0.9.1 schema in the wild allows.
+            let v = version
+                .schema_family()
+                .message_version()
+                .unwrap_or_default();
             // v1.0 binds with `@path` and writes headings in Markdown.
             let (bind, title) = if version == ProtocolVersion::V1_0 {
                 ("@path", json!({"text": "## Confirm your order"}))
