@@ -32,6 +32,19 @@ pub use error::{NegotiationError, NegotiationErrorKind};
 /// How many catalog sets a generator keeps a processor for.
 const CACHE_CAPACITY: usize = 16;
 
+/// Inline catalogs larger than this (as JSON text, all of a request's together) are compiled
+/// per request rather than kept.
+const INLINE_CACHE_BYTES: usize = 64 * 1024;
+
+/// What a cached processor was built for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CacheKey {
+    /// Registered catalogs only: their ids, in the active order.
+    Active(Vec<String>),
+    /// A request with accepted inline catalogs: the ids it named and the inline documents.
+    Inline(Vec<String>, String),
+}
+
 /// What an agent offers under one A2UI protocol version. Cloning is cheap (the state is
 /// shared); `Send + Sync`.
 ///
@@ -65,7 +78,7 @@ struct Inner {
     emit_mode: EmitMode,
     allowed: Option<Vec<String>>,
     /// Processors by active catalog ids, most recently built last.
-    cache: Mutex<VecDeque<(Vec<String>, RequestProcessor)>>,
+    cache: Mutex<VecDeque<(CacheKey, RequestProcessor)>>,
 }
 
 impl fmt::Debug for Generator {
@@ -221,19 +234,32 @@ impl Generator {
     ) -> Result<RequestProcessor, NegotiationError> {
         let inner = &self.inner;
         let version = inner.version;
+        // A renderer sends the same inline catalogs with every message: key them by their
+        // text so they are compiled, and their prompt written, once.
+        let inline_key = self.inline_key(capabilities);
+        if let Some(key) = &inline_key {
+            if let Some(hit) = self.cached(key) {
+                return Ok(hit);
+            }
+        }
         let active = resolve_catalogs(version, &inner.catalogs, capabilities, inner.accepts_inline)
             .map_err(|e| NegotiationError::from_resolve(self, capabilities, e))?;
-        let key: Vec<String> = active.iter().map(|c| c.id().to_owned()).collect();
-        let cacheable = key
+        let ids: Vec<String> = active.iter().map(|c| c.id().to_owned()).collect();
+        let registered_only = ids
             .iter()
             .all(|id| inner.catalogs.iter().any(|c| c.id() == id));
-        if cacheable {
-            if let Some(hit) = self.cached(&key) {
+        let key = match inline_key {
+            Some(key) => Some(key),
+            None if registered_only => Some(CacheKey::Active(ids)),
+            None => None,
+        };
+        if let Some(key) = &key {
+            if let Some(hit) = self.cached(key) {
                 return Ok(hit);
             }
         }
         let processor = self.build_processor(active, capabilities)?;
-        if cacheable {
+        if let Some(key) = key {
             let mut cache = inner.cache.lock().unwrap_or_else(|e| e.into_inner());
             if !cache.iter().any(|(k, _)| *k == key) {
                 if cache.len() >= CACHE_CAPACITY {
@@ -245,7 +271,21 @@ impl Generator {
         Ok(processor)
     }
 
-    fn cached(&self, key: &[String]) -> Option<RequestProcessor> {
+    /// The cache key of a request whose accepted inline catalogs are small enough to keep.
+    fn inline_key(&self, capabilities: Option<&ClientCapabilities>) -> Option<CacheKey> {
+        if !self.inner.accepts_inline {
+            return None;
+        }
+        let entry = capabilities?.get(self.inner.version)?;
+        if entry.inline_catalogs().is_empty() {
+            return None;
+        }
+        let documents = serde_json::to_string(entry.inline_catalogs()).ok()?;
+        (documents.len() <= INLINE_CACHE_BYTES)
+            .then(|| CacheKey::Inline(entry.supported_catalog_ids().to_vec(), documents))
+    }
+
+    fn cached(&self, key: &CacheKey) -> Option<RequestProcessor> {
         let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .iter()
@@ -338,6 +378,21 @@ mod tests {
         let a = generator.negotiate(None).unwrap();
         let b = generator.negotiate(None).unwrap();
         assert!(std::ptr::eq(a.prompt(), b.prompt()));
+    }
+
+    #[test]
+    fn a_renderers_inline_catalogs_are_compiled_once() {
+        let generator = Generator::builder(ProtocolVersion::V0_9)
+            .accept_inline_catalogs(true)
+            .build()
+            .unwrap();
+        let caps = ClientCapabilities::parse(&json!({"v0.9": {"supportedCatalogIds": [],
+            "inlineCatalogs": [{"catalogId": "r/x", "components": {"Marquee": {"type": "object"}}}]}}))
+        .unwrap();
+        let a = generator.negotiate(Some(&caps)).unwrap();
+        let b = generator.negotiate(Some(&caps)).unwrap();
+        assert!(std::ptr::eq(a.prompt(), b.prompt()));
+        assert_eq!(a.catalogs()[0].id(), "r/x");
     }
 
     #[test]
