@@ -142,8 +142,8 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
         }
         if has("dataModelUpdate") {
             rules.push(
-                "Send data in `dataModelUpdate`; components read it through `path` \
-                 bindings."
+                "Send data in `dataModelUpdate`; components read it through bindings such \
+                 as `{\"path\": \"/a/b\"}`."
                     .into(),
             );
         }
@@ -164,11 +164,15 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
             );
         }
         if has("updateDataModel") {
-            rules.push(
+            let binding = if version == ProtocolVersion::V1_0 {
+                "{\"@path\": \"/a/b\"}"
+            } else {
+                "{\"path\": \"/a/b\"}"
+            };
+            rules.push(format!(
                 "Send data in `updateDataModel` (a `path` and a `value`); components read it \
-                 through `path` bindings, and input components write to it."
-                    .into(),
-            );
+                 through bindings such as `{binding}`, and input components write to it."
+            ));
         }
     }
     rules.push(if version == ProtocolVersion::V0_8 {
@@ -199,6 +203,16 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
                 .into(),
         );
     }
+    rules.push(format!(
+        "When the user acts on a surface (a button's action), your next turn receives an \
+         `{}` message with the action's name, the surface and component ids and its \
+         context; answer it by updating that surface or creating a new one.",
+        if version == ProtocolVersion::V0_8 {
+            "userAction"
+        } else {
+            "action"
+        }
+    ));
     if has("deleteSurface") {
         rules.push("Remove a surface that is no longer useful with `deleteSurface`.".into());
     }
