@@ -1,5 +1,6 @@
 //! `a2ui-agent prompt` and `a2ui-agent parse --version` run as a user would: the built
 //! binary, real files.
+#![cfg(feature = "cli")]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
