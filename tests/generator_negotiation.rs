@@ -118,7 +118,11 @@ fn capabilities_for_another_version_leave_the_next_generator_to_try() {
         )))
         .unwrap_err();
     assert_eq!(err.kind(), NegotiationErrorKind::VersionNotDescribed);
-    assert!(err.to_string().contains("v0.8"), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("no v0.8 entry") && text.contains("[v0.9]"),
+        "{text}"
+    );
 }
 
 #[test]

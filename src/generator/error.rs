@@ -67,7 +67,17 @@ impl NegotiationError {
             version,
             requested: requested(version, capabilities),
             offered: generator.supported_catalog_ids_owned(),
-            detail: error.to_string(),
+            detail: match (&error, capabilities) {
+                (ResolveError::Capabilities(_), Some(capabilities)) => {
+                    let described: Vec<&str> = capabilities
+                        .versions()
+                        .into_iter()
+                        .map(ProtocolVersion::as_str)
+                        .collect();
+                    format!("they describe [{}]", described.join(", "))
+                }
+                _ => error.to_string(),
+            },
         }
     }
 
@@ -98,7 +108,7 @@ impl fmt::Display for NegotiationError {
         match self.kind {
             NegotiationErrorKind::VersionNotDescribed => write!(
                 f,
-                "A2UI {}: the renderer's capabilities have no {} entry ({})",
+                "A2UI {}: the renderer's capabilities have no {} entry; {}",
                 self.version, self.version, self.detail
             ),
             NegotiationErrorKind::NoCatalogInCommon if self.requested.is_empty() => write!(
