@@ -191,8 +191,67 @@ fn plain_text(action: Option<&str>) -> String {
 
 /// Text, a block of `messages`, text: how a model answers.
 fn reply(before: &str, messages: &[Value], after: &str) -> String {
-    let block = serde_json::to_string_pretty(messages).unwrap_or_else(|_| "[]".to_owned());
+    let mut block = String::new();
+    write_json(&mut block, &Value::Array(messages.to_vec()), 0);
     format!("{before}\n<a2ui-json>\n{block}\n</a2ui-json>\n{after}")
+}
+
+/// Keys a model writes first, in this order: what a message is and which surface it is
+/// for come before its bulk, so a streaming reader can send each component as it closes.
+const LEADING_KEYS: [&str; 6] = [
+    "version",
+    "id",
+    "component",
+    "surfaceId",
+    "catalogId",
+    "root",
+];
+
+/// Pretty JSON with [`LEADING_KEYS`] first (`serde_json` would sort them alphabetically,
+/// putting `surfaceId` after `components` and `version` last).
+fn write_json(out: &mut String, value: &Value, depth: usize) {
+    let indent = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                write_json(out, item, depth + 1);
+            }
+            indent(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| {
+                LEADING_KEYS
+                    .iter()
+                    .position(|lead| lead == k)
+                    .unwrap_or(LEADING_KEYS.len())
+            });
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                if let Some(item) = map.get(key) {
+                    write_json(out, item, depth + 1);
+                }
+            }
+            indent(out, depth);
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// What the booking form sent back.
@@ -551,6 +610,23 @@ mod tests {
                 "{shown}"
             );
         }
+    }
+
+    #[test]
+    fn components_stream_one_by_one_because_the_surface_comes_before_them() {
+        let request = request(Some(ProtocolVersion::V0_9), vec![Part::text("hi")]);
+        let text = script(&request);
+        assert!(text.find("\"surfaceId\"").unwrap() < text.find("\"components\"").unwrap());
+        let mut reader = request.a2ui().unwrap().parser();
+        let mut emissions = 0;
+        for (piece, _) in chunk(&text, DemoConfig::default(), 7) {
+            let parts = reader.feed(&piece);
+            emissions += parts
+                .iter()
+                .filter(|p| matches!(p, ParsedPart::A2ui(_)))
+                .count();
+        }
+        assert!(emissions > 10, "{emissions} emissions");
     }
 
     #[test]
