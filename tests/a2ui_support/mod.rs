@@ -15,12 +15,14 @@ use serde_json::{Value, json};
 pub struct TestServer {
     pub url: String,
     pub client: reqwest::Client,
-    task: tokio::task::JoinHandle<()>,
+    task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for TestServer {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -43,7 +45,7 @@ pub async fn spawn(server: A2uiServer) -> TestServer {
     TestServer {
         url: format!("http://{address}/"),
         client: reqwest::Client::new(),
-        task,
+        task: Some(task),
     }
 }
 
@@ -99,6 +101,15 @@ impl Answer {
 }
 
 impl TestServer {
+    /// A client for a server running elsewhere (another process) at `url`.
+    pub fn external(url: String) -> Self {
+        TestServer {
+            url,
+            client: reqwest::Client::new(),
+            task: None,
+        }
+    }
+
     /// Calls `method` with `params`, sending `extensions` in the `X-A2A-Extensions` header;
     /// reads the whole answer (SSE or JSON).
     pub async fn call(&self, method: &str, params: Value, extensions: &[&str]) -> Answer {
