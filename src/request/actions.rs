@@ -241,4 +241,53 @@ mod tests {
         let data = json!({"messages": vec![one; MAX_ACTIONS + 10]});
         assert_eq!(from_parts(&[part(data, None)]).len(), MAX_ACTIONS);
     }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop_oneof![
+                Just("userAction".to_owned()),
+                Just("action".to_owned()),
+                Just("error".to_owned()),
+                Just("messages".to_owned()),
+                "[a-z]{0,6}",
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 6, |inner| {
+            let key = prop_oneof![
+                Just("userAction".to_owned()),
+                Just("action".to_owned()),
+                Just("error".to_owned()),
+                Just("messages".to_owned()),
+                Just("name".to_owned()),
+                Just("context".to_owned()),
+                Just("version".to_owned()),
+                "[a-z]{1,6}",
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(key, inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_data_part_gives_at_most_the_limit_of_named_actions_without_panicking(
+            data in proptest::collection::btree_map("[a-zA-Z]{1,10}", any_json(), 0..6),
+            mime in proptest::option::of("[a-z+/]{0,24}"),
+        ) {
+            let data = Value::Object(data.into_iter().collect());
+            let actions = from_parts(&[part(data, mime.as_deref())]);
+            proptest::prop_assert!(actions.len() <= MAX_ACTIONS);
+            for action in actions {
+                proptest::prop_assert!(action.message.is_object());
+            }
+        }
+    }
 }

@@ -189,3 +189,80 @@ pub(crate) fn mime_metadata(mime: &str) -> Map<String, Value> {
     metadata.insert("mimeType".into(), Value::String(mime.to_owned()));
     metadata
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn message(metadata: Option<Value>, parts: Vec<Part>) -> Message {
+        let mut message = Message::user("m", parts);
+        message.metadata = metadata.and_then(|m| m.as_object().cloned());
+        message
+    }
+
+    fn adapter() -> A2uiAdapter {
+        A2uiAdapter::new(
+            vec![Generator::v0_9(), Generator::v0_8()],
+            None,
+            vec!["urn:other".into()],
+        )
+    }
+
+    #[test]
+    fn a_client_that_asks_for_nothing_and_declares_nothing_gets_text() {
+        let adapted = adapter().adapt(&[], &message(None, vec![Part::text("hi")]));
+        assert!(adapted.processor.is_none());
+        assert!(adapted.failure.is_none());
+        assert!(adapted.activated.is_empty());
+    }
+
+    #[test]
+    fn other_advertised_extensions_are_echoed_beside_a2ui() {
+        let requested = vec![
+            "urn:other".to_owned(),
+            "urn:unknown".to_owned(),
+            ProtocolVersion::V0_8.extension_uri().to_owned(),
+        ];
+        let adapted = adapter().adapt(&requested, &message(None, vec![]));
+        assert_eq!(
+            adapted.activated,
+            ["urn:other", ProtocolVersion::V0_8.extension_uri()]
+        );
+        assert_eq!(
+            adapted.processor.map(|p| p.version()),
+            Some(ProtocolVersion::V0_8)
+        );
+    }
+
+    #[test]
+    fn malformed_capabilities_fail_the_request_with_where_they_are_wrong() {
+        let metadata = json!({"a2uiClientCapabilities": {"v0.9": {"supportedCatalogIds": [1]}}});
+        let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
+        let failure = adapted.failure.unwrap();
+        assert!(failure.contains("malformed"), "{failure}");
+        assert!(failure.contains("supportedCatalogIds"), "{failure}");
+    }
+
+    #[test]
+    fn capabilities_for_a_version_the_agent_does_not_speak_fail_naming_both() {
+        let metadata = json!({"a2uiClientCapabilities": {"v1.0": {"supportedCatalogIds": ["x"]}}});
+        let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
+        let failure = adapted.failure.unwrap();
+        assert!(
+            failure.contains("v1.0") && failure.contains("v0.9, v0.8"),
+            "{failure}"
+        );
+    }
+
+    #[test]
+    fn a_server_without_generators_never_negotiates() {
+        let metadata = json!({"a2uiClientCapabilities": {"v0.9": {"supportedCatalogIds": ["x"]}}});
+        let adapted = A2uiAdapter::default().adapt(
+            &[ProtocolVersion::V0_9.extension_uri().to_owned()],
+            &message(Some(metadata), vec![]),
+        );
+        assert!(adapted.processor.is_none() && adapted.failure.is_none());
+    }
+}

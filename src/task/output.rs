@@ -241,4 +241,30 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn each_a2ui_message_becomes_one_data_part_with_the_versions_mime_type() {
+        let parsed = vec![
+            ParsedPart::Text("Hi".into()),
+            ParsedPart::A2ui(vec![
+                serde_json::json!({"deleteSurface": {"surfaceId": "a"}}),
+                serde_json::json!(["not", "an", "object"]),
+                serde_json::json!({"deleteSurface": {"surfaceId": "b"}}),
+            ]),
+            ParsedPart::Text(String::new()),
+        ];
+        let parts = to_parts(parsed, ProtocolVersion::V1_0);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[0], Part::text("Hi"));
+        for (part, surface) in parts[1..].iter().zip(["a", "b"]) {
+            let Part::Data { data, metadata } = part else {
+                panic!("{part:?}")
+            };
+            assert_eq!(data["deleteSurface"]["surfaceId"], surface);
+            assert_eq!(
+                metadata.as_ref().unwrap()["mimeType"],
+                ProtocolVersion::V1_0.mime_type()
+            );
+        }
+    }
 }
