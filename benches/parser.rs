@@ -181,7 +181,11 @@ fn split(text: &str, size: usize) -> Vec<&str> {
 }
 
 fn parse_chunks(chunks: &[&str]) -> Vec<ParsedPart> {
-    let mut parser = StreamParser::new(ParserConfig::default());
+    parse_chunks_with(chunks, ParserConfig::default())
+}
+
+fn parse_chunks_with(chunks: &[&str], config: ParserConfig) -> Vec<ParsedPart> {
+    let mut parser = StreamParser::new(config);
     let mut parts = Vec::new();
     for chunk in chunks {
         parts.extend(parser.feed(chunk));
@@ -228,7 +232,7 @@ fn emitted_bytes(parts: &[ParsedPart]) -> usize {
 
 /// The figures the targets are stated in, measured in this process.
 fn summary() {
-    println!("fixture                       chunk   MB/s   x serde  emitted/JSON");
+    println!("fixture                       chunk   MB/s   x serde  emitted/JSON  (batch 10)");
     let mut whole_times = std::collections::BTreeMap::new();
     for fx in fixtures() {
         let serde = seconds_per_call(|| {
@@ -240,13 +244,17 @@ fn summary() {
                 black_box(parse_chunks(black_box(&chunks)));
             });
             let emitted = emitted_bytes(&parse_chunks(&chunks)) as f64 / fx.json.len() as f64;
+            let batched = ParserConfig::default().delta_batch(10);
+            let emitted_batched =
+                emitted_bytes(&parse_chunks_with(&chunks, batched)) as f64 / fx.json.len() as f64;
             println!(
-                "{:<29} {:>5} {:>7.1} {:>8.2} {:>12.3}",
+                "{:<29} {:>5} {:>7.1} {:>8.2} {:>12.3} {:>11.3}",
                 fx.name,
                 chunk_label(size),
                 fx.response.len() as f64 / t / 1e6,
                 t / serde,
-                emitted
+                emitted,
+                emitted_batched
             );
             whole_times.insert((fx.name.clone(), size), (t, serde));
         }

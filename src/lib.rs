@@ -53,10 +53,16 @@
 
 pub mod a2a;
 pub mod a2ui;
+pub mod format;
+pub mod generator;
 pub mod parser;
+pub mod processor;
+pub mod prompt;
 
 #[cfg(feature = "server")]
 pub mod agent;
+#[cfg(feature = "server")]
+pub mod demo;
 #[cfg(feature = "server")]
 pub mod request;
 #[cfg(feature = "server")]

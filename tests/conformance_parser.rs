@@ -22,7 +22,6 @@ type ReadinessFor = Box<dyn Fn(&Path) -> Option<Readiness>>;
 type ValidateWith = Box<dyn Fn(&Path, &[Value]) -> Result<(), String>>;
 
 /// What a catalog-aware harness supplies for cases that name a catalog (issue 5).
-#[allow(dead_code)]
 struct CatalogSupport {
     /// The parser's readiness check for the catalog at this path.
     readiness: ReadinessFor,
@@ -76,6 +75,66 @@ fn every_direct_json_parser_case_of_the_conformance_suites_passes() {
     }
     assert!(passed > 30, "only {passed} cases ran");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same suites with the request processor's catalog validator plugged in (issue 5): the
+/// parser's readiness check and the validation of compiled messages, as the server runs them.
+#[test]
+fn every_direct_json_parser_case_passes_with_the_catalog_validator() {
+    let Some(dir) = conformance_dir() else {
+        return;
+    };
+    let results = run_suites(&dir, Some(&processor_support()));
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for (name, outcome) in &results {
+        match outcome {
+            Outcome::Pass => passed += 1,
+            Outcome::NotRun(why) => failures.push(format!("{name}: not run: {why}")),
+            Outcome::Fail(why) => failures.push(format!("{name}: FAILED: {why}")),
+        }
+    }
+    println!(
+        "{passed} of {} conformance cases passed with the validator",
+        results.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A generator offering the case's catalog file (its version read from the file name).
+fn processor_for(path: &Path) -> a2ui_agent::processor::RequestProcessor {
+    use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
+    let name = path.to_string_lossy();
+    let version = if name.contains("v0_8") {
+        ProtocolVersion::V0_8
+    } else if name.contains("v0_9") {
+        ProtocolVersion::V0_9
+    } else {
+        ProtocolVersion::V1_0
+    };
+    let catalog = Catalog::from_path(version, path).unwrap();
+    a2ui_agent::generator::Generator::builder(version)
+        .catalog(catalog)
+        .build()
+        .unwrap()
+        .negotiate(None)
+        .unwrap()
+}
+
+fn processor_support() -> CatalogSupport {
+    CatalogSupport {
+        readiness: Box::new(|path| {
+            let validator = processor_for(path).validator().clone();
+            Some(Arc::new(move |m: &Value| {
+                validator.check_message(m).is_ok()
+            }))
+        }),
+        validate: Box::new(|path, messages| {
+            processor_for(path)
+                .validate(messages)
+                .map_err(|errors| format!("{errors:?}"))
+        }),
+    }
 }
 
 /// Runs both suites; `catalog` turns the cases that need a catalog on.

@@ -324,7 +324,7 @@ fn cumulative_mode_resends_the_whole_message_as_components_close() {
     );
     let delta = feed_all(ParserConfig::default().delta_batch(0), &chunks);
     assert_eq!(delta, [a2ui(message(&["a"])), a2ui(message(&["b"]))]);
-    let batched = feed_all(ParserConfig::default(), &chunks);
+    let batched = feed_all(ParserConfig::default().delta_batch(10), &chunks);
     assert_eq!(batched, [a2ui(message(&["a", "b"]))]);
 }
 

@@ -411,8 +411,17 @@ impl Validator {
     }
 }
 
-/// The message kinds an agent sends in `version`.
-fn message_kinds(version: ProtocolVersion) -> &'static [&'static str] {
+/// The message kinds an agent sends in `version`, in the order a surface uses them.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::{message_kinds, ProtocolVersion};
+///
+/// assert_eq!(message_kinds(ProtocolVersion::V0_9)[0], "createSurface");
+/// assert!(message_kinds(ProtocolVersion::V0_8).contains(&"beginRendering"));
+/// ```
+pub fn message_kinds(version: ProtocolVersion) -> &'static [&'static str] {
     match version {
         ProtocolVersion::V0_8 => &[
             "beginRendering",

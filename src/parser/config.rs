@@ -95,8 +95,9 @@ pub struct ParserConfig {
     pub(crate) delta_batch: Option<usize>,
 }
 
-/// The default of [`ParserConfig::delta_batch`].
-const DEFAULT_DELTA_BATCH: usize = 10;
+/// The default of [`ParserConfig::delta_batch`]: each component as soon as it closes, since
+/// a renderer drawing early is what streaming is for.
+const DEFAULT_DELTA_BATCH: usize = 0;
 
 impl ParserConfig {
     /// Properties whose string value is prose the model writes, so a value still arriving
@@ -141,9 +142,10 @@ impl ParserConfig {
     }
 
     /// In [`EmitMode::Delta`], how many times its envelope the components of a message still
-    /// arriving must weigh before they are sent (default 10, so an envelope adds at most a
-    /// tenth to the bytes sent; 0 sends each component as soon as it closes). Whatever is left
-    /// is sent when the message closes. [`EmitMode::Cumulative`] sends at every close.
+    /// arriving must weigh before they are sent (default 0: each component is sent as soon as
+    /// it closes, with its message's envelope). 10 holds components back until an envelope
+    /// adds at most a tenth to the bytes sent, trading how early a renderer draws for
+    /// bandwidth. Whatever is left is sent when the message closes. [`EmitMode::Cumulative`] sends at every close.
     #[must_use]
     pub fn delta_batch(mut self, ratio: usize) -> Self {
         self.delta_batch = Some(ratio);

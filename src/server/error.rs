@@ -17,6 +17,8 @@ pub enum BuildError {
     MissingAgent,
     /// The default final state is not one a task can stop in.
     InvalidFinalState(TaskState),
+    /// The `default_capabilities` are not an A2UI capabilities object; the reason.
+    InvalidDefaultCapabilities(String),
 }
 
 impl fmt::Display for BuildError {
@@ -29,6 +31,9 @@ impl fmt::Display for BuildError {
                 "final state {state} is not a state a task can stop in \
                  (use input-required, auth-required or a terminal state)"
             ),
+            BuildError::InvalidDefaultCapabilities(reason) => {
+                write!(f, "the default A2UI capabilities are malformed: {reason}")
+            }
         }
     }
 }

@@ -13,6 +13,11 @@
 //! state, no part repeated) and the response closes. `: keep-alive` comments fill silences.
 //! `message/send` waits for the end and returns the Task, whose status message holds the
 //! whole reply.
+//!
+//! With one or more [`Generator`]s ([`ServerBuilder::generator`]) the server speaks A2UI:
+//! the card advertises one A2UI extension per generator, each request negotiates its catalogs
+//! (WIRE.md §5) and the agent's output is streamed as text parts and one DataPart per A2UI
+//! message.
 
 mod card;
 mod error;
@@ -31,9 +36,13 @@ pub use error::BuildError;
 
 use crate::a2a::TaskState;
 use crate::a2a::card::AgentCard;
+use crate::a2ui::ClientCapabilities;
 use crate::agent::Agent;
+use crate::generator::Generator;
+use crate::parser::EmitMode;
+use crate::request::adapter::A2uiAdapter;
 use crate::task::manager::TaskManager;
-use crate::task::output::TextOutput;
+use crate::task::output::ReplyOutput;
 use crate::task::{Clock, IdGenerator, InMemoryStore, SystemClock, TaskStore, UuidIds};
 
 /// State shared by every handler.
@@ -115,6 +124,9 @@ pub struct ServerBuilder {
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    generators: Vec<Generator>,
+    default_capabilities: Option<serde_json::Value>,
+    emission_mode: Option<EmitMode>,
 }
 
 impl Default for ServerBuilder {
@@ -130,6 +142,9 @@ impl Default for ServerBuilder {
             store: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
+            generators: Vec::new(),
+            default_capabilities: None,
+            emission_mode: None,
         }
     }
 }
@@ -144,6 +159,14 @@ impl fmt::Debug for ServerBuilder {
             .field("body_limit", &self.body_limit)
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
+            .field(
+                "generators",
+                &self
+                    .generators
+                    .iter()
+                    .map(|g| g.version().as_str())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -221,18 +244,76 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds an A2UI generator; call once per protocol version (or catalog set) to offer, in
+    /// order of preference. The first that negotiates with a request's capabilities answers
+    /// it; the card advertises one A2UI extension per generator.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// use a2ui_agent::a2a::card::AgentCard;
+    /// use a2ui_agent::agent::{AgentError, Reply};
+    /// use a2ui_agent::generator::Generator;
+    /// use a2ui_agent::request::Request;
+    /// use a2ui_agent::server::A2uiServer;
+    ///
+    /// let server = A2uiServer::builder()
+    ///     .card(AgentCard::builder("Forms").build())
+    ///     .generator(Generator::v0_9())
+    ///     .generator(Generator::v0_8())
+    ///     .agent(|request: Request| async move {
+    ///         // Give `request.a2ui().map(|p| p.prompt())` to the model as its system prompt.
+    ///         Ok::<_, AgentError>(Reply::text("Hello"))
+    ///     })
+    ///     .build();
+    /// ```
+    pub fn generator(mut self, generator: Generator) -> Self {
+        self.generators.push(generator);
+        self
+    }
+
+    /// The capabilities assumed when a client activates the A2UI extension but declares none
+    /// in its message (default: every catalog of the generator). They do not make A2UI
+    /// active for a client that did not ask for it.
+    pub fn default_capabilities(mut self, capabilities: serde_json::Value) -> Self {
+        self.default_capabilities = Some(capabilities);
+        self
+    }
+
+    /// What a streamed reply resends when a message grows: [`EmitMode::Delta`] (only what
+    /// changed) or [`EmitMode::Cumulative`] (the whole message again). Default: each
+    /// generator's own mode.
+    pub fn emission_mode(mut self, mode: EmitMode) -> Self {
+        self.emission_mode = Some(mode);
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] when the card or the agent is missing, or the final state is not one
-    /// a task can stop in.
+    /// [`BuildError`] when the card or the agent is missing, the final state is not one a
+    /// task can stop in, or the default capabilities are malformed.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
-        let card = self.card.ok_or(BuildError::MissingCard)?;
+        let mut card = self.card.ok_or(BuildError::MissingCard)?;
         let agent = self.agent.ok_or(BuildError::MissingAgent)?;
         if !(self.final_state.is_terminal() || self.final_state.is_interrupted()) {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
+        let default_capabilities = self
+            .default_capabilities
+            .as_ref()
+            .map(ClientCapabilities::parse)
+            .transpose()
+            .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))?;
+        let other_extensions = card
+            .capabilities
+            .extensions
+            .iter()
+            .map(|e| e.uri.clone())
+            .collect();
+        card::advertise_a2ui(&mut card, &self.generators);
+        let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
         });
@@ -241,8 +322,11 @@ impl ServerBuilder {
             agent,
             self.clock,
             self.ids,
-            Arc::new(TextOutput),
+            Arc::new(ReplyOutput {
+                emission_mode: self.emission_mode,
+            }),
             self.final_state,
+            a2ui,
         )
         .with_max_history(self.max_history);
         Ok(A2uiServer {

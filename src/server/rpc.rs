@@ -10,7 +10,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -62,6 +62,14 @@ pub(crate) async fn handle(
             outcome: Ok(result),
         }
         .into_response(),
+        Ok(Answer::Echoed(Answered { result, activated })) => with_extensions_header(
+            RpcResponse {
+                id,
+                outcome: Ok(result),
+            }
+            .into_response(),
+            &activated,
+        ),
         Ok(Answer::Stream(response)) => response,
         Err(error) => {
             let error = error.into_rpc(&method);
@@ -80,6 +88,7 @@ pub(crate) async fn handle(
 
 enum Answer {
     Json(Value),
+    Echoed(Answered),
     Stream(Response),
 }
 
@@ -92,7 +101,10 @@ async fn dispatch(
 ) -> Result<Answer, ApiError> {
     let params = params.as_ref();
     match method {
-        "message/send" => message_send(state, headers, params).await.map(Answer::Json),
+        "message/send" => {
+            let answered = message_send(state, headers, params).await?;
+            Ok(Answer::Echoed(answered))
+        }
         "message/stream" => message_stream(state, headers, id, params)
             .await
             .map(Answer::Stream),
@@ -144,7 +156,7 @@ async fn message_send(
     state: &ServerState,
     headers: &HeaderMap,
     params: Option<&Value>,
-) -> Result<Value, ApiError> {
+) -> Result<Answered, ApiError> {
     let params = decode_send(state, params)?;
     let blocking = params.configuration.blocking.unwrap_or(true);
     let history_length = params.configuration.history_length;
@@ -152,6 +164,7 @@ async fn message_send(
         .tasks
         .start(params, requested_extensions(headers), false)
         .await?;
+    let activated = started.activated.clone();
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -166,7 +179,10 @@ async fn message_send(
     } else {
         started.snapshot
     };
-    Ok(encode_task(&task.with_history_length(history_length)))
+    Ok(Answered {
+        result: encode_task(&task.with_history_length(history_length)),
+        activated,
+    })
 }
 
 async fn message_stream(
@@ -184,13 +200,34 @@ async fn message_stream(
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));
-    Ok(sse::task_stream(
+    let response = sse::task_stream(
         id.clone(),
         started.snapshot.with_history_length(history_length),
         started.events,
         guard,
         state.keep_alive,
-    ))
+    );
+    Ok(with_extensions_header(response, &started.activated))
+}
+
+/// A `message/send` result and the extensions to echo.
+struct Answered {
+    result: Value,
+    activated: Vec<String>,
+}
+
+/// `response` with the activated extension URIs in `X-A2A-Extensions` (none: unchanged).
+fn with_extensions_header(mut response: Response, activated: &[String]) -> Response {
+    if activated.is_empty() {
+        return response;
+    }
+    match HeaderValue::from_str(&activated.join(", ")) {
+        Ok(value) => {
+            response.headers_mut().insert("x-a2a-extensions", value);
+        }
+        Err(error) => tracing::warn!(%error, "an activated extension URI is not a header value"),
+    }
+    response
 }
 
 /// Decodes send params and checks the client accepts what the agent produces.
@@ -252,7 +289,6 @@ pub(crate) fn requested_extensions(headers: &HeaderMap) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
 
     use super::*;
 

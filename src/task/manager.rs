@@ -26,6 +26,7 @@ use crate::a2a::v0_3::MessageSendParams;
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
+use crate::request::adapter::A2uiAdapter;
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -37,6 +38,7 @@ pub(crate) struct TaskManager {
     pub(crate) final_state: TaskState,
     /// The most messages a task's history keeps; older ones are dropped first.
     max_history: usize,
+    pub(crate) a2ui: A2uiAdapter,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -46,12 +48,23 @@ pub(crate) struct Started {
     pub(crate) snapshot: Task,
     /// The events that follow `snapshot`, when the caller asked to stream them.
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
+    /// The extension URIs activated for the request, to echo in the response header.
+    pub(crate) activated: Vec<String>,
 }
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
 pub(crate) struct Subscription {
     pub(crate) snapshot: Task,
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
+}
+
+/// What a run does: call the agent, or fail the task without calling it.
+enum Job {
+    Answer {
+        request: Box<Request>,
+        streaming: bool,
+    },
+    Refuse(String),
 }
 
 enum Outcome {
@@ -69,6 +82,7 @@ impl TaskManager {
         ids: Arc<dyn IdGenerator>,
         output: Arc<dyn OutputPipeline>,
         final_state: TaskState,
+        a2ui: A2uiAdapter,
     ) -> Self {
         Self {
             store,
@@ -78,6 +92,7 @@ impl TaskManager {
             output,
             final_state,
             max_history: usize::MAX,
+            a2ui,
             running: tokio::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -100,9 +115,10 @@ impl TaskManager {
     }
 
     /// Creates a task for `params.message`, or continues the interrupted task it names, and
-    /// starts the agent on it. With `stream`, the caller also gets every event from the
-    /// first on (a caller that will not read them must not subscribe: the runner waits for
-    /// its subscribers).
+    /// starts the agent on it (or fails the task at once when the request's A2UI cannot be
+    /// negotiated). With `stream`, the client reads the reply as it comes and the caller also
+    /// gets every event from the first on (a caller that will not read them must not
+    /// subscribe: the runner waits for its subscribers).
     pub(crate) async fn start(
         self: &Arc<Self>,
         params: MessageSendParams,
@@ -161,21 +177,39 @@ impl TaskManager {
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let request = Request::new(message, task.id.clone(), task.context_id.clone())
+        let mut request = Request::new(message, task.id.clone(), task.context_id.clone())
             .with_history(prior)
             .with_requested_extensions(extensions)
             .with_request_metadata(metadata);
+        let adapted = self
+            .a2ui
+            .adapt(request.requested_extensions(), request.message());
+        if let Some(processor) = adapted.processor {
+            request = request.with_a2ui(processor);
+        }
+        request = request.with_activated_extensions(adapted.activated.clone());
+        let job = match adapted.failure {
+            Some(reason) => {
+                tracing::debug!(task_id = %task.id, %reason, "A2UI negotiation failed");
+                Job::Refuse(reason)
+            }
+            None => Job::Answer {
+                request: Box::new(request),
+                streaming: stream,
+            },
+        };
         // The agent's own tracing events carry the task and context ids.
         let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
         tokio::spawn(
             self.clone()
-                .run(running.clone(), request, cancel_rx)
+                .run(running.clone(), job, cancel_rx)
                 .instrument(span),
         );
         Ok(Started {
             running,
             snapshot: task,
             events,
+            activated: adapted.activated,
         })
     }
 
@@ -237,13 +271,8 @@ impl TaskManager {
         Ok((task, lifecycle, prior))
     }
 
-    /// Drives the agent for one request, then settles the task.
-    async fn run(
-        self: Arc<Self>,
-        running: Arc<Running>,
-        request: Request,
-        cancel: oneshot::Receiver<()>,
-    ) {
+    /// Drives the agent for one request (or refuses it), then settles the task.
+    async fn run(self: Arc<Self>, running: Arc<Running>, job: Job, cancel: oneshot::Receiver<()>) {
         // One message id for the whole reply: every `working` update carries a piece of the
         // same agent message, and the final update carries all of it.
         let reply_id = self.ids.new_id();
@@ -264,7 +293,12 @@ impl TaskManager {
         };
         let work = async {
             running.deliver(started).await;
-            self.drive(&running, &reply_id, request).await
+            match job {
+                Job::Answer { request, streaming } => {
+                    self.drive(&running, &reply_id, *request, streaming).await
+                }
+                Job::Refuse(reason) => Outcome::Failed(reason),
+            }
         };
         let outcome = tokio::select! {
             biased;
@@ -275,8 +309,14 @@ impl TaskManager {
     }
 
     /// Calls the agent and turns its output into `working` updates.
-    async fn drive(&self, running: &Running, reply_id: &str, request: Request) -> Outcome {
-        let mut sink = self.output.start(&request);
+    async fn drive(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        request: Request,
+        streaming: bool,
+    ) -> Outcome {
+        let mut sink = self.output.start(&request, streaming);
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
         let reply = match call {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,

@@ -1,16 +1,27 @@
 //! The one step that turns agent output chunks into message parts.
 //!
-//! Everything the server sends for an agent's text goes through an [`OutputPipeline`]: today
-//! each chunk becomes one text part ([`TextOutput`]); the A2UI parser plugs in here as another
-//! pipeline, without the task runner or the server changing shape.
+//! Everything the server sends for an agent's text goes through an [`OutputPipeline`]. A
+//! request without A2UI gets [`TextOutput`] (each chunk one text part); a request with a
+//! negotiated [`RequestProcessor`](crate::processor::RequestProcessor) gets an [`A2uiStream`]
+//! (its format's reader, parts as soon as they complete, a known-bad block fails the task) or,
+//! for `message/send`, an [`A2uiWhole`] (the reply parsed once at the end, answered as text if
+//! it does not parse).
+
+use serde_json::Value;
 
 use crate::a2a::Part;
+use crate::a2ui::ProtocolVersion;
+use crate::format::FormatReader;
+use crate::parser::{EmitMode, ParseError, ParsedPart};
+use crate::processor::RequestProcessor;
 use crate::request::Request;
+use crate::request::adapter::mime_metadata;
 
 /// Makes one [`OutputSink`] per agent reply.
 pub(crate) trait OutputPipeline: Send + Sync + 'static {
-    /// A sink for the reply to `request`.
-    fn start(&self, request: &Request) -> Box<dyn OutputSink>;
+    /// A sink for the reply to `request`; `streaming` when the client reads the reply as it
+    /// comes (`message/stream`), not only the finished task (`message/send`).
+    fn start(&self, request: &Request, streaming: bool) -> Box<dyn OutputSink>;
 }
 
 /// Turns the chunks of one reply into parts, in order.
@@ -30,8 +41,129 @@ pub(crate) struct OutputError(pub(crate) String);
 pub(crate) struct TextOutput;
 
 impl OutputPipeline for TextOutput {
-    fn start(&self, _request: &Request) -> Box<dyn OutputSink> {
+    fn start(&self, _request: &Request, _streaming: bool) -> Box<dyn OutputSink> {
         Box::new(TextOutput)
+    }
+}
+
+/// The server's pipeline: A2UI when the request negotiated it, text otherwise.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ReplyOutput {
+    /// Overrides the generators' emission mode for streamed replies.
+    pub(crate) emission_mode: Option<EmitMode>,
+}
+
+impl OutputPipeline for ReplyOutput {
+    fn start(&self, request: &Request, streaming: bool) -> Box<dyn OutputSink> {
+        match request.a2ui() {
+            None => Box::new(TextOutput),
+            Some(processor) if streaming => Box::new(A2uiStream {
+                reader: match self.emission_mode {
+                    Some(mode) => processor
+                        .format()
+                        .reader(processor.parser_config().mode(mode)),
+                    None => processor.parser(),
+                },
+                version: processor.version(),
+            }),
+            Some(processor) => Box::new(A2uiWhole {
+                processor: processor.clone(),
+                text: String::new(),
+            }),
+        }
+    }
+}
+
+/// A streamed reply read by the negotiated format as it arrives.
+pub(crate) struct A2uiStream {
+    reader: Box<dyn FormatReader>,
+    version: ProtocolVersion,
+}
+
+impl OutputSink for A2uiStream {
+    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
+        let parsed = self.reader.feed(chunk);
+        if let Some(error) = self.reader.error() {
+            return Err(unreadable(error));
+        }
+        Ok(to_parts(parsed, self.version))
+    }
+
+    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
+        let version = self.version;
+        self.reader
+            .finish()
+            .map(|parsed| to_parts(parsed, version))
+            .map_err(|error| unreadable(&error))
+    }
+}
+
+/// A reply read whole at the end (`message/send`); unreadable output is answered as text.
+pub(crate) struct A2uiWhole {
+    processor: RequestProcessor,
+    text: String,
+}
+
+impl OutputSink for A2uiWhole {
+    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
+        self.text.push_str(chunk);
+        Ok(Vec::new())
+    }
+
+    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
+        match self.processor.parse(&self.text) {
+            Ok(parsed) => Ok(to_parts(parsed, self.processor.version())),
+            Err(error) => {
+                tracing::debug!(%error, "the agent's reply does not parse: answered as text");
+                let text = self.text.trim();
+                Ok(if text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Part::text(text)]
+                })
+            }
+        }
+    }
+}
+
+fn unreadable(error: &ParseError) -> OutputError {
+    OutputError(format!("The agent wrote A2UI that cannot be read: {error}"))
+}
+
+/// Text parts as they are; one DataPart per A2UI message, `data` the message object and
+/// `metadata.mimeType` the version's.
+pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec<Part> {
+    let mut parts = Vec::with_capacity(parsed.len());
+    for part in parsed {
+        match part {
+            ParsedPart::Text(text) if text.is_empty() => {}
+            ParsedPart::Text(text) => parts.push(Part::text(text)),
+            ParsedPart::A2ui(messages) => {
+                for message in messages {
+                    match message {
+                        Value::Object(data) => parts.push(Part::Data {
+                            data,
+                            metadata: Some(mime_metadata(version.mime_type())),
+                        }),
+                        other => {
+                            tracing::warn!(kind = %kind(&other), "an A2UI message that is not an object was dropped");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    parts
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+        Value::Object(_) => "object",
     }
 }
 
@@ -108,5 +240,31 @@ mod tests {
                 Part::text("ef")
             ]
         );
+    }
+
+    #[test]
+    fn each_a2ui_message_becomes_one_data_part_with_the_versions_mime_type() {
+        let parsed = vec![
+            ParsedPart::Text("Hi".into()),
+            ParsedPart::A2ui(vec![
+                serde_json::json!({"deleteSurface": {"surfaceId": "a"}}),
+                serde_json::json!(["not", "an", "object"]),
+                serde_json::json!({"deleteSurface": {"surfaceId": "b"}}),
+            ]),
+            ParsedPart::Text(String::new()),
+        ];
+        let parts = to_parts(parsed, ProtocolVersion::V1_0);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[0], Part::text("Hi"));
+        for (part, surface) in parts[1..].iter().zip(["a", "b"]) {
+            let Part::Data { data, metadata } = part else {
+                panic!("{part:?}")
+            };
+            assert_eq!(data["deleteSurface"]["surfaceId"], surface);
+            assert_eq!(
+                metadata.as_ref().unwrap()["mimeType"],
+                ProtocolVersion::V1_0.mime_type()
+            );
+        }
     }
 }

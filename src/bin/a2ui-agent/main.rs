@@ -2,6 +2,7 @@
 //! command line.
 
 mod parse;
+mod prompt;
 mod serve;
 mod validate;
 
@@ -23,6 +24,8 @@ enum Command {
     Serve(serve::Args),
     /// Split model output into text and A2UI messages, as the server does while streaming.
     Parse(parse::Args),
+    /// Print the system prompt a model is given for a protocol version and its catalogs.
+    Prompt(prompt::Args),
     /// Check A2UI messages against a protocol version's schema and catalogs.
     Validate(validate::Args),
 }
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Prompt(args) => prompt::run(args),
         Command::Validate(args) => validate::run(args),
     }
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::parser::{EmitMode, ParseError, ParsedPart, ParserConfig, StreamParser};
+use a2ui_agent::processor::RequestProcessor;
 use serde_json::{Value, json};
 
 /// Arguments of `a2ui-agent parse`.
@@ -30,11 +32,21 @@ pub struct Args {
     /// JSON blocks.
     #[arg(long)]
     time: bool,
+    /// Check the messages as the server does for this protocol version (v0.8, v0.9, v0.9.1,
+    /// v1.0): the catalog validator decides when a message still arriving is ready, and the
+    /// finished messages are validated; each problem is printed as `{"invalid": {..}}`.
+    #[arg(long = "version", value_name = "VERSION", value_parser = super::prompt::parse_version)]
+    protocol: Option<ProtocolVersion>,
+    /// A catalog file the agent offers (`basic`: the version's basic catalog; default: the
+    /// basic catalog alone). Repeatable; needs --version.
+    #[arg(long = "catalog", value_name = "FILE", requires = "protocol")]
+    catalogs: Vec<PathBuf>,
 }
 
 /// Runs `a2ui-agent parse`: one line per emission, `{"chunk": i, "text": ..}` or
 /// `{"chunk": i, "a2ui": [..]}` (the end of the stream counts as chunk `n`), and
-/// `{"error": {..}}` with exit code 1 on a parse error.
+/// `{"error": {..}}` with exit code 1 on a parse error; with `--version`, then one
+/// `{"invalid": {..}}` line per validation problem, exit code 1 if any.
 pub fn run(args: Args) -> ExitCode {
     let chunks = match read_chunks(&args) {
         Ok(chunks) => chunks,
@@ -43,7 +55,25 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut config = ParserConfig::default().progressive_keys(args.progressive_keys.clone());
+    let processor = match args.protocol {
+        Some(version) => match super::prompt::generator(version, &args.catalogs, &[], &[])
+            .and_then(|g| g.negotiate(None).map_err(|e| e.to_string()))
+        {
+            Ok(processor) => Some(processor),
+            Err(message) => {
+                eprintln!("a2ui-agent parse: {message}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let mut config = match &processor {
+        Some(processor) => processor.parser_config(),
+        None => ParserConfig::default(),
+    };
+    if processor.is_none() || !args.progressive_keys.is_empty() {
+        config = config.progressive_keys(args.progressive_keys.clone());
+    }
     if args.cumulative {
         config = config.mode(EmitMode::Cumulative);
     }
@@ -58,9 +88,22 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let code = match &result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
+    let code = match (&result, &processor) {
+        (Ok(()), Some(processor)) => {
+            let invalid = invalid_lines(processor, &chunks.concat());
+            for line in &invalid {
+                if writeln!(out, "{line}").is_err() {
+                    return ExitCode::FAILURE;
+                }
+            }
+            if invalid.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        (Ok(()), None) => ExitCode::SUCCESS,
+        (Err(err), _) => {
             let _ = writeln!(out, "{}", json!({"error": error_json(err)}));
             ExitCode::from(1)
         }
@@ -72,6 +115,35 @@ pub fn run(args: Args) -> ExitCode {
         report_time(&chunks, &config);
     }
     code
+}
+
+/// One `{"invalid": {..}}` line per problem the processor finds in the whole response's
+/// messages.
+fn invalid_lines(processor: &RequestProcessor, text: &str) -> Vec<Value> {
+    let messages: Vec<Value> = match processor.parse(text) {
+        Ok(parts) => parts
+            .into_iter()
+            .flat_map(|part| match part {
+                ParsedPart::A2ui(messages) => messages,
+                ParsedPart::Text(_) => Vec::new(),
+            })
+            .collect(),
+        Err(_) => return Vec::new(),
+    };
+    processor
+        .validate(&messages)
+        .err()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            json!({"invalid": {
+                "messageIndex": e.message_index,
+                "surfaceId": e.surface_id,
+                "path": e.pointer,
+                "message": e.message,
+            }})
+        })
+        .collect()
 }
 
 /// The chunks to feed: `--chunks`, or the input cut by `--chunk-size`, or the whole input.

@@ -1,17 +1,17 @@
 //! `a2ui-agent serve`: run the built-in demo agent over A2A.
 //!
-//! The demo agent streams its reply word by word, with a short pause between words, so a
-//! client can watch `message/stream` deliver `working` updates as they come.
+//! The demo is a scripted restaurant finder ([`a2ui_agent::demo`]) that answers like an LLM:
+//! text and A2UI blocks streamed in token-sized chunks, as v0.9 or v0.8 as the client
+//! negotiates, or plain text for a client without A2UI. No model, key or network needed.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
-use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::request::Request;
+use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
+use a2ui_agent::generator::Generator;
 use a2ui_agent::server::A2uiServer;
-use futures::StreamExt;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -22,9 +22,12 @@ pub struct Args {
     /// The port to listen on (0: any free port).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// The pause between streamed words, in milliseconds.
-    #[arg(long, default_value_t = 50)]
-    word_delay_ms: u64,
+    /// The shortest pause before a streamed chunk, in milliseconds.
+    #[arg(long, default_value_t = 10)]
+    min_delay_ms: u64,
+    /// The longest pause before a streamed chunk, in milliseconds.
+    #[arg(long, default_value_t = 30)]
+    max_delay_ms: u64,
 }
 
 /// Runs `a2ui-agent serve`.
@@ -59,19 +62,28 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let delay = Duration::from_millis(args.word_delay_ms);
+    let config = DemoConfig {
+        min_delay: Duration::from_millis(args.min_delay_ms),
+        max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
+        ..DemoConfig::default()
+    };
     let server = A2uiServer::builder()
         .card(
-            AgentCard::builder("a2ui-agent demo")
-                .description("Echoes what you say, streamed word by word.")
+            AgentCard::builder("a2ui-agent demo: restaurant finder")
+                .description(
+                    "Finds restaurants and books a table, with A2UI lists and forms \
+                     (v0.9 or v0.8), or in plain text.",
+                )
                 .skill(AgentSkill::new(
-                    "echo",
-                    "Echo",
-                    "Repeats the message back, one word at a time",
+                    "find-restaurants",
+                    "Find restaurants",
+                    "Lists restaurants near you and books a table",
                 ))
                 .build(),
         )
-        .agent(move |request: Request| demo_agent(request, delay))
+        .generator(Generator::v0_9())
+        .generator(Generator::v0_8())
+        .agent(RestaurantFinder::new(config))
         .build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
@@ -106,20 +118,4 @@ async fn shutdown_signal() {
         () = terminate => {}
     }
     tracing::info!("shutting down");
-}
-
-/// Replies "You said: <text>", one word per chunk.
-async fn demo_agent(request: Request, delay: Duration) -> Result<Reply, AgentError> {
-    let text = request.text();
-    let reply = if text.trim().is_empty() {
-        "Say something and I will repeat it.".to_owned()
-    } else {
-        format!("You said: {text}")
-    };
-    let words: Vec<String> = reply.split_inclusive(' ').map(str::to_owned).collect();
-    let chunks = futures::stream::iter(words).then(move |word| async move {
-        tokio::time::sleep(delay).await;
-        Ok(word)
-    });
-    Ok(Reply::stream(chunks))
 }

@@ -2,11 +2,22 @@
 //!
 //! [`Request`] gathers what an agent needs to answer without knowing about JSON-RPC: the
 //! message (text, parts, metadata), the task and context it belongs to, the earlier messages
-//! of the task, and the protocol extensions the client asked for.
+//! of the task, and the protocol extensions the client asked for. When the client speaks
+//! A2UI it also carries what was negotiated for this request (the [`RequestProcessor`] whose
+//! prompt the agent gives its model) and what the user did on a surface ([`UserAction`]).
+
+mod actions;
+pub(crate) mod activation;
+pub(crate) mod adapter;
 
 use serde_json::{Map, Value};
 
+pub use actions::{UserAction, UserActionKind};
+pub use activation::newest_extension;
+
 use crate::a2a::{Message, Metadata, Part};
+use crate::a2ui::ProtocolVersion;
+use crate::processor::RequestProcessor;
 
 /// One request to the agent.
 #[derive(Debug, Clone)]
@@ -17,6 +28,9 @@ pub struct Request {
     history: Vec<Message>,
     requested_extensions: Vec<String>,
     request_metadata: Option<Metadata>,
+    actions: Vec<UserAction>,
+    a2ui: Option<RequestProcessor>,
+    activated_extensions: Vec<String>,
 }
 
 impl Request {
@@ -40,12 +54,15 @@ impl Request {
         context_id: impl Into<String>,
     ) -> Self {
         Self {
+            actions: actions::from_parts(&message.parts),
             message,
             task_id: task_id.into(),
             context_id: context_id.into(),
             history: Vec::new(),
             requested_extensions: Vec::new(),
             request_metadata: None,
+            a2ui: None,
+            activated_extensions: Vec::new(),
         }
     }
 
@@ -129,5 +146,62 @@ impl Request {
     /// headers, then `message.extensions`, without duplicates.
     pub fn requested_extensions(&self) -> &[String] {
         &self.requested_extensions
+    }
+
+    /// The same request answered with A2UI through `processor`: the server sets it after
+    /// negotiating; set it yourself to test an agent directly.
+    #[must_use]
+    pub fn with_a2ui(mut self, processor: RequestProcessor) -> Self {
+        self.a2ui = Some(processor);
+        self
+    }
+
+    /// The same request with the extension URIs the server activated for it.
+    #[must_use]
+    pub(crate) fn with_activated_extensions(mut self, uris: Vec<String>) -> Self {
+        self.activated_extensions = uris;
+        self
+    }
+
+    /// The A2UI negotiated for this request: its processor gives the prompt for the model
+    /// and checks what the model writes. `None` when the client does not speak A2UI; answer
+    /// in plain text then.
+    pub fn a2ui(&self) -> Option<&RequestProcessor> {
+        self.a2ui.as_ref()
+    }
+
+    /// The A2UI protocol version negotiated, if any.
+    pub fn a2ui_version(&self) -> Option<ProtocolVersion> {
+        self.a2ui.as_ref().map(RequestProcessor::version)
+    }
+
+    /// What the user did on a surface: the A2UI actions and renderer errors in the message's
+    /// DataParts, in order (v0.8 `userAction`, v0.9 `action` and `error`, whatever envelope
+    /// the client used).
+    pub fn actions(&self) -> &[UserAction] {
+        &self.actions
+    }
+
+    /// The renderer's data model, `metadata.a2uiClientDataModel` (`{version, surfaces: {id:
+    /// model}}`), from the message's metadata or an A2UI DataPart's.
+    pub fn client_data_model(&self) -> Option<&Value> {
+        self.message
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get("a2uiClientDataModel"))
+            .or_else(|| {
+                self.message.parts.iter().find_map(|part| match part {
+                    Part::Data { data, .. } => data
+                        .get("metadata")
+                        .and_then(|m| m.get("a2uiClientDataModel")),
+                    _ => None,
+                })
+            })
+    }
+
+    /// The extension URIs the server activated for this request (echoed to the client in
+    /// the `X-A2A-Extensions` response header).
+    pub fn activated_extensions(&self) -> &[String] {
+        &self.activated_extensions
     }
 }

@@ -1,0 +1,360 @@
+//! A2UI streaming benchmark: what the server adds on top of the parser.
+//!
+//! 1. **Latency**: from the model chunk that completes a component to the SSE frame that
+//!    carries it reaching the client over loopback (p50, p99 over every component of several
+//!    responses). The agent streams a 200-component v0.9 response in 3–8 character chunks,
+//!    one chunk per millisecond (a fast model), and stamps each chunk as the server takes it;
+//!    the client stamps each frame as it arrives. Which chunk completes which component is
+//!    found by running the parser alone over the same chunks.
+//! 2. **CPU per streamed response**: CPU time of the server's runtime thread per
+//!    `message/stream` of the same 200-component response (chunks unpaced), against the
+//!    parser alone on the same chunks — bare (the Direct JSON reader) and as the server runs it (the
+//!    negotiated processor's reader, with the catalog validator as readiness check).
+//!
+//! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`)
+//! it runs one small round as a smoke check. Knobs: `BENCH_RESPONSES` (default 20).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use a2ui_agent::a2a::card::AgentCard;
+use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::format::{DirectJson, FormatReader, OutputFormat};
+use a2ui_agent::generator::Generator;
+use a2ui_agent::parser::{ParsedPart, ParserConfig};
+use a2ui_agent::processor::RequestProcessor;
+use a2ui_agent::request::Request;
+use a2ui_agent::server::A2uiServer;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+const COMPONENTS: usize = 200;
+const SERVER_THREAD: &str = "a2ui-bench-srv";
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let responses = if bench {
+        std::env::var("BENCH_RESPONSES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20)
+    } else {
+        1
+    };
+    let text = response_text(COMPONENTS);
+    let chunks = chunk(&text);
+    let completes = completing_chunks(&chunks, None);
+    assert_eq!(
+        completes.len(),
+        COMPONENTS,
+        "every component is completed by a chunk"
+    );
+    let processor = Generator::v0_9().negotiate(None).unwrap();
+    let emitted = completing_chunks(&chunks, Some(&processor));
+    let held = completes
+        .iter()
+        .map(|(id, at)| emitted.get(id).map_or(usize::MAX, |e| e - at))
+        .max()
+        .unwrap_or(0);
+    {
+        let mut at: Vec<usize> = completes.values().copied().collect();
+        at.sort();
+        at.dedup();
+        println!(
+            "distinct completing chunks: {} (first {:?})",
+            at.len(),
+            &at[..at.len().min(5)]
+        );
+    }
+    println!(
+        "chunks a component waits in the server's reader (catalog check) beyond the bare parser: max {held}"
+    );
+
+    let server_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(SERVER_THREAD)
+        .enable_all()
+        .build()
+        .unwrap();
+    let stamps: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(Vec::new()));
+    let paced = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let url = server_runtime.block_on(start(chunks.clone(), stamps.clone(), paced.clone()));
+    let client = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+
+    // 1. Latency, paced chunks.
+    let mut latencies = Vec::new();
+    for _ in 0..responses.min(5) {
+        stamps.lock().unwrap().clear();
+        let frames = client.block_on(stream_once(&url));
+        let stamps = stamps.lock().unwrap().clone();
+        for (id, chunk_index) in &completes {
+            let (Some(Some(sent)), Some(received)) = (stamps.get(*chunk_index), frames.get(id))
+            else {
+                panic!("component {id} was not streamed");
+            };
+            latencies.push(received.saturating_duration_since(*sent));
+        }
+    }
+    latencies.sort();
+    let pick = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "latency chunk->SSE frame at client ({} components): p50 {:?}  p99 {:?}  max {:?}",
+        latencies.len(),
+        pick(0.5),
+        pick(0.99),
+        latencies.last().unwrap()
+    );
+
+    // 2. CPU per response, unpaced; more rounds, as /proc counts in 10 ms ticks.
+    let responses = responses * 5;
+    paced.store(false, std::sync::atomic::Ordering::SeqCst);
+    client.block_on(stream_once(&url)); // warm-up
+    let before = thread_cpu(SERVER_THREAD);
+    for _ in 0..responses {
+        client.block_on(stream_once(&url));
+    }
+    let server_cpu = (thread_cpu(SERVER_THREAD) - before) / responses as u32;
+
+    let bare = time_reader(
+        || DirectJson.reader(ParserConfig::default()),
+        &chunks,
+        responses,
+    );
+    let validated = time_reader(|| processor.parser(), &chunks, responses);
+    println!(
+        "CPU per streamed response of {COMPONENTS} components ({} bytes, {} chunks, {responses} responses):",
+        text.len(),
+        chunks.len()
+    );
+    println!("  server thread     {server_cpu:?}");
+    println!(
+        "  parser alone      {bare:?}   (server = {:.1}x)",
+        ratio(server_cpu, bare)
+    );
+    println!(
+        "  parser+validator  {validated:?}   (server = {:.1}x)",
+        ratio(server_cpu, validated)
+    );
+}
+
+/// Wall time per response of a reader from `make` over `chunks` (after one warm-up run);
+/// single-threaded, so it is CPU time.
+fn time_reader(
+    make: impl Fn() -> Box<dyn FormatReader>,
+    chunks: &[String],
+    responses: usize,
+) -> Duration {
+    let run = || {
+        let mut reader = make();
+        let mut n = 0;
+        for c in chunks {
+            n += reader.feed(c).len();
+        }
+        n += reader.finish().unwrap().len();
+        std::hint::black_box(n);
+    };
+    run();
+    let started = Instant::now();
+    for _ in 0..responses {
+        run();
+    }
+    started.elapsed() / responses as u32
+}
+
+/// The pause before each paced chunk: `BENCH_CHUNK_MICROS` (default 1000).
+fn chunk_pause() -> Duration {
+    let micros = std::env::var("BENCH_CHUNK_MICROS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    Duration::from_micros(micros)
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+/// Text, then a block creating a surface whose root column holds `n - 1` text components,
+/// written as a model writes it: `version` and `surfaceId` before the components.
+fn response_text(n: usize) -> String {
+    let ids: Vec<String> = (1..n).map(|i| format!("item-{i}")).collect();
+    let mut components = vec![format!(
+        r#"{{"id": "root", "component": "Column", "children": {}}}"#,
+        serde_json::to_string(&ids).unwrap()
+    )];
+    components.extend(ids.iter().enumerate().map(|(i, id)| {
+        format!(
+            r#"{{"id": "{id}", "component": "Text", "text": "Result number {i}: a short line"}}"#
+        )
+    }));
+    format!(
+        "Here are your results:\n<a2ui-json>\n[\n  {{\"version\": \"v0.9\", \"createSurface\":          {{\"surfaceId\": \"bench\", \"catalogId\": \"{}\"}}}},\n  {{\"version\": \"v0.9\",          \"updateComponents\": {{\"surfaceId\": \"bench\", \"components\": [\n    {}\n  ]}}}}\n]\n         </a2ui-json>\nThat is all.",
+        ProtocolVersion::V0_9.basic_catalog_id(),
+        components.join(",\n    ")
+    )
+}
+
+/// 3–8 character chunks, deterministic.
+fn chunk(text: &str) -> Vec<String> {
+    let mut chars = text.chars().peekable();
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    while chars.peek().is_some() {
+        let size = 3 + (i * 7 + i / 3) % 6;
+        out.push(chars.by_ref().take(size).collect());
+        i += 1;
+    }
+    out
+}
+
+/// Component id -> index of the chunk whose feeding makes the parser emit it (the bare
+/// parser, or the processor's reader as the server runs it).
+fn completing_chunks(
+    chunks: &[String],
+    processor: Option<&RequestProcessor>,
+) -> HashMap<String, usize> {
+    let mut parser: Box<dyn FormatReader> = match processor {
+        Some(processor) => processor.parser(),
+        None => DirectJson.reader(ParserConfig::default()),
+    };
+    let mut found = HashMap::new();
+    for (index, c) in chunks.iter().enumerate() {
+        for part in parser.feed(c) {
+            for id in component_ids_of_part(&part) {
+                found.entry(id).or_insert(index);
+            }
+        }
+    }
+    found
+}
+
+fn component_ids_of_part(part: &ParsedPart) -> Vec<String> {
+    match part {
+        ParsedPart::A2ui(messages) => messages.iter().flat_map(component_ids).collect(),
+        ParsedPart::Text(_) => Vec::new(),
+    }
+}
+
+fn component_ids(message: &Value) -> Vec<String> {
+    message["updateComponents"]["components"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|c| c["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn start(
+    chunks: Vec<String>,
+    stamps: Arc<Mutex<Vec<Option<Instant>>>>,
+    paced: Arc<std::sync::atomic::AtomicBool>,
+) -> String {
+    let chunks = Arc::new(chunks);
+    let agent = move |_request: Request| {
+        let chunks = chunks.clone();
+        let stamps = stamps.clone();
+        let paced = paced.load(std::sync::atomic::Ordering::SeqCst);
+        async move {
+            let stream = futures::stream::iter(0..chunks.len()).then(move |i| {
+                let chunks = chunks.clone();
+                let stamps = stamps.clone();
+                async move {
+                    if paced {
+                        tokio::time::sleep(chunk_pause()).await;
+                    }
+                    let mut stamps = stamps.lock().unwrap();
+                    if stamps.len() <= i {
+                        stamps.resize(i + 1, None);
+                    }
+                    stamps[i] = Some(Instant::now());
+                    Ok::<_, AgentError>(chunks[i].clone())
+                }
+            });
+            Ok::<_, AgentError>(Reply::stream(stream))
+        }
+    };
+    let server = A2uiServer::builder()
+        .card(AgentCard::builder("bench").build())
+        .generator(Generator::v0_9())
+        .agent(agent)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, server.router()).await });
+    url
+}
+
+/// One `message/stream` read to the end; when each component's frame arrived.
+async fn stream_once(url: &str) -> HashMap<String, Instant> {
+    let version = ProtocolVersion::V0_9;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {
+        "message": {"kind": "message", "role": "user", "messageId": "m",
+            "parts": [{"kind": "text", "text": "go"}],
+            "metadata": {"a2uiClientCapabilities": {"v0.9": {
+                "supportedCatalogIds": [version.basic_catalog_id()]}}}}}});
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("X-A2A-Extensions", version.extension_uri())
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut stream = response.bytes_stream();
+    let mut buffer = String::new();
+    let mut seen = HashMap::new();
+    while let Some(chunk) = stream.next().await {
+        let now = Instant::now();
+        buffer.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let frame: String = buffer.drain(..end + 2).collect();
+            let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) else {
+                continue;
+            };
+            let event: Value = serde_json::from_str(data).unwrap();
+            let parts = &event["result"]["status"]["message"]["parts"];
+            if event["result"]["final"] == true {
+                continue;
+            }
+            for part in parts.as_array().into_iter().flatten() {
+                for id in component_ids(&part["data"]) {
+                    seen.entry(id).or_insert(now);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// CPU time (user + system) of this process's threads named `name`, from /proc.
+fn thread_cpu(name: &str) -> Duration {
+    let ticks_per_second = 100.0; // USER_HZ on Linux
+    let mut ticks = 0u64;
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Duration::ZERO;
+    };
+    for task in tasks.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.trim().starts_with(name) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // Fields after the ")" closing the command name: state is field 3, utime 14, stime 15.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        for index in [11, 12] {
+            ticks += fields
+                .get(index)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_secs_f64(ticks as f64 / ticks_per_second)
+}

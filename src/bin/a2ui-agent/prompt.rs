@@ -1,0 +1,120 @@
+//! `a2ui-agent prompt`: print the system prompt a model is given for a protocol version and
+//! its catalogs, exactly as the server's generator writes it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use a2ui_agent::a2ui::{Catalog, ClientCapabilities, ProtocolVersion};
+use a2ui_agent::generator::Generator;
+
+/// Arguments of `a2ui-agent prompt`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Protocol version: v0.8, v0.9, v0.9.1 or v1.0.
+    #[arg(long = "version", value_name = "VERSION", value_parser = parse_version)]
+    protocol: ProtocolVersion,
+    /// A catalog file the agent offers, in order; `basic` names the version's basic catalog.
+    /// Repeatable. Default: the basic catalog alone.
+    #[arg(long = "catalog", value_name = "FILE")]
+    catalogs: Vec<PathBuf>,
+    /// Describe only these components, e.g. `Text,Button,Column`.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    components: Vec<String>,
+    /// An example for the prompt: a JSON array of messages, `{"messages": [...]}`, or a model
+    /// answer with `<a2ui-json>` blocks. Repeatable.
+    #[arg(long = "example", value_name = "FILE")]
+    examples: Vec<PathBuf>,
+    /// A renderer's capabilities (JSON) to negotiate the active catalogs with, as a request
+    /// would; without it every catalog offered is active.
+    #[arg(long, value_name = "FILE")]
+    capabilities: Option<PathBuf>,
+}
+
+/// Reads a version name, with or without its leading `v`.
+pub fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
+    let key = if text.starts_with('v') {
+        text.to_owned()
+    } else {
+        format!("v{text}")
+    };
+    ProtocolVersion::from_capabilities_key(&key)
+        .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
+}
+
+/// The generator a command line describes: the built-in one when nothing is said, else
+/// `catalogs` in order (`basic` for the version's basic catalog; none: the basic catalog),
+/// pruned to `components` when any are named, with `examples`.
+pub fn generator(
+    version: ProtocolVersion,
+    catalogs: &[PathBuf],
+    components: &[String],
+    examples: &[PathBuf],
+) -> Result<Generator, String> {
+    if catalogs.is_empty() && components.is_empty() && examples.is_empty() {
+        return Ok(Generator::built_in(version));
+    }
+    let mut builder = Generator::builder(version);
+    for path in catalogs {
+        let catalog = if path == Path::new("basic") {
+            Catalog::try_basic(version)
+        } else {
+            Catalog::from_path(version, path)
+        };
+        builder = builder.catalog(catalog.map_err(|e| e.to_string())?);
+    }
+    if !components.is_empty() {
+        let names: Vec<&str> = components.iter().map(|n| n.trim()).collect();
+        builder = builder.components(&names);
+    }
+    for path in examples {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into(),
+        );
+        builder = builder.example(name, text);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Runs `a2ui-agent prompt`: the prompt on stdout; exit code 2 when an input cannot be
+/// read or the negotiation fails.
+pub fn run(args: Args) -> ExitCode {
+    match prompt(&args) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            if out.write_all(text.as_bytes()).is_err() || out.flush().is_err() {
+                return ExitCode::FAILURE;
+            }
+            ExitCode::SUCCESS
+        }
+        Err(problem) => {
+            eprintln!("a2ui-agent prompt: {problem}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn prompt(args: &Args) -> Result<String, String> {
+    let generator = generator(
+        args.protocol,
+        &args.catalogs,
+        &args.components,
+        &args.examples,
+    )?;
+    let capabilities = match &args.capabilities {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let value = serde_json::from_str(&text)
+                .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+            Some(ClientCapabilities::parse(&value).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    let processor = generator
+        .negotiate(capabilities.as_ref())
+        .map_err(|e| e.to_string())?;
+    Ok(processor.prompt().to_owned())
+}

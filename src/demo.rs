@@ -1,0 +1,654 @@
+//! The demo agent behind `a2ui-agent serve`: a scripted restaurant finder.
+//!
+//! It exists so the product can be seen working with no model, no network and no key. It
+//! answers the way an LLM does — conversational text with A2UI messages in `<a2ui-json>`
+//! blocks, streamed a few characters at a time with short pauses — so everything downstream
+//! (parser, validation, streaming, the client) runs as it would with a real model:
+//!
+//! 1. any text: a list of restaurants, each with a **Book** button (action `select`);
+//! 2. action `select`: a booking form for that restaurant (action `book`);
+//! 3. action `book`: a confirmation surface built from the form's values.
+//!
+//! It writes v0.8 or v0.9 messages as the request negotiated, and plain text when no A2UI
+//! was negotiated.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use a2ui_agent::a2a::card::AgentCard;
+//! use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
+//! use a2ui_agent::generator::Generator;
+//! use a2ui_agent::server::A2uiServer;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = A2uiServer::builder()
+//!     .card(AgentCard::builder("Restaurant finder").build())
+//!     .generator(Generator::v0_9())
+//!     .generator(Generator::v0_8())
+//!     .agent(RestaurantFinder::new(DemoConfig::default()))
+//!     .build()?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, server.router()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use crate::a2ui::ProtocolVersion;
+use crate::agent::{Agent, AgentError, Reply};
+use crate::request::{Request, UserActionKind};
+
+/// How the demo streams: chunk sizes and the pause before each chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DemoConfig {
+    /// Shortest chunk, in characters (at least 1).
+    pub min_chunk: usize,
+    /// Longest chunk, in characters.
+    pub max_chunk: usize,
+    /// Shortest pause before a chunk.
+    pub min_delay: Duration,
+    /// Longest pause before a chunk.
+    pub max_delay: Duration,
+}
+
+impl Default for DemoConfig {
+    /// Token-sized chunks of 3–8 characters, 10–30 ms apart, as a fast model streams.
+    fn default() -> Self {
+        Self {
+            min_chunk: 3,
+            max_chunk: 8,
+            min_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(30),
+        }
+    }
+}
+
+impl DemoConfig {
+    /// The same chunking with no pauses: for tests and benchmarks.
+    #[must_use]
+    pub fn without_delays(self) -> Self {
+        Self {
+            min_delay: Duration::ZERO,
+            max_delay: Duration::ZERO,
+            ..self
+        }
+    }
+}
+
+/// The scripted restaurant-finder agent. See the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub struct RestaurantFinder {
+    config: DemoConfig,
+}
+
+impl RestaurantFinder {
+    /// The agent, streaming as `config` says.
+    pub fn new(config: DemoConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl Agent for RestaurantFinder {
+    fn call(&self, request: Request) -> BoxFuture<'static, Result<Reply, AgentError>> {
+        let text = script(&request);
+        let seed = request
+            .message_id()
+            .bytes()
+            .fold(0x9e37_79b9_7f4a_7c15_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+        let config = self.config;
+        Box::pin(async move { Ok(stream_text(text, config, seed)) })
+    }
+}
+
+/// The restaurants the demo knows.
+const RESTAURANTS: [(&str, &str, &str); 3] = [
+    ("Trattoria Alba", "Italian", "4.7"),
+    ("Sakura House", "Japanese", "4.5"),
+    ("Casa Verde", "Mexican", "4.3"),
+];
+
+/// The whole reply text for `request`, before chunking.
+pub(crate) fn script(request: &Request) -> String {
+    let action = request
+        .actions()
+        .iter()
+        .find(|a| a.kind == UserActionKind::Action);
+    let Some(version) = request.a2ui_version() else {
+        return plain_text(action.map(|a| a.name.as_str()));
+    };
+    match action {
+        Some(action) if action.name == "book" => {
+            let field = |key: &str| {
+                action
+                    .context
+                    .get(key)
+                    .map(|v| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .unwrap_or_default()
+            };
+            let booking = Booking {
+                restaurant: or_default(field("restaurant"), RESTAURANTS[0].0),
+                name: or_default(field("name"), "Guest"),
+                party: or_default(field("partySize"), "2"),
+                time: or_default(field("time"), "19:30"),
+            };
+            reply(
+                &format!("All set! Your table at {} is booked.", booking.restaurant),
+                &confirmation(version, &booking),
+                "Enjoy your meal. Ask me if you want to find another place.",
+            )
+        }
+        Some(action) if action.name == "select" => {
+            let restaurant = action
+                .context
+                .get("restaurant")
+                .and_then(Value::as_str)
+                .unwrap_or(RESTAURANTS[0].0)
+                .to_owned();
+            reply(
+                &format!("Great choice. Let's book a table at {restaurant}."),
+                &booking_form(version, &restaurant),
+                "Fill in the form and press Confirm.",
+            )
+        }
+        _ => reply(
+            "Here are three restaurants near you with tables tonight:",
+            &results(version),
+            "Press Book on the one you like.",
+        ),
+    }
+}
+
+fn or_default(value: String, default: &str) -> String {
+    if value.trim().is_empty() {
+        default.to_owned()
+    } else {
+        value
+    }
+}
+
+fn plain_text(action: Option<&str>) -> String {
+    let mut text = String::from("Here are three restaurants near you with tables tonight:\n");
+    for (name, cuisine, rating) in RESTAURANTS {
+        text.push_str(&format!("- {name} ({cuisine}, rated {rating})\n"));
+    }
+    if action.is_some() {
+        text.push_str("(This client did not activate A2UI, so I cannot show a form.)\n");
+    }
+    text.push_str("Tell me which one you would like to book.");
+    text
+}
+
+/// Text, a block of `messages`, text: how a model answers.
+fn reply(before: &str, messages: &[Value], after: &str) -> String {
+    let mut block = String::new();
+    write_json(&mut block, &Value::Array(messages.to_vec()), 0);
+    format!("{before}\n<a2ui-json>\n{block}\n</a2ui-json>\n{after}")
+}
+
+/// Keys a model writes first, in this order: what a message is and which surface it is
+/// for come before its bulk, so a streaming reader can send each component as it closes.
+const LEADING_KEYS: [&str; 6] = [
+    "version",
+    "id",
+    "component",
+    "surfaceId",
+    "catalogId",
+    "root",
+];
+
+/// Pretty JSON with [`LEADING_KEYS`] first (`serde_json` would sort them alphabetically,
+/// putting `surfaceId` after `components` and `version` last).
+fn write_json(out: &mut String, value: &Value, depth: usize) {
+    let indent = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                write_json(out, item, depth + 1);
+            }
+            indent(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| {
+                LEADING_KEYS
+                    .iter()
+                    .position(|lead| lead == k)
+                    .unwrap_or(LEADING_KEYS.len())
+            });
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                if let Some(item) = map.get(key) {
+                    write_json(out, item, depth + 1);
+                }
+            }
+            indent(out, depth);
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// What the booking form sent back.
+struct Booking {
+    restaurant: String,
+    name: String,
+    party: String,
+    time: String,
+}
+
+/// A component in either version's shape. `props` are v0.9-style; [`v0_8`] converts them.
+fn component(version: ProtocolVersion, id: &str, kind: &str, props: Value) -> Value {
+    if version == ProtocolVersion::V0_8 {
+        json!({"id": id, "component": {kind: v0_8(props)}})
+    } else {
+        let mut object = json!({"id": id, "component": kind});
+        if let (Some(target), Value::Object(props)) = (object.as_object_mut(), props) {
+            target.extend(props);
+        }
+        object
+    }
+}
+
+/// v0.9-style properties in v0.8's shape: literal strings wrapped, child lists explicit,
+/// `variant` as `usageHint`, button actions flattened to `{name, context: [{key, value}]}`.
+fn v0_8(props: Value) -> Value {
+    let Value::Object(props) = props else {
+        return props;
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in props {
+        let converted = match (key.as_str(), value) {
+            ("children", Value::Array(ids)) => json!({"explicitList": ids}),
+            ("text" | "label", Value::String(s)) => json!({"literalString": s}),
+            ("value", path @ Value::Object(_)) => {
+                out.insert("text".into(), path);
+                continue;
+            }
+            ("variant", Value::String(hint)) => {
+                out.insert("usageHint".into(), Value::String(hint));
+                continue;
+            }
+            ("action", action) => {
+                let event = &action["event"];
+                let context: Vec<Value> = event["context"]
+                    .as_object()
+                    .map(|c| {
+                        c.iter()
+                            .map(|(k, v)| {
+                                let value = match v {
+                                    Value::String(s) => json!({"literalString": s}),
+                                    other => other.clone(),
+                                };
+                                json!({"key": k, "value": value})
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                json!({"name": event["name"], "context": context})
+            }
+            (_, value) => value,
+        };
+        out.insert(key, converted);
+    }
+    Value::Object(out)
+}
+
+/// The messages that show a new surface with `components` (root first) and `data`.
+fn surface(
+    version: ProtocolVersion,
+    surface_id: &str,
+    components: Vec<Value>,
+    data: Option<Value>,
+) -> Vec<Value> {
+    if version == ProtocolVersion::V0_8 {
+        let mut messages = vec![
+            json!({"beginRendering": {"surfaceId": surface_id, "root": "root"}}),
+            json!({"surfaceUpdate": {"surfaceId": surface_id, "components": components}}),
+        ];
+        if let Some(Value::Object(data)) = data {
+            let contents: Vec<Value> = data
+                .into_iter()
+                .map(|(key, value)| {
+                    json!({"key": key, "valueString": value.as_str().unwrap_or_default()})
+                })
+                .collect();
+            messages
+                .push(json!({"dataModelUpdate": {"surfaceId": surface_id, "contents": contents}}));
+        }
+        messages
+    } else {
+        let tag = version.as_str();
+        let mut messages = vec![
+            json!({"version": tag, "createSurface": {"surfaceId": surface_id,
+                "catalogId": version.basic_catalog_id(), "sendDataModel": data.is_some()}}),
+            json!({"version": tag, "updateComponents": {"surfaceId": surface_id,
+                "components": components}}),
+        ];
+        if let Some(value) = data {
+            messages.push(
+                json!({"version": tag, "updateDataModel": {"surfaceId": surface_id, "value": value}}),
+            );
+        }
+        messages
+    }
+}
+
+fn results(v: ProtocolVersion) -> Vec<Value> {
+    let mut components = vec![
+        component(v, "root", "Column", json!({"children": ["title", "list"]})),
+        component(
+            v,
+            "title",
+            "Text",
+            json!({"text": "Restaurants near you", "variant": "h2"}),
+        ),
+    ];
+    let ids: Vec<String> = (0..RESTAURANTS.len()).map(|i| format!("r{i}")).collect();
+    components.push(component(v, "list", "List", json!({"children": ids})));
+    for (i, (name, cuisine, rating)) in RESTAURANTS.iter().enumerate() {
+        let id = |suffix: &str| format!("r{i}{suffix}");
+        components.extend([
+            component(v, &id(""), "Card", json!({"child": id("-row")})),
+            component(
+                v,
+                &id("-row"),
+                "Row",
+                json!({"children": [id("-info"), id("-book")]}),
+            ),
+            component(
+                v,
+                &id("-info"),
+                "Column",
+                json!({"children": [id("-name"), id("-about")]}),
+            ),
+            component(
+                v,
+                &id("-name"),
+                "Text",
+                json!({"text": name, "variant": "h4"}),
+            ),
+            component(
+                v,
+                &id("-about"),
+                "Text",
+                json!({"text": format!("{cuisine} · rated {rating}"), "variant": "caption"}),
+            ),
+            component(
+                v,
+                &id("-book"),
+                "Button",
+                json!({"child": id("-label"),
+                    "action": {"event": {"name": "select", "context": {"restaurant": name}}}}),
+            ),
+            component(v, &id("-label"), "Text", json!({"text": "Book"})),
+        ]);
+    }
+    surface(v, "results", components, None)
+}
+
+fn booking_form(v: ProtocolVersion, restaurant: &str) -> Vec<Value> {
+    let components = vec![
+        component(v, "root", "Card", json!({"child": "form"})),
+        component(
+            v,
+            "form",
+            "Column",
+            json!({"children": ["heading", "name", "party", "time", "confirm"]}),
+        ),
+        component(
+            v,
+            "heading",
+            "Text",
+            json!({"text": format!("Book a table at {restaurant}"), "variant": "h3"}),
+        ),
+        component(
+            v,
+            "name",
+            "TextField",
+            json!({"label": "Your name", "value": {"path": "/name"}}),
+        ),
+        component(
+            v,
+            "party",
+            "TextField",
+            json!({"label": "Party size", "value": {"path": "/partySize"}}),
+        ),
+        component(
+            v,
+            "time",
+            "TextField",
+            json!({"label": "Time", "value": {"path": "/time"}}),
+        ),
+        component(
+            v,
+            "confirm",
+            "Button",
+            json!({"child": "confirm-label", "action": {"event": {"name": "book", "context": {
+                "restaurant": restaurant,
+                "name": {"path": "/name"},
+                "partySize": {"path": "/partySize"},
+                "time": {"path": "/time"}}}}}),
+        ),
+        component(v, "confirm-label", "Text", json!({"text": "Confirm"})),
+    ];
+    let data = json!({"name": "", "partySize": "2", "time": "19:30"});
+    surface(v, "booking", components, Some(data))
+}
+
+fn confirmation(v: ProtocolVersion, booking: &Booking) -> Vec<Value> {
+    let components = vec![
+        component(v, "root", "Card", json!({"child": "body"})),
+        component(
+            v,
+            "body",
+            "Column",
+            json!({"children": ["done", "details"]}),
+        ),
+        component(
+            v,
+            "done",
+            "Text",
+            json!({"text": "Booking confirmed", "variant": "h3"}),
+        ),
+        component(
+            v,
+            "details",
+            "Text",
+            json!({"text": format!("{} at {}, {} people, {}.",
+                booking.name, booking.restaurant, booking.party, booking.time)}),
+        ),
+    ];
+    surface(v, "confirmation", components, None)
+}
+
+/// `text` as a stream of chunks of the configured sizes, each after a pause.
+fn stream_text(text: String, config: DemoConfig, seed: u64) -> Reply {
+    let chunks = chunk(&text, config, seed);
+    let delays = chunks.iter().map(|(_, delay)| *delay).collect::<Vec<_>>();
+    let stream = futures::stream::iter(chunks.into_iter().map(|(c, _)| c).zip(delays)).then(
+        |(chunk, delay)| async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            Ok(chunk)
+        },
+    );
+    Reply::stream(stream)
+}
+
+/// Splits `text` into chunks of `min_chunk..=max_chunk` characters (on char boundaries),
+/// each with its pause, from a small deterministic generator.
+pub(crate) fn chunk(text: &str, config: DemoConfig, seed: u64) -> Vec<(String, Duration)> {
+    let mut state = seed | 1;
+    let mut next = move |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        if bound == 0 { 0 } else { state % bound }
+    };
+    let min = config.min_chunk.max(1);
+    let max = config.max_chunk.max(min);
+    let (low, high) = (config.min_delay, config.max_delay.max(config.min_delay));
+    let spread = u64::try_from((high - low).as_micros()).unwrap_or(u64::MAX);
+    let mut chunks = Vec::new();
+    let mut chars = text.chars().peekable();
+    while chars.peek().is_some() {
+        let size = min + usize::try_from(next((max - min + 1) as u64)).unwrap_or(0);
+        let piece: String = chars.by_ref().take(size).collect();
+        let delay = low + Duration::from_micros(next(spread.saturating_add(1)));
+        chunks.push((piece, delay));
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Map;
+
+    use super::*;
+    use crate::a2a::{Message, Part};
+    use crate::a2ui::Validator;
+    use crate::generator::Generator;
+    use crate::parser::ParsedPart;
+
+    fn request(version: Option<ProtocolVersion>, parts: Vec<Part>) -> Request {
+        let request = Request::new(Message::user("m-1", parts), "t", "c");
+        match version {
+            Some(version) => {
+                let generator = match version {
+                    ProtocolVersion::V0_8 => Generator::v0_8(),
+                    _ => Generator::v0_9(),
+                };
+                request.with_a2ui(generator.negotiate(None).unwrap())
+            }
+            None => request,
+        }
+    }
+
+    fn action_part(version: ProtocolVersion, name: &str, context: Value) -> Part {
+        let body = json!({"name": name, "surfaceId": "s", "sourceComponentId": "b",
+            "timestamp": "2026-01-01T00:00:00Z", "context": context});
+        let data = match version {
+            ProtocolVersion::V0_8 => json!({"userAction": body}),
+            _ => json!({"version": "v0.9", "action": body}),
+        };
+        let mut metadata = Map::new();
+        metadata.insert("mimeType".into(), version.mime_type().into());
+        Part::Data {
+            data: data.as_object().cloned().unwrap(),
+            metadata: Some(metadata),
+        }
+    }
+
+    /// The reply's text and messages, parsed the way the server does and validated.
+    fn answer(request: &Request) -> (String, Vec<Value>) {
+        let text = script(request);
+        let processor = request.a2ui().unwrap();
+        let mut prose = String::new();
+        let mut messages = Vec::new();
+        for part in processor.parse(&text).unwrap() {
+            match part {
+                ParsedPart::Text(t) => prose.push_str(&t),
+                ParsedPart::A2ui(m) => messages.extend(m),
+            }
+        }
+        let validator = Validator::basic(processor.version());
+        if let Err(errors) = validator.check_response(&messages) {
+            panic!("{:?}: {errors:#?}", processor.version());
+        }
+        (prose, messages)
+    }
+
+    #[test]
+    fn every_step_of_the_demo_validates_against_the_basic_catalog_in_both_versions() {
+        for version in [ProtocolVersion::V0_8, ProtocolVersion::V0_9] {
+            let (text, list) = answer(&request(Some(version), vec![Part::text("dinner?")]));
+            assert!(text.contains("restaurants"), "{text}");
+            assert!(list.len() >= 2);
+            let select = action_part(version, "select", json!({"restaurant": "Sakura House"}));
+            let (text, form) = answer(&request(Some(version), vec![select]));
+            assert!(text.contains("Sakura House"), "{text}");
+            assert!(form.iter().any(|m| m.to_string().contains("TextField")));
+            let book = action_part(
+                version,
+                "book",
+                json!({"restaurant": "Sakura House", "name": "Ada", "partySize": "4", "time": "20:00"}),
+            );
+            let (_, confirmation) = answer(&request(Some(version), vec![book]));
+            let shown = confirmation
+                .iter()
+                .map(Value::to_string)
+                .collect::<String>();
+            assert!(
+                shown.contains("Ada at Sakura House, 4 people, 20:00"),
+                "{shown}"
+            );
+        }
+    }
+
+    #[test]
+    fn components_stream_one_by_one_because_the_surface_comes_before_them() {
+        let request = request(Some(ProtocolVersion::V0_9), vec![Part::text("hi")]);
+        let text = script(&request);
+        assert!(text.find("\"surfaceId\"").unwrap() < text.find("\"components\"").unwrap());
+        let mut reader = request.a2ui().unwrap().parser();
+        let mut emissions = 0;
+        for (piece, _) in chunk(&text, DemoConfig::default(), 7) {
+            let parts = reader.feed(&piece);
+            emissions += parts
+                .iter()
+                .filter(|p| matches!(p, ParsedPart::A2ui(_)))
+                .count();
+        }
+        assert!(emissions > 10, "{emissions} emissions");
+    }
+
+    #[test]
+    fn without_a2ui_the_demo_answers_in_plain_text() {
+        let text = script(&request(None, vec![Part::text("dinner?")]));
+        assert!(!text.contains("<a2ui-json>"));
+        assert!(text.contains("Trattoria Alba"));
+    }
+
+    #[test]
+    fn chunks_are_token_sized_and_rebuild_the_text() {
+        let text = "Here are three restaurants — café, naïve — near you.".repeat(5);
+        let config = DemoConfig::default();
+        let chunks = chunk(&text, config, 42);
+        let rebuilt: String = chunks.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(rebuilt, text);
+        let (last, rest) = chunks.split_last().unwrap();
+        for (piece, delay) in rest {
+            let n = piece.chars().count();
+            assert!((3..=8).contains(&n), "{piece:?}");
+            assert!(*delay >= config.min_delay && *delay <= config.max_delay);
+        }
+        assert!(last.0.chars().count() <= 8);
+    }
+}

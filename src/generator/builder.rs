@@ -1,0 +1,311 @@
+//! [`GeneratorBuilder`]: what an agent offers under one version, checked before it serves.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::{Generator, Inner, default_progressive_keys};
+use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, Validator};
+use crate::format::{DirectJson, OutputFormat};
+use crate::parser::{self, EmitMode, ParsedPart};
+use crate::prompt::Example;
+
+/// Builds a [`Generator`]: catalogs, a component subset, examples, the output format and
+/// parser options. Consuming; finish with [`build`](Self::build).
+#[must_use]
+pub struct GeneratorBuilder {
+    version: ProtocolVersion,
+    catalogs: Vec<Catalog>,
+    explicit_catalogs: bool,
+    components: Option<Vec<String>>,
+    examples: Vec<(String, String)>,
+    progressive_keys: Vec<String>,
+    accepts_inline: bool,
+    format: Arc<dyn OutputFormat>,
+    emit_mode: EmitMode,
+    allowed: Option<Vec<String>>,
+}
+
+impl fmt::Debug for GeneratorBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeneratorBuilder")
+            .field("version", &self.version)
+            .field("catalogs", &self.catalogs.len())
+            .field("components", &self.components)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GeneratorBuilder {
+    pub(super) fn new(version: ProtocolVersion) -> Self {
+        GeneratorBuilder {
+            version,
+            catalogs: Vec::new(),
+            explicit_catalogs: false,
+            components: None,
+            examples: Vec::new(),
+            progressive_keys: default_progressive_keys(version),
+            accepts_inline: false,
+            format: Arc::new(DirectJson),
+            emit_mode: EmitMode::default(),
+            allowed: None,
+        }
+    }
+
+    /// Offers `catalog` (in the order added). Without any, the version's basic catalog is
+    /// offered. A catalog of the sibling version (v0.9 for v0.9.1) is recompiled.
+    pub fn catalog(mut self, catalog: Catalog) -> Self {
+        self.catalogs.push(catalog);
+        self
+    }
+
+    /// Offers exactly `catalogs`, in order, replacing any added before; an empty list is
+    /// refused by [`build`](Self::build) (a generator must offer something to draw with).
+    pub fn catalogs(mut self, catalogs: impl IntoIterator<Item = Catalog>) -> Self {
+        self.catalogs = catalogs.into_iter().collect();
+        self.explicit_catalogs = true;
+        self
+    }
+
+    /// Keeps only these components in every catalog (a catalog left with none is dropped),
+    /// so the prompt describes only them and the validator accepts only them.
+    pub fn components(mut self, names: &[&str]) -> Self {
+        self.components = Some(names.iter().map(|n| (*n).to_owned()).collect());
+        self
+    }
+
+    /// Adds an example turn for the prompt. `text` is a JSON array of messages, an object
+    /// `{"messages": [...]}` (the layout of the official example files), one message, or a
+    /// whole model answer (text and `<a2ui-json>` blocks), shown as written.
+    pub fn example(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.examples.push((name.into(), text.into()));
+        self
+    }
+
+    /// The properties whose string values may be closed early while they stream (replaces
+    /// the default; empty turns healing off). Never list ids, paths or URLs.
+    pub fn progressive_keys(mut self, keys: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.progressive_keys = keys.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether renderers may add catalogs inline in their capabilities (default `false`).
+    pub fn accept_inline_catalogs(mut self, accept: bool) -> Self {
+        self.accepts_inline = accept;
+        self
+    }
+
+    /// The output format (default [`DirectJson`]).
+    pub fn format(mut self, format: impl OutputFormat) -> Self {
+        self.format = Arc::new(format);
+        self
+    }
+
+    /// How the parser re-sends a message that grows (default [`EmitMode::Delta`]).
+    pub fn emit_mode(mut self, mode: EmitMode) -> Self {
+        self.emit_mode = mode;
+        self
+    }
+
+    /// Only these message kinds may be sent (e.g. `["createSurface", "updateComponents"]`):
+    /// the prompt describes only them and the processor rejects the others.
+    pub fn messages(mut self, kinds: &[&str]) -> Self {
+        self.allowed = Some(kinds.iter().map(|k| (*k).to_owned()).collect());
+        self
+    }
+
+    /// Builds the generator, checking that the catalogs and examples fit together.
+    ///
+    /// # Errors
+    ///
+    /// A [`GeneratorError`]: a catalog of another version or two with one id, a component
+    /// or message kind no catalog or version defines, or an example that does not read or
+    /// does not validate against the catalogs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let err = Generator::builder(ProtocolVersion::V0_9).components(&["Marquee"]).build().unwrap_err();
+    /// assert!(err.to_string().contains("'Marquee'"));
+    /// ```
+    pub fn build(mut self) -> Result<Generator, GeneratorError> {
+        let version = self.version;
+        let mut catalogs = std::mem::take(&mut self.catalogs);
+        if catalogs.is_empty() && !self.explicit_catalogs {
+            catalogs.push(Catalog::try_basic(version).map_err(GeneratorError::Catalog)?);
+        }
+        if let Some(names) = &self.components {
+            catalogs = subset(catalogs, names)?;
+        }
+        if catalogs.is_empty() {
+            return Err(GeneratorError::NoCatalog);
+        }
+        if let Some(kinds) = &self.allowed {
+            if let Some(kind) = kinds
+                .iter()
+                .find(|k| !crate::a2ui::message_kinds(version).contains(&k.as_str()))
+            {
+                return Err(GeneratorError::UnknownMessage {
+                    kind: kind.clone(),
+                    version,
+                });
+            }
+        }
+        let validator = Validator::new(version, &catalogs).map_err(GeneratorError::Catalog)?;
+        let catalogs = validator.catalogs().to_vec();
+        let mut examples = Vec::with_capacity(self.examples.len());
+        for (name, text) in std::mem::take(&mut self.examples) {
+            let example = read_example(name, &text)?;
+            if let Err(errors) = validator.check_response(&example.messages) {
+                return Err(GeneratorError::Example {
+                    name: example.name,
+                    message: errors.first().map(ToString::to_string).unwrap_or_default(),
+                });
+            }
+            examples.push(example);
+        }
+        Ok(Generator {
+            inner: Arc::new(Inner {
+                version,
+                catalogs,
+                examples,
+                progressive_keys: self.progressive_keys,
+                accepts_inline: self.accepts_inline,
+                format: self.format,
+                emit_mode: self.emit_mode,
+                allowed: self.allowed,
+                cache: Mutex::new(VecDeque::new()),
+            }),
+        })
+    }
+}
+
+/// Prunes each catalog to the named components it has; one left with none is dropped.
+fn subset(catalogs: Vec<Catalog>, names: &[String]) -> Result<Vec<Catalog>, GeneratorError> {
+    if let Some(missing) = names.iter().find(|n| {
+        !catalogs
+            .iter()
+            .any(|c| c.component_names().any(|m| m == *n))
+    }) {
+        return Err(GeneratorError::UnknownComponent(missing.clone()));
+    }
+    let mut kept = Vec::with_capacity(catalogs.len());
+    for catalog in catalogs {
+        let keep: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| catalog.component_names().any(|m| m == *n))
+            .collect();
+        if !keep.is_empty() {
+            kept.push(catalog.subset(&keep).map_err(GeneratorError::Catalog)?);
+        }
+    }
+    Ok(kept)
+}
+
+/// Reads an example: JSON messages (a list, `{"messages": [...]}` or one message), or a
+/// model answer.
+fn read_example(name: String, text: &str) -> Result<Example, GeneratorError> {
+    let bad = |message: String| GeneratorError::Example {
+        name: name.clone(),
+        message,
+    };
+    let (messages, response) = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(messages)) => (messages, None),
+        Ok(Value::Object(mut map)) => match map.remove("messages") {
+            Some(Value::Array(messages)) => (messages, None),
+            Some(_) => return Err(bad("'messages' must be a list of messages".into())),
+            None => (vec![Value::Object(map)], None),
+        },
+        Ok(_) => return Err(bad("an example is a list of A2UI messages".into())),
+        Err(_) => {
+            let parts = parser::parse(text).map_err(|e| bad(e.to_string()))?;
+            let messages: Vec<Value> = parts
+                .into_iter()
+                .flat_map(|part| match part {
+                    ParsedPart::A2ui(messages) => messages,
+                    ParsedPart::Text(_) => Vec::new(),
+                })
+                .collect();
+            (messages, Some(text.to_owned()))
+        }
+    };
+    if messages.is_empty() {
+        return Err(bad("it holds no A2UI message".into()));
+    }
+    Ok(Example {
+        name,
+        messages,
+        response,
+    })
+}
+
+/// Why a [`GeneratorBuilder`] could not build.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GeneratorError {
+    /// A catalog that cannot be used (wrong version, duplicate id, does not load).
+    Catalog(CatalogError),
+    /// No catalog is left to offer (none given, or a component subset matched none).
+    NoCatalog,
+    /// A component no catalog defines.
+    UnknownComponent(String),
+    /// A message kind the version does not have.
+    UnknownMessage {
+        /// The kind asked for.
+        kind: String,
+        /// The generator's version.
+        version: ProtocolVersion,
+    },
+    /// An example that does not read, or does not validate against the catalogs.
+    Example {
+        /// The example's name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for GeneratorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Catalog(e) => e.fmt(f),
+            Self::NoCatalog => f.write_str("the generator offers no catalog"),
+            Self::UnknownComponent(name) => write!(f, "no catalog defines component '{name}'"),
+            Self::UnknownMessage { kind, version } => {
+                write!(f, "A2UI {version} has no message '{kind}'")
+            }
+            Self::Example { name, message } => write!(f, "example '{name}': {message}"),
+        }
+    }
+}
+
+impl std::error::Error for GeneratorError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Catalog(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_example_given_as_a_model_answer_is_read_for_its_messages() {
+        let example = read_example(
+            "bye".into(),
+            "Bye!<a2ui-json>[{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"s\"}}]</a2ui-json>",
+        )
+        .unwrap();
+        assert_eq!(example.messages.len(), 1);
+        assert!(example.response.is_some());
+    }
+}

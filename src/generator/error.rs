@@ -1,0 +1,137 @@
+//! [`NegotiationError`]: a renderer and a generator that cannot agree on catalogs.
+
+use std::fmt;
+
+use super::{Generator, requested};
+use crate::a2ui::{CatalogError, ClientCapabilities, ProtocolVersion, ResolveError};
+
+/// What kind of failure a [`NegotiationError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NegotiationErrorKind {
+    /// The capabilities describe other protocol versions only (they are malformed for this
+    /// one); another generator may negotiate.
+    VersionNotDescribed,
+    /// The renderer names no catalog this generator offers (or none at all) and no accepted
+    /// inline catalog.
+    NoCatalogInCommon,
+    /// An inline catalog the generator accepts does not load.
+    InlineCatalog,
+    /// An example does not fit the active catalogs.
+    Example,
+    /// No catalog is active, so there is nothing to prompt with.
+    NoCatalog,
+}
+
+/// A renderer and a generator that cannot agree on catalogs. `Display` names the version,
+/// the catalogs asked for and the catalogs offered.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::ClientCapabilities;
+/// use a2ui_agent::generator::{Generator, NegotiationErrorKind};
+/// use serde_json::json;
+///
+/// let caps = ClientCapabilities::parse(&json!({"v0.9": {"supportedCatalogIds": ["acme/ui"]}}))?;
+/// let err = Generator::v0_9().negotiate(Some(&caps)).unwrap_err();
+/// assert_eq!(err.kind(), NegotiationErrorKind::NoCatalogInCommon);
+/// assert!(err.to_string().contains("acme/ui"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NegotiationError {
+    pub(super) kind: NegotiationErrorKind,
+    pub(super) version: ProtocolVersion,
+    pub(super) requested: Vec<String>,
+    pub(super) offered: Vec<String>,
+    pub(super) detail: String,
+}
+
+impl NegotiationError {
+    pub(super) fn from_resolve(
+        generator: &Generator,
+        capabilities: Option<&ClientCapabilities>,
+        error: ResolveError,
+    ) -> Self {
+        let version = generator.version();
+        let kind = match &error {
+            ResolveError::Capabilities(_) => NegotiationErrorKind::VersionNotDescribed,
+            ResolveError::Catalog(CatalogError::NoCatalogInCommon { .. }) => {
+                NegotiationErrorKind::NoCatalogInCommon
+            }
+            _ => NegotiationErrorKind::InlineCatalog,
+        };
+        Self {
+            kind,
+            version,
+            requested: requested(version, capabilities),
+            offered: generator.supported_catalog_ids_owned(),
+            detail: match (&error, capabilities) {
+                (ResolveError::Capabilities(_), Some(capabilities)) => {
+                    let described: Vec<&str> = capabilities
+                        .versions()
+                        .into_iter()
+                        .map(ProtocolVersion::as_str)
+                        .collect();
+                    format!("they describe [{}]", described.join(", "))
+                }
+                _ => error.to_string(),
+            },
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> NegotiationErrorKind {
+        self.kind
+    }
+
+    /// The protocol version negotiated.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The catalog ids the renderer named for this version.
+    pub fn requested(&self) -> &[String] {
+        &self.requested
+    }
+
+    /// The catalog ids the generator offers.
+    pub fn offered(&self) -> &[String] {
+        &self.offered
+    }
+}
+
+impl fmt::Display for NegotiationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let offered = self.offered.join(", ");
+        match self.kind {
+            NegotiationErrorKind::VersionNotDescribed => write!(
+                f,
+                "A2UI {}: the renderer's capabilities have no {} entry; {}",
+                self.version, self.version, self.detail
+            ),
+            NegotiationErrorKind::NoCatalogInCommon if self.requested.is_empty() => write!(
+                f,
+                "A2UI {}: the renderer supports no catalog; this agent offers [{offered}]",
+                self.version
+            ),
+            NegotiationErrorKind::NoCatalogInCommon => write!(
+                f,
+                "A2UI {}: no catalog in common: the renderer supports [{}], this agent offers \
+                 [{offered}]",
+                self.version,
+                self.requested.join(", ")
+            ),
+            _ => write!(
+                f,
+                "A2UI {}: {} (the renderer asked for [{}], this agent offers [{offered}])",
+                self.version,
+                self.detail,
+                self.requested.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NegotiationError {}

@@ -1,0 +1,268 @@
+//! The request adapter: from an A2A message to the A2UI an agent should answer with.
+//!
+//! This is WIRE.md §5 in one place. For each request it decides, before the agent runs,
+//! which A2UI extension is active, which capabilities the renderer declared, and which of the
+//! server's generators negotiates with them — giving the [`RequestProcessor`] the agent and
+//! the output pipeline use — or why none can, in which case the task fails with that reason
+//! and the agent is never called.
+
+use serde_json::{Map, Value};
+
+use super::activation::{newest_extension, same_uri};
+use crate::a2a::{Message, Part};
+use crate::a2ui::{CapabilitiesError, ClientCapabilities, ProtocolVersion};
+use crate::generator::Generator;
+use crate::processor::RequestProcessor;
+
+/// The server's A2UI settings: its generators, in order of preference, and the
+/// capabilities assumed when a client activates A2UI without declaring any.
+#[derive(Clone, Default)]
+pub(crate) struct A2uiAdapter {
+    generators: Vec<Generator>,
+    default_capabilities: Option<ClientCapabilities>,
+    /// The card's other extensions, echoed when requested.
+    other_extensions: Vec<String>,
+}
+
+/// What the adapter decided for one request.
+#[derive(Default)]
+pub(crate) struct Adapted {
+    /// The negotiated processor; `None` means answer in plain text.
+    pub(crate) processor: Option<RequestProcessor>,
+    /// The extension URIs to echo in the response header.
+    pub(crate) activated: Vec<String>,
+    /// Why the request cannot be served: the task fails with this, the agent is not called.
+    pub(crate) failure: Option<String>,
+}
+
+impl A2uiAdapter {
+    pub(crate) fn new(
+        generators: Vec<Generator>,
+        default_capabilities: Option<ClientCapabilities>,
+        other_extensions: Vec<String>,
+    ) -> Self {
+        Self {
+            generators,
+            default_capabilities,
+            other_extensions,
+        }
+    }
+
+    /// The extension URIs of the generators, once each, in order of preference.
+    pub(crate) fn advertised(&self) -> Vec<&'static str> {
+        let mut uris: Vec<&'static str> = Vec::new();
+        for generator in &self.generators {
+            let uri = generator.version().extension_uri();
+            if !uris.contains(&uri) {
+                uris.push(uri);
+            }
+        }
+        uris
+    }
+
+    /// Decides the A2UI for `message`, whose client asked for the `requested` extensions.
+    pub(crate) fn adapt(&self, requested: &[String], message: &Message) -> Adapted {
+        let mut activated: Vec<String> = self
+            .other_extensions
+            .iter()
+            .filter(|uri| requested.iter().any(|r| same_uri(r, uri)))
+            .cloned()
+            .collect();
+        let fail = |activated: Vec<String>, reason: String| Adapted {
+            processor: None,
+            activated,
+            failure: Some(reason),
+        };
+        if self.generators.is_empty() {
+            return Adapted {
+                activated,
+                ..Adapted::default()
+            };
+        }
+        let declared = match find_capabilities(message) {
+            Ok(declared) => declared,
+            Err(error) => {
+                return fail(
+                    activated,
+                    format!("The A2UI capabilities in the message are malformed: {error}"),
+                );
+            }
+        };
+        let advertised = self.advertised();
+        let requested_version =
+            newest_extension(requested, &advertised).and_then(ProtocolVersion::from_extension_uri);
+        let (candidates, capabilities): (Vec<&Generator>, Option<&ClientCapabilities>) =
+            match (requested_version, declared.as_ref()) {
+                (Some(version), declared) => (
+                    self.generators
+                        .iter()
+                        .filter(|g| g.version() == version)
+                        .collect(),
+                    declared.or(self.default_capabilities.as_ref()),
+                ),
+                (None, None) => {
+                    return Adapted {
+                        activated,
+                        ..Adapted::default()
+                    };
+                }
+                (None, Some(declared)) => {
+                    let described = declared.versions();
+                    let candidates: Vec<&Generator> = self
+                        .generators
+                        .iter()
+                        .filter(|g| declared.get(g.version()).is_some())
+                        .collect();
+                    if candidates.is_empty() {
+                        return fail(
+                            activated,
+                            format!(
+                                "The client's A2UI capabilities describe {} but this agent \
+                                 speaks {}.",
+                                list(described.iter().map(|v| v.as_str())),
+                                list(self.generators.iter().map(|g| g.version().as_str())),
+                            ),
+                        );
+                    }
+                    (candidates, Some(declared))
+                }
+            };
+        let mut reasons = Vec::new();
+        for generator in candidates {
+            match generator.negotiate(capabilities) {
+                Ok(processor) => {
+                    activated.push(generator.version().extension_uri().to_owned());
+                    return Adapted {
+                        processor: Some(processor),
+                        activated,
+                        failure: None,
+                    };
+                }
+                Err(error) => reasons.push(error.to_string()),
+            }
+        }
+        fail(
+            activated,
+            format!("Cannot answer with A2UI: {}", reasons.join("; ")),
+        )
+    }
+}
+
+fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.collect();
+    if items.is_empty() {
+        "no version".to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// The renderer's capabilities: in the message's metadata, else in an A2UI DataPart's
+/// `data.metadata` (where some clients put them).
+pub(crate) fn find_capabilities(
+    message: &Message,
+) -> Result<Option<ClientCapabilities>, CapabilitiesError> {
+    if let Some(found) = message
+        .metadata
+        .as_ref()
+        .map(ClientCapabilities::from_metadata)
+        .transpose()?
+        .flatten()
+    {
+        return Ok(Some(found));
+    }
+    for part in &message.parts {
+        if let Part::Data { data, .. } = part {
+            if let Some(metadata) = data.get("metadata").and_then(Value::as_object) {
+                if let Some(found) = ClientCapabilities::from_metadata(metadata)? {
+                    return Ok(Some(found));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A metadata map holding only `mimeType`.
+pub(crate) fn mime_metadata(mime: &str) -> Map<String, Value> {
+    let mut metadata = Map::new();
+    metadata.insert("mimeType".into(), Value::String(mime.to_owned()));
+    metadata
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn message(metadata: Option<Value>, parts: Vec<Part>) -> Message {
+        let mut message = Message::user("m", parts);
+        message.metadata = metadata.and_then(|m| m.as_object().cloned());
+        message
+    }
+
+    fn adapter() -> A2uiAdapter {
+        A2uiAdapter::new(
+            vec![Generator::v0_9(), Generator::v0_8()],
+            None,
+            vec!["urn:other".into()],
+        )
+    }
+
+    #[test]
+    fn a_client_that_asks_for_nothing_and_declares_nothing_gets_text() {
+        let adapted = adapter().adapt(&[], &message(None, vec![Part::text("hi")]));
+        assert!(adapted.processor.is_none());
+        assert!(adapted.failure.is_none());
+        assert!(adapted.activated.is_empty());
+    }
+
+    #[test]
+    fn other_advertised_extensions_are_echoed_beside_a2ui() {
+        let requested = vec![
+            "urn:other".to_owned(),
+            "urn:unknown".to_owned(),
+            ProtocolVersion::V0_8.extension_uri().to_owned(),
+        ];
+        let adapted = adapter().adapt(&requested, &message(None, vec![]));
+        assert_eq!(
+            adapted.activated,
+            ["urn:other", ProtocolVersion::V0_8.extension_uri()]
+        );
+        assert_eq!(
+            adapted.processor.map(|p| p.version()),
+            Some(ProtocolVersion::V0_8)
+        );
+    }
+
+    #[test]
+    fn malformed_capabilities_fail_the_request_with_where_they_are_wrong() {
+        let metadata = json!({"a2uiClientCapabilities": {"v0.9": {"supportedCatalogIds": [1]}}});
+        let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
+        let failure = adapted.failure.unwrap();
+        assert!(failure.contains("malformed"), "{failure}");
+        assert!(failure.contains("supportedCatalogIds"), "{failure}");
+    }
+
+    #[test]
+    fn capabilities_for_a_version_the_agent_does_not_speak_fail_naming_both() {
+        let metadata = json!({"a2uiClientCapabilities": {"v1.0": {"supportedCatalogIds": ["x"]}}});
+        let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
+        let failure = adapted.failure.unwrap();
+        assert!(
+            failure.contains("v1.0") && failure.contains("v0.9, v0.8"),
+            "{failure}"
+        );
+    }
+
+    #[test]
+    fn a_server_without_generators_never_negotiates() {
+        let metadata = json!({"a2uiClientCapabilities": {"v0.9": {"supportedCatalogIds": ["x"]}}});
+        let adapted = A2uiAdapter::default().adapt(
+            &[ProtocolVersion::V0_9.extension_uri().to_owned()],
+            &message(Some(metadata), vec![]),
+        );
+        assert!(adapted.processor.is_none() && adapted.failure.is_none());
+    }
+}

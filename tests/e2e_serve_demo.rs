@@ -1,0 +1,104 @@
+//! `a2ui-agent serve`, the README's main command, end to end: the real binary on a free
+//! port, a client that negotiates v0.9 or v0.8 and gets the demo's surfaces streamed, valid
+//! against the catalog, and a client without A2UI that gets text.
+#![cfg(feature = "cli")]
+
+mod a2ui_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use a2ui_agent::a2ui::{ProtocolVersion, Validator};
+use a2ui_support::{TestServer, a2ui_messages, capabilities, params, text_of};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Runs `a2ui-agent serve --port 0` without pauses; the child and the URL it serves on.
+async fn serve() -> (tokio::process::Child, TestServer) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--min-delay-ms",
+            "0",
+            "--max-delay-ms",
+            "0",
+        ])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let find = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(rest) = line.split("card at http://").nth(1) {
+                let address = rest.split('/').next().unwrap().to_owned();
+                return address;
+            }
+        }
+        panic!("the server exited without saying where it listens");
+    };
+    let address = tokio::time::timeout(Duration::from_secs(30), find)
+        .await
+        .expect("the server did not start within 30 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, TestServer::external(format!("http://{address}/")))
+}
+
+#[tokio::test]
+async fn the_serve_command_streams_valid_demo_surfaces_in_the_negotiated_version() {
+    let (_child, server) = serve().await;
+    let card = server.card().await;
+    assert_eq!(
+        card["capabilities"]["extensions"].as_array().unwrap().len(),
+        2
+    );
+    for version in [ProtocolVersion::V0_9, ProtocolVersion::V0_8] {
+        let caps = capabilities(version, &[version.basic_catalog_id()]);
+        let answer = server
+            .call(
+                "message/stream",
+                params(
+                    json!([{"kind": "text", "text": "Dinner?"}]),
+                    Some(caps),
+                    None,
+                ),
+                &[version.extension_uri()],
+            )
+            .await;
+        assert_eq!(
+            answer.extensions_header.as_deref(),
+            Some(version.extension_uri())
+        );
+        let last = answer.last();
+        assert_eq!(last["status"]["state"], "input-required");
+        let messages = a2ui_messages(&answer.reply_parts(), version);
+        Validator::basic(version).check_response(&messages).unwrap();
+        assert!(answer.working_messages().len() > 5);
+    }
+}
+
+#[tokio::test]
+async fn the_serve_command_answers_a_client_without_a2ui_in_text() {
+    let (_child, server) = serve().await;
+    let answer = server
+        .call(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+            &[],
+        )
+        .await;
+    let parts = &answer.reply_parts();
+    assert!(
+        parts
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["kind"] == "text")
+    );
+    assert!(text_of(parts).contains("Sakura House"));
+}

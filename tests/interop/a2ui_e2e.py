@@ -1,0 +1,205 @@
+"""Drives our A2UI agent with the real Python A2A client, a2a-sdk 1.3.0, over TCP.
+
+Each scenario uses the client as an A2UI host would: it activates the A2UI extension with the
+`A2A-Extensions` header (the SDK's 0.3 transport mirrors it as `X-A2A-Extensions`), declares
+`a2uiClientCapabilities` in the message metadata, reads `message/stream` to the end and sends
+user actions back as DataParts. It prints one JSON line with everything it saw (the A2UI
+messages of each `working` update with their MIME types, the final state, the echoed
+extension header); the Rust test checks the messages against the catalog.
+
+The agent under test is the crate's demo restaurant finder, plus one trigger: the text
+"break" makes it write a malformed <a2ui-json> block mid-stream.
+
+Usage: python a2ui_e2e.py BASE_URL SCENARIO VERSION
+Scenarios: flow (results, then a booking action comes back), unknown-catalog, malformed.
+VERSION: v0.8 or v0.9.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+
+import httpx
+from google.protobuf.json_format import MessageToDict, ParseDict
+
+from a2a.client import ClientCallContext, ClientConfig, ClientFactory
+from a2a.helpers import get_message_text
+from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
+
+SCENARIO_DEADLINE_S = 60
+
+EXTENSIONS = {
+    'v0.8': 'https://a2ui.org/a2a-extension/a2ui/v0.8',
+    'v0.9': 'https://a2ui.org/a2a-extension/a2ui/v0.9',
+}
+BASIC_CATALOGS = {
+    'v0.8': 'https://a2ui.org/specification/v0_8/standard_catalog_definition.json',
+    'v0.9': 'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json',
+}
+MIME_TYPE = 'application/json+a2ui'  # both v0.8 and v0.9
+
+
+class Failure(Exception):
+    """A scenario saw something it did not expect."""
+
+
+def check(condition: bool, why: str) -> None:
+    if not condition:
+        raise Failure(why)
+
+
+def capabilities(version: str, catalog_ids: list[str]) -> dict:
+    if version == 'v0.8':
+        return {'supportedCatalogIds': catalog_ids}
+    return {version: {'supportedCatalogIds': catalog_ids}}
+
+
+def message(parts: list[Part], caps: dict, task_id: str = '') -> Message:
+    msg = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=parts, task_id=task_id)
+    ParseDict({'a2uiClientCapabilities': caps}, msg.metadata)
+    return msg
+
+
+def text_part(text: str) -> Part:
+    return Part(text=text)
+
+
+def data_part(data: dict) -> Part:
+    part = Part()
+    ParseDict(data, part.data.struct_value)
+    ParseDict({'mimeType': MIME_TYPE}, part.metadata)
+    return part
+
+
+class Host:
+    """A client with the A2UI extension active, recording the echoed extension header."""
+
+    def __init__(self, base_url: str, version: str):
+        self.base_url = base_url
+        self.version = version
+        self.echoed: list[str | None] = []
+
+    async def __aenter__(self) -> 'Host':
+        async def on_response(response: httpx.Response) -> None:
+            if response.request.method == 'POST':
+                self.echoed.append(response.headers.get('x-a2a-extensions'))
+
+        self.http = httpx.AsyncClient(timeout=30, event_hooks={'response': [on_response]})
+        config = ClientConfig(streaming=True, httpx_client=self.http)
+        self.client = await ClientFactory(config).create_from_url(self.base_url)
+        self.context = ClientCallContext(
+            service_parameters={'A2A-Extensions': EXTENSIONS[self.version]}
+        )
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.client.close()
+        await self.http.aclose()
+
+    async def stream(self, msg: Message) -> dict:
+        """message/stream read to the end: the A2UI messages of each working update, the
+        final state and the final message's text."""
+        updates: list[list[dict]] = []
+        task_id = ''
+        final_state = TaskState.TASK_STATE_UNSPECIFIED
+        final_text = ''
+        kinds: list[str] = []
+        async for response in self.client.send_message(
+            SendMessageRequest(message=msg), context=self.context
+        ):
+            kind = response.WhichOneof('payload')
+            kinds.append(kind)
+            if kind == 'task':
+                task_id = response.task.id
+            elif kind == 'status_update':
+                status = response.status_update.status
+                task_id = response.status_update.task_id
+                if status.state == TaskState.TASK_STATE_WORKING:
+                    parts = []
+                    for part in status.message.parts:
+                        if part.WhichOneof('content') == 'data':
+                            parts.append(
+                                {
+                                    'mimeType': MessageToDict(part.metadata).get('mimeType'),
+                                    'data': MessageToDict(part.data),
+                                }
+                            )
+                    if parts:
+                        updates.append(parts)
+                else:
+                    final_state = status.state
+                    final_text = get_message_text(status.message, '')
+        check(kinds[:1] == ['task'], f'the stream did not start with the Task: {kinds}')
+        return {
+            'taskId': task_id,
+            'updates': updates,
+            'state': TaskState.Name(final_state),
+            'text': final_text,
+            'echoed': self.echoed[-1] if self.echoed else None,
+        }
+
+
+async def scenario_flow(base_url: str, version: str) -> dict:
+    caps = capabilities(version, [BASIC_CATALOGS[version]])
+    async with Host(base_url, version) as host:
+        first = await host.stream(message([text_part('Dinner for two tonight?')], caps))
+        check(first['state'] == 'TASK_STATE_INPUT_REQUIRED', f'first turn ended {first["state"]}')
+        body = {
+            'name': 'book',
+            'surfaceId': 'booking',
+            'sourceComponentId': 'confirm',
+            'timestamp': '2026-01-01T00:00:00Z',
+            'context': {'restaurant': 'Sakura House', 'name': 'Ada', 'partySize': '2', 'time': '20:00'},
+        }
+        action = {'userAction': body} if version == 'v0.8' else {'version': 'v0.9', 'action': body}
+        second = await host.stream(message([data_part(action)], caps, task_id=first['taskId']))
+        check(second['taskId'] == first['taskId'], 'the action opened another task')
+        return {'first': first, 'second': second}
+
+
+async def scenario_unknown_catalog(base_url: str, version: str) -> dict:
+    caps = capabilities(version, ['https://example.com/no-such-catalog.json'])
+    async with Host(base_url, version) as host:
+        return await host.stream(message([text_part('hi')], caps))
+
+
+async def scenario_malformed(base_url: str, version: str) -> dict:
+    caps = capabilities(version, [BASIC_CATALOGS[version]])
+    async with Host(base_url, version) as host:
+        broken = await host.stream(message([text_part('break')], caps))
+        after = await host.stream(message([text_part('hi')], caps))
+        return {'broken': broken, 'after': after}
+
+
+SCENARIOS = {
+    'flow': scenario_flow,
+    'unknown-catalog': scenario_unknown_catalog,
+    'malformed': scenario_malformed,
+}
+
+
+def main() -> int:
+    if len(sys.argv) != 4 or sys.argv[2] not in SCENARIOS or sys.argv[3] not in EXTENSIONS:
+        print(f'usage: a2ui_e2e.py BASE_URL ({"|".join(SCENARIOS)}) (v0.8|v0.9)', file=sys.stderr)
+        return 2
+    base_url, name, version = sys.argv[1:4]
+    try:
+        seen = asyncio.run(asyncio.wait_for(SCENARIOS[name](base_url, version), SCENARIO_DEADLINE_S))
+    except Failure as failure:
+        print(f'FAIL: {name}: {failure}', file=sys.stderr)
+        return 1
+    except TimeoutError:
+        print(f'FAIL: {name}: no result within {SCENARIO_DEADLINE_S} s (hung?)', file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001 - any client error is the scenario's failure
+        print(f'FAIL: {name}: {type(error).__name__}: {error}', file=sys.stderr)
+        return 1
+    print(json.dumps({'scenario': name, 'version': version, **seen}))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
