@@ -233,6 +233,13 @@ fn emitted_bytes(parts: &[ParsedPart]) -> usize {
 /// The figures the targets are stated in, measured in this process.
 fn summary() {
     println!("fixture                       chunk   MB/s   x serde  emitted/JSON  (batch 10)");
+    let serde_time = |n: usize| {
+        let fx = column(n);
+        seconds_per_call(|| {
+            black_box(serde_json::from_slice::<Value>(black_box(fx.json.as_bytes())).unwrap());
+        })
+    };
+    let serde_linearity = serde_time(3200) / serde_time(100);
     let mut whole_times = std::collections::BTreeMap::new();
     for fx in fixtures() {
         let serde = seconds_per_call(|| {
@@ -273,6 +280,10 @@ fn summary() {
             t3200 / t100 / 32.0
         );
     }
+    println!(
+        "serde_json alone: time(3200) / time(100) = {serde_linearity:.1} (32 x {:.3})",
+        serde_linearity / 32.0
+    );
 }
 
 fn benches(c: &mut Criterion) {
@@ -294,7 +305,32 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// `A2UI_PROFILE=<chunk bytes>`: parse column/3200 in that chunking for 5 s, for `perf`.
+fn profile(size: usize) {
+    let mut calls = 0u32;
+    let fx = column(3200);
+    let chunks = split(&fx.response, size);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(5) {
+        black_box(parse_chunks(black_box(&chunks)));
+        calls += 1;
+    }
+    let per_call = started.elapsed().as_secs_f64() / f64::from(calls);
+    println!(
+        "{:.3} ms per parse, {:.1} MB/s",
+        per_call * 1e3,
+        fx.response.len() as f64 / per_call / 1e6
+    );
+}
+
 fn main() {
+    if let Some(size) = std::env::var("A2UI_PROFILE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        profile(size);
+        return;
+    }
     if std::env::args().any(|a| a == "--bench") {
         summary();
     }

@@ -71,10 +71,24 @@ impl Tracker {
     }
 
     /// Whether closed components wait to be sent.
+    #[inline]
     pub(crate) fn has_unsent(&self, mode: EmitMode) -> bool {
         match mode {
             EmitMode::Delta => !self.components.is_empty(),
             EmitMode::Cumulative => self.components.len() > self.sent_components,
+        }
+    }
+
+    /// Whether, in delta mode, the components waiting are still too few to outweigh the last
+    /// healed envelope by the batch ratio (so there is nothing to do this chunk).
+    #[inline]
+    pub(crate) fn below_batch(&self, cx: &Cx<'_>) -> bool {
+        match &self.envelope {
+            Some((_, Some((_, len)))) => {
+                cx.config.mode == EmitMode::Delta
+                    && self.unsent_bytes < len.saturating_mul(cx.config.batch_ratio())
+            }
+            _ => false,
         }
     }
 

@@ -124,12 +124,12 @@ pub(crate) struct Locator {
 
 impl Locator {
     /// Moves past `consumed`, the leading part of the current input that will not be seen again.
+    #[inline]
     pub(crate) fn advance(&mut self, consumed: &[u8]) {
-        let newlines = consumed.iter().filter(|&&b| b == b'\n').count();
         if let Some(last) = consumed.iter().rposition(|&b| b == b'\n') {
             self.line_start = self.base + last + 1;
+            self.lines += consumed.iter().filter(|&&b| b == b'\n').count();
         }
-        self.lines += newlines;
         self.base += consumed.len();
     }
 

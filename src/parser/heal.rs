@@ -26,7 +26,7 @@ impl Block {
         match kind {
             ActionKind::Whole => {}
             ActionKind::Components => {
-                if !self.tracker.has_unsent(cx.config.mode) {
+                if !self.tracker.has_unsent(cx.config.mode) || self.tracker.below_batch(cx) {
                     return;
                 }
                 let sig = self.signature();

@@ -26,7 +26,13 @@
 //! It reads in a single pass: a scanner state advances over each byte once, only a short tail
 //! is held between chunks, each component and message is deserialized once from its slice, and
 //! only the message still arriving is retained. In [`EmitMode::Delta`] (the default) nothing
-//! unchanged is sent twice.
+//! unchanged is sent twice, and the components of a message still arriving are sent in
+//! batches that outweigh their envelope ([`ParserConfig::delta_batch`]), so the bytes sent stay
+//! close to the bytes of JSON read.
+//!
+//! A data model update (`updateDataModel`) still arriving is re-sent whole each time it grows
+//! (once per chunk at most): data models are small, but a large one streamed in tiny chunks
+//! costs time and bytes in proportion to its size per chunk.
 //!
 //! # Example
 //!

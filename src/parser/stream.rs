@@ -59,6 +59,7 @@ impl Out {
         }
     }
 
+    #[inline]
     fn messages(&mut self, messages: &mut Vec<Value>) {
         if messages.is_empty() {
             return;
