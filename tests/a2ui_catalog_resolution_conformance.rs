@@ -4,29 +4,15 @@
 //! catalogs that refer to `common_types.json` relatively, so loading them also shows that
 //! custom catalogs resolve to this crate's v1.0 common types.
 
+mod shared_reference;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use a2ui_agent::a2ui::{
     Catalog, ClientCapabilities, ProtocolVersion, ResolveError, resolve_catalogs,
 };
 use serde_json::Value;
-
-/// `../shared/reference/a2ui`, or `None` (after saying so) when it is absent; with
-/// `A2UI_REQUIRE_REFERENCE=1` its absence fails the test.
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    eprintln!("skipped: {} is absent", dir.display());
-    None
-}
 
 fn strings(value: &Value) -> Vec<&str> {
     value
@@ -89,7 +75,9 @@ fn run(conformance: &Path, args: &Value) -> Result<Vec<Catalog>, &'static str> {
 
 #[test]
 fn every_catalog_resolution_case_passes() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let conformance = reference.join("conformance");
     let text = std::fs::read_to_string(conformance.join("agent/catalog_resolution.yaml")).unwrap();
     let cases: Vec<Value> = serde_norway::from_str(&text).unwrap();
@@ -164,7 +152,9 @@ fn ids(catalogs: &[Catalog]) -> Vec<String> {
 
 #[test]
 fn every_conformance_test_catalog_loads_as_a_custom_catalog() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let dir = reference.join("conformance/test_data/catalogs");
     for (file, version) in [
         ("custom_catalog_v1_0.json", ProtocolVersion::V1_0),

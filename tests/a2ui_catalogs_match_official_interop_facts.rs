@@ -8,26 +8,12 @@
 //! template keeps `path`); the comparison maps those names, so it still pins every other
 //! fact.
 
+mod shared_reference;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-
-/// `../shared/reference/a2ui`, or `None` (after saying so) when it is absent; with
-/// `A2UI_REQUIRE_REFERENCE=1` its absence fails the test.
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    eprintln!("skipped: {} is absent", dir.display());
-    None
-}
 
 fn load(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -152,7 +138,9 @@ fn assert_same(
 
 #[test]
 fn v0_8_standard_catalog_declares_the_official_components_and_styles() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let official = load(&reference.join("v0_8/json/standard_catalog_definition.json"));
     let ours = ours("v0_8/standard_catalog.json");
     assert_same(
@@ -169,7 +157,9 @@ fn v0_8_standard_catalog_declares_the_official_components_and_styles() {
 
 #[test]
 fn v0_9_basic_catalog_declares_the_official_components_functions_and_theme() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let official = load(&reference.join("v0_9/catalogs/basic/catalog.json"));
     let ours = ours("v0_9/basic_catalog.json");
     assert_eq!(
@@ -207,7 +197,9 @@ fn v0_9_basic_catalog_declares_the_official_components_functions_and_theme() {
 
 #[test]
 fn v0_9_common_types_declare_the_official_definitions() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let official = load(&reference.join("v0_9/json/common_types.json"));
     let ours = ours("v0_9/common_types.json");
     assert_same(
@@ -219,7 +211,9 @@ fn v0_9_common_types_declare_the_official_definitions() {
 
 #[test]
 fn v1_0_basic_catalog_declares_the_official_components_and_functions() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let official = load(&reference.join("v1_0/catalogs/basic/catalog.json"));
     let ours = ours("v1_0/basic_catalog.json");
     assert_same(
@@ -236,7 +230,9 @@ fn v1_0_basic_catalog_declares_the_official_components_and_functions() {
 
 #[test]
 fn v1_0_common_types_declare_the_official_definitions() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let official = load(&reference.join("v1_0/json/common_types.json"));
     let ours = ours("v1_0/common_types.json");
     assert_same(

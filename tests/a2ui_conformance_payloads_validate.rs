@@ -3,26 +3,12 @@
 //! catalog with this crate's schemas, and each payload the suites call a `ValidationError`
 //! is invalid: the schema-only check is fit to be the parser's readiness hook.
 
-use std::path::{Path, PathBuf};
+mod shared_reference;
+
+use std::path::Path;
 
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion, Validator};
 use serde_json::Value;
-
-/// `../shared/reference/a2ui`, or `None` (after saying so) when it is absent; with
-/// `A2UI_REQUIRE_REFERENCE=1` its absence fails the test.
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    eprintln!("skipped: {} is absent", dir.display());
-    None
-}
 
 fn version_of(catalog: &str) -> ProtocolVersion {
     if catalog.ends_with("v0_8.json") {
@@ -68,7 +54,9 @@ fn messages_in(value: &Value, out: &mut Vec<Value>) {
 
 #[test]
 fn every_message_the_direct_json_suites_expect_is_valid_against_its_catalog() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let conformance = reference.join("conformance");
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -110,7 +98,9 @@ fn every_message_the_direct_json_suites_expect_is_valid_against_its_catalog() {
 
 #[test]
 fn payloads_the_suites_call_validation_errors_are_invalid() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let conformance = reference.join("conformance");
     let text = std::fs::read_to_string(conformance.join("agent/direct_json/response_parser.yaml"))
         .unwrap();

@@ -9,9 +9,9 @@
 //! always states its `params` (the suite's minimal case expects none), since a renderer
 //! needs the catalog ids to choose.
 
-mod a2ui_support;
+mod shared_reference;
 
-use std::path::{Path, PathBuf};
+mod a2ui_support;
 
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
@@ -22,22 +22,8 @@ use a2ui_agent::server::A2uiServer;
 use a2ui_support::{TestServer, spawn};
 use serde_json::{Value, json};
 
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    eprintln!("skipped: {} is absent", dir.display());
-    None
-}
-
 fn cases() -> Option<Vec<Value>> {
-    let path = reference()?.join("conformance/extensions/a2a/a2a_integration.yaml");
+    let path = shared_reference::a2ui()?.join("conformance/extensions/a2a/a2a_integration.yaml");
     let text = std::fs::read_to_string(path).unwrap();
     Some(serde_norway::from_str(&text).unwrap())
 }

@@ -1,26 +1,12 @@
 //! Every case of the official v0.9 schema test suite (`v0_9/test/cases/`) gets the official
 //! verdict, valid or invalid, from this crate's own schemas.
 
-use std::path::{Path, PathBuf};
+mod shared_reference;
+
+use std::path::PathBuf;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator, check_client_message};
 use serde_json::Value;
-
-/// `../shared/reference/a2ui`, or `None` (after saying so) when it is absent; with
-/// `A2UI_REQUIRE_REFERENCE=1` its absence fails the test.
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    eprintln!("skipped: {} is absent", dir.display());
-    None
-}
 
 fn check(schema: &str, validator: &Validator, data: &Value) -> Result<(), String> {
     match schema {
@@ -34,7 +20,9 @@ fn check(schema: &str, validator: &Validator, data: &Value) -> Result<(), String
 
 #[test]
 fn every_v0_9_schema_case_gets_the_official_verdict() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let validator = Validator::basic(ProtocolVersion::V0_9);
     let dir = reference.join("v0_9/test/cases");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -72,7 +60,9 @@ fn every_v0_9_schema_case_gets_the_official_verdict() {
 
 #[test]
 fn the_contact_form_stream_is_valid_line_by_line_and_as_a_whole() {
-    let Some(reference) = reference() else { return };
+    let Some(reference) = shared_reference::a2ui() else {
+        return;
+    };
     let text =
         std::fs::read_to_string(reference.join("v0_9/test/cases/contact_form_example.jsonl"))
             .unwrap();

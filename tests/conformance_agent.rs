@@ -7,8 +7,10 @@
 //! ships the Direct JSON format only. Without the reference folder the tests say they
 //! skipped, unless `A2UI_REQUIRE_REFERENCE=1`, when they fail.
 
+mod shared_reference;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use a2ui_agent::a2ui::{
     Catalog, ClientCapabilities, ProtocolVersion, ResolveError, resolve_catalogs,
@@ -17,20 +19,6 @@ use a2ui_agent::generator::{Generator, GeneratorError, NegotiationErrorKind};
 use a2ui_agent::parser::ParsedPart;
 use a2ui_agent::processor::RequestProcessor;
 use serde_json::{Value, json};
-
-fn conformance_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui/conformance");
-    if dir.join("agent").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is absent",
-        dir.display()
-    );
-    println!("skipped: {} is absent", dir.display());
-    None
-}
 
 fn cases(dir: &Path, suite: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(dir.join(suite)).unwrap();
@@ -259,7 +247,9 @@ fn resolution_case(dir: &Path, case: &Value) -> Outcome {
 
 #[test]
 fn every_catalog_resolution_case_passes_through_the_generator() {
-    let Some(dir) = conformance_dir() else { return };
+    let Some(dir) = shared_reference::conformance() else {
+        return;
+    };
     let (ran, passed, _) = run_suite(&dir, "agent/catalog_resolution.yaml", resolution_case);
     assert!(ran >= 18 && passed == ran, "{passed}/{ran}");
 }
@@ -297,7 +287,9 @@ fn prompt_case(dir: &Path, case: &Value) -> Outcome {
 
 #[test]
 fn every_direct_json_prompt_generator_case_passes() {
-    let Some(dir) = conformance_dir() else { return };
+    let Some(dir) = shared_reference::conformance() else {
+        return;
+    };
     let (ran, passed, _) = run_suite(&dir, "agent/direct_json/prompt_generator.yaml", prompt_case);
     assert!(ran >= 12 && passed == ran, "{passed}/{ran}");
 }
@@ -446,7 +438,9 @@ fn then_parse(processor: &RequestProcessor, then: &Value) -> Result<(), String> 
 
 #[test]
 fn every_direct_json_request_processor_case_passes() {
-    let Some(dir) = conformance_dir() else { return };
+    let Some(dir) = shared_reference::conformance() else {
+        return;
+    };
     let (ran, passed, not_run) = run_suite(&dir, "agent/request_processor.yaml", processor_case);
     assert!(ran >= 15 && passed == ran, "{passed}/{ran}");
     assert!(not_run <= 2, "{not_run} cases not run");

@@ -6,7 +6,9 @@
 //! catalog validation is listed as not run, with the reason, unless a [`CatalogSupport`] is
 //! given: `run_suites` takes one so the catalog validator can be plugged in later.
 
-use std::path::{Path, PathBuf};
+mod shared_reference;
+
+use std::path::Path;
 use std::sync::Arc;
 
 use a2ui_agent::parser::{
@@ -39,23 +41,9 @@ enum Outcome {
 const SUITES: [&str; 2] = ["response_parser.yaml", "response_streaming.yaml"];
 const NEEDS_CATALOG: &str = "needs catalog validation (issue 5)";
 
-fn conformance_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui/conformance");
-    if dir.join("agent/direct_json").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("A2UI_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "A2UI_REQUIRE_REFERENCE=1 but {} is missing",
-        dir.display()
-    );
-    println!("skipped: {} is absent", dir.display());
-    None
-}
-
 #[test]
 fn every_direct_json_parser_case_of_the_conformance_suites_passes() {
-    let Some(dir) = conformance_dir() else {
+    let Some(dir) = shared_reference::conformance() else {
         return;
     };
     let results = run_suites(&dir, None);
@@ -81,7 +69,7 @@ fn every_direct_json_parser_case_of_the_conformance_suites_passes() {
 /// parser's readiness check and the validation of compiled messages, as the server runs them.
 #[test]
 fn every_direct_json_parser_case_passes_with_the_catalog_validator() {
-    let Some(dir) = conformance_dir() else {
+    let Some(dir) = shared_reference::conformance() else {
         return;
     };
     let results = run_suites(&dir, Some(&processor_support()));
