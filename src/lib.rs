@@ -57,7 +57,7 @@ pub mod format;
 pub mod generator;
 pub mod parser;
 pub mod processor;
-pub mod prompt;
+mod prompt;
 
 #[cfg(feature = "server")]
 pub mod agent;
