@@ -172,7 +172,7 @@ pub enum FileBody {
 ///
 /// `submitted` → `working` → `input-required` | `auth-required` | `completed` | `failed` |
 /// `canceled` | `rejected`; an interrupted task (`input-required`, `auth-required`) goes back to
-/// `working` when the client answers. See [`crate::task::Lifecycle`] for the rules.
+/// `working` when the client answers. The task lifecycle (`task::Lifecycle`) enforces the transitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskState {
     /// Received, not started.
