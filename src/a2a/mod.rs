@@ -172,7 +172,8 @@ pub enum FileBody {
 ///
 /// `submitted` → `working` → `input-required` | `auth-required` | `completed` | `failed` |
 /// `canceled` | `rejected`; an interrupted task (`input-required`, `auth-required`) goes back to
-/// `working` when the client answers. The task lifecycle (`task::Lifecycle`) enforces the transitions.
+/// `working` when the client answers. The task lifecycle (`task::Lifecycle`) enforces the
+/// transitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskState {
     /// Received, not started.
