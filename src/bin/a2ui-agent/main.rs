@@ -8,6 +8,7 @@ mod validate;
 
 use std::process::ExitCode;
 
+use a2ui_agent::a2ui::ProtocolVersion;
 use clap::{Parser, Subcommand};
 
 /// Turn an LLM-backed function into an A2A agent that draws user interfaces with A2UI.
@@ -38,4 +39,15 @@ fn main() -> ExitCode {
         Command::Prompt(args) => prompt::run(args),
         Command::Validate(args) => validate::run(args),
     }
+}
+
+/// Reads a version name (`v0.9`, or `0.9`) for the `--version` options.
+fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
+    let key = if text.starts_with('v') {
+        text.to_owned()
+    } else {
+        format!("v{text}")
+    };
+    ProtocolVersion::from_capabilities_key(&key)
+        .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
 }

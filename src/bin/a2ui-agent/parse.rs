@@ -35,7 +35,7 @@ pub struct Args {
     /// Check the messages as the server does for this protocol version (v0.8, v0.9, v0.9.1,
     /// v1.0): the catalog validator decides when a message still arriving is ready, and the
     /// finished messages are validated; each problem is printed as `{"invalid": {..}}`.
-    #[arg(long = "version", value_name = "VERSION", value_parser = super::prompt::parse_version)]
+    #[arg(long = "version", value_name = "VERSION", value_parser = crate::parse_version)]
     protocol: Option<ProtocolVersion>,
     /// A catalog file the agent offers (`basic`: the version's basic catalog; default: the
     /// basic catalog alone). Repeatable; needs --version.

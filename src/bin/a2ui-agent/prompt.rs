@@ -12,7 +12,7 @@ use a2ui_agent::generator::Generator;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Protocol version: v0.8, v0.9, v0.9.1 or v1.0.
-    #[arg(long = "version", value_name = "VERSION", value_parser = parse_version)]
+    #[arg(long = "version", value_name = "VERSION", value_parser = crate::parse_version)]
     protocol: ProtocolVersion,
     /// A catalog file the agent offers, in order; `basic` names the version's basic catalog.
     /// Repeatable. Default: the basic catalog alone.
@@ -29,17 +29,6 @@ pub struct Args {
     /// would; without it every catalog offered is active.
     #[arg(long, value_name = "FILE")]
     capabilities: Option<PathBuf>,
-}
-
-/// Reads a version name, with or without its leading `v`.
-pub fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
-    let key = if text.starts_with('v') {
-        text.to_owned()
-    } else {
-        format!("v{text}")
-    };
-    ProtocolVersion::from_capabilities_key(&key)
-        .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
 }
 
 /// The generator a command line describes: the built-in one when nothing is said, else

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 pub struct Args {
     /// Protocol version (v0.8, v0.9, v0.9.1, v1.0). By default, the `version` of the first
     /// message, or v0.8 when it has none.
-    #[arg(long = "version", value_name = "VERSION", value_parser = parse_version)]
+    #[arg(long = "version", value_name = "VERSION", value_parser = crate::parse_version)]
     protocol: Option<ProtocolVersion>,
     /// A custom catalog file for that version, in addition to the basic catalog (one with the
     /// basic catalog's id replaces it). Repeatable.
@@ -32,16 +32,6 @@ pub struct Args {
     per_message: bool,
     /// The messages; stdin when absent.
     file: Option<PathBuf>,
-}
-
-fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
-    let key = if text.starts_with('v') {
-        text.to_owned()
-    } else {
-        format!("v{text}")
-    };
-    ProtocolVersion::from_capabilities_key(&key)
-        .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
 }
 
 /// Runs `a2ui-agent validate`.
