@@ -9,12 +9,17 @@
 //! mode), then runs the criterion groups. Keep it short with
 //! `cargo bench --bench parser -- --warm-up-time 1 --measurement-time 2`.
 
+#[path = "../tests/model_order/mod.rs"]
+mod model_order;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::parser::{ParsedPart, ParserConfig, StreamParser};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use serde_json::{Value, json};
+
+use model_order::model_order_json;
 
 const SIZES: [usize; 6] = [25, 100, 400, 800, 1600, 3200];
 const CHUNKS: [usize; 5] = [1, 4, 16, 256, usize::MAX];
@@ -34,45 +39,6 @@ fn fixture(name: impl Into<String>, messages: &Value) -> Fixture {
         name: name.into(),
         response,
         json,
-    }
-}
-
-/// Writes `value` as compact JSON with keys in the order a model writes them (`version`, the
-/// action, `surfaceId`, `id`, `component` first), not serde_json's alphabetical order, so
-/// messages stream as they would from a model.
-fn model_order_json(value: &Value) -> String {
-    const FIRST: [&str; 15] = [
-        "version",
-        "createSurface",
-        "surfaceUpdate",
-        "updateComponents",
-        "updateDataModel",
-        "dataModelUpdate",
-        "beginRendering",
-        "deleteSurface",
-        "surfaceId",
-        "catalogId",
-        "root",
-        "path",
-        "id",
-        "component",
-        "key",
-    ];
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by_key(|k| (FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()), *k));
-            let fields: Vec<String> = keys
-                .iter()
-                .map(|k| format!("{}:{}", Value::from(k.as_str()), model_order_json(&map[*k])))
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(model_order_json).collect();
-            format!("[{}]", items.join(","))
-        }
-        other => other.to_string(),
     }
 }
 

@@ -8,12 +8,16 @@
 //! (c) in delta mode no emission repeats an unchanged message or component;
 //! (d) arbitrary input never panics, and chunking never changes whether it parses.
 
+mod model_order;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use a2ui_agent::parser::{EmitMode, ParsedPart, ParserConfig, StreamParser, parse_with};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
+
+use model_order::model_order_json;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -189,45 +193,6 @@ fn response() -> impl Strategy<Value = String> {
         }
         out
     })
-}
-
-/// Writes `value` as compact JSON with keys in the order a model writes them (`version`, the
-/// action, `surfaceId`, `id`, `component` first), not serde_json's alphabetical order, so
-/// messages stream as they would from a model.
-fn model_order_json(value: &Value) -> String {
-    const FIRST: [&str; 15] = [
-        "version",
-        "createSurface",
-        "surfaceUpdate",
-        "updateComponents",
-        "updateDataModel",
-        "dataModelUpdate",
-        "beginRendering",
-        "deleteSurface",
-        "surfaceId",
-        "catalogId",
-        "root",
-        "path",
-        "id",
-        "component",
-        "key",
-    ];
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by_key(|k| (FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()), *k));
-            let fields: Vec<String> = keys
-                .iter()
-                .map(|k| format!("{}:{}", Value::from(k.as_str()), model_order_json(&map[*k])))
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(model_order_json).collect();
-            format!("[{}]", items.join(","))
-        }
-        other => other.to_string(),
-    }
 }
 
 /// Cuts `text` into chunks of the given sizes (cycled), never inside a character.
