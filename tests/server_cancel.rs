@@ -166,18 +166,8 @@ async fn with_cancel_on_disconnect_a_dropped_stream_cancels_its_task() {
         .to_owned();
     drop(reader);
     wait_for(&dropped).await;
-    let mut state = String::new();
-    for _ in 0..500 {
-        state = server.get_task(&id).await["status"]["state"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        if state == "canceled" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(state, "canceled");
+    let task = server.wait_for_state(&id, "canceled").await;
+    assert_eq!(task["status"]["state"], "canceled");
 }
 
 #[tokio::test]

@@ -184,18 +184,8 @@ async fn a_non_blocking_send_returns_at_once_while_the_agent_runs_on() {
     ));
     assert_ne!(server.get_task(&id).await["status"]["state"], "completed");
     release.send(()).unwrap();
-    let mut state = String::new();
-    for _ in 0..500 {
-        state = server.get_task(&id).await["status"]["state"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        if state == "completed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(state, "completed");
+    let task = server.wait_for_state(&id, "completed").await;
+    assert_eq!(task["status"]["state"], "completed");
 }
 
 #[tokio::test]
@@ -215,20 +205,12 @@ async fn a_dropped_stream_does_not_cancel_its_task() {
     let first = reader.next_event().await.unwrap();
     let id = first["result"]["id"].as_str().unwrap().to_owned();
     drop(reader);
-    let mut state = String::new();
-    for _ in 0..500 {
-        let task = server.get_task(&id).await;
-        state = task["status"]["state"].as_str().unwrap().to_owned();
-        if state == "completed" {
-            assert_eq!(
-                task["status"]["message"]["parts"],
-                json!([{"kind": "text", "text": "0 1 2 "}])
-            );
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(state, "completed");
+    let task = server.wait_for_state(&id, "completed").await;
+    assert_eq!(task["status"]["state"], "completed");
+    assert_eq!(
+        task["status"]["message"]["parts"],
+        json!([{"kind": "text", "text": "0 1 2 "}])
+    );
 }
 
 #[tokio::test]

@@ -98,13 +98,9 @@ async fn a_store_full_of_running_tasks_refuses_new_ones_and_recovers_when_they_f
         -32603
     );
     gate.add_permits(2);
-    for _ in 0..500 {
-        let task = server.get_task(first["id"].as_str().unwrap()).await;
-        if task["status"]["state"] == "completed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    server
+        .wait_for_state(first["id"].as_str().unwrap(), "completed")
+        .await;
     let third = server.result("message/send", text_message("third")).await;
     assert_eq!(third["status"]["state"], "completed");
 }

@@ -145,6 +145,20 @@ impl TestServer {
     pub async fn get_task(&self, id: &str) -> Value {
         self.result("tasks/get", json!({"id": id})).await
     }
+
+    /// Polls `tasks/get` until task `id` is in `state` (for up to about 5 s) and returns the
+    /// task as last seen, in that state or not.
+    pub async fn wait_for_state(&self, id: &str, state: &str) -> Value {
+        let mut task = self.get_task(id).await;
+        for _ in 0..500 {
+            if task["status"]["state"] == state {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            task = self.get_task(id).await;
+        }
+        task
+    }
 }
 
 /// Reads an SSE response to its end.
