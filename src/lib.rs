@@ -12,7 +12,9 @@
 //!
 //! - `server` — the A2A server (axum), the task lifecycle and the agent trait. The
 //!   [`parser`] and [`a2ui`] modules never need it.
-//! - `cli` (default) — the `a2ui-agent` command-line tool; implies `server`.
+//! - `llm` (default) — [`llm::OpenAiChat`], a client of OpenAI-compatible streaming chat
+//!   completions usable as the agent; implies `server`.
+//! - `cli` (default) — the `a2ui-agent` command-line tool; implies `server` and `llm`.
 //!
 //! # Example
 //!
@@ -63,6 +65,8 @@ mod prompt;
 pub mod agent;
 #[cfg(feature = "server")]
 pub mod demo;
+#[cfg(feature = "llm")]
+pub mod llm;
 #[cfg(feature = "server")]
 pub mod request;
 #[cfg(feature = "server")]

@@ -6,14 +6,16 @@
 //! A2UI it also carries what was negotiated for this request (the [`RequestProcessor`] whose
 //! prompt the agent gives its model) and what the user did on a surface ([`UserAction`]).
 
-mod actions;
+pub(crate) mod actions;
 pub(crate) mod activation;
 pub(crate) mod adapter;
+mod repair;
 
 use serde_json::{Map, Value};
 
 pub use actions::{UserAction, UserActionKind};
 pub use activation::newest_extension;
+pub use repair::Repair;
 
 use crate::a2a::{Message, Metadata, Part};
 use crate::a2ui::ProtocolVersion;
@@ -31,6 +33,7 @@ pub struct Request {
     actions: Vec<UserAction>,
     a2ui: Option<RequestProcessor>,
     activated_extensions: Vec<String>,
+    repairs: Vec<Repair>,
 }
 
 impl Request {
@@ -63,6 +66,7 @@ impl Request {
             request_metadata: None,
             a2ui: None,
             activated_extensions: Vec::new(),
+            repairs: Vec::new(),
         }
     }
 
@@ -203,5 +207,39 @@ impl Request {
     /// the `X-A2A-Extensions` response header).
     pub fn activated_extensions(&self) -> &[String] {
         &self.activated_extensions
+    }
+
+    /// The same request with one more rejected attempt to repair (see [`Repair`]); the
+    /// server adds these, set them yourself to test an agent's repair turn.
+    #[must_use]
+    pub fn with_repair(mut self, repair: Repair) -> Self {
+        self.repairs.push(repair);
+        self
+    }
+
+    /// The attempts at this reply that were rejected because their A2UI did not validate,
+    /// oldest first; empty on a first attempt. See [`Repair`] for how to answer.
+    pub fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    /// The latest rejected attempt, when this call is a repair turn.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::agent::{AgentError, Reply};
+    /// use a2ui_agent::request::Request;
+    ///
+    /// async fn agent(request: Request) -> Result<Reply, AgentError> {
+    ///     if let Some(repair) = request.repair() {
+    ///         // Ask the model again with `repair.prompt()` after `repair.answer()`.
+    ///         return Ok(Reply::text(format!("{} problem(s) fixed.", repair.errors().len())));
+    ///     }
+    ///     Ok(Reply::text("first answer"))
+    /// }
+    /// ```
+    pub fn repair(&self) -> Option<&Repair> {
+        self.repairs.last()
     }
 }

@@ -1,0 +1,196 @@
+//! The conversation a model is sent, built from a [`Request`].
+//!
+//! In order: the system turn (the agent's own instructions, then the A2UI prompt of the
+//! negotiated catalogs), the task's earlier turns, the new message, then one assistant and one
+//! user turn per repair. A user turn holds the message's text and its A2UI actions and
+//! renderer errors as the JSON messages the prompt tells the model it receives (one per
+//! line). An agent turn holds its text and its A2UI messages written back in the negotiated
+//! output format, so the model sees its own earlier answers the way it wrote them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::a2a::{Message, Part, Role};
+use crate::request::Request;
+use crate::request::actions::from_parts;
+
+/// One turn of a chat: `{"role": "system" | "user" | "assistant", "content": text}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: &'static str,
+    /// The turn's text.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A system turn.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system",
+            content: content.into(),
+        }
+    }
+
+    /// A user turn.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user",
+            content: content.into(),
+        }
+    }
+
+    /// An assistant turn.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: "assistant",
+            content: content.into(),
+        }
+    }
+}
+
+/// The chat for `request`, after the agent's own `instructions` (if any).
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::{Message, Part};
+/// use a2ui_agent::generator::Generator;
+/// use a2ui_agent::llm::chat_messages;
+/// use a2ui_agent::request::Request;
+///
+/// let processor = Generator::v0_9().negotiate(None)?;
+/// let request = Request::new(Message::user("m", vec![Part::text("Book a table")]), "t", "c")
+///     .with_a2ui(processor);
+/// let chat = chat_messages(&request, Some("You are a restaurant guide."));
+/// assert_eq!(chat[0].role, "system");
+/// assert!(chat[0].content.starts_with("You are a restaurant guide.") && chat[0].content.contains("<a2ui-json>"));
+/// assert_eq!((chat[1].role, chat[1].content.as_str()), ("user", "Book a table"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn chat_messages(request: &Request, instructions: Option<&str>) -> Vec<ChatMessage> {
+    let mut chat = Vec::with_capacity(request.history().len() + 2 + 2 * request.repairs().len());
+    let system: Vec<&str> = instructions
+        .into_iter()
+        .chain(request.a2ui().map(|processor| processor.prompt()))
+        .filter(|text| !text.is_empty())
+        .collect();
+    if !system.is_empty() {
+        chat.push(ChatMessage::system(system.join("\n\n")));
+    }
+    for message in request.history() {
+        match message.role {
+            Role::User => chat.push(ChatMessage::user(user_turn(message))),
+            Role::Agent => chat.push(ChatMessage::assistant(agent_turn(message, request))),
+        }
+    }
+    chat.push(ChatMessage::user(user_turn(request.message())));
+    for repair in request.repairs() {
+        chat.push(ChatMessage::assistant(repair.answer()));
+        chat.push(ChatMessage::user(repair.prompt()));
+    }
+    chat
+}
+
+/// The message's text, then its A2UI actions and errors, one JSON message per line.
+fn user_turn(message: &Message) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let text = message.text();
+    if !text.is_empty() {
+        lines.push(text);
+    }
+    for action in from_parts(&message.parts) {
+        lines.push(action.message.to_string());
+    }
+    lines.join("\n")
+}
+
+/// The agent's text, with each run of A2UI DataParts written back as one block of the
+/// request's output format (Direct JSON when the request has no A2UI).
+fn agent_turn(message: &Message, request: &Request) -> String {
+    let mut out = String::new();
+    let mut block: Vec<Value> = Vec::new();
+    let flush = |out: &mut String, block: &mut Vec<Value>| {
+        if block.is_empty() {
+            return;
+        }
+        let written = match request.a2ui() {
+            Some(processor) => processor.format().example(block),
+            None => crate::format::direct_json_block(block),
+        };
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&written);
+        out.push('\n');
+        block.clear();
+    };
+    for part in &message.parts {
+        match part {
+            Part::Text { text, .. } => {
+                flush(&mut out, &mut block);
+                out.push_str(text);
+            }
+            Part::Data { data, .. } => block.push(Value::Object(data.clone())),
+            Part::File { .. } => {}
+        }
+    }
+    flush(&mut out, &mut block);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::a2ui::{ProtocolVersion, ValidationError};
+    use crate::generator::Generator;
+    use crate::request::Repair;
+
+    fn data(value: Value) -> Part {
+        Part::data(value.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn history_actions_and_repairs_become_turns_in_order() {
+        let processor = Generator::v0_9().negotiate(None).unwrap();
+        let surface = json!({"version": "v0.9", "deleteSurface": {"surfaceId": "s"}});
+        let earlier = vec![
+            Message::user("1", vec![Part::text("Dinner?")]),
+            Message::agent("2", vec![Part::text("Here:"), data(surface.clone())]),
+        ];
+        let action = json!({"version": "v0.9", "action": {"name": "book", "surfaceId": "s",
+            "sourceComponentId": "ok", "timestamp": "2026-01-01T00:00:00Z", "context": {}}});
+        let request = Request::new(Message::user("3", vec![data(action.clone())]), "t", "c")
+            .with_history(earlier)
+            .with_a2ui(processor)
+            .with_repair(Repair::new(
+                ProtocolVersion::V0_9,
+                "<a2ui-json>[{}]",
+                vec![ValidationError::new("/", "bad", None, None)],
+            ));
+        let chat = chat_messages(&request, None);
+        let roles: Vec<&str> = chat.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            ["system", "user", "assistant", "user", "assistant", "user"]
+        );
+        assert_eq!(chat[1].content, "Dinner?");
+        assert!(
+            chat[2].content.starts_with("Here:\n<a2ui-json>"),
+            "{}",
+            chat[2].content
+        );
+        assert!(chat[2].content.contains("deleteSurface"));
+        assert_eq!(chat[3].content, action.to_string());
+        assert_eq!(chat[4].content, "<a2ui-json>[{}]");
+        assert!(chat[5].content.contains("VALIDATION_FAILED"));
+    }
+
+    #[test]
+    fn a_request_without_a2ui_or_instructions_has_no_system_turn() {
+        let request = Request::new(Message::user("1", vec![Part::text("hi")]), "t", "c");
+        assert_eq!(chat_messages(&request, None), vec![ChatMessage::user("hi")]);
+    }
+}

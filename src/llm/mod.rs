@@ -1,0 +1,489 @@
+//! A model client: the OpenAI-compatible streaming chat-completions API as an [`Agent`].
+//!
+//! OpenAI, Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp's server, LiteLLM and
+//! Gemini's compatible endpoint all answer `POST {base}/chat/completions` with `stream: true`
+//! as Server-Sent Events (WIRE.md §7). [`OpenAiChat`] sends the conversation built from the
+//! [`Request`] ([`chat_messages`]: the A2UI prompt, the task's earlier turns, the new message
+//! and any repair turns) and yields the content deltas as the reply's stream, so the server's
+//! parser reads A2UI blocks while the model writes them.
+//!
+//! The SSE framing is decoded by `eventsource-stream`; this module reads the chunks. It
+//! retries 429 and 5xx answers that come before the first token (bounded, with backoff,
+//! honouring `Retry-After`), bounds the wait to connect and between two events, and ends a
+//! failed call with an [`LlmError`] a person can read, which never contains the API key.
+//! Dropping the reply's stream (a canceled task) drops the response and closes the HTTP
+//! request, so the model server stops generating.
+//!
+//! # Example
+//!
+//! A local Ollama model serving A2UI:
+//!
+//! ```no_run
+//! use a2ui_agent::generator::Generator;
+//! use a2ui_agent::llm::OpenAiChat;
+//! use a2ui_agent::server::A2uiServer;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = OpenAiChat::builder("http://localhost:11434/v1", "qwen2.5:7b")
+//!     .temperature(0.2)
+//!     .build()?;
+//! let server = A2uiServer::builder()
+//!     .generator(Generator::v0_9())
+//!     .agent(model)
+//!     .build()?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, server.router()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod chat;
+mod error;
+mod wire;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+
+pub use chat::{ChatMessage, chat_messages};
+pub use error::LlmError;
+
+use crate::agent::{Agent, AgentError, Reply};
+use crate::request::Request;
+use wire::{ChatRequest, Chunk, StreamOptions, error_in_body};
+
+/// The most bytes of an error body read to find its message.
+const ERROR_BODY_LIMIT: usize = 16 * 1024;
+
+/// A client of one model on an OpenAI-compatible server. Cheap to clone; use it directly as
+/// the server's agent, or call [`OpenAiChat::stream`] from your own agent.
+#[derive(Clone)]
+pub struct OpenAiChat {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    endpoint: String,
+    model: String,
+    api_key: Option<String>,
+    instructions: Option<String>,
+    temperature: Option<f32>,
+    max_tokens: Option<u32>,
+    idle_timeout: Duration,
+    max_retries: u32,
+    backoff: Duration,
+    max_retry_wait: Duration,
+}
+
+impl fmt::Debug for OpenAiChat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiChat")
+            .field("endpoint", &self.inner.endpoint)
+            .field("model", &self.inner.model)
+            .field(
+                "api_key",
+                &self.inner.api_key.as_ref().map(|_| "[redacted]"),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options of an [`OpenAiChat`]; see [`OpenAiChat::builder`].
+pub struct OpenAiChatBuilder {
+    base_url: String,
+    model: String,
+    api_key: Option<String>,
+    instructions: Option<String>,
+    temperature: Option<f32>,
+    max_tokens: Option<u32>,
+    headers: Vec<(String, String)>,
+    connect_timeout: Duration,
+    idle_timeout: Duration,
+    max_retries: u32,
+    backoff: Duration,
+    max_retry_wait: Duration,
+}
+
+impl fmt::Debug for OpenAiChatBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiChatBuilder")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiChat {
+    /// Options for `model` at `base_url`, the API root that `/chat/completions` is appended
+    /// to (`https://api.openai.com/v1`, `http://localhost:11434/v1`).
+    ///
+    /// Defaults: no key, the server's temperature and token limit, a 10 s connect timeout,
+    /// a 60 s idle timeout (longest silence between two events, including the wait for the
+    /// first token), 2 retries from 500 ms doubling, a `Retry-After` of at most 30 s honoured.
+    pub fn builder(base_url: impl Into<String>, model: impl Into<String>) -> OpenAiChatBuilder {
+        OpenAiChatBuilder {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            instructions: None,
+            temperature: None,
+            max_tokens: None,
+            headers: Vec::new(),
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_retries: 2,
+            backoff: Duration::from_millis(500),
+            max_retry_wait: Duration::from_secs(30),
+        }
+    }
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        &self.inner.model
+    }
+
+    /// The chat for `request`: [`chat_messages`] after this client's instructions.
+    pub fn messages(&self, request: &Request) -> Vec<ChatMessage> {
+        chat_messages(request, self.inner.instructions.as_deref())
+    }
+
+    /// Sends `messages` and returns the answer as it streams: its content deltas, in order.
+    /// Resolves once the server accepted the request (after any retries).
+    ///
+    /// # Errors
+    ///
+    /// An [`LlmError`] when the server cannot be reached or refuses; a later failure is an
+    /// `Err` item of the stream.
+    pub async fn stream(
+        &self,
+        messages: &[ChatMessage],
+    ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
+    {
+        let response = self.send(messages).await?;
+        Ok(deltas(
+            response,
+            self.inner.idle_timeout,
+            self.inner.clone(),
+        ))
+    }
+
+    /// Posts the chat, retrying 429 and 5xx answers.
+    async fn send(&self, messages: &[ChatMessage]) -> Result<reqwest::Response, LlmError> {
+        let inner = &self.inner;
+        let body = ChatRequest {
+            model: &inner.model,
+            messages,
+            stream: true,
+            stream_options: StreamOptions {
+                include_usage: true,
+            },
+            temperature: inner.temperature,
+            max_tokens: inner.max_tokens,
+        };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut post = inner.http.post(&inner.endpoint).json(&body);
+            if let Some(key) = &inner.api_key {
+                post = post.bearer_auth(key);
+            }
+            let sent = tokio::time::timeout(inner.idle_timeout, post.send()).await;
+            let response = match sent {
+                Err(_) => return Err(LlmError::Idle(inner.idle_timeout)),
+                Ok(Err(error)) => {
+                    return Err(LlmError::Connect {
+                        url: inner.endpoint.clone(),
+                        reason: inner.scrub(&describe(&error)),
+                    });
+                }
+                Ok(Ok(response)) => response,
+            };
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response);
+            }
+            let retryable = status.as_u16() == 429 || status.is_server_error();
+            let wait = retry_after(response.headers())
+                .unwrap_or_else(|| inner.backoff.saturating_mul(1 << (attempt - 1).min(16)));
+            let message = inner.scrub(&error_message(response).await);
+            if !retryable || attempt > inner.max_retries || wait > inner.max_retry_wait {
+                tracing::warn!(status = status.as_u16(), attempt, %message, "the model server refused");
+                return Err(LlmError::Status {
+                    status: status.as_u16(),
+                    message,
+                    attempts: attempt,
+                });
+            }
+            tracing::info!(
+                status = status.as_u16(),
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                "retrying the model call"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+impl Inner {
+    /// `text` with the API key replaced, whatever echoed it.
+    fn scrub(&self, text: &str) -> String {
+        match &self.api_key {
+            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+impl OpenAiChatBuilder {
+    /// The API key, sent as `Authorization: Bearer`. Local servers need none.
+    #[must_use]
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into()).filter(|key: &String| !key.is_empty());
+        self
+    }
+
+    /// The agent's own instructions, sent before the A2UI prompt in the system turn.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// The sampling temperature.
+    #[must_use]
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// The most tokens the model may write (`max_tokens`).
+    #[must_use]
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// A header sent with every request (e.g. `OpenAI-Organization`, a proxy's key).
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// How long connecting may take.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence accepted: for the response headers, then between two events.
+    #[must_use]
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How many times a 429 or 5xx answer is retried before the call fails (0: never), the
+    /// first pause (doubled each time, unless the server's `Retry-After` says otherwise),
+    /// and the longest `Retry-After` waited for (a longer one fails the call at once).
+    #[must_use]
+    pub fn retries(mut self, max_retries: u32, backoff: Duration, max_wait: Duration) -> Self {
+        self.max_retries = max_retries;
+        self.backoff = backoff;
+        self.max_retry_wait = max_wait;
+        self
+    }
+
+    /// The client.
+    ///
+    /// # Errors
+    ///
+    /// [`LlmError::Config`] for a base URL that is not `http(s)://`, a header that is not
+    /// valid HTTP, or a TLS setup that fails.
+    pub fn build(self) -> Result<OpenAiChat, LlmError> {
+        let base = self.base_url.trim_end_matches('/');
+        let url = reqwest::Url::parse(base).map_err(|error| {
+            LlmError::Config(format!("the base URL '{base}' is not a URL: {error}"))
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(LlmError::Config(format!(
+                "the base URL '{base}' must start with http:// or https://"
+            )));
+        }
+        if self.model.is_empty() {
+            return Err(LlmError::Config("the model name is empty".into()));
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| LlmError::Config(format!("'{name}' is not a header name")))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                LlmError::Config(format!("the value of header '{name}' is not valid"))
+            })?;
+            value.set_sensitive(true);
+            headers.insert(header, value);
+        }
+        if let Some(key) = &self.api_key {
+            if HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
+                return Err(LlmError::Config(
+                    "the API key holds characters a header cannot".into(),
+                ));
+            }
+            headers.remove(AUTHORIZATION);
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|error| LlmError::Config(describe(&error)))?;
+        Ok(OpenAiChat {
+            inner: Arc::new(Inner {
+                http,
+                endpoint: format!("{base}/chat/completions"),
+                model: self.model,
+                api_key: self.api_key,
+                instructions: self.instructions,
+                temperature: self.temperature,
+                max_tokens: self.max_tokens,
+                idle_timeout: self.idle_timeout,
+                max_retries: self.max_retries,
+                backoff: self.backoff,
+                max_retry_wait: self.max_retry_wait,
+            }),
+        })
+    }
+}
+
+impl Agent for OpenAiChat {
+    fn call(&self, request: Request) -> BoxFuture<'static, Result<Reply, AgentError>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let messages = this.messages(&request);
+            let deltas = this.stream(&messages).await.map_err(AgentError::new)?;
+            Ok(Reply::stream(
+                deltas.map(|item| item.map_err(AgentError::new)),
+            ))
+        })
+    }
+}
+
+/// The content deltas of a streamed answer. Ends after `[DONE]` (or, from a server that
+/// omits it, the end of the body after a `finish_reason`); anything else ends it with an error.
+fn deltas(
+    response: reqwest::Response,
+    idle: Duration,
+    inner: Arc<Inner>,
+) -> impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static {
+    async_stream::stream! {
+        let mut events = response.bytes_stream().eventsource();
+        let mut finished = false;
+        loop {
+            let event = match tokio::time::timeout(idle, events.next()).await {
+                Err(_) => {
+                    yield Err(LlmError::Idle(idle));
+                    return;
+                }
+                Ok(None) => {
+                    if !finished {
+                        yield Err(LlmError::Interrupted(
+                            "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
+                        ));
+                    }
+                    return;
+                }
+                Ok(Some(Err(error))) => {
+                    yield Err(LlmError::Interrupted(inner.scrub(&error.to_string())));
+                    return;
+                }
+                Ok(Some(Ok(event))) => event,
+            };
+            let data = event.data.trim();
+            if data == "[DONE]" {
+                return;
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let chunk: Chunk = match serde_json::from_str(data) {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    yield Err(LlmError::Protocol(format!("an event is not a JSON chunk ({error})")));
+                    return;
+                }
+            };
+            if let Some(error) = chunk.error {
+                yield Err(LlmError::Stream(inner.scrub(&error.describe())));
+                return;
+            }
+            if let Some(usage) = &chunk.usage {
+                tracing::debug!(%usage, "model usage");
+            }
+            for choice in chunk.choices.into_iter().take(1) {
+                if let Some(content) = choice.delta.and_then(|delta| delta.content) {
+                    if !content.is_empty() {
+                        yield Ok(content);
+                    }
+                }
+                if let Some(reason) = choice.finish_reason {
+                    finished = true;
+                    if reason != "stop" {
+                        tracing::warn!(%reason, "the model stopped early");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The delay a `Retry-After: <seconds>` header asks for.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let seconds: f64 = text.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)))
+}
+
+/// The error message of an error response: its `error.message`, else the start of its body.
+async fn error_message(response: reqwest::Response) -> String {
+    let status = response.status();
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(bytes)) = stream.next().await {
+        body.extend_from_slice(&bytes);
+        if body.len() >= ERROR_BODY_LIMIT {
+            body.truncate(ERROR_BODY_LIMIT);
+            break;
+        }
+    }
+    let body = String::from_utf8_lossy(&body);
+    if let Some(error) = error_in_body(&body) {
+        return error.describe();
+    }
+    let start: String = body.trim().chars().take(200).collect();
+    if start.is_empty() {
+        status.canonical_reason().unwrap_or("no message").to_owned()
+    } else {
+        start
+    }
+}
+
+/// A reqwest error with its causes (reqwest's own message alone says little: "error sending
+/// request").
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,135 @@
+//! The JSON of the streaming chat-completions API (WIRE.md §7): the request body and the
+//! chunks of the answer. Only the fields the connector reads are modelled; unknown fields are
+//! ignored, so servers that add their own (Ollama's `system_fingerprint`, vLLM's
+//! `stop_reason`) read the same.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::chat::ChatMessage;
+
+/// `POST {base}/chat/completions` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct ChatRequest<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) messages: &'a [ChatMessage],
+    pub(crate) stream: bool,
+    pub(crate) stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_tokens: Option<u32>,
+}
+
+/// Asks for a last chunk with the token usage.
+#[derive(Debug, Serialize)]
+pub(crate) struct StreamOptions {
+    pub(crate) include_usage: bool,
+}
+
+/// One `data:` event of the answer: a content delta, the finish reason, the usage, or an
+/// error object.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Chunk {
+    #[serde(default)]
+    pub(crate) choices: Vec<Choice>,
+    #[serde(default)]
+    pub(crate) usage: Option<Value>,
+    #[serde(default)]
+    pub(crate) error: Option<ErrorObject>,
+}
+
+/// `choices[i]` of a chunk.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Choice {
+    #[serde(default)]
+    pub(crate) delta: Option<Delta>,
+    #[serde(default)]
+    pub(crate) finish_reason: Option<String>,
+}
+
+/// `choices[i].delta`: the role in the first chunk, then content pieces.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Delta {
+    #[serde(default)]
+    pub(crate) content: Option<String>,
+}
+
+/// `{"error": {"message", "type", "code"}}`, in an error response or mid-stream.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ErrorObject {
+    #[serde(default)]
+    pub(crate) message: Option<String>,
+    #[serde(default, rename = "type")]
+    pub(crate) kind: Option<String>,
+    #[serde(default)]
+    pub(crate) code: Option<Value>,
+}
+
+impl ErrorObject {
+    /// `message (type, code)`, with whatever of the three the server gave.
+    pub(crate) fn describe(&self) -> String {
+        let mut text = self
+            .message
+            .clone()
+            .unwrap_or_else(|| "no message".to_owned());
+        let mut detail = Vec::new();
+        if let Some(kind) = &self.kind {
+            detail.push(kind.clone());
+        }
+        match &self.code {
+            Some(Value::String(code)) => detail.push(code.clone()),
+            Some(Value::Number(code)) => detail.push(code.to_string()),
+            _ => {}
+        }
+        if !detail.is_empty() {
+            text.push_str(&format!(" ({})", detail.join(", ")));
+        }
+        text
+    }
+}
+
+/// The error object of an error response body, if it has one. Some servers put a plain
+/// string in `error` (`{"error": "model not found"}`); that reads as its message.
+pub(crate) fn error_in_body(body: &str) -> Option<ErrorObject> {
+    let value: Map<String, Value> = serde_json::from_str(body).ok()?;
+    match value.get("error")? {
+        Value::String(message) => Some(ErrorObject {
+            message: Some(message.clone()),
+            kind: None,
+            code: None,
+        }),
+        other => serde_json::from_value(other.clone()).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_body_reads_as_message_type_and_code() {
+        let body = r#"{"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}"#;
+        assert_eq!(
+            error_in_body(body).unwrap().describe(),
+            "Rate limit reached (requests, rate_limit_exceeded)"
+        );
+        assert_eq!(
+            error_in_body(r#"{"error": "model 'x' not found"}"#)
+                .unwrap()
+                .describe(),
+            "model 'x' not found"
+        );
+        assert!(error_in_body("<html>502</html>").is_none());
+    }
+
+    #[test]
+    fn a_usage_chunk_has_no_choices() {
+        let chunk: Chunk = serde_json::from_str(
+            r#"{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}"#,
+        )
+        .unwrap();
+        assert!(chunk.choices.is_empty());
+        assert_eq!(chunk.usage.unwrap()["total_tokens"], 8);
+    }
+}

@@ -1,0 +1,99 @@
+//! The repair turn: what an agent is told when its A2UI did not validate.
+//!
+//! When the server's `on_invalid` policy is [`OnInvalid::Repair`](crate::task::OnInvalid) (the
+//! default) and a finished A2UI message of the agent's reply fails the negotiated catalogs
+//! (schema or component tree), that message is not sent. The server stops reading the reply
+//! and calls the agent again for the same request, now carrying a [`Repair`] for each rejected
+//! attempt ([`Request::repairs`](super::Request::repairs)). The text and the valid messages
+//! sent before the rejected one stay with the client: the new answer continues the same reply
+//! and should hold the corrected message and what was meant to follow it.
+//!
+//! A model client (such as [`crate::llm::OpenAiChat`]) appends each repair to the
+//! conversation as two turns: the rejected answer as the assistant's, then
+//! [`Repair::prompt`] (the protocol's `VALIDATION_FAILED` error messages and what to do) as
+//! the user's. A closure agent reads [`Request::repair`](super::Request::repair) and answers
+//! accordingly; one that ignores it answers the same way again, and the task fails once the
+//! server's `max_repairs` is spent, saying what did not validate.
+
+use serde_json::Value;
+
+use crate::a2ui::{ProtocolVersion, ValidationError};
+
+/// One rejected attempt and why it was rejected.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::{ProtocolVersion, ValidationError};
+/// use a2ui_agent::request::Repair;
+///
+/// let error = ValidationError::new("/updateComponents/components/0", "unknown component 'Marquee'", Some("main"), None);
+/// let repair = Repair::new(ProtocolVersion::V0_9, "Here:<a2ui-json>[...", vec![error]);
+/// assert_eq!(repair.feedback()[0]["error"]["code"], "VALIDATION_FAILED");
+/// assert!(repair.prompt().contains("unknown component 'Marquee'"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    version: ProtocolVersion,
+    answer: String,
+    errors: Vec<ValidationError>,
+}
+
+impl Repair {
+    /// A repair of `answer` (the attempt's text as the agent wrote it, up to where it was
+    /// stopped) for `errors`, under protocol `version`.
+    pub fn new(
+        version: ProtocolVersion,
+        answer: impl Into<String>,
+        errors: Vec<ValidationError>,
+    ) -> Self {
+        Self {
+            version,
+            answer: answer.into(),
+            errors,
+        }
+    }
+
+    /// The protocol version the feedback is written in.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The rejected attempt's text, up to where the server stopped reading it.
+    pub fn answer(&self) -> &str {
+        &self.answer
+    }
+
+    /// What did not validate.
+    pub fn errors(&self) -> &[ValidationError] {
+        &self.errors
+    }
+
+    /// The errors as the negotiated version's renderer-to-agent `VALIDATION_FAILED` error
+    /// messages, one per problem.
+    pub fn feedback(&self) -> Vec<Value> {
+        self.errors
+            .iter()
+            .map(|error| error.to_feedback(self.version))
+            .collect()
+    }
+
+    /// The user turn that asks a model for the repair: the feedback messages, one JSON per
+    /// line, and what to answer.
+    pub fn prompt(&self) -> String {
+        let mut text = String::from(
+            "The client rejected the last A2UI message you wrote; it was not shown. \
+             The renderer reported:\n",
+        );
+        for feedback in self.feedback() {
+            text.push_str(&feedback.to_string());
+            text.push('\n');
+        }
+        text.push_str(
+            "Everything you wrote before that message was delivered. Continue your answer: \
+             write the corrected message, then whatever was meant to follow it. Do not repeat \
+             text or messages already delivered.",
+        );
+        text
+    }
+}
