@@ -8,10 +8,12 @@ messages of each `working` update with their MIME types, the final state, the ec
 extension header); the Rust test checks the messages against the catalog.
 
 The agent under test is the crate's demo restaurant finder, plus one trigger: the text
-"break" makes it write a malformed <a2ui-json> block mid-stream.
+"break" makes it write a malformed <a2ui-json> block mid-stream; or, for the `turn` scenario,
+`a2ui-agent serve --model-url` in front of a scripted model.
 
 Usage: python a2ui_e2e.py BASE_URL SCENARIO VERSION
-Scenarios: flow (results, then a booking action comes back), unknown-catalog, malformed.
+Scenarios: flow (results, then a booking action comes back), unknown-catalog, malformed,
+turn (one streamed turn).
 VERSION: v0.8 or v0.9.
 """
 
@@ -174,7 +176,14 @@ async def scenario_malformed(base_url: str, version: str) -> dict:
         return {'broken': broken, 'after': after}
 
 
+async def scenario_turn(base_url: str, version: str) -> dict:
+    caps = capabilities(version, [BASIC_CATALOGS[version]])
+    async with Host(base_url, version) as host:
+        return await host.stream(message([text_part('Show my order')], caps))
+
+
 SCENARIOS = {
+    'turn': scenario_turn,
     'flow': scenario_flow,
     'unknown-catalog': scenario_unknown_catalog,
     'malformed': scenario_malformed,

@@ -21,7 +21,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the built-in demo agent over A2A (JSON-RPC and SSE).
+    /// Serve a model (--model-url, --model) or the built-in demo agent over A2A.
     Serve(serve::Args),
     /// Split model output into text and A2UI messages, as the server does while streaming.
     Parse(parse::Args),

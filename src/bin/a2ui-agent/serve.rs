@@ -1,8 +1,10 @@
-//! `a2ui-agent serve`: run the built-in demo agent over A2A.
+//! `a2ui-agent serve`: run a model, or the built-in demo agent, over A2A.
 //!
-//! The demo is a scripted restaurant finder ([`a2ui_agent::demo`]) that answers like an LLM:
-//! text and A2UI blocks streamed in token-sized chunks, as v0.9 or v0.8 as the client
-//! negotiates, or plain text for a client without A2UI. No model, key or network needed.
+//! With `--model-url URL --model NAME` the agent is that model on an OpenAI-compatible
+//! server ([`a2ui_agent::llm::OpenAiChat`]), given the A2UI prompt of whatever the client
+//! negotiates (v0.9 or v0.8). Without it, the demo answers: a scripted restaurant finder
+//! that writes like an LLM, text and A2UI blocks streamed in token-sized chunks, or plain text
+//! for a client without A2UI. The demo needs no model, key or network.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -11,7 +13,8 @@ use std::time::Duration;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::generator::Generator;
-use a2ui_agent::server::A2uiServer;
+use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::server::{A2uiServer, ServerBuilder};
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +31,17 @@ pub struct Args {
     /// The longest pause before a streamed chunk, in milliseconds.
     #[arg(long, default_value_t = 30)]
     max_delay_ms: u64,
+    /// Serve a model instead of the demo: the API root of an OpenAI-compatible server
+    /// (`https://api.openai.com/v1`, Ollama's `http://localhost:11434/v1`).
+    #[arg(long, value_name = "URL", requires = "model")]
+    model_url: Option<String>,
+    /// The model's name on that server.
+    #[arg(long, value_name = "NAME", requires = "model_url")]
+    model: Option<String>,
+    /// The environment variable that holds the API key (unset or empty: no key, as local
+    /// servers expect).
+    #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
 }
 
 /// Runs `a2ui-agent serve`.
@@ -62,12 +76,64 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let builder = A2uiServer::builder()
+        .generator(Generator::v0_9())
+        .generator(Generator::v0_8());
+    let (server, what) = match (&args.model_url, &args.model) {
+        (Some(url), Some(model)) => (
+            model_server(builder, url, model, &args.api_key_env)?,
+            "the model",
+        ),
+        _ => (demo_server(builder, &args)?, "the demo agent"),
+    };
+    let address: SocketAddr = format!("{}:{}", args.host, args.port)
+        .parse()
+        .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    let local = listener.local_addr()?;
+    tracing::info!(address = %local, "serving {what}: card at http://{local}/.well-known/agent-card.json");
+    axum::serve(listener, server.router())
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+/// A server whose agent is `model` at `url`, keyed by the variable `key_env` if set.
+fn model_server(
+    builder: ServerBuilder,
+    url: &str,
+    model: &str,
+    key_env: &str,
+) -> Result<A2uiServer, Box<dyn std::error::Error>> {
+    let mut chat = OpenAiChat::builder(url, model);
+    if let Ok(key) = std::env::var(key_env) {
+        chat = chat.api_key(key);
+    }
+    let chat = chat.build()?;
+    tracing::info!(model, url, "answering with a model");
+    Ok(builder
+        .card(
+            AgentCard::builder(format!("a2ui-agent: {model}"))
+                .description(
+                    "A model that answers with A2UI surfaces (v0.9 or v0.8), or in plain text.",
+                )
+                .build(),
+        )
+        .agent(chat)
+        .build()?)
+}
+
+/// The scripted demo's server.
+fn demo_server(
+    builder: ServerBuilder,
+    args: &Args,
+) -> Result<A2uiServer, Box<dyn std::error::Error>> {
     let config = DemoConfig {
         min_delay: Duration::from_millis(args.min_delay_ms),
         max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
         ..DemoConfig::default()
     };
-    let server = A2uiServer::builder()
+    Ok(builder
         .card(
             AgentCard::builder("a2ui-agent demo: restaurant finder")
                 .description(
@@ -81,20 +147,8 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 ))
                 .build(),
         )
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
         .agent(RestaurantFinder::new(config))
-        .build()?;
-    let address: SocketAddr = format!("{}:{}", args.host, args.port)
-        .parse()
-        .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
-    let listener = tokio::net::TcpListener::bind(address).await?;
-    let local = listener.local_addr()?;
-    tracing::info!(address = %local, "serving the demo agent: card at http://{local}/.well-known/agent-card.json");
-    axum::serve(listener, server.router())
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
-    Ok(())
+        .build()?)
 }
 
 /// Resolves on Ctrl-C or, on Unix, SIGTERM.
