@@ -166,6 +166,30 @@ impl RequestProcessor {
         Ok(parts)
     }
 
+    /// Checks one finished message against the active catalogs' schema (and the agent's
+    /// allowed message kinds), without the component tree: what can be known before the
+    /// response ends.
+    ///
+    /// # Errors
+    ///
+    /// The most relevant problem found.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::generator::Generator;
+    /// use serde_json::json;
+    ///
+    /// let processor = Generator::v0_9().negotiate(None)?;
+    /// assert!(processor.check_message(&json!({"version": "v0.9", "deleteSurface": {"surfaceId": "s"}})).is_ok());
+    /// assert!(processor.check_message(&json!({"version": "v0.9", "deleteSurface": {}})).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check_message(&self, message: &Value) -> Result<(), ValidationError> {
+        allowed_kind(self.inner.allowed.as_deref(), message)?;
+        self.inner.validator.check_message(message)
+    }
+
     /// Checks the messages of a whole response against the active catalogs: each message
     /// against the schema (and the agent's allowed message kinds), then each surface's
     /// component tree.

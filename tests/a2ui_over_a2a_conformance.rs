@@ -19,6 +19,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::request::{Request, newest_extension};
 use a2ui_agent::server::A2uiServer;
+use a2ui_agent::task::OnInvalid;
 use a2ui_support::{TestServer, spawn};
 use serde_json::{Value, json};
 
@@ -41,7 +42,10 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// A server whose agent answers every request with `output`.
 async fn server_with(generators: Vec<Generator>, output: String) -> TestServer {
-    let mut builder = A2uiServer::builder().card(AgentCard::builder("conformance").build());
+    // The suite's payloads are wire cases, not always valid UI: pass them through as sent.
+    let mut builder = A2uiServer::builder()
+        .card(AgentCard::builder("conformance").build())
+        .on_invalid(OnInvalid::Forward);
     for generator in generators {
         builder = builder.generator(generator);
     }

@@ -43,7 +43,9 @@ use crate::parser::EmitMode;
 use crate::request::adapter::A2uiAdapter;
 use crate::task::manager::TaskManager;
 use crate::task::output::ReplyOutput;
-use crate::task::{Clock, IdGenerator, InMemoryStore, SystemClock, TaskStore, UuidIds};
+use crate::task::{
+    Clock, IdGenerator, InMemoryStore, OnInvalid, RepairPolicy, SystemClock, TaskStore, UuidIds,
+};
 
 /// State shared by every handler.
 pub(crate) struct ServerState {
@@ -127,6 +129,7 @@ pub struct ServerBuilder {
     generators: Vec<Generator>,
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
+    repair: RepairPolicy,
 }
 
 impl Default for ServerBuilder {
@@ -145,6 +148,7 @@ impl Default for ServerBuilder {
             generators: Vec::new(),
             default_capabilities: None,
             emission_mode: None,
+            repair: RepairPolicy::default(),
         }
     }
 }
@@ -288,6 +292,21 @@ impl ServerBuilder {
         self
     }
 
+    /// What happens to a finished A2UI message that does not validate against the
+    /// negotiated catalogs: [`OnInvalid::Repair`] (the default: held back, and the agent is
+    /// asked again with the errors, see [`crate::request::Repair`]), [`OnInvalid::Fail`] or
+    /// [`OnInvalid::Forward`] (sent as it is).
+    pub fn on_invalid(mut self, policy: OnInvalid) -> Self {
+        self.repair.on_invalid = policy;
+        self
+    }
+
+    /// How many repair turns one reply may take before its task fails (default 2).
+    pub fn max_repairs(mut self, repairs: usize) -> Self {
+        self.repair.max_repairs = repairs;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -328,7 +347,8 @@ impl ServerBuilder {
             self.final_state,
             a2ui,
         )
-        .with_max_history(self.max_history);
+        .with_max_history(self.max_history)
+        .with_repair(self.repair);
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
 use super::output::{OutputPipeline, coalesce_text};
+use super::repair::{Guard, RepairPolicy};
 pub(crate) use super::running::{Done, Running, SharedEvent};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::v0_3::MessageSendParams;
@@ -39,6 +40,8 @@ pub(crate) struct TaskManager {
     /// The most messages a task's history keeps; older ones are dropped first.
     max_history: usize,
     pub(crate) a2ui: A2uiAdapter,
+    /// What happens to an A2UI message that does not validate.
+    repair: RepairPolicy,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -67,6 +70,12 @@ enum Job {
     Refuse(String),
 }
 
+/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
+enum Attempt {
+    Done(Outcome),
+    Invalid(Vec<crate::a2ui::ValidationError>),
+}
+
 enum Outcome {
     Finished { state: TaskState, parts: Vec<Part> },
     Failed(String),
@@ -93,6 +102,7 @@ impl TaskManager {
             final_state,
             max_history: usize::MAX,
             a2ui,
+            repair: RepairPolicy::default(),
             running: tokio::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -100,6 +110,12 @@ impl TaskManager {
     /// Keeps at most `max` messages of each task's history (at least 1: the current one).
     pub(crate) fn with_max_history(mut self, max: usize) -> Self {
         self.max_history = max.max(1);
+        self
+    }
+
+    /// Handles invalid A2UI messages by `policy`.
+    pub(crate) fn with_repair(mut self, policy: RepairPolicy) -> Self {
+        self.repair = policy;
         self
     }
 
@@ -308,14 +324,45 @@ impl TaskManager {
         self.settle(&running, &reply_id, outcome).await;
     }
 
-    /// Calls the agent and turns its output into `working` updates.
+    /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
+    /// does not validate goes to the repair loop ([`super::repair`]).
     async fn drive(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        mut request: Request,
+        streaming: bool,
+    ) -> Outcome {
+        let mut guard = self.repair.guard(&request);
+        let mut parts = Vec::new();
+        loop {
+            let errors = match self
+                .attempt(
+                    running, reply_id, request, streaming, &mut guard, &mut parts,
+                )
+                .await
+            {
+                Attempt::Done(outcome) => return outcome,
+                Attempt::Invalid(errors) => errors,
+            };
+            request = match guard.next(errors) {
+                Ok(next) => next,
+                Err(reason) => return Outcome::Failed(reason),
+            };
+        }
+    }
+
+    /// One call of the agent, its output screened by `guard`; the parts sent are added to
+    /// `parts`.
+    async fn attempt(
         &self,
         running: &Running,
         reply_id: &str,
         request: Request,
         streaming: bool,
-    ) -> Outcome {
+        guard: &mut Guard,
+        parts: &mut Vec<Part>,
+    ) -> Attempt {
         let mut sink = self.output.start(&request, streaming);
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
         let reply = match call {
@@ -324,43 +371,57 @@ impl TaskManager {
         };
         let reply = match reply {
             Ok(Ok(reply)) => reply,
-            Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
-            Err(panic) => return self.panicked(running, &*panic),
+            Ok(Err(error)) => return Attempt::Done(Outcome::Failed(error.message().to_owned())),
+            Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
         };
         let final_state = reply.final_state.unwrap_or(self.final_state);
         if !(final_state.is_terminal() || final_state.is_interrupted()) {
-            return Outcome::Invalid(format!(
+            return Attempt::Done(Outcome::Invalid(format!(
                 "the agent asked to end the task in state {final_state}"
-            ));
+            )));
         }
-        let mut parts = Vec::new();
-        match reply.body {
-            ReplyBody::Text(text) => match sink.push(&text) {
-                Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
-                Err(error) => return Outcome::Failed(error.0),
-            },
-            ReplyBody::Stream(stream) => {
-                let mut stream = AssertUnwindSafe(stream).catch_unwind();
-                while let Some(item) = stream.next().await {
-                    match item {
-                        Ok(Ok(chunk)) => match sink.push(&chunk) {
-                            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
-                            Err(error) => return Outcome::Failed(error.0),
-                        },
-                        Ok(Err(error)) => return Outcome::Failed(error.message().to_owned()),
-                        Err(panic) => return self.panicked(running, &*panic),
+        let chunks = match reply.body {
+            ReplyBody::Text(text) => futures::stream::once(async { Ok(text) }).boxed(),
+            ReplyBody::Stream(stream) => stream,
+        };
+        let mut chunks = AssertUnwindSafe(chunks).catch_unwind();
+        while let Some(item) = chunks.next().await {
+            let new = match item {
+                Ok(Ok(chunk)) => {
+                    guard.record(&chunk);
+                    sink.push(&chunk)
+                }
+                Ok(Err(error)) => {
+                    return Attempt::Done(Outcome::Failed(error.message().to_owned()));
+                }
+                Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
+            };
+            match new {
+                Ok(new) => {
+                    let (new, invalid) = guard.screen(new);
+                    self.progress(running, reply_id, new, parts).await;
+                    if let Some(errors) = invalid {
+                        // Dropping the rest of the reply stops the agent (and its model).
+                        return Attempt::Invalid(errors);
                     }
                 }
+                Err(error) => return Attempt::Done(Outcome::Failed(error.0)),
             }
         }
         match sink.finish() {
-            Ok(new) => self.progress(running, reply_id, new, &mut parts).await,
-            Err(error) => return Outcome::Failed(error.0),
+            Ok(new) => {
+                let (new, invalid) = guard.screen(new);
+                self.progress(running, reply_id, new, parts).await;
+                if let Some(errors) = invalid.or_else(|| guard.finish()) {
+                    return Attempt::Invalid(errors);
+                }
+            }
+            Err(error) => return Attempt::Done(Outcome::Failed(error.0)),
         }
-        Outcome::Finished {
+        Attempt::Done(Outcome::Finished {
             state: final_state,
-            parts,
-        }
+            parts: std::mem::take(parts),
+        })
     }
 
     fn panicked(&self, running: &Running, panic: &(dyn Any + Send)) -> Outcome {

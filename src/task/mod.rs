@@ -11,6 +11,7 @@ mod clock;
 mod ids;
 pub(crate) mod manager;
 pub(crate) mod output;
+mod repair;
 mod running;
 mod store;
 
@@ -18,6 +19,8 @@ use std::fmt;
 
 pub use clock::{Clock, ManualClock, SystemClock, timestamp};
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
+pub use repair::OnInvalid;
+pub(crate) use repair::RepairPolicy;
 pub use store::{InMemoryStore, StoreError, TaskStore};
 
 use crate::a2a::TaskState;

@@ -1,0 +1,218 @@
+//! The repair loop: an A2UI message that does not validate never reaches the client. The
+//! scripted model first writes a component the catalog does not have; the server holds that
+//! message back and asks again with the protocol's `VALIDATION_FAILED` feedback; the model's
+//! second answer is valid and streams on. With repair spent, or the `fail` policy, the task
+//! fails saying what did not validate; with `forward` the message goes out as before. A
+//! closure agent gets the same turn through `Request::repair`.
+#![cfg(feature = "llm")]
+
+mod a2ui_support;
+mod llm_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use a2ui_agent::a2ui::{ProtocolVersion, Validator};
+use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::request::Request;
+use a2ui_agent::task::OnInvalid;
+use a2ui_support::{TestServer, a2ui_messages, builder, capabilities, params, spawn, text_of};
+use llm_support::{Answer, MockModel};
+use serde_json::{Value, json};
+
+const V: ProtocolVersion = ProtocolVersion::V0_9;
+
+fn model(mock: &MockModel) -> OpenAiChat {
+    OpenAiChat::builder(&mock.base_url, "m")
+        .idle_timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+async fn ask(server: &TestServer) -> a2ui_support::Answer {
+    server
+        .call(
+            "message/stream",
+            params(
+                json!([{"kind": "text", "text": "Show my order"}]),
+                Some(capabilities(V, &[V.basic_catalog_id()])),
+                None,
+            ),
+            &[V.extension_uri()],
+        )
+        .await
+}
+
+/// Every message the client received, checked one by one and as a whole.
+fn received(answer: &a2ui_support::Answer) -> Vec<Value> {
+    let messages = a2ui_messages(&answer.reply_parts(), V);
+    let validator = Validator::basic(V);
+    for message in &messages {
+        validator.check_message(message).unwrap();
+    }
+    messages
+}
+
+fn shows_marquee(messages: &[Value]) -> bool {
+    messages.iter().any(|m| m.to_string().contains("Marquee"))
+}
+
+#[tokio::test]
+async fn an_invalid_component_is_held_back_and_the_model_repairs_it() {
+    let mock = MockModel::start(vec![
+        Answer::fixture("invalid_v0_9.sse"),
+        Answer::fixture("repaired_v0_9.sse"),
+    ])
+    .await;
+    let server = spawn(builder(model(&mock)).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{:?}",
+        answer.last()
+    );
+    let messages = received(&answer);
+    assert!(!shows_marquee(&messages), "{messages:?}");
+    Validator::basic(V).check_response(&messages).unwrap();
+    let text = text_of(&answer.reply_parts());
+    assert!(
+        text.starts_with("Here is your order:") && text.ends_with("Fixed."),
+        "{text}"
+    );
+    // Two model calls; the second holds the rejected answer and the feedback.
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0]["messages"].as_array().unwrap();
+    let second = requests[1]["messages"].as_array().unwrap();
+    assert_eq!(second.len(), first.len() + 2);
+    assert_eq!(second[..first.len()], first[..]);
+    let rejected = &second[first.len()];
+    assert_eq!(rejected["role"], "assistant");
+    assert!(
+        rejected["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"Marquee\"")
+    );
+    let feedback = second[first.len() + 1]["content"].as_str().unwrap();
+    let error: Value =
+        serde_json::from_str(feedback.lines().find(|line| line.starts_with('{')).unwrap()).unwrap();
+    assert_eq!(error["version"], "v0.9");
+    assert_eq!(error["error"]["code"], "VALIDATION_FAILED");
+    assert_eq!(error["error"]["surfaceId"], "order");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Marquee"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn with_repair_exhausted_the_task_fails_and_says_why() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let server = spawn(builder(model(&mock)).max_repairs(2).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert!(!shows_marquee(&received(&answer)));
+    let last = answer.last();
+    assert_eq!(last["status"]["state"], "failed");
+    let reason = last["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("after 2 repair turns") && reason.contains("Marquee"),
+        "{reason}"
+    );
+    assert_eq!(mock.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn the_fail_policy_fails_at_the_first_invalid_message() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let server = spawn(
+        builder(model(&mock))
+            .on_invalid(OnInvalid::Fail)
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let answer = ask(&server).await;
+    assert!(!shows_marquee(&received(&answer)));
+    assert_eq!(answer.last()["status"]["state"], "failed");
+    let reason = answer.last()["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reason.starts_with("The agent's A2UI did not validate") && reason.contains("Marquee"),
+        "{reason}"
+    );
+    assert_eq!(mock.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_forward_policy_sends_the_message_as_before() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let server = spawn(
+        builder(model(&mock))
+            .on_invalid(OnInvalid::Forward)
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let answer = ask(&server).await;
+    assert_eq!(answer.last()["status"]["state"], "input-required");
+    assert!(shows_marquee(&a2ui_messages(&answer.reply_parts(), V)));
+    assert_eq!(mock.requests().len(), 1);
+}
+
+/// A closure agent: a surface whose root names a child it never writes (a tree problem,
+/// found at the end of the reply), then, on the repair turn, the missing component.
+#[tokio::test]
+async fn a_closure_agent_completes_its_tree_on_the_repair_turn() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let agent = move |request: Request| {
+        let calls = seen.clone();
+        async move {
+            calls.fetch_add(1, Ordering::SeqCst);
+            let Some(repair) = request.repair() else {
+                let block = json!([
+                    {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": V.basic_catalog_id()}},
+                    {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+                        {"id": "root", "component": "Column", "children": ["missing"]}]}}
+                ]);
+                return Ok::<_, AgentError>(Reply::text(format!(
+                    "Hi<a2ui-json>{block}</a2ui-json>"
+                )));
+            };
+            assert_eq!(request.repairs().len(), 1);
+            assert!(repair.answer().starts_with("Hi<a2ui-json>"));
+            let feedback = &repair.feedback()[0]["error"];
+            assert_eq!(feedback["code"], "VALIDATION_FAILED");
+            assert!(
+                feedback["message"].as_str().unwrap().contains("missing"),
+                "{feedback}"
+            );
+            let block = json!([{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+                {"id": "missing", "component": "Text", "text": "found"}]}}]);
+            Ok(Reply::text(format!("<a2ui-json>{block}</a2ui-json>")))
+        }
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{:?}",
+        answer.last()
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    let messages = received(&answer);
+    Validator::basic(V).check_response(&messages).unwrap();
+    assert!(messages.iter().any(|m| m.to_string().contains("found")));
+}
