@@ -259,6 +259,47 @@ impl fmt::Display for TaskState {
     }
 }
 
+/// Reads a state's protocol name, as [`TaskState::from_name`].
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::TaskState;
+///
+/// assert_eq!("input-required".parse(), Ok(TaskState::InputRequired));
+/// assert_eq!(
+///     "done".parse::<TaskState>().unwrap_err().to_string(),
+///     "unknown task state 'done' (expected one of submitted, working, input-required, \
+///      completed, canceled, failed, rejected, auth-required, unknown)"
+/// );
+/// ```
+impl std::str::FromStr for TaskState {
+    type Err = UnknownTaskState;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::from_name(name).ok_or_else(|| UnknownTaskState(name.to_owned()))
+    }
+}
+
+/// A name that is not a task state (the [`FromStr`](std::str::FromStr) error of
+/// [`TaskState`]); holds the name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTaskState(pub String);
+
+impl fmt::Display for UnknownTaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
+        write!(
+            f,
+            "unknown task state '{}' (expected one of {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownTaskState {}
+
 /// A task's state, with the message that explains it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatus {

@@ -41,7 +41,7 @@ pub use capabilities::{
 pub use catalog::Catalog;
 pub use error::{CatalogError, ValidationError};
 pub use validate::{MAX_ERRORS, Validator, check_client_message, message_kinds};
-pub use version::ProtocolVersion;
+pub use version::{ProtocolVersion, UnknownVersion};
 
 /// The embedded message schema and common types, for the prompt builder.
 pub(crate) use schema::parsed as schema_documents;

@@ -37,6 +37,49 @@ pub enum ProtocolVersion {
 const V0_9_BASIC: &str = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
 const V0_9_1_BASIC: &str = "https://a2ui.org/specification/v0_9_1/catalogs/basic/catalog.json";
 
+/// Reads a version name, with or without its `v`: `"v0.9"`, `"0.9"`, `"v0.9.1"`.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::ProtocolVersion;
+///
+/// assert_eq!("0.8".parse(), Ok(ProtocolVersion::V0_8));
+/// assert_eq!("v0.9.1".parse(), Ok(ProtocolVersion::V0_9_1));
+/// assert_eq!(
+///     "v2".parse::<ProtocolVersion>().unwrap_err().to_string(),
+///     "unknown A2UI version 'v2' (expected v0.8, v0.9, v0.9.1 or v1.0)"
+/// );
+/// ```
+impl std::str::FromStr for ProtocolVersion {
+    type Err = UnknownVersion;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let name = text.strip_prefix('v').unwrap_or(text);
+        Self::ALL
+            .into_iter()
+            .find(|v| &v.as_str()[1..] == name)
+            .ok_or_else(|| UnknownVersion(text.to_owned()))
+    }
+}
+
+/// A name that is not an A2UI version (the [`FromStr`](std::str::FromStr) error of
+/// [`ProtocolVersion`]); holds the name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVersion(pub String);
+
+impl fmt::Display for UnknownVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown A2UI version '{}' (expected v0.8, v0.9, v0.9.1 or v1.0)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownVersion {}
+
 impl ProtocolVersion {
     /// Every version, newest first.
     pub const ALL: [ProtocolVersion; 4] = [Self::V1_0, Self::V0_9_1, Self::V0_9, Self::V0_8];
