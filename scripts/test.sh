@@ -19,6 +19,9 @@ cargo clippy --all-targets -- -D warnings
 step "the parser and the A2UI knowledge build without the server"
 cargo check --lib --no-default-features
 
+step "the examples build"
+cargo build --examples --all-features
+
 step "tests and doctests"
 # The reference folder (../shared/reference) and the interop clients must be present here:
 # a test that would skip without them fails instead.

@@ -63,8 +63,6 @@ mod prompt;
 
 #[cfg(feature = "server")]
 pub mod agent;
-#[cfg(feature = "server")]
-pub mod demo;
 #[cfg(feature = "llm")]
 pub mod llm;
 #[cfg(feature = "server")]

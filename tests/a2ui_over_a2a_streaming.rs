@@ -3,17 +3,20 @@
 
 mod a2ui_support;
 
+#[path = "../src/bin/a2ui-agent/demo.rs"]
+mod demo;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::format::{FormatReader, OutputFormat};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::parser::{ParseError, ParsedPart, ParserConfig};
 use a2ui_agent::request::Request;
 use a2ui_support::*;
+use demo::{DemoConfig, RestaurantFinder};
 use serde_json::{Value, json};
 
 fn demo() -> RestaurantFinder {

@@ -9,13 +9,16 @@
 #[path = "interop/support.rs"]
 mod support;
 
+#[path = "../src/bin/a2ui-agent/demo.rs"]
+mod demo;
+
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{Agent, AgentError, Reply};
-use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::request::Request;
 use a2ui_agent::server::A2uiServer;
+use demo::{DemoConfig, RestaurantFinder};
 use serde_json::Value;
 use support::{crate_root, installed, run_script};
 use tokio::net::TcpListener;

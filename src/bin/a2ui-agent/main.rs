@@ -1,6 +1,7 @@
 //! `a2ui-agent`: run an A2UI agent, or use its parser, validator and prompt builder from the
 //! command line.
 
+mod demo;
 mod parse;
 mod prompt;
 mod serve;
@@ -43,11 +44,6 @@ fn main() -> ExitCode {
 
 /// Reads a version name (`v0.9`, or `0.9`) for the `--version` options.
 fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
-    let key = if text.starts_with('v') {
-        text.to_owned()
-    } else {
-        format!("v{text}")
-    };
-    ProtocolVersion::from_capabilities_key(&key)
-        .ok_or_else(|| format!("unknown version '{text}' (expected v0.8, v0.9, v0.9.1 or v1.0)"))
+    text.parse()
+        .map_err(|error: a2ui_agent::a2ui::UnknownVersion| error.to_string())
 }

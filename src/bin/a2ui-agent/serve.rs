@@ -1,7 +1,7 @@
 //! `a2ui-agent serve`: run a model, or the built-in demo agent, over A2A.
 //!
 //! With `--model-url URL --model NAME` the agent is that model on an OpenAI-compatible
-//! server ([`a2ui_agent::llm::OpenAiChat`]), given the A2UI prompt of whatever the client
+//! server (`a2ui_agent::llm::OpenAiChat`), given the A2UI prompt of whatever the client
 //! negotiates (v0.9 or v0.8). Without it, the demo answers: a scripted restaurant finder
 //! that writes like an LLM, text and A2UI blocks streamed in token-sized chunks, or plain text
 //! for a client without A2UI. The demo needs no model, key or network.
@@ -11,10 +11,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
-use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::server::{A2uiServer, ServerBuilder};
+
+use crate::demo::{DemoConfig, RestaurantFinder};
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]

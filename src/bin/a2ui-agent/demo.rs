@@ -12,27 +12,8 @@
 //! It writes v0.8 or v0.9 messages as the request negotiated, and plain text when no A2UI
 //! was negotiated.
 //!
-//! # Example
-//!
-//! ```no_run
-//! use std::time::Duration;
-//! use a2ui_agent::a2a::card::AgentCard;
-//! use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
-//! use a2ui_agent::generator::Generator;
-//! use a2ui_agent::server::A2uiServer;
-//!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let server = A2uiServer::builder()
-//!     .card(AgentCard::builder("Restaurant finder").build())
-//!     .generator(Generator::v0_9())
-//!     .generator(Generator::v0_8())
-//!     .agent(RestaurantFinder::new(DemoConfig::default()))
-//!     .build()?;
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! axum::serve(listener, server.router()).await?;
-//! # Ok(())
-//! # }
-//! ```
+//! It lives with the binary, not in the library's API. The tests and benchmarks that need a
+//! scripted LLM-like agent include this file with `#[path = "../src/bin/a2ui-agent/demo.rs"]`.
 
 use std::time::Duration;
 
@@ -40,9 +21,9 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use crate::a2ui::ProtocolVersion;
-use crate::agent::{Agent, AgentError, Reply};
-use crate::request::{Request, UserActionKind};
+use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::agent::{Agent, AgentError, Reply};
+use a2ui_agent::request::{Request, UserActionKind};
 
 /// How the demo streams: chunk sizes and the pause before each chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +53,7 @@ impl Default for DemoConfig {
 impl DemoConfig {
     /// The same chunking with no pauses: for tests and benchmarks.
     #[must_use]
+    #[allow(dead_code)] // the tests that include this file use it; the binary does not
     pub fn without_delays(self) -> Self {
         Self {
             min_delay: Duration::ZERO,
@@ -532,10 +514,10 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use crate::a2a::{Message, Part};
-    use crate::a2ui::Validator;
-    use crate::generator::Generator;
-    use crate::parser::ParsedPart;
+    use a2ui_agent::a2a::{Message, Part};
+    use a2ui_agent::a2ui::Validator;
+    use a2ui_agent::generator::Generator;
+    use a2ui_agent::parser::ParsedPart;
 
     fn request(version: Option<ProtocolVersion>, parts: Vec<Part>) -> Request {
         let request = Request::new(Message::user("m-1", parts), "t", "c");
