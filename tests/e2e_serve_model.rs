@@ -5,6 +5,8 @@
 //! Skipped (with a message) when `.venv` is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
 
+#[allow(dead_code)]
+mod a2ui_support;
 mod llm_support;
 #[allow(dead_code)]
 #[path = "interop/support.rs"]
@@ -138,4 +140,44 @@ async fn the_python_client_gets_a_models_v0_9_surfaces_through_serve() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_gets_a_models_v0_8_surfaces_through_serve() {
     one_turn(ProtocolVersion::V0_8, "ui_v0_8.sse").await;
+}
+
+/// The repair options reach the server: with `--max-repairs 1` a model that keeps writing an
+/// unknown component is asked twice, and the task fails saying what was wrong; the client
+/// never receives the invalid message.
+#[tokio::test]
+async fn the_repair_options_of_serve_bound_the_model_calls() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let (_child, url) = serve_model(
+        &mock.base_url,
+        &["--on-invalid", "repair", "--max-repairs", "1"],
+    )
+    .await;
+    let server = a2ui_support::TestServer::external(url);
+    let version = ProtocolVersion::V0_9;
+    let answer = server
+        .call(
+            "message/stream",
+            a2ui_support::params(
+                serde_json::json!([{"kind": "text", "text": "Show my order"}]),
+                Some(a2ui_support::capabilities(
+                    version,
+                    &[version.basic_catalog_id()],
+                )),
+                None,
+            ),
+            &[version.extension_uri()],
+        )
+        .await;
+    assert_eq!(answer.last()["status"]["state"], "failed");
+    let reason = answer.last()["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("after 1 repair turn:") && reason.contains("Marquee"),
+        "{reason}"
+    );
+    let sent = a2ui_support::a2ui_messages(&answer.reply_parts(), version);
+    assert!(!sent.iter().any(|m| m.to_string().contains("Marquee")));
+    assert_eq!(mock.requests().len(), 2);
 }

@@ -19,6 +19,7 @@
 //! A local Ollama model serving A2UI:
 //!
 //! ```no_run
+//! use a2ui_agent::a2a::card::AgentCard;
 //! use a2ui_agent::generator::Generator;
 //! use a2ui_agent::llm::OpenAiChat;
 //! use a2ui_agent::server::A2uiServer;
@@ -28,6 +29,7 @@
 //!     .temperature(0.2)
 //!     .build()?;
 //! let server = A2uiServer::builder()
+//!     .card(AgentCard::builder("Assistant").build())
 //!     .generator(Generator::v0_9())
 //!     .agent(model)
 //!     .build()?;

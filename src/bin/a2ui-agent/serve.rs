@@ -14,6 +14,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::server::{A2uiServer, ServerBuilder};
+use a2ui_agent::task::OnInvalid;
 
 use crate::demo::{DemoConfig, RestaurantFinder};
 
@@ -43,6 +44,13 @@ pub struct Args {
     /// servers expect).
     #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
     api_key_env: String,
+    /// What to do with a finished A2UI message that does not validate: `repair` (ask the
+    /// agent again with the errors), `fail` the task, or `forward` it as it is.
+    #[arg(long, value_name = "POLICY", default_value_t = OnInvalid::Repair)]
+    on_invalid: OnInvalid,
+    /// How many repair turns one reply may take before its task fails.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_repairs: usize,
 }
 
 /// Runs `a2ui-agent serve`.
@@ -79,7 +87,9 @@ fn install_tracing() {
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let builder = A2uiServer::builder()
         .generator(Generator::v0_9())
-        .generator(Generator::v0_8());
+        .generator(Generator::v0_8())
+        .on_invalid(args.on_invalid)
+        .max_repairs(args.max_repairs);
     let (server, what) = match (&args.model_url, &args.model) {
         (Some(url), Some(model)) => (
             model_server(builder, url, model, &args.api_key_env)?,
