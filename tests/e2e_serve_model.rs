@@ -5,7 +5,6 @@
 //! Skipped (with a message) when `.venv` is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
 
-#[allow(dead_code)]
 mod a2ui_support;
 mod llm_support;
 #[allow(dead_code)]
