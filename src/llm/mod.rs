@@ -47,7 +47,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -403,7 +403,11 @@ fn deltas(
                     return;
                 }
                 Ok(Some(Err(error))) => {
-                    yield Err(LlmError::Interrupted(inner.scrub(&error.to_string())));
+                    let reason = match &error {
+                        EventStreamError::Transport(error) => describe(error),
+                        other => other.to_string(),
+                    };
+                    yield Err(LlmError::Interrupted(inner.scrub(&reason)));
                     return;
                 }
                 Ok(Some(Ok(event))) => event,
