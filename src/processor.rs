@@ -237,6 +237,12 @@ impl RequestProcessor {
         }
     }
 
+    /// The component trees of `messages`, each already checked by
+    /// [`check_message`](Self::check_message).
+    pub(crate) fn check_trees(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
+        self.inner.validator.check_trees(messages)
+    }
+
     /// The catalog validator of the active catalogs.
     pub fn validator(&self) -> &Validator {
         &self.inner.validator

@@ -216,3 +216,31 @@ async fn a_closure_agent_completes_its_tree_on_the_repair_turn() {
     Validator::basic(V).check_response(&messages).unwrap();
     assert!(messages.iter().any(|m| m.to_string().contains("found")));
 }
+
+/// `message/send` reads the reply whole at the end: the same check holds before the result
+/// is returned.
+#[tokio::test]
+async fn a_blocking_send_is_repaired_before_its_result_is_returned() {
+    let mock = MockModel::start(vec![
+        Answer::fixture("invalid_v0_9.sse"),
+        Answer::fixture("repaired_v0_9.sse"),
+    ])
+    .await;
+    let server = spawn(builder(model(&mock)).build().unwrap()).await;
+    let answer = server
+        .call(
+            "message/send",
+            params(
+                json!([{"kind": "text", "text": "Show my order"}]),
+                Some(capabilities(V, &[V.basic_catalog_id()])),
+                None,
+            ),
+            &[V.extension_uri()],
+        )
+        .await;
+    assert_eq!(answer.last()["status"]["state"], "input-required");
+    let messages = received(&answer);
+    assert!(!shows_marquee(&messages), "{messages:?}");
+    Validator::basic(V).check_response(&messages).unwrap();
+    assert_eq!(mock.requests().len(), 2);
+}

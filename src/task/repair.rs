@@ -154,7 +154,8 @@ impl Guard {
         if self.sent.is_empty() {
             return None;
         }
-        processor.validate(&self.sent).err()
+        // Each message passed `check_message` in `screen`: only the trees are left.
+        processor.check_trees(&self.sent).err()
     }
 
     /// The request for the next attempt after `errors`, or why the task fails.
