@@ -9,6 +9,7 @@
 pub(crate) mod actions;
 pub(crate) mod activation;
 pub(crate) mod adapter;
+pub(crate) mod prepared;
 mod repair;
 
 use serde_json::{Map, Value};
