@@ -1,16 +1,17 @@
 //! Why a model call failed, in words a person understands.
 
-use std::fmt;
 use std::time::Duration;
 
 /// A failed model call. Its `Display` becomes the failed task's status message, so it says
 /// what happened and what to check; it never contains the API key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LlmError {
     /// The connector's options are unusable (a bad base URL, header or key).
+    #[error("The model connector is misconfigured: {0}")]
     Config(String),
     /// The model server could not be reached (refused, DNS, TLS, connect timeout).
+    #[error("Could not reach the model server at {url}: {reason}")]
     Connect {
         /// The endpoint.
         url: String,
@@ -18,6 +19,7 @@ pub enum LlmError {
         reason: String,
     },
     /// The model server answered with an error status (after the retries, for 429 and 5xx).
+    #[error("The model server answered HTTP {status}{}: {message}", after(*attempts))]
     Status {
         /// The HTTP status code.
         status: u16,
@@ -27,48 +29,24 @@ pub enum LlmError {
         attempts: u32,
     },
     /// The server sent nothing for longer than the idle timeout.
+    #[error("The model server sent nothing for {} s; the answer was abandoned", .0.as_secs_f32())]
     Idle(Duration),
     /// The server reported an error in the middle of the stream.
+    #[error("The model failed while answering: {0}")]
     Stream(String),
     /// The answer is not the streaming chat-completions format.
+    #[error("The model server's answer is not a streamed chat completion: {0}")]
     Protocol(String),
     /// The connection broke or the stream ended before the answer was complete.
+    #[error("The model's answer was cut off: {0}")]
     Interrupted(String),
 }
 
-impl fmt::Display for LlmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LlmError::Config(reason) => write!(f, "The model connector is misconfigured: {reason}"),
-            LlmError::Connect { url, reason } => {
-                write!(f, "Could not reach the model server at {url}: {reason}")
-            }
-            LlmError::Status {
-                status,
-                message,
-                attempts,
-            } => {
-                write!(f, "The model server answered HTTP {status}")?;
-                if *attempts > 1 {
-                    write!(f, " (after {attempts} attempts)")?;
-                }
-                write!(f, ": {message}")
-            }
-            LlmError::Idle(after) => write!(
-                f,
-                "The model server sent nothing for {} s; the answer was abandoned",
-                after.as_secs_f32()
-            ),
-            LlmError::Stream(message) => write!(f, "The model failed while answering: {message}"),
-            LlmError::Protocol(reason) => write!(
-                f,
-                "The model server's answer is not a streamed chat completion: {reason}"
-            ),
-            LlmError::Interrupted(reason) => {
-                write!(f, "The model's answer was cut off: {reason}")
-            }
-        }
+/// " (after N attempts)" when there was more than one.
+fn after(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" (after {attempts} attempts)")
+    } else {
+        String::new()
     }
 }
-
-impl std::error::Error for LlmError {}
