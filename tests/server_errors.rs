@@ -121,13 +121,19 @@ async fn an_unknown_method_is_method_not_found() {
             .unwrap()
             .contains("tasks/list")
     );
-    assert_error(
+    // A PascalCase name is an A2A 1.0 method: unknown ones answer in the 1.0 shape, whose
+    // `data` names the error in a google.rpc.ErrorInfo.
+    let response = assert_error(
         &server,
-        &request("SendMessage", json!({})),
+        &request("DeleteTask", json!({})),
         -32601,
         json!("r"),
     )
     .await;
+    assert_eq!(
+        response["error"]["data"][0]["reason"], "METHOD_NOT_FOUND",
+        "{response}"
+    );
 }
 
 #[tokio::test]

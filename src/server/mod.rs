@@ -21,8 +21,11 @@
 
 mod card;
 mod error;
+mod ops;
+mod rest;
 mod rpc;
 mod sse;
+mod version;
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,7 +33,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub use error::BuildError;
 
@@ -100,6 +103,22 @@ impl A2uiServer {
     pub fn router(&self) -> Router {
         Router::new()
             .route("/", post(rpc::handle))
+            .route("/message:send", post(rest::message_send))
+            .route("/message:stream", post(rest::message_stream))
+            .route("/tasks", get(rest::list_tasks))
+            .route(
+                "/tasks/{target}",
+                get(rest::get_task).post(rest::task_action),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs",
+                any(rest::push_configs),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs/{config}",
+                any(rest::push_configs),
+            )
+            .route("/extendedAgentCard", get(rest::extended_card))
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card))
             .layer(DefaultBodyLimit::max(self.body_limit))
