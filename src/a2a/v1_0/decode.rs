@@ -209,9 +209,10 @@ pub fn decode_list_params(params: Option<&Value>) -> Result<TaskListQuery, WireE
         Some(params) => params,
     };
     let request: ListTasksRequest = parse(Some(params), "params")?;
+    // `@a2a-js/sdk` 1.3 (ts-proto) writes an unset state filter as "UNRECOGNIZED".
     let state =
         match request.status.as_deref() {
-            None | Some("" | "TASK_STATE_UNSPECIFIED") => None,
+            None | Some("" | "TASK_STATE_UNSPECIFIED" | "UNRECOGNIZED") => None,
             Some(name) => Some(state_from_name(name).ok_or_else(|| {
                 WireError::new("params.status", format!("unknown state {name:?}"))
             })?),
