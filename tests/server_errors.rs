@@ -1,7 +1,7 @@
 //! Every JSON-RPC error code of WIRE.md §1 over a real socket, from the inputs that cause
 //! it; after each bad request the server still answers the next one.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::a2a::Task;
 use a2ui_agent::a2a::TaskState;
@@ -10,7 +10,7 @@ use a2ui_agent::request::Request;
 use a2ui_agent::task::{StoreError, TaskStore};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use server_support::{TestServer, builder, spawn, text_message};
+use support::{TestServer, builder, spawn, text_message};
 
 async fn echo(request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text(request.text()))
