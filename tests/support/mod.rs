@@ -63,6 +63,12 @@ pub async fn spawn(server: A2uiServer) -> TestServer {
     }
 }
 
+/// A 1.0 `SendMessageRequest` for a user message holding `text`.
+pub fn text_message_v1(text: &str) -> Value {
+    json!({"message": {"role": "ROLE_USER", "messageId": unique_id(),
+        "parts": [{"text": text}]}})
+}
+
 /// Params of `message/send` for a user message holding `text`.
 pub fn text_message(text: &str) -> Value {
     json!({"message": {"kind": "message", "role": "user", "messageId": unique_id(),
@@ -106,6 +112,45 @@ impl TestServer {
             .send()
             .await
             .unwrap();
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// Calls A2A 1.0 `method` with `params` and `A2A-Version: 1.0`; the whole JSON-RPC
+    /// response.
+    pub async fn call_v1(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{method}");
+        response.json().await.unwrap()
+    }
+
+    /// An HTTP+JSON request: `method` on `path` (relative to the server's URL, no leading
+    /// slash) with an optional JSON body; the status and the body as JSON (Null if not JSON).
+    pub async fn rest(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.url))
+            .header("A2A-Version", "1.0");
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/a2a+json")
+                .body(body.to_string());
+        }
+        let response = request.send().await.unwrap();
         let status = response.status().as_u16();
         let bytes = response.bytes().await.unwrap();
         (
