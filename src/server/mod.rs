@@ -1,11 +1,20 @@
-//! The A2A server: an [`axum::Router`] serving one agent over JSON-RPC and SSE.
+//! The A2A server: an [`axum::Router`] serving one agent over A2A 1.0 and 0.3.
 //!
 //! [`A2uiServer::builder`] takes the agent card, the agent and options, and
 //! [`A2uiServer::router`] gives a router to serve directly or to mount in a larger app:
 //!
-//! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
-//!   `tasks/cancel`, `tasks/resubscribe`);
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
+//! - `POST /` — JSON-RPC 2.0: the A2A 1.0 methods (`SendMessage`, `SendStreamingMessage`,
+//!   `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, ...) and the 0.3 ones
+//!   (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`),
+//!   told apart by method name and `A2A-Version`;
+//! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
+//!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
+//!   /tasks/{id}:subscribe`;
+//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
+//!   listing the three interfaces.
+//!
+//! The description below uses the 0.3 names; 1.0 streams carry the same events as
+//! `StreamResponse` objects (no `final`).
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
