@@ -49,7 +49,18 @@ pub fn error_details(error: &RpcError) -> Value {
 }
 
 /// `error` as a JSON-RPC 1.0 error object: code, message and the details in `data`.
-pub(crate) fn rpc_error(error: &RpcError) -> Value {
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::jsonrpc::{ErrorCode, RpcError};
+/// use a2ui_agent::a2a::v1_0::rpc_error;
+///
+/// let error = rpc_error(&RpcError::new(ErrorCode::VersionNotSupported, "no"));
+/// assert_eq!(error["code"], -32009);
+/// assert_eq!(error["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+/// ```
+pub fn rpc_error(error: &RpcError) -> Value {
     json!({
         "code": error.code.code(),
         "message": error.message,

@@ -28,8 +28,7 @@ pub use encode::{
     encode_event, encode_message, encode_page, encode_part, encode_send_result, encode_state,
     encode_task,
 };
-pub(crate) use error::rpc_error;
-pub use error::{error_details, rest_error_body};
+pub use error::{error_details, rest_error_body, rpc_error};
 
 /// The protocol version this module speaks, as the `A2A-Version` header names it.
 pub const VERSION: &str = "1.0";
