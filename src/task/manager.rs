@@ -123,7 +123,10 @@ impl TaskManager {
         prepared: Prepared,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        let (mut message, parts) = prepared.split();
+        let Prepared {
+            mut message,
+            decided,
+        } = prepared;
         // A continuation holds the lock from its checks until it is registered as running;
         // a new task has a fresh id nobody else knows, so it takes the lock only to register.
         let mut held = None;
@@ -167,8 +170,7 @@ impl TaskManager {
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated) =
-            Prepared::into_request(parts, message, &task.id, &task.context_id, prior);
+        let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
         let job = match request {
             Err(refusal) => {
                 tracing::debug!(task_id = %task.id, reason = %refusal, "A2UI negotiation failed");
