@@ -82,6 +82,7 @@ async fn every_bad_input_gets_its_error_over_json_rpc() {
     assert_rpc_error(&response, -32602, "INVALID_PARAMS", "pageToken");
     let response = server.call_v1("GetTask", json!({"id": "nope"})).await;
     assert_rpc_error(&response, -32001, "TASK_NOT_FOUND", "nope");
+    assert_eq!(response["error"]["data"][0]["metadata"]["taskId"], "nope");
     let response = server
         .call_v1("CreateTaskPushNotificationConfig", json!({}))
         .await;
@@ -122,6 +123,10 @@ async fn every_bad_input_gets_its_error_over_http_json() {
     assert_rest_error(&answer, 400, "INVALID_PARAMS", "pageSize");
     let answer = server.rest("GET", "tasks/nope", None).await;
     assert_rest_error(&answer, 404, "TASK_NOT_FOUND", "nope");
+    assert_eq!(
+        answer.1["error"]["details"][0]["metadata"]["taskId"],
+        "nope"
+    );
     let answer = server.rest("POST", "tasks/nope:cancel", None).await;
     assert_rest_error(&answer, 404, "TASK_NOT_FOUND", "nope");
     let answer = server

@@ -214,7 +214,20 @@ impl From<TaskError> for RpcError {
                 return RpcError::internal();
             }
         };
-        RpcError::new(code, error.to_string())
+        let task_id = match &error {
+            TaskError::NotFound { id }
+            | TaskError::NotCancelable { id, .. }
+            | TaskError::Terminal { id, .. }
+            | TaskError::Busy { id, .. }
+            | TaskError::ContextMismatch { id, .. } => Some(id.clone()),
+            _ => None,
+        };
+        let rpc = RpcError::new(code, error.to_string());
+        match task_id {
+            // 1.0 clients find it in the ErrorInfo's metadata.
+            Some(id) => rpc.with_data(serde_json::json!({"taskId": id})),
+            None => rpc,
+        }
     }
 }
 
