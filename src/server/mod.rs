@@ -5,7 +5,8 @@
 //!
 //! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
 //!   `tasks/cancel`, `tasks/resubscribe`);
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
+//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card;
+//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
@@ -23,6 +24,7 @@ mod card;
 mod error;
 mod rpc;
 mod sse;
+mod web;
 
 use std::fmt;
 use std::sync::Arc;
@@ -77,6 +79,7 @@ pub(crate) struct ServerState {
 pub struct A2uiServer {
     state: Arc<ServerState>,
     body_limit: usize,
+    web_page: bool,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -84,6 +87,7 @@ impl fmt::Debug for A2uiServer {
         f.debug_struct("A2uiServer")
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -97,10 +101,18 @@ impl A2uiServer {
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/", post(rpc::handle))
+        let mut root = post(rpc::handle);
+        if self.web_page {
+            root = root.get(web::index);
+        }
+        let mut router = Router::new()
+            .route("/", root)
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card))
+            .route("/.well-known/agent.json", get(card::agent_card));
+        if self.web_page {
+            router = router.route("/web/{file}", get(web::asset));
+        }
+        router
             .layer(DefaultBodyLimit::max(self.body_limit))
             .with_state(self.state.clone())
     }
@@ -127,6 +139,7 @@ pub struct ServerBuilder {
     generators: Vec<Generator>,
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
+    web_page: bool,
 }
 
 impl Default for ServerBuilder {
@@ -145,6 +158,7 @@ impl Default for ServerBuilder {
             generators: Vec::new(),
             default_capabilities: None,
             emission_mode: None,
+            web_page: false,
         }
     }
 }
@@ -167,6 +181,7 @@ impl fmt::Debug for ServerBuilder {
                     .map(|g| g.version().as_str())
                     .collect::<Vec<_>>(),
             )
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -288,6 +303,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `GET /` serves a chat page (default no): a person opens the server's URL in a
+    /// browser, talks to the agent and sees its A2UI surfaces drawn, while they stream, by
+    /// the official renderer. The page is embedded in the binary; `POST /` stays JSON-RPC.
+    pub fn web_page(mut self, serve: bool) -> Self {
+        self.web_page = serve;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -337,6 +360,7 @@ impl ServerBuilder {
                 cancel_on_disconnect: self.cancel_on_disconnect,
             }),
             body_limit: self.body_limit,
+            web_page: self.web_page,
         })
     }
 }
