@@ -69,7 +69,7 @@ export async function startChat(renderer) {
   const card = await client.getAgentCard();
   ui.agent.textContent = `${card.name} · A2A ${client.protocolVersion} · A2UI ${renderer.version}`;
 
-  const chat = new Chat(client, renderer, ui);
+  const chat = new Chat(client, renderer, ui, followNewest(ui.transcript));
   renderer.onAction((payload, label) => chat.send([dataPart(payload, renderer.mimeType)], label));
   ui.form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -98,8 +98,9 @@ async function connect() {
 
 /** One conversation: the task it continues and the turn being streamed. */
 class Chat {
-  constructor(client, renderer, ui) {
+  constructor(client, renderer, ui, follow) {
     this.client = client;
+    this.follow = follow;
     this.renderer = renderer;
     this.ui = ui;
     this.taskId = '';
@@ -114,6 +115,7 @@ class Chat {
     if (this.busy) return;
     this.busy = true;
     this.ui.send.disabled = true;
+    this.follow();
     turn(this.ui.transcript, 'user').textContent = label;
     const reply = new Reply(turn(this.ui.transcript, 'agent'), this.renderer);
     setStatus(this.ui, 'streaming', 'The agent is answering…');
@@ -187,9 +189,7 @@ class Reply {
   }
 
   parts(parts) {
-    if (!parts?.length) return;
-    const following = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
-    for (const part of parts) {
+    for (const part of parts ?? []) {
       const content = part.content;
       if (content?.$case === 'text') {
         this.#text(content.value);
@@ -198,8 +198,6 @@ class Reply {
         this.#render(content.value);
       }
     }
-    // Keep the newest output in view, unless the reader scrolled up to read.
-    if (following) requestAnimationFrame(() => window.scrollTo(0, document.body.scrollHeight));
   }
 
   note(text) {
@@ -232,6 +230,24 @@ function isA2ui(part) {
   return A2UI_MIME_TYPES.has(part.mediaType) || A2UI_MIME_TYPES.has(part.metadata?.mimeType);
 }
 
+/**
+ * Keeps the newest output in view as the transcript grows (text, and surfaces that the
+ * renderer draws after the message that made them), unless the reader scrolled up to read.
+ * Returns the function that follows again (on sending).
+ */
+function followNewest(transcript) {
+  const page = document.documentElement;
+  let following = true;
+  const atBottom = () => window.innerHeight + window.scrollY >= page.scrollHeight - 160;
+  window.addEventListener('scroll', () => { following = atBottom(); }, { passive: true });
+  new ResizeObserver(() => {
+    if (following) window.scrollTo(0, page.scrollHeight);
+  }).observe(transcript);
+  return () => {
+    following = true;
+  };
+}
+
 /** A DataPart carrying one A2UI client-to-server message. */
 function dataPart(payload, mimeType) {
   return { content: { $case: 'data', value: payload }, metadata: { mimeType }, filename: '', mediaType: mimeType };
@@ -241,7 +257,6 @@ function turn(transcript, who) {
   const element = document.createElement('div');
   element.className = `turn ${who}`;
   transcript.append(element);
-  element.scrollIntoView({ block: 'end' });
   return element;
 }
 
