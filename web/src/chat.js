@@ -10,6 +10,8 @@ import {
   ClientFactory,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
+  ServiceParameters,
+  withA2AExtensions,
 } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
 
@@ -133,9 +135,12 @@ class Chat {
       extensions: [this.renderer.extension],
       referenceTaskIds: [],
     };
+    // The extension is activated both ways clients do it: in the message and in the header
+    // (which the SDK spells for the protocol version it picked).
+    const serviceParameters = ServiceParameters.create(withA2AExtensions(this.renderer.extension));
     let state;
     try {
-      for await (const event of this.client.sendMessageStream({ message })) {
+      for await (const event of this.client.sendMessageStream({ message }, { serviceParameters })) {
         state = this.#follow(event.payload, reply) ?? state;
       }
       setStatus(this.ui, 'idle', 'Ready');
