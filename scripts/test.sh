@@ -11,8 +11,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "installing test dependencies (reused when present)"
 scripts/install-test-deps.sh
 
-step "the page's committed bundle (web/dist) matches its sources"
+step "the page's committed bundle (web/dist) matches its sources, and its unit tests"
 node web/build.mjs --check
+node --test web/test/*.test.mjs
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
