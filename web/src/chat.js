@@ -62,13 +62,14 @@ export async function startChat(renderer) {
   });
 
   let client;
+  let card;
   try {
     client = await connect();
+    card = await client.getAgentCard();
   } catch (error) {
     setStatus(ui, 'error', `Cannot reach the agent: ${error.message}`);
     return;
   }
-  const card = await client.getAgentCard();
   ui.agent.textContent = `${card.name} · A2A ${client.protocolVersion} · A2UI ${renderer.version}`;
 
   const chat = new Chat(client, renderer, ui, followNewest(ui.transcript));

@@ -70,6 +70,17 @@ export const theme = {
       cursor: 'pointer',
       font: 'inherit',
     },
+    // By usage hint; the renderer wants all eight keys to read them that way.
+    Text: {
+      h1: { 'font-size': '1.75rem', 'font-weight': 'bold' },
+      h2: { 'font-size': '1.5rem', 'font-weight': 'bold' },
+      h3: { 'font-size': '1.25rem', 'font-weight': 'bold' },
+      h4: { 'font-size': '1.05rem', 'font-weight': 'bold' },
+      h5: { 'font-size': '1rem', 'font-weight': 'bold' },
+      h6: { 'font-size': '.9rem', 'font-weight': 'bold' },
+      caption: { 'font-size': '.8rem', color: '#59636e' },
+      body: {},
+    },
     Column: { gap: '4px' },
     Row: { gap: '12px', 'align-items': 'center', 'justify-content': 'space-between' },
     TextField: {
