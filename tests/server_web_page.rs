@@ -76,16 +76,21 @@ async fn json_rpc_still_answers_at_the_same_url_as_the_page() {
     let answer: Value = server
         .client
         .post(&server.url)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
             "message": {"kind": "message", "messageId": "m1", "role": "user",
-                "parts": [{"kind": "text", "text": "hi"}]}}}))
+                "parts": [{"kind": "text", "text": "hi"}]}}}),
+        )
         .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    assert_eq!(answer["result"]["status"]["message"]["parts"][0]["text"], "hi");
+    assert_eq!(
+        answer["result"]["status"]["message"]["parts"][0]["text"],
+        "hi"
+    );
 }
 
 #[tokio::test]
