@@ -109,6 +109,18 @@ async function steps(page, version) {
   });
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.evaluateOnNewDocument(instrument);
+  // What the page sends the agent: the JSON-RPC messages it posts.
+  const sent = [];
+  page.on('request', (request) => {
+    if (request.method() !== 'POST') return;
+    try {
+      const body = JSON.parse(request.postData() ?? 'null');
+      const message = body?.params?.message;
+      if (message) sent.push({ message, extensions: request.headers()['x-a2a-extensions'] ?? request.headers()['a2a-extensions'] });
+    } catch {
+      errors.push(`the page posted something that is not JSON: ${request.postData()}`);
+    }
+  });
 
   const url = new URL(baseUrl);
   if (version === 'v0.8') url.searchParams.set('a2ui', 'v0.8');
@@ -170,6 +182,7 @@ async function steps(page, version) {
   const turns = await page.$$eval('.turn.user', (nodes) => nodes.map((n) => n.textContent));
   check(turns.length === 3, `expected 3 user turns (message, select, book), got ${JSON.stringify(turns)}`);
   check(errors.length === 0, `console errors: ${JSON.stringify(errors)}`);
+  checkSent(sent, version);
   await page.close();
   const ms = (t) => Math.round(t - sentAt);
   return {
@@ -180,6 +193,33 @@ async function steps(page, version) {
     stream_end_ms: ms(end),
     warnings,
   };
+}
+
+/**
+ * The three messages the page sent carry what an A2UI client owes the agent: the extension
+ * (header and message), the renderer's capabilities, the same task for the actions, and on
+ * v0.9 the booking form's data model, which that surface asks for (`sendDataModel`).
+ */
+function checkSent(sent, version) {
+  const extension = `https://a2ui.org/a2a-extension/a2ui/${version}`;
+  check(sent.length === 3, `expected 3 messages sent, got ${sent.length}`);
+  for (const { message, extensions } of sent) {
+    check(extensions === extension, `the extensions header was ${extensions}, not ${extension}`);
+    check(message.extensions?.includes(extension), `a message did not list ${extension}`);
+    const capabilities = message.metadata?.a2uiClientCapabilities;
+    const catalogs = version === 'v0.9' ? capabilities?.['v0.9']?.supportedCatalogIds : capabilities?.supportedCatalogIds;
+    check(Array.isArray(catalogs) && catalogs.length > 0, `capabilities missing: ${JSON.stringify(capabilities)}`);
+  }
+  const [first, select, book] = sent.map((s) => s.message);
+  check(!first.taskId && select.taskId && book.taskId === select.taskId, 'the actions did not continue the task');
+  const action = (message) => message.parts.find((part) => part.kind === 'data' || part.data)?.data;
+  const booked = version === 'v0.9' ? action(book)?.action : action(book)?.userAction;
+  check(booked?.name === 'book' && booked.context?.name === 'Ada', `the book action was ${JSON.stringify(booked)}`);
+  if (version === 'v0.9') {
+    const model = book.metadata?.a2uiClientDataModel;
+    check(model?.surfaces?.booking?.name === 'Ada', `no data model of the booking form: ${JSON.stringify(model)}`);
+    check(first.metadata?.a2uiClientDataModel === undefined, 'a data model was sent before any surface asked');
+  }
 }
 
 const profile = await mkdtemp(join(tmpdir(), 'a2ui-chromium-'));
