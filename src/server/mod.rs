@@ -11,7 +11,8 @@
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
 //! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
-//!   listing the three interfaces.
+//!   listing the three interfaces;
+//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
 //! `StreamResponse` objects (no `final`).
@@ -35,6 +36,7 @@ mod rest;
 mod rpc;
 mod sse;
 mod version;
+mod web;
 
 use std::fmt;
 use std::sync::Arc;
@@ -90,6 +92,7 @@ pub(crate) struct ServerState {
 pub struct A2uiServer {
     state: Arc<ServerState>,
     body_limit: usize,
+    web_page: bool,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -97,6 +100,7 @@ impl fmt::Debug for A2uiServer {
         f.debug_struct("A2uiServer")
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -110,8 +114,12 @@ impl A2uiServer {
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/", post(rpc::handle))
+        let mut root = post(rpc::handle);
+        if self.web_page {
+            root = root.get(web::index);
+        }
+        let mut router = Router::new()
+            .route("/", root)
             .route("/message:send", post(rest::message_send))
             .route("/message:stream", post(rest::message_stream))
             .route("/tasks", get(rest::list_tasks))
@@ -129,7 +137,11 @@ impl A2uiServer {
             )
             .route("/extendedAgentCard", get(rest::extended_card))
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card))
+            .route("/.well-known/agent.json", get(card::agent_card));
+        if self.web_page {
+            router = router.route("/web/{file}", get(web::asset));
+        }
+        router
             .layer(DefaultBodyLimit::max(self.body_limit))
             .with_state(self.state.clone())
     }
@@ -156,6 +168,7 @@ pub struct ServerBuilder {
     generators: Vec<Generator>,
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
+    web_page: bool,
 }
 
 impl Default for ServerBuilder {
@@ -174,6 +187,7 @@ impl Default for ServerBuilder {
             generators: Vec::new(),
             default_capabilities: None,
             emission_mode: None,
+            web_page: false,
         }
     }
 }
@@ -196,6 +210,7 @@ impl fmt::Debug for ServerBuilder {
                     .map(|g| g.version().as_str())
                     .collect::<Vec<_>>(),
             )
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -317,6 +332,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `GET /` serves a chat page (default no): a person opens the server's URL in a
+    /// browser, talks to the agent and sees its A2UI surfaces drawn, while they stream, by
+    /// the official renderer. The page is embedded in the binary; `POST /` stays JSON-RPC.
+    pub fn web_page(mut self, serve: bool) -> Self {
+        self.web_page = serve;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -366,6 +389,7 @@ impl ServerBuilder {
                 cancel_on_disconnect: self.cancel_on_disconnect,
             }),
             body_limit: self.body_limit,
+            web_page: self.web_page,
         })
     }
 }
