@@ -2,14 +2,14 @@
 //! JSON-RPC endpoint, and absent unless asked for. What it does in a browser is
 //! `tests/e2e_browser.rs`.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::server::A2uiServer;
 use serde_json::{Value, json};
-use server_support::{TestServer, spawn};
+use support::{TestServer, spawn};
 
 async fn echo(request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text(request.text()))

@@ -1,12 +1,21 @@
-//! The A2A server: an [`axum::Router`] serving one agent over JSON-RPC and SSE.
+//! The A2A server: an [`axum::Router`] serving one agent over A2A 1.0 and 0.3.
 //!
 //! [`A2uiServer::builder`] takes the agent card, the agent and options, and
 //! [`A2uiServer::router`] gives a router to serve directly or to mount in a larger app:
 //!
-//! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
-//!   `tasks/cancel`, `tasks/resubscribe`);
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card;
+//! - `POST /` — JSON-RPC 2.0: the A2A 1.0 methods (`SendMessage`, `SendStreamingMessage`,
+//!   `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, ...) and the 0.3 ones
+//!   (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`),
+//!   told apart by method name and `A2A-Version`;
+//! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
+//!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
+//!   /tasks/{id}:subscribe`;
+//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
+//!   listing the three interfaces;
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
+//!
+//! The description below uses the 0.3 names; 1.0 streams carry the same events as
+//! `StreamResponse` objects (no `final`).
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
@@ -22,8 +31,11 @@
 
 mod card;
 mod error;
+mod ops;
+mod rest;
 mod rpc;
 mod sse;
+mod version;
 mod web;
 
 use std::fmt;
@@ -32,7 +44,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub use error::BuildError;
 
@@ -108,6 +120,22 @@ impl A2uiServer {
         }
         let mut router = Router::new()
             .route("/", root)
+            .route("/message:send", post(rest::message_send))
+            .route("/message:stream", post(rest::message_stream))
+            .route("/tasks", get(rest::list_tasks))
+            .route(
+                "/tasks/{target}",
+                get(rest::get_task).post(rest::task_action),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs",
+                any(rest::push_configs),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs/{config}",
+                any(rest::push_configs),
+            )
+            .route("/extendedAgentCard", get(rest::extended_card))
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card));
         if self.web_page {
