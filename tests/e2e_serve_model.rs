@@ -5,10 +5,10 @@
 //! Skipped (with a message) when `.venv` is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
 
-mod a2ui_support;
-mod llm_support;
 #[allow(dead_code)]
 #[path = "interop/support.rs"]
+mod interop;
+mod llm_support;
 mod support;
 
 use std::process::Stdio;
@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::parser::{ParsedPart, parse};
+use interop::{crate_root, installed, run_script};
 use llm_support::{Answer, MockModel, fixture_content};
 use serde_json::Value;
-use support::{crate_root, installed, run_script};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Runs `a2ui-agent serve --port 0 --model-url URL --model m` with `extra` arguments; the
@@ -152,14 +152,14 @@ async fn the_repair_options_of_serve_bound_the_model_calls() {
         &["--on-invalid", "repair", "--max-repairs", "1"],
     )
     .await;
-    let server = a2ui_support::TestServer::external(url);
+    let server = support::TestServer::external(url);
     let version = ProtocolVersion::V0_9;
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
-            a2ui_support::params(
+            support::params(
                 serde_json::json!([{"kind": "text", "text": "Show my order"}]),
-                Some(a2ui_support::capabilities(
+                Some(support::capabilities(
                     version,
                     &[version.basic_catalog_id()],
                 )),
@@ -176,7 +176,7 @@ async fn the_repair_options_of_serve_bound_the_model_calls() {
         reason.contains("after 1 repair turn:") && reason.contains("Marquee"),
         "{reason}"
     );
-    let sent = a2ui_support::a2ui_messages(&answer.reply_parts(), version);
+    let sent = support::a2ui_messages(&answer.reply_parts(), version);
     assert!(!sent.iter().any(|m| m.to_string().contains("Marquee")));
     assert_eq!(mock.requests().len(), 2);
 }

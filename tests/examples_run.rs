@@ -4,7 +4,7 @@
 //! `cargo build --examples`, which the test command runs first) builds them.
 #![cfg(feature = "llm")]
 
-mod a2ui_support;
+mod support;
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -100,7 +100,7 @@ async fn the_echo_example_answers_a_client() {
     let (_child, url) = serve("echo").await;
     let answer = send(&format!("{url}/"), "hello there").await;
     let parts = &answer["result"]["status"]["message"]["parts"];
-    assert_eq!(a2ui_support::text_of(parts), "hello there", "{answer}");
+    assert_eq!(support::text_of(parts), "hello there", "{answer}");
 }
 
 #[tokio::test]
@@ -118,7 +118,7 @@ async fn the_mounted_agent_lives_under_its_path_beside_the_apps_routes() {
     assert_eq!(card["url"], format!("{url}/agent"));
     let answer = send(&format!("{url}/agent"), "hi").await;
     assert_eq!(
-        a2ui_support::text_of(&answer["result"]["status"]["message"]["parts"]),
+        support::text_of(&answer["result"]["status"]["message"]["parts"]),
         "You said: hi"
     );
     // The layer sees every request: the three above and this one.

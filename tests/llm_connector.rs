@@ -5,7 +5,7 @@
 #![cfg(feature = "llm")]
 
 mod llm_support;
-mod server_support;
+mod support;
 
 use std::time::Duration;
 
@@ -206,12 +206,11 @@ async fn canceling_the_task_closes_the_models_connection() {
             .collect(),
     }])
     .await;
-    let server =
-        server_support::spawn(server_support::builder(client(&mock)).build().unwrap()).await;
+    let server = support::spawn(support::builder(client(&mock)).build().unwrap()).await;
     let response = server
-        .open_stream("message/stream", server_support::text_message("hi"))
+        .open_stream("message/stream", support::text_message("hi"))
         .await;
-    let mut events = server_support::SseReader::new(response);
+    let mut events = support::SseReader::new(response);
     let mut id = None;
     // The task, `working`, then the first words of the answer.
     while let Some(event) = events.next_event().await {
@@ -234,10 +233,9 @@ async fn canceling_the_task_closes_the_models_connection() {
 #[tokio::test]
 async fn a_model_failure_fails_the_task_with_a_readable_message() {
     let mock = MockModel::start(vec![Answer::fixture("error_mid_stream.sse")]).await;
-    let server =
-        server_support::spawn(server_support::builder(client(&mock)).build().unwrap()).await;
+    let server = support::spawn(support::builder(client(&mock)).build().unwrap()).await;
     let sse = server
-        .stream("message/stream", server_support::text_message("hi"))
+        .stream("message/stream", support::text_message("hi"))
         .await;
     let last = sse.results().last().cloned().unwrap().clone();
     assert_eq!(last["status"]["state"], "failed");

@@ -6,8 +6,8 @@
 //! closure agent gets the same turn through `Request::repair`.
 #![cfg(feature = "llm")]
 
-mod a2ui_support;
 mod llm_support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,9 +18,11 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::request::Request;
 use a2ui_agent::task::OnInvalid;
-use a2ui_support::{TestServer, a2ui_messages, builder, capabilities, params, spawn, text_of};
 use llm_support::{Answer, MockModel};
 use serde_json::{Value, json};
+use support::{
+    TestServer, a2ui_builder as builder, a2ui_messages, capabilities, params, spawn, text_of,
+};
 
 const V: ProtocolVersion = ProtocolVersion::V0_9;
 
@@ -31,9 +33,9 @@ fn model(mock: &MockModel) -> OpenAiChat {
         .unwrap()
 }
 
-async fn ask(server: &TestServer) -> a2ui_support::Answer {
+async fn ask(server: &TestServer) -> support::Answer {
     server
-        .call(
+        .exchange(
             "message/stream",
             params(
                 json!([{"kind": "text", "text": "Show my order"}]),
@@ -46,7 +48,7 @@ async fn ask(server: &TestServer) -> a2ui_support::Answer {
 }
 
 /// Every message the client received, checked one by one and as a whole.
-fn received(answer: &a2ui_support::Answer) -> Vec<Value> {
+fn received(answer: &support::Answer) -> Vec<Value> {
     let messages = a2ui_messages(&answer.reply_parts(), V);
     let validator = Validator::basic(V);
     for message in &messages {
@@ -228,7 +230,7 @@ async fn a_blocking_send_is_repaired_before_its_result_is_returned() {
     .await;
     let server = spawn(builder(model(&mock)).build().unwrap()).await;
     let answer = server
-        .call(
+        .exchange(
             "message/send",
             params(
                 json!([{"kind": "text", "text": "Show my order"}]),

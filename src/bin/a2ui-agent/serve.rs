@@ -89,7 +89,8 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
         .on_invalid(args.on_invalid)
-        .max_repairs(args.max_repairs);
+        .max_repairs(args.max_repairs)
+        .web_page(true);
     let (server, what) = match (&args.model_url, &args.model) {
         (Some(url), Some(model)) => (
             model_server(builder, url, model, &args.api_key_env)?,
@@ -102,7 +103,10 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
     let listener = tokio::net::TcpListener::bind(address).await?;
     let local = listener.local_addr()?;
-    tracing::info!(address = %local, "serving {what}: card at http://{local}/.well-known/agent-card.json");
+    tracing::info!(
+        address = %local,
+        "serving {what}: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
+    );
     axum::serve(listener, server.router())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
