@@ -177,6 +177,7 @@ impl Validator {
 
     /// The component-tree half of [`check_response`](Self::check_response), for messages
     /// already checked one by one against the schema (as a server does while streaming).
+    #[cfg(feature = "server")] // the repair guard is its only user
     pub(crate) fn check_trees(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
         self.check_all(messages, false)
     }
