@@ -21,7 +21,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use crate::a2ui::{Catalog, ClientCapabilities, ProtocolVersion, Validator, resolve_catalogs};
-use crate::format::OutputFormat;
+use crate::format::{Binding, OutputFormat};
 use crate::parser::EmitMode;
 use crate::processor::{Parts, RequestProcessor};
 use crate::prompt::{self, Example, PromptInput};
@@ -320,11 +320,17 @@ impl Generator {
                 ));
             }
         }
+        let binding =
+            Binding::new(inner.version, validator.catalogs()).allowed(inner.allowed.as_deref());
+        let format = inner
+            .format
+            .bind(&binding)
+            .unwrap_or_else(|| inner.format.clone());
         let prompt = prompt::build(&PromptInput {
             version: inner.version,
             catalogs: validator.catalogs(),
             examples: &inner.examples,
-            format: inner.format.as_ref(),
+            format: format.as_ref(),
             allowed: inner.allowed.as_deref(),
         })
         .ok_or_else(|| {
@@ -336,7 +342,7 @@ impl Generator {
         Ok(RequestProcessor::new(Parts {
             validator,
             prompt,
-            format: inner.format.clone(),
+            format,
             progressive_keys: inner.progressive_keys.clone(),
             emit_mode: inner.emit_mode,
             allowed: inner.allowed.clone(),
