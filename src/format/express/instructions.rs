@@ -200,12 +200,12 @@ fn kind(schema: Option<&Value>) -> String {
     if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
         return match target.rsplit('/').next().unwrap_or_default() {
             "Child" | "ComponentId" => "child".into(),
-            "ChildList" => "[children] or _template".into(),
-            "Action" => "Event or function call".into(),
-            "DynamicString" => "string, $path or function".into(),
-            "DynamicNumber" => "number, $path or function".into(),
-            "DynamicBoolean" => "boolean, $path or function".into(),
-            "DynamicStringList" => "[strings], $path or function".into(),
+            "ChildList" => "[children] | _template(..)".into(),
+            "Action" => "Event(..) | call".into(),
+            "DynamicString" => "string | $path | call".into(),
+            "DynamicNumber" => "number | $path | call".into(),
+            "DynamicBoolean" => "boolean | $path | call".into(),
+            "DynamicStringList" => "[strings] | $path | call".into(),
             "DataBinding" => "$path".into(),
             other => other.to_owned(),
         };
@@ -224,7 +224,15 @@ fn kind(schema: Option<&Value>) -> String {
     }
 }
 
+/// Up to the first full stop followed by a capital letter (so `e.g. x` does not end it).
 fn first_sentence(text: &str) -> &str {
-    let end = text.find(". ").map_or(text.len(), |i| i + 1);
+    let end = text
+        .match_indices(". ")
+        .find(|(i, _)| {
+            text.get(i + 2..)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(char::is_uppercase)
+        })
+        .map_or(text.len(), |(i, _)| i + 1);
     text.get(..end).unwrap_or(text).trim()
 }

@@ -112,6 +112,37 @@ impl From<ParseError> for ExpressError {
     }
 }
 
+/// A block that did not compile, with its position in the response either way.
+enum Failure {
+    /// The text cannot be read.
+    Unreadable(ParseError),
+    /// It reads, but names what the catalogs do not declare.
+    Undeclared(ParseError),
+}
+
+impl From<Failure> for ExpressError {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Unreadable(e) => ExpressError::Parse(e),
+            Failure::Undeclared(e) => ExpressError::Invalid(vec![ValidationError::new(
+                "",
+                format!("{} at line {} column {}", e.message(), e.line(), e.column()),
+                None,
+                None,
+            )]),
+        }
+    }
+}
+
+impl Failure {
+    /// The error a [`FormatReader`] reports, which has one type for both.
+    fn into_parse_error(self) -> ParseError {
+        match self {
+            Failure::Unreadable(e) | Failure::Undeclared(e) => e,
+        }
+    }
+}
+
 /// The Express output format.
 ///
 /// [`Express::new`] is what a generator is built with; negotiation binds it to the active
@@ -233,25 +264,18 @@ impl Express {
 
     /// Compiles `source`, a block at byte `offset` of `whole`, reporting positions in
     /// `whole`. Not validated.
-    fn compile_at(
-        &self,
-        whole: &str,
-        source: &str,
-        offset: usize,
-    ) -> Result<Vec<Value>, ExpressError> {
-        let Some(bound) = &self.bound else {
-            return Err(ExpressError::Invalid(vec![ValidationError::new(
-                "",
-                "Express compiles against catalogs: bind it first (a generator does)",
-                None,
-                None,
-            )]));
-        };
+    fn compile_at(&self, whole: &str, source: &str, offset: usize) -> Result<Vec<Value>, Failure> {
         let error = |at: usize, message: &str| {
             Locator::default().error(ParseErrorKind::Syntax, message, whole, offset + at)
         };
+        let Some(bound) = &self.bound else {
+            return Err(Failure::Undeclared(error(
+                0,
+                "Express compiles against catalogs: bind it first (a generator does)",
+            )));
+        };
         let statements =
-            syntax::block(source).map_err(|e| ExpressError::Parse(error(e.at, &e.message)))?;
+            syntax::block(source).map_err(|e| Failure::Unreadable(error(e.at, &e.message)))?;
         let target = compile::Target {
             version: bound.version,
             catalogs: &bound.catalogs,
@@ -260,15 +284,9 @@ impl Express {
         };
         compile::compile(&target, &statements).map_err(|e| {
             if e.syntax {
-                ExpressError::Parse(error(e.at, &e.message))
+                Failure::Unreadable(error(e.at, &e.message))
             } else {
-                let at = error(e.at, "");
-                ExpressError::Invalid(vec![ValidationError::new(
-                    "",
-                    format!("{} (line {} column {})", e.message, at.line(), at.column()),
-                    None,
-                    None,
-                )])
+                Failure::Undeclared(error(e.at, &e.message))
             }
         })
     }
@@ -311,11 +329,7 @@ impl Express {
 
     /// [`parse_response`](Self::parse_response) without the schema check, which a
     /// processor makes itself ([`RequestProcessor::validate`](crate::processor::RequestProcessor::validate)).
-    fn read_response(
-        &self,
-        response: &str,
-        wrapped: bool,
-    ) -> Result<Vec<ParsedPart>, ExpressError> {
+    fn read_response(&self, response: &str, wrapped: bool) -> Result<Vec<ParsedPart>, Failure> {
         if !wrapped {
             let source = response.trim();
             let offset = response.len() - response.trim_start().len();
@@ -332,7 +346,7 @@ impl Express {
                     closed: false,
                     ..
                 } => {
-                    return Err(ExpressError::Parse(Locator::default().error(
+                    return Err(Failure::Unreadable(Locator::default().error(
                         ParseErrorKind::Truncated,
                         "the response ends inside an <a2ui> block",
                         response,
@@ -442,16 +456,8 @@ impl FormatReader for Reader {
         if let Some(error) = self.error {
             return Err(error);
         }
-        match self.format.read_response(&self.text, self.wrapped) {
-            Ok(parts) => Ok(parts),
-            Err(ExpressError::Parse(e)) => Err(e),
-            Err(ExpressError::Invalid(errors)) => {
-                let message = errors
-                    .first()
-                    .map(|e| e.message.clone())
-                    .unwrap_or_default();
-                Err(Locator::default().error(ParseErrorKind::Syntax, message, &self.text, 0))
-            }
-        }
+        self.format
+            .read_response(&self.text, self.wrapped)
+            .map_err(Failure::into_parse_error)
     }
 }
