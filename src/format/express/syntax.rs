@@ -495,7 +495,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(text(r#"r"C:\t""#), r"C:\t");
-        assert_eq!(text("\"\"\"a\n\"b\"\"\"\""), "a\n\"b");
+        assert_eq!(text("\"\"\"a\n\"b\"\"\""), "a\n\"b");
         assert_eq!(text(r#""a\"b\nc\u00e9""#), "a\"b\ncé");
     }
 
