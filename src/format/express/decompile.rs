@@ -285,7 +285,7 @@ fn positional(
         args.pop();
     }
     for (key, value) in map {
-        if !params.iter().any(|p| *p == key) {
+        if !params.contains(&key) {
             args.push(format!("{key}={}", literal(value, catalog, depth + 1)));
         }
     }
