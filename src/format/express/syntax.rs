@@ -19,7 +19,8 @@ pub(crate) const MAX_DEPTH: usize = 64;
 /// One statement of a block.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Statement {
-    /// `name = expr`: a component, or a value substituted where `name` is used.
+    /// `name = expr`: a component, or a value substituted where `name` is used. A component
+    /// id that is not a name is written as a string: `"header-1" = Text("Hi")`.
     Assign { name: String, value: Expr },
     /// `$/path = expr`: a data model value.
     Data { path: String, value: Expr },
@@ -298,14 +299,11 @@ impl Reader {
             ),
             map(
                 (
-                    lexeme(identifier),
+                    lexeme(alt((map(identifier, str::to_owned), string))),
                     lexeme(char('=')),
                     cut(|i| self.expr(i, 0)),
                 ),
-                |(name, _, value)| Statement::Assign {
-                    name: name.to_owned(),
-                    value,
-                },
+                |(name, _, value)| Statement::Assign { name, value },
             ),
             map(|i| self.call(i, 0), Statement::Call),
         ))
