@@ -370,12 +370,14 @@ fn is_name(text: &str) -> bool {
         && !matches!(text, "true" | "false" | "null" | "_")
 }
 
-/// A string literal: raw for backslashes, triple-quoted for newlines, escaped otherwise.
+/// A string literal: raw for backslashes, triple-quoted for newlines (a triple-quoted
+/// string processes escapes too, so only where it has neither a backslash nor a quote),
+/// escaped otherwise.
 fn string(text: &str) -> String {
     if text.contains('\\') && !text.contains('"') && !text.contains('\n') {
         return format!("r\"{text}\"");
     }
-    if text.contains('\n') && !text.contains("\"\"\"") && !text.ends_with('"') {
+    if text.contains('\n') && !text.contains(['\\', '"']) {
         return format!("\"\"\"{text}\"\"\"");
     }
     Value::String(text.to_owned()).to_string()

@@ -199,13 +199,11 @@ fn raw_string(input: &str) -> Res<'_, String> {
     .parse(input)
 }
 
-/// `"""..."""`: no escapes, newlines kept.
+/// `"""..."""`: newlines kept, escapes as in a standard string.
 fn long_string(input: &str) -> Res<'_, String> {
-    map(
-        delimited(tag("\"\"\""), take_until("\"\"\""), tag("\"\"\"")),
-        str::to_owned,
-    )
-    .parse(input)
+    let (rest, body) =
+        delimited(tag("\"\"\""), take_until("\"\"\""), tag("\"\"\"")).parse(input)?;
+    escaped(input, rest, body)
 }
 
 /// `"..."` with JSON's escapes.
@@ -219,6 +217,11 @@ fn standard_string(input: &str) -> Res<'_, String> {
         char('"'),
     )
     .parse(input)?;
+    escaped(input, rest, body)
+}
+
+/// `body` with its escapes processed; a bad `\u` escape fails at `input`.
+fn escaped<'a>(input: &'a str, rest: &'a str, body: &str) -> Res<'a, String> {
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
@@ -245,7 +248,7 @@ fn standard_string(input: &str) -> Res<'_, String> {
                 }
             }
             Some(other) => out.push(other),
-            None => {}
+            None => out.push('\\'),
         }
     }
     Ok((rest, out))
@@ -494,6 +497,7 @@ mod tests {
         };
         assert_eq!(text(r#"r"C:\t""#), r"C:\t");
         assert_eq!(text("\"\"\"a\n\"b\"\"\""), "a\n\"b");
+        assert_eq!(text(r#""""a\tb""""#), "a\tb");
         assert_eq!(text(r#""a\"b\nc\u00e9""#), "a\"b\ncé");
     }
 
