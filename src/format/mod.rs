@@ -127,6 +127,13 @@ pub trait OutputFormat: Send + Sync + 'static {
         None
     }
 
+    /// Whether the format can be written under `version` (a generator for another version
+    /// does not build). `true` by default.
+    fn supports(&self, version: ProtocolVersion) -> bool {
+        let _ = version;
+        true
+    }
+
     /// Whether [`instructions`](Self::instructions) already describe the messages and the
     /// catalogs in the format's own terms, so the prompt leaves out the JSON workflow, the
     /// message schema and the catalog schemas. `false` by default.

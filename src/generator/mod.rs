@@ -319,6 +319,19 @@ impl Generator {
         format: impl OutputFormat,
     ) -> Result<RequestProcessor, NegotiationError> {
         let inner = &self.inner;
+        if !format.supports(inner.version) {
+            return Err(NegotiationError {
+                kind: NegotiationErrorKind::Format,
+                version: inner.version,
+                requested: requested(inner.version, capabilities),
+                offered: self.supported_catalog_ids_owned(),
+                detail: format!(
+                    "the {} format cannot be written under A2UI {}",
+                    format.name(),
+                    inner.version
+                ),
+            });
+        }
         let active = resolve_catalogs(
             inner.version,
             &inner.catalogs,

@@ -416,6 +416,11 @@ impl OutputFormat for Express {
     fn describes_catalogs(&self) -> bool {
         true
     }
+
+    /// Express compiles to the v0.9 and later message shapes; v0.8 is not a target.
+    fn supports(&self, version: ProtocolVersion) -> bool {
+        version != ProtocolVersion::V0_8
+    }
 }
 
 /// Buffers a response and compiles it when it ends.
@@ -459,5 +464,54 @@ impl FormatReader for Reader {
         self.format
             .read_response(&self.text, self.wrapped)
             .map_err(Failure::into_parse_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generator::{Generator, GeneratorError, NegotiationErrorKind};
+
+    #[test]
+    fn v0_8_is_not_a_target_and_says_so_before_any_request() {
+        let built = Generator::builder(ProtocolVersion::V0_8)
+            .format(Express::new())
+            .build();
+        assert!(
+            matches!(built, Err(GeneratorError::Format { .. })),
+            "{built:?}"
+        );
+        let err = Generator::v0_8()
+            .negotiate_with_format(None, Express::new())
+            .unwrap_err();
+        assert_eq!(err.kind(), NegotiationErrorKind::Format);
+    }
+
+    #[test]
+    fn an_unbound_format_says_it_needs_catalogs() {
+        let err = Express::new().compile("root = Text(\"x\")").unwrap_err();
+        assert!(err.to_string().contains("bind it first"), "{err}");
+    }
+
+    #[test]
+    fn the_proposal_dialect_and_a_default_surface_change_only_what_they_name() {
+        let catalogs = vec![Catalog::basic(ProtocolVersion::V0_9)];
+        let express = Express::bound(ProtocolVersion::V0_9, catalogs).unwrap();
+        let source = "root = Row([Text(\"a\")])";
+        let plain = express.compile(source).unwrap();
+        assert_eq!(
+            plain[1]["updateComponents"]["components"][1]["id"],
+            "root_children_0"
+        );
+        let proposal = express
+            .clone()
+            .dialect(Dialect::Proposal)
+            .default_surface("s");
+        let messages = proposal.compile(source).unwrap();
+        assert_eq!(
+            messages[1]["updateComponents"]["components"][1]["id"],
+            "_inline_1"
+        );
+        assert_eq!(messages[1]["updateComponents"]["surfaceId"], "s");
     }
 }
