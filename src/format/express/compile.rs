@@ -80,6 +80,8 @@ struct Scope<'a> {
     catalog: &'a Catalog,
     /// The catalog id the block named (`None`: the default catalog's).
     named_catalog: Option<String>,
+    /// `sendDataModel=` of the `surface(..)` line, for `createSurface`.
+    send_data_model: Option<bool>,
     statements: Vec<Statement>,
 }
 
@@ -89,6 +91,7 @@ impl<'a> Scope<'a> {
             surface_id: surface_id.to_owned(),
             catalog,
             named_catalog: named,
+            send_data_model: None,
             statements: Vec::new(),
         }
     }
@@ -158,27 +161,41 @@ impl<'t> Block<'t> {
     where
         't: 'c,
     {
-        let args = keyword_args(call, &["surfaceId", "catalogId"])?;
+        let args = keyword_args(call, &["surfaceId", "catalogId", "sendDataModel"])?;
         let id = string_arg(call, args[0], "surfaceId")?
             .ok_or_else(|| invalid(call.at, "surface(..) needs a surface id"))?;
-        let Some(catalog_id) = string_arg(call, args[1], "catalogId")? else {
-            return Ok(Scope::new(&id, default, None));
-        };
-        match self
-            .target
-            .catalogs
-            .iter()
-            .find(|c| c.answers_to(&catalog_id))
-        {
-            Some(catalog) => Ok(Scope::new(&id, catalog, Some(catalog_id))),
-            None if self.dialect() == Dialect::Proposal => {
-                Ok(Scope::new(&id, default, Some(catalog_id)))
+        let send_data_model = match args[2].map(|e| &e.kind) {
+            None => None,
+            Some(ExprKind::Bool(b)) => Some(*b),
+            Some(_) => {
+                return Err(invalid(
+                    call.at,
+                    "surface(..): sendDataModel is true or false",
+                ));
             }
-            None => Err(invalid(
-                call.at,
-                format!("catalog '{catalog_id}' is not one of the active catalogs"),
-            )),
-        }
+        };
+        let mut scope = match string_arg(call, args[1], "catalogId")? {
+            None => Scope::new(&id, default, None),
+            Some(catalog_id) => match self
+                .target
+                .catalogs
+                .iter()
+                .find(|c| c.answers_to(&catalog_id))
+            {
+                Some(catalog) => Scope::new(&id, catalog, Some(catalog_id)),
+                None if self.dialect() == Dialect::Proposal => {
+                    Scope::new(&id, default, Some(catalog_id))
+                }
+                None => {
+                    return Err(invalid(
+                        call.at,
+                        format!("catalog '{catalog_id}' is not one of the active catalogs"),
+                    ));
+                }
+            },
+        };
+        scope.send_data_model = send_data_model;
+        Ok(scope)
     }
 
     /// Compiles a scope's statements into its messages.
@@ -257,6 +274,9 @@ impl<'t> Block<'t> {
             if let Some(id) = catalog_id {
                 create.insert("catalogId".into(), json!(id));
             }
+            if let Some(send) = scope.send_data_model {
+                create.insert("sendDataModel".into(), json!(send));
+            }
             create.insert("components".into(), Value::Array(components));
             if let Some(data) = data {
                 create.insert("dataModel".into(), data);
@@ -272,6 +292,9 @@ impl<'t> Block<'t> {
                 "catalogId".into(),
                 json!(catalog_id.unwrap_or_else(|| scope.catalog.id().to_owned())),
             );
+            if let Some(send) = scope.send_data_model {
+                create.insert("sendDataModel".into(), json!(send));
+            }
             self.messages
                 .push(json!({"version": version, "createSurface": create}));
         }

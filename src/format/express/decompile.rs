@@ -17,6 +17,9 @@ use crate::a2ui::Catalog;
 pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
     let mut out = String::new();
     let mut surface: Option<String> = None;
+    // What the current `surface(..)` scope holds: a second message of the same kind for the
+    // same surface starts a scope of its own, so that it compiles to a message of its own.
+    let (mut has_components, mut has_data) = (false, false);
     for message in messages {
         let Some((kind, body)) = message
             .as_object()
@@ -31,14 +34,24 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
             .or_else(|| catalogs.first());
         match kind.as_str() {
             "createSurface" | "updateComponents" | "updateDataModel" => {
+                let again = match kind.as_str() {
+                    "updateComponents" => has_components,
+                    "updateDataModel" => has_data,
+                    _ => true,
+                };
                 if let Some(id) = surface_id {
-                    if surface.as_deref() != Some(id) || kind == "createSurface" {
+                    if surface.as_deref() != Some(id) || again {
+                        has_components = false;
+                        has_data = false;
                         out.push_str("surface(");
                         out.push_str(&string(id));
                         let default = catalogs.first().map(Catalog::id);
                         if let Some(named) = catalog_id.filter(|c| Some(*c) != default) {
                             out.push_str(", ");
                             out.push_str(&string(named));
+                        }
+                        if let Some(send) = body.get("sendDataModel").and_then(Value::as_bool) {
+                            let _ = write!(out, ", sendDataModel={send}");
                         }
                         out.push_str(")\n");
                         surface = Some(id.to_owned());
@@ -53,7 +66,9 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
                 };
                 if let Some((path, value)) = data {
                     data_model(&mut out, &path, value, catalog);
+                    has_data = true;
                 }
+                has_components |= body.get("components").is_some();
                 for component in body
                     .get("components")
                     .and_then(Value::as_array)
@@ -227,7 +242,27 @@ fn check(rule: &Value, catalog: Option<&Catalog>) -> String {
                     .filter(|p| *p != "value")
                     .collect()
             });
-        args = positional(&rest, params.as_deref(), catalog, 1);
+        let message = rule.get("message").is_some_and(Value::is_string);
+        args = match params {
+            // A message follows every parameter (`_` for those not given): the compiler
+            // reads a last string as the message only past the parameters.
+            Some(params) if message => {
+                let mut args: Vec<String> = params
+                    .iter()
+                    .map(|p| {
+                        rest.get(p.as_str())
+                            .map_or_else(|| "_".into(), |v| literal(v, catalog, 1))
+                    })
+                    .collect();
+                for (key, value) in &rest {
+                    if !params.contains(&key) {
+                        args.insert(0, format!("{key}={}", literal(value, catalog, 1)));
+                    }
+                }
+                args
+            }
+            params => positional(&rest, params.as_deref(), catalog, 1),
+        };
     }
     if let Some(message) = rule.get("message").and_then(Value::as_str) {
         args.push(string(message));
@@ -320,13 +355,19 @@ fn literal(value: &Value, catalog: Option<&Catalog>, depth: usize) -> String {
                     return format!("${path}");
                 }
             }
-            if call_name(value).is_some() && map.len() <= 2 {
+            // `returnType` restates what the catalog declares for the function: a call is
+            // written as one, and compiles back without it.
+            let plain = map
+                .keys()
+                .all(|k| matches!(k.as_str(), "call" | "@call" | "args" | "returnType"));
+            if call_name(value).is_some() && plain {
                 return call(value, catalog, depth);
             }
             if let (Some(Value::Object(event)), 1) = (map.get("event"), map.len()) {
                 if let Some(name) = event.get("name").and_then(Value::as_str) {
+                    // An empty context is written (`{}`) so that it comes back.
                     return match event.get("context") {
-                        Some(context) if context.as_object().is_some_and(|c| !c.is_empty()) => {
+                        Some(context) if context.is_object() => {
                             format!(
                                 "Event({}, {})",
                                 string(name),
