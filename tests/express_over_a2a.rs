@@ -4,7 +4,7 @@
 //! `message/send`. A block that does not compile fails a streamed task and is answered as
 //! text on `message/send`, as for Direct JSON.
 
-mod a2ui_support;
+mod support;
 
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
@@ -13,8 +13,8 @@ use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::request::Request;
 use a2ui_agent::server::A2uiServer;
-use a2ui_support::*;
 use serde_json::{Value, json};
+use support::*;
 
 /// What the model writes: text, a block creating a form with data, more text.
 const ANSWER: &str = "Here is the booking form.\n<a2ui>\nsurface(\"booking\")\n\
@@ -123,7 +123,7 @@ async fn a_stream_gets_one_working_update_at_the_end_with_every_part() {
         let server = server(version).await;
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         let answer = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(
                     json!([{"kind": "text", "text": "a table"}]),
@@ -157,7 +157,7 @@ async fn message_send_answers_with_the_same_parts() {
         let server = server(version).await;
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         let answer = server
-            .call(
+            .exchange(
                 "message/send",
                 params(
                     json!([{"kind": "text", "text": "a table"}]),
@@ -179,7 +179,7 @@ async fn a_block_that_does_not_compile_fails_a_stream_and_is_text_on_send() {
     let server = server(version).await;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let streamed = server
-        .call(
+        .exchange(
             "message/stream",
             params(
                 json!([{"kind": "text", "text": "break"}]),
@@ -198,7 +198,7 @@ async fn a_block_that_does_not_compile_fails_a_stream_and_is_text_on_send() {
         "{reason}"
     );
     let sent = server
-        .call(
+        .exchange(
             "message/send",
             params(json!([{"kind": "text", "text": "break"}]), Some(caps), None),
             &[version.extension_uri()],
