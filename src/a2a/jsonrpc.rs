@@ -56,11 +56,14 @@ pub enum ErrorCode {
     InvalidAgentResponse,
     /// -32007: no authenticated extended card is configured.
     AuthenticatedExtendedCardNotConfigured,
+    /// -32000 (implementation-defined server error): the server runs as many tasks as it
+    /// may; retry later.
+    ServerBusy,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -73,6 +76,7 @@ impl ErrorCode {
         ErrorCode::ContentTypeNotSupported,
         ErrorCode::InvalidAgentResponse,
         ErrorCode::AuthenticatedExtendedCardNotConfigured,
+        ErrorCode::ServerBusy,
     ];
 
     /// The integer sent on the wire.
@@ -98,6 +102,7 @@ impl ErrorCode {
             ErrorCode::ContentTypeNotSupported => -32005,
             ErrorCode::InvalidAgentResponse => -32006,
             ErrorCode::AuthenticatedExtendedCardNotConfigured => -32007,
+            ErrorCode::ServerBusy => -32000,
         }
     }
 

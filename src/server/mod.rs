@@ -7,6 +7,12 @@
 //!   `tasks/cancel`, `tasks/resubscribe`);
 //! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
 //!
+//! [`A2uiServer::serve`] accepts connections itself, under the connection [`Limits`]
+//! (timeouts, a connection cap, shutdown with a drain deadline). Every request also passes
+//! the gate: a JSON `Content-Type` (415 otherwise), an allowed `Host` (403), a body within
+//! its size and time budget (413, 408), the token when one is set (401), and a cap on running
+//! tasks (a "server busy" JSON-RPC error).
+//!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
 //! pieces of one reply share one `messageId`), then a final update (`final: true`, the end
@@ -19,10 +25,16 @@
 //! (WIRE.md §5) and the agent's output is streamed as text parts and one DataPart per A2UI
 //! message.
 
+mod admission;
+mod auth;
 mod card;
 mod error;
+mod gate;
+mod limits;
 mod rpc;
+mod serve;
 mod sse;
+mod throttle;
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,9 +42,12 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 
 pub use error::BuildError;
+pub use limits::Limits;
+pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
 use crate::a2a::TaskState;
 use crate::a2a::card::AgentCard;
@@ -44,6 +59,8 @@ use crate::request::adapter::A2uiAdapter;
 use crate::task::manager::TaskManager;
 use crate::task::output::ReplyOutput;
 use crate::task::{Clock, IdGenerator, InMemoryStore, SystemClock, TaskStore, UuidIds};
+use admission::Admission;
+use gate::{BodyBudget, HostPolicy};
 
 /// State shared by every handler.
 pub(crate) struct ServerState {
@@ -51,6 +68,7 @@ pub(crate) struct ServerState {
     pub(crate) tasks: Arc<TaskManager>,
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
+    pub(crate) admission: Arc<Admission>,
 }
 
 /// An A2A server for one agent. Cheap to clone.
@@ -77,6 +95,12 @@ pub(crate) struct ServerState {
 pub struct A2uiServer {
     state: Arc<ServerState>,
     body_limit: usize,
+    limits: Arc<Limits>,
+    /// `None`: any host, or loopback names only when [`A2uiServer::serve`] listens on
+    /// loopback.
+    allowed_hosts: Option<Arc<[String]>>,
+    secret: auth::Secret,
+    cors_origins: Arc<[String]>,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -84,6 +108,7 @@ impl fmt::Debug for A2uiServer {
         f.debug_struct("A2uiServer")
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -96,13 +121,39 @@ impl A2uiServer {
 
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
+    ///
+    /// The router checks `Host` only against the
+    /// [`allowed_hosts`](ServerBuilder::allowed_hosts) given; [`A2uiServer::serve`] also
+    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`].
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/", post(rpc::handle))
+        self.app(false)
+    }
+
+    /// The router; on a `loopback` listener without allowed hosts, only loopback hosts pass.
+    fn app(&self, loopback: bool) -> Router {
+        let hosts = match &self.allowed_hosts {
+            Some(names) => HostPolicy::Only(names.to_vec()),
+            None if loopback => HostPolicy::Loopback,
+            None => HostPolicy::Any,
+        };
+        let budget = BodyBudget {
+            limit: self.body_limit,
+            timeout: self.limits.body_timeout,
+        };
+        let rpc = post(rpc::handle)
+            .layer(from_fn_with_state(budget, gate::read_body))
+            .layer(from_fn_with_state(self.secret.clone(), auth::require));
+        let router = Router::new()
+            .route("/", rpc)
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card))
             .layer(DefaultBodyLimit::max(self.body_limit))
-            .with_state(self.state.clone())
+            .layer(from_fn_with_state(Arc::new(hosts), gate::check_host))
+            .with_state(self.state.clone());
+        match auth::cors(&self.cors_origins) {
+            Some(cors) => router.layer(cors),
+            None => router,
+        }
     }
 
     /// The agent card served.
@@ -127,6 +178,11 @@ pub struct ServerBuilder {
     generators: Vec<Generator>,
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
+    // Hardening: limits, hosts, auth and CORS.
+    limits: Limits,
+    allowed_hosts: Option<Vec<String>>,
+    auth_token: Option<String>,
+    cors_origins: Vec<String>,
 }
 
 impl Default for ServerBuilder {
@@ -145,6 +201,10 @@ impl Default for ServerBuilder {
             generators: Vec::new(),
             default_capabilities: None,
             emission_mode: None,
+            limits: Limits::default(),
+            allowed_hosts: None,
+            auth_token: None,
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -159,6 +219,10 @@ impl fmt::Debug for ServerBuilder {
             .field("body_limit", &self.body_limit)
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
+            .field("limits", &self.limits)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("auth", &self.auth_token.is_some())
+            .field("cors_origins", &self.cors_origins)
             .field(
                 "generators",
                 &self
@@ -213,6 +277,11 @@ impl ServerBuilder {
 
     /// Whether a client that drops a `message/stream` cancels its task (default no: it can
     /// resubscribe or poll `tasks/get`).
+    ///
+    /// The trade-off: left running, a task whose client went away still costs what the agent
+    /// spends — a real model keeps generating (and billing) tokens nobody may read. Canceled,
+    /// that is saved, but a client that lost its connection for a moment cannot pick the
+    /// reply up again with `tasks/resubscribe`.
     pub fn cancel_on_disconnect(mut self, cancel: bool) -> Self {
         self.cancel_on_disconnect = cancel;
         self
@@ -288,6 +357,36 @@ impl ServerBuilder {
         self
     }
 
+    /// The time and count [`Limits`] (default: [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The host names the server answers for (compared without port or case); a request
+    /// with another `Host` gets 403. Default: any host, except that [`A2uiServer::serve`] on
+    /// a loopback address answers only loopback names and addresses, which defeats DNS
+    /// rebinding.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requires `token` on every JSON-RPC request, as `Authorization: Bearer <token>` or
+    /// `X-API-Key: <token>` (401 otherwise); the card declares both schemes and stays
+    /// public. Default: no authentication.
+    pub fn auth_token(mut self, token: impl Into<String>) -> Self {
+        self.auth_token = Some(token.into());
+        self
+    }
+
+    /// The browser origins (`https://app.example`, or `*`) allowed to call the agent across
+    /// origins; preflights are answered for them. Default: none, no CORS headers.
+    pub fn cors_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.cors_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -313,6 +412,9 @@ impl ServerBuilder {
             .map(|e| e.uri.clone())
             .collect();
         card::advertise_a2ui(&mut card, &self.generators);
+        if self.auth_token.is_some() {
+            auth::declare(&mut card);
+        }
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
@@ -335,8 +437,13 @@ impl ServerBuilder {
                 tasks: Arc::new(tasks),
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
+                admission: Arc::new(Admission::new(&self.limits)),
             }),
             body_limit: self.body_limit,
+            limits: Arc::new(self.limits),
+            allowed_hosts: self.allowed_hosts.map(Into::into),
+            secret: self.auth_token.map(Into::into),
+            cors_origins: self.cors_origins.into(),
         })
     }
 }

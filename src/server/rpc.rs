@@ -2,16 +2,17 @@
 //!
 //! Reads the envelope, dispatches by method, and answers every outcome — success or error —
 //! with HTTP 200 and a JSON-RPC response (or an SSE stream for the streaming methods). The
-//! only non-200 answers come before an envelope exists: 413 for a body over the limit and
-//! 405 for another HTTP method, both from axum.
+//! only non-200 answers come before an envelope exists, from the gate in front of it (415,
+//! 403, 413, 408, 401; see [`super::gate`]) and 405 for another HTTP method, from axum.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde_json::Value;
 
 use super::ServerState;
@@ -39,9 +40,11 @@ impl IntoResponse for RpcResponse {
 /// Handles one JSON-RPC request.
 pub(crate) async fn handle(
     State(state): State<Arc<ServerState>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let peer = peer.map(|Extension(ConnectInfo(peer))| peer);
     let request = match jsonrpc::decode_request(&body) {
         Ok(request) => request,
         Err((id, error)) => {
@@ -56,7 +59,11 @@ pub(crate) async fn handle(
     let jsonrpc::Request { id, method, params } = request;
     tracing::debug!(%method, "json-rpc request");
     let streaming = matches!(method.as_str(), "message/stream" | "tasks/resubscribe");
-    match dispatch(&state, &headers, &id, &method, params).await {
+    let caller = Caller {
+        headers: &headers,
+        peer,
+    };
+    match dispatch(&state, &caller, &id, &method, params).await {
         Ok(Answer::Json(result)) => RpcResponse {
             id,
             outcome: Ok(result),
@@ -86,6 +93,12 @@ pub(crate) async fn handle(
     }
 }
 
+/// Who sent a request: its headers and, when known, the peer address.
+struct Caller<'a> {
+    headers: &'a HeaderMap,
+    peer: Option<SocketAddr>,
+}
+
 enum Answer {
     Json(Value),
     Echoed(Answered),
@@ -94,7 +107,7 @@ enum Answer {
 
 async fn dispatch(
     state: &ServerState,
-    headers: &HeaderMap,
+    caller: &Caller<'_>,
     id: &Id,
     method: &str,
     params: Option<Value>,
@@ -102,10 +115,10 @@ async fn dispatch(
     let params = params.as_ref();
     match method {
         "message/send" => {
-            let answered = message_send(state, headers, params).await?;
+            let answered = message_send(state, caller, params).await?;
             Ok(Answer::Echoed(answered))
         }
-        "message/stream" => message_stream(state, headers, id, params)
+        "message/stream" => message_stream(state, caller, id, params)
             .await
             .map(Answer::Stream),
         "tasks/get" => {
@@ -154,16 +167,18 @@ async fn dispatch(
 
 async fn message_send(
     state: &ServerState,
-    headers: &HeaderMap,
+    caller: &Caller<'_>,
     params: Option<&Value>,
 ) -> Result<Answered, ApiError> {
     let params = decode_send(state, params)?;
     let blocking = params.configuration.blocking.unwrap_or(true);
     let history_length = params.configuration.history_length;
+    let permit = state.admission.admit(caller.headers, caller.peer)?;
     let started = state
         .tasks
-        .start(params, requested_extensions(headers), false)
+        .start(params, requested_extensions(caller.headers), false)
         .await?;
+    permit.release_when_done(started.running.clone());
     let activated = started.activated.clone();
     let task = if blocking {
         let done = started.running.wait_done().await;
@@ -187,16 +202,18 @@ async fn message_send(
 
 async fn message_stream(
     state: &ServerState,
-    headers: &HeaderMap,
+    caller: &Caller<'_>,
     id: &Id,
     params: Option<&Value>,
 ) -> Result<Response, ApiError> {
     let params = decode_send(state, params)?;
     let history_length = params.configuration.history_length;
+    let permit = state.admission.admit(caller.headers, caller.peer)?;
     let started = state
         .tasks
-        .start(params, requested_extensions(headers), true)
+        .start(params, requested_extensions(caller.headers), true)
         .await?;
+    permit.release_when_done(started.running.clone());
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));

@@ -11,7 +11,9 @@ use std::time::Duration;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::generator::Generator;
-use a2ui_agent::server::A2uiServer;
+use a2ui_agent::server::{self, A2uiServer};
+
+use crate::hardening::Hardening;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +30,8 @@ pub struct Args {
     /// The longest pause before a streamed chunk, in milliseconds.
     #[arg(long, default_value_t = 30)]
     max_delay_ms: u64,
+    #[command(flatten)]
+    hardening: Hardening,
 }
 
 /// Runs `a2ui-agent serve`.
@@ -67,7 +71,8 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
         ..DemoConfig::default()
     };
-    let server = A2uiServer::builder()
+    let backlog = args.hardening.backlog();
+    let builder = A2uiServer::builder()
         .card(
             AgentCard::builder("a2ui-agent demo: restaurant finder")
                 .description(
@@ -83,15 +88,16 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
-        .agent(RestaurantFinder::new(config))
-        .build()?;
+        .agent(RestaurantFinder::new(config));
+    let server = args.hardening.apply(builder)?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
-    let listener = tokio::net::TcpListener::bind(address).await?;
+    let listener = server::bind(address, backlog)?;
     let local = listener.local_addr()?;
     tracing::info!(address = %local, "serving the demo agent: card at http://{local}/.well-known/agent-card.json");
-    axum::serve(listener, server.router())
+    server
+        .serve(listener)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(())
