@@ -98,9 +98,9 @@ async fn sigterm_with_a_half_open_connection_exits_within_the_deadline_failing_t
         .unwrap();
     let last: Value = body
         .lines()
+        .rev()
         .filter_map(|line| line.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str(data).ok())
-        .last()
+        .find_map(|data| serde_json::from_str(data).ok())
         .expect("no event");
     assert_eq!(last["result"]["final"], true, "{last}");
     assert_eq!(last["result"]["status"]["state"], "failed", "{last}");
