@@ -87,7 +87,8 @@ pub(crate) struct ServerState {
 ///     .agent(|request: Request| async move { Ok::<_, AgentError>(Reply::text(request.text())) })
 ///     .build()?;
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-/// axum::serve(listener, server.router()).await?;
+/// // Or mount `server.router()` in a larger axum app.
+/// server.serve(listener).await?;
 /// # Ok(())
 /// # }
 /// ```
