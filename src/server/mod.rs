@@ -66,6 +66,7 @@ use gate::{BodyBudget, HostPolicy};
 pub(crate) struct ServerState {
     pub(crate) card: AgentCard,
     pub(crate) tasks: Arc<TaskManager>,
+    pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
     pub(crate) admission: Arc<Admission>,
@@ -429,13 +430,13 @@ impl ServerBuilder {
                 emission_mode: self.emission_mode,
             }),
             self.final_state,
-            a2ui,
         )
         .with_max_history(self.max_history);
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
                 tasks: Arc::new(tasks),
+                a2ui,
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
                 admission: Arc::new(Admission::new(&self.limits)),

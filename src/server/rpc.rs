@@ -18,8 +18,9 @@ use serde_json::Value;
 use super::ServerState;
 use super::error::ApiError;
 use super::sse::{self, CancelOnDrop};
+use crate::a2a::SendRequest;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
-use crate::a2a::v0_3::{self, MessageSendParams, encode_task};
+use crate::a2a::v0_3::{self, encode_task};
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
@@ -129,13 +130,13 @@ async fn dispatch(
             )))
         }
         "tasks/cancel" => {
-            let query = v0_3::decode_id_params(params)?;
-            let task = state.tasks.cancel(&query.id).await?;
+            let task_id = v0_3::decode_id_params(params)?;
+            let task = state.tasks.cancel(&task_id).await?;
             Ok(Answer::Json(encode_task(&task)))
         }
         "tasks/resubscribe" => {
-            let query = v0_3::decode_id_params(params)?;
-            let subscription = state.tasks.subscribe(&query.id).await?;
+            let task_id = v0_3::decode_id_params(params)?;
+            let subscription = state.tasks.subscribe(&task_id).await?;
             Ok(Answer::Stream(sse::task_stream(
                 id.clone(),
                 subscription.snapshot,
@@ -171,13 +172,11 @@ async fn message_send(
     params: Option<&Value>,
 ) -> Result<Answered, ApiError> {
     let params = decode_send(state, params)?;
-    let blocking = params.configuration.blocking.unwrap_or(true);
+    let blocking = params.configuration.blocking;
     let history_length = params.configuration.history_length;
     let permit = state.admission.admit(caller.headers, caller.peer)?;
-    let started = state
-        .tasks
-        .start(params, requested_extensions(caller.headers), false)
-        .await?;
+    let prepared = state.a2ui.prepare(params, requested_extensions(caller.headers));
+    let started = state.tasks.start(prepared, false).await?;
     permit.release_when_done(started.running.clone());
     let activated = started.activated.clone();
     let task = if blocking {
@@ -209,10 +208,8 @@ async fn message_stream(
     let params = decode_send(state, params)?;
     let history_length = params.configuration.history_length;
     let permit = state.admission.admit(caller.headers, caller.peer)?;
-    let started = state
-        .tasks
-        .start(params, requested_extensions(caller.headers), true)
-        .await?;
+    let prepared = state.a2ui.prepare(params, requested_extensions(caller.headers));
+    let started = state.tasks.start(prepared, true).await?;
     permit.release_when_done(started.running.clone());
     let guard = state
         .cancel_on_disconnect
@@ -248,7 +245,7 @@ fn with_extensions_header(mut response: Response, activated: &[String]) -> Respo
 }
 
 /// Decodes send params and checks the client accepts what the agent produces.
-fn decode_send(state: &ServerState, params: Option<&Value>) -> Result<MessageSendParams, ApiError> {
+fn decode_send(state: &ServerState, params: Option<&Value>) -> Result<SendRequest, ApiError> {
     let params = v0_3::decode_send_params(params)?;
     if params.configuration.push_notification_config.is_some() {
         return Err(RpcError::new(
