@@ -175,7 +175,9 @@ async fn message_send(
     let blocking = params.configuration.blocking;
     let history_length = params.configuration.history_length;
     let permit = state.admission.admit(caller.headers, caller.peer)?;
-    let prepared = state.a2ui.prepare(params, requested_extensions(caller.headers));
+    let prepared = state
+        .a2ui
+        .prepare(params, requested_extensions(caller.headers));
     let started = state.tasks.start(prepared, false).await?;
     permit.release_when_done(started.running.clone());
     let activated = started.activated.clone();
@@ -208,7 +210,9 @@ async fn message_stream(
     let params = decode_send(state, params)?;
     let history_length = params.configuration.history_length;
     let permit = state.admission.admit(caller.headers, caller.peer)?;
-    let prepared = state.a2ui.prepare(params, requested_extensions(caller.headers));
+    let prepared = state
+        .a2ui
+        .prepare(params, requested_extensions(caller.headers));
     let started = state.tasks.start(prepared, true).await?;
     permit.release_when_done(started.running.clone());
     let guard = state
