@@ -145,7 +145,12 @@ fn status_of(response: &[u8]) -> String {
 
 #[tokio::test]
 async fn half_sent_headers_silent_sockets_and_trickled_bodies_are_closed() {
-    let served = Served::start(ok_agent().limits(short_limits()).build().unwrap()).await;
+    // The idle timeout is long: the header and body timeouts must close these sockets.
+    let limits = Limits {
+        idle_timeout: Duration::from_secs(3600),
+        ..short_limits()
+    };
+    let served = Served::start(ok_agent().limits(limits).build().unwrap()).await;
 
     let mut half_header = served.raw().await;
     half_header

@@ -28,7 +28,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// How long a client may take to send a request's headers, counted from when the server
-    /// starts waiting for them; then the connection is closed (default 10 s).
+    /// starts waiting for them (a new connection's first request included); then the
+    /// connection is closed (default 10 s).
     pub header_read_timeout: Duration,
     /// How long a client may take to send a whole request body; then it gets 408 and the
     /// connection is closed (default 30 s).
@@ -38,7 +39,7 @@ pub struct Limits {
     /// comments keep it open as long as the task runs. On HTTP/1.1 the wait for the next
     /// request on a kept-alive connection is also bounded by `header_read_timeout` (hyper
     /// times the next headers from the end of the last response); this limit covers the
-    /// rest: HTTP/2 connections, and connections that never send a byte.
+    /// rest, HTTP/2 connections for instance.
     pub idle_timeout: Duration,
     /// The most connections open at once (default 512). At the cap the server stops
     /// accepting (new connections wait in the listen backlog) and logs a warning.

@@ -191,7 +191,10 @@ async fn run(
             router.clone(),
             stream,
             peer,
-            limits.idle_timeout,
+            Idle {
+                first: limits.header_read_timeout.min(limits.idle_timeout),
+                later: limits.idle_timeout,
+            },
             stopping.clone(),
             slot,
         ));
@@ -275,7 +278,7 @@ async fn connection(
     router: Router,
     stream: TcpStream,
     peer: SocketAddr,
-    idle_timeout: Duration,
+    idle: Idle,
     mut stopping: watch::Receiver<bool>,
     _slot: OwnedSemaphorePermit,
 ) {
@@ -314,7 +317,7 @@ async fn connection(
                 closing = true;
                 connection.as_mut().graceful_shutdown();
             }
-            () = activity.idle_for(idle_timeout), if !closing => {
+            () = activity.idle_for(idle), if !closing => {
                 tracing::debug!(%peer, "closing an idle connection");
                 closing = true;
                 drop_at = Some(Instant::now() + IDLE_GRACE);
@@ -338,43 +341,65 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-/// How many requests of a connection are in flight, and since when that count last changed.
+/// How long a connection may wait with nothing in flight: for its first request (a client
+/// that connects and sends nothing is as slow as one sending half a header), and later.
+#[derive(Debug, Clone, Copy)]
+struct Idle {
+    first: Duration,
+    later: Duration,
+}
+
+/// A connection's requests: how many are in flight, since when that count last changed,
+/// and whether any has come yet.
 #[derive(Clone)]
-struct Activity(Arc<watch::Sender<(usize, Instant)>>);
+struct Activity(Arc<watch::Sender<Requests>>);
+
+#[derive(Clone, Copy)]
+struct Requests {
+    in_flight: usize,
+    since: Instant,
+    any: bool,
+}
 
 /// A request in flight; leaving it (drop) marks the connection active now.
 struct InFlight(Activity);
 
 impl Activity {
     fn new() -> Self {
-        Self(Arc::new(watch::Sender::new((0, Instant::now()))))
+        Self(Arc::new(watch::Sender::new(Requests {
+            in_flight: 0,
+            since: Instant::now(),
+            any: false,
+        })))
     }
 
     fn enter(&self) -> InFlight {
-        self.0.send_modify(|(count, since)| {
-            *count += 1;
-            *since = Instant::now();
+        self.0.send_modify(|requests| {
+            requests.in_flight += 1;
+            requests.since = Instant::now();
+            requests.any = true;
         });
         InFlight(self.clone())
     }
 
     fn in_flight(&self) -> usize {
-        self.0.borrow().0
+        self.0.borrow().in_flight
     }
 
-    /// Resolves once no request has been in flight for `timeout`.
-    async fn idle_for(&self, timeout: Duration) {
+    /// Resolves once no request has been in flight for the `idle` time that applies.
+    async fn idle_for(&self, idle: Idle) {
         let mut changes = self.0.subscribe();
         loop {
-            let (count, since) = *changes.borrow_and_update();
-            if count > 0 {
+            let requests = *changes.borrow_and_update();
+            if requests.in_flight > 0 {
                 if changes.changed().await.is_err() {
                     return;
                 }
                 continue;
             }
+            let timeout = if requests.any { idle.later } else { idle.first };
             tokio::select! {
-                () = tokio::time::sleep_until(since + timeout) => return,
+                () = tokio::time::sleep_until(requests.since + timeout) => return,
                 changed = changes.changed() => if changed.is_err() { return },
             }
         }
@@ -383,9 +408,9 @@ impl Activity {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.0.send_modify(|(count, since)| {
-            *count = count.saturating_sub(1);
-            *since = Instant::now();
+        self.0.0.send_modify(|requests| {
+            requests.in_flight = requests.in_flight.saturating_sub(1);
+            requests.since = Instant::now();
         });
     }
 }
