@@ -221,37 +221,83 @@ async fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
     );
 }
 
+fn get_card(url: &str) -> tokio::task::JoinHandle<reqwest::Result<u16>> {
+    let card = format!("{url}.well-known/agent-card.json");
+    tokio::spawn(async move {
+        let response = reqwest::Client::new().get(card).send().await?;
+        Ok(response.status().as_u16())
+    })
+}
+
 #[tokio::test]
-async fn at_the_connection_cap_new_clients_wait_until_a_connection_closes() {
+async fn at_the_connection_cap_an_idle_connection_gives_way_to_a_new_client() {
+    // Long timeouts: only the cap can close the silent sockets.
+    let limits = Limits {
+        max_connections: 2,
+        header_read_timeout: Duration::from_secs(3600),
+        idle_timeout: Duration::from_secs(3600),
+        ..Limits::default()
+    };
+    let served = Served::start(ok_agent().limits(limits).build().unwrap()).await;
+    let mut first = served.raw().await;
+    let mut second = served.raw().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let status = tokio::time::timeout(WITHIN, get_card(&served.url))
+        .await
+        .expect("a new client was kept out by idle sockets")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status, 200);
+    let mut byte = [0u8; 1];
+    let closed = |read: Result<std::io::Result<usize>, _>| matches!(read, Ok(Ok(0) | Err(_)));
+    let first_closed =
+        closed(tokio::time::timeout(Duration::from_millis(100), first.read(&mut byte)).await);
+    let second_closed =
+        closed(tokio::time::timeout(Duration::from_millis(100), second.read(&mut byte)).await);
+    assert!(
+        first_closed && !second_closed,
+        "the longest-idle socket (the first) should have made room, and only it"
+    );
+}
+
+#[tokio::test]
+async fn at_the_connection_cap_with_every_connection_busy_new_clients_wait() {
     let limits = Limits {
         max_connections: 2,
         ..Limits::default()
     };
-    let served = Served::start(ok_agent().limits(limits).build().unwrap()).await;
-    let first = served.raw().await;
-    let second = served.raw().await;
-    // Let the server accept both.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let served = Served::start(endless_agent().limits(limits).build().unwrap()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/stream",
+                      "params": text_message("hi")})
+    .to_string();
+    let mut streams = Vec::new();
+    for _ in 0..2 {
+        let response = reqwest::Client::new()
+            .post(&served.url)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let mut reader = SseReader::new(response);
+        reader.next_event().await.unwrap();
+        streams.push(reader);
+    }
 
-    let card = format!("{}.well-known/agent-card.json", served.url);
-    let waiting = tokio::spawn({
-        let client = reqwest::Client::new();
-        async move { client.get(card).send().await.map(|r| r.status().as_u16()) }
-    });
+    let waiting = get_card(&served.url);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         !waiting.is_finished(),
-        "a third connection was served over the cap"
+        "a connection carrying a stream was closed to make room"
     );
-
-    drop(first);
+    drop(streams.pop());
     let status = tokio::time::timeout(WITHIN, waiting)
         .await
         .expect("the waiting client was not served after a connection closed")
         .unwrap()
         .unwrap();
     assert_eq!(status, 200);
-    drop(second);
 }
 
 // --- Shutdown with a deadline -------------------------------------------------------------

@@ -41,8 +41,9 @@ pub struct Limits {
     /// times the next headers from the end of the last response); this limit covers the
     /// rest, HTTP/2 connections for instance.
     pub idle_timeout: Duration,
-    /// The most connections open at once (default 512). At the cap the server stops
-    /// accepting (new connections wait in the listen backlog) and logs a warning.
+    /// The most connections open at once (default 512). At the cap a new connection makes
+    /// the longest-idle one (nothing in flight) close; when every one is busy, new ones wait
+    /// in the listen backlog. Either way a warning is logged, at most once per second.
     pub max_connections: usize,
     /// On shutdown, how long running streams and requests may go on before their tasks are
     /// ended `failed` and the remaining connections closed (default 30 s).

@@ -28,6 +28,7 @@
 mod admission;
 mod auth;
 mod card;
+mod connections;
 mod error;
 mod gate;
 mod limits;

@@ -25,14 +25,13 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
 use super::A2uiServer;
-use super::limits::Limits;
-use super::throttle::Throttle;
+use super::connections::{Idle, Slot, Slots};
 
 /// What a task still running at the drain deadline ends with.
 pub(crate) const STOPPING: &str = "The server is stopping; the task was ended before it finished.";
@@ -165,16 +164,11 @@ async fn run(
         .header_read_timeout(limits.header_read_timeout);
     builder.http2().timer(TokioTimer::new());
     let builder = Arc::new(builder);
-    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let at_cap = Throttle::per_second();
+    let slots = Arc::new(Slots::new(limits.max_connections));
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
     tokio::pin!(signal);
     loop {
-        let slot = tokio::select! {
-            () = &mut signal => break,
-            slot = take_slot(&slots, &limits, &at_cap) => slot,
-        };
         let (stream, peer) = tokio::select! {
             () = &mut signal => break,
             accepted = listener.accept() => match accepted {
@@ -184,6 +178,12 @@ async fn run(
                     continue;
                 }
             },
+        };
+        // At the cap, the connection just accepted waits for a slot (and the ones after it
+        // in the backlog); only a connection actually waiting makes an idle one give way.
+        let vacancy = tokio::select! {
+            () = &mut signal => break,
+            vacancy = slots.take() => vacancy,
         };
         while connections.try_join_next().is_some() {}
         connections.spawn(connection(
@@ -196,7 +196,7 @@ async fn run(
                 later: limits.idle_timeout,
             },
             stopping.clone(),
-            slot,
+            slots.occupy(vacancy),
         ));
     }
     drop(listener);
@@ -233,28 +233,6 @@ async fn run(
     Ok(())
 }
 
-/// A connection slot: at once if one is free, else after one frees (logged, throttled).
-async fn take_slot(
-    slots: &Arc<Semaphore>,
-    limits: &Limits,
-    at_cap: &Throttle,
-) -> OwnedSemaphorePermit {
-    if let Ok(slot) = slots.clone().try_acquire_owned() {
-        return slot;
-    }
-    if at_cap.allow() {
-        tracing::warn!(
-            max_connections = limits.max_connections,
-            "connection cap reached: new connections wait in the listen backlog until one closes"
-        );
-    }
-    match slots.clone().acquire_owned().await {
-        Ok(slot) => slot,
-        // The semaphore is never closed.
-        Err(_) => std::future::pending().await,
-    }
-}
-
 /// Logs an accept error; pauses when it is about resources (out of file descriptors), so the
 /// loop does not spin while none frees.
 async fn accept_failed(error: &io::Error) {
@@ -280,9 +258,10 @@ async fn connection(
     peer: SocketAddr,
     idle: Idle,
     mut stopping: watch::Receiver<bool>,
-    _slot: OwnedSemaphorePermit,
+    slot: Slot,
 ) {
-    let activity = Activity::new();
+    let activity = slot.activity().clone();
+    let evicted = slot.evicted().clone();
     let service = {
         let activity = activity.clone();
         hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
@@ -315,6 +294,15 @@ async fn connection(
             }
             _ = stopping.wait_for(|stop| *stop), if !closing => {
                 closing = true;
+                // Ends after the request in flight; with none, at once (a half-sent request
+                // would otherwise hold it until the header timeout).
+                drop_at = Some(Instant::now());
+                connection.as_mut().graceful_shutdown();
+            }
+            () = evicted.notified(), if !closing => {
+                tracing::debug!(%peer, "closing an idle connection to make room for a new one");
+                closing = true;
+                drop_at = Some(Instant::now() + IDLE_GRACE);
                 connection.as_mut().graceful_shutdown();
             }
             () = activity.idle_for(idle), if !closing => {
@@ -325,7 +313,7 @@ async fn connection(
             }
             () = sleep_until(drop_at) => {
                 if activity.in_flight() == 0 {
-                    tracing::debug!(%peer, "dropping an idle connection that did not close");
+                    tracing::debug!(%peer, "dropping a connection with nothing in flight");
                     return;
                 }
                 drop_at = None;
@@ -338,79 +326,5 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
-    }
-}
-
-/// How long a connection may wait with nothing in flight: for its first request (a client
-/// that connects and sends nothing is as slow as one sending half a header), and later.
-#[derive(Debug, Clone, Copy)]
-struct Idle {
-    first: Duration,
-    later: Duration,
-}
-
-/// A connection's requests: how many are in flight, since when that count last changed,
-/// and whether any has come yet.
-#[derive(Clone)]
-struct Activity(Arc<watch::Sender<Requests>>);
-
-#[derive(Clone, Copy)]
-struct Requests {
-    in_flight: usize,
-    since: Instant,
-    any: bool,
-}
-
-/// A request in flight; leaving it (drop) marks the connection active now.
-struct InFlight(Activity);
-
-impl Activity {
-    fn new() -> Self {
-        Self(Arc::new(watch::Sender::new(Requests {
-            in_flight: 0,
-            since: Instant::now(),
-            any: false,
-        })))
-    }
-
-    fn enter(&self) -> InFlight {
-        self.0.send_modify(|requests| {
-            requests.in_flight += 1;
-            requests.since = Instant::now();
-            requests.any = true;
-        });
-        InFlight(self.clone())
-    }
-
-    fn in_flight(&self) -> usize {
-        self.0.borrow().in_flight
-    }
-
-    /// Resolves once no request has been in flight for the `idle` time that applies.
-    async fn idle_for(&self, idle: Idle) {
-        let mut changes = self.0.subscribe();
-        loop {
-            let requests = *changes.borrow_and_update();
-            if requests.in_flight > 0 {
-                if changes.changed().await.is_err() {
-                    return;
-                }
-                continue;
-            }
-            let timeout = if requests.any { idle.later } else { idle.first };
-            tokio::select! {
-                () = tokio::time::sleep_until(requests.since + timeout) => return,
-                changed = changes.changed() => if changed.is_err() { return },
-            }
-        }
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.0.send_modify(|requests| {
-            requests.in_flight = requests.in_flight.saturating_sub(1);
-            requests.since = Instant::now();
-        });
     }
 }
