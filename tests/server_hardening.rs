@@ -5,23 +5,69 @@
 //! Bounds on waiting (`within`) are generous liveness limits, many times the configured
 //! timeouts, so a loaded machine does not fail them; they fail only when nothing happens.
 
-mod server_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::a2a::card::AgentCard;
+use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::server::{A2uiServer, Limits, ServerBuilder};
+use futures::StreamExt;
 use serde_json::{Value, json};
-use server_support::{SseReader, builder, text_message};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
 /// How long anything that should happen may take before the test calls it a hang.
 const WITHIN: Duration = Duration::from_secs(10);
+
+/// A builder with a card and `agent`, ready for options.
+fn builder(agent: impl Agent) -> ServerBuilder {
+    A2uiServer::builder()
+        .card(AgentCard::builder("Hardened").build())
+        .agent(agent)
+}
+
+/// Params of `message/send` for a user message holding `text`.
+fn text_message(text: &str) -> Value {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    json!({"message": {"kind": "message", "role": "user", "messageId": format!("m-{id}"),
+        "parts": [{"kind": "text", "text": text}]}})
+}
+
+/// Reads the `data:` events of an SSE response one by one.
+struct SseReader {
+    body: futures::stream::BoxStream<'static, reqwest::Result<axum::body::Bytes>>,
+    buffer: String,
+}
+
+impl SseReader {
+    fn new(response: reqwest::Response) -> Self {
+        Self {
+            body: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event, or `None` when the response ends (or breaks).
+    async fn next_event(&mut self) -> Option<Value> {
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                if let Some(data) = block.lines().find_map(|line| line.strip_prefix("data: ")) {
+                    return Some(serde_json::from_str(data).unwrap());
+                }
+            }
+            let chunk = tokio::time::timeout(WITHIN, self.body.next())
+                .await
+                .expect("no event within the bound")?
+                .ok()?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+}
 
 /// A server run by `A2uiServer::serve` on 127.0.0.1, and the means to stop it.
 struct Served {

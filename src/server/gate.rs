@@ -17,7 +17,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
@@ -118,12 +118,19 @@ pub(crate) struct BodyBudget {
     pub(crate) timeout: Duration,
 }
 
-/// Checks a POST's `Content-Type` (415) and reads its body within the budget (413, 408).
+/// Checks the `Content-Type` of a request that carries a body (POST, PUT, PATCH: 415) and
+/// reads the body within the budget (413, 408). Other methods pass untouched.
 pub(crate) async fn read_body(
     State(budget): State<BodyBudget>,
     request: Request,
     next: Next,
 ) -> Response {
+    if !matches!(
+        *request.method(),
+        Method::POST | Method::PUT | Method::PATCH
+    ) {
+        return next.run(request).await;
+    }
     if !is_json(request.headers()) {
         return refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

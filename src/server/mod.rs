@@ -143,13 +143,16 @@ impl A2uiServer {
             limit: self.body_limit,
             timeout: self.limits.body_timeout,
         };
-        let rpc = post(rpc::handle)
+        // The agent's API: every route here needs the token and reads its body through the
+        // gate. The card stays public.
+        let api = Router::new()
+            .route("/", post(rpc::handle))
             .layer(from_fn_with_state(budget, gate::read_body))
             .layer(from_fn_with_state(self.secret.clone(), auth::require));
         let router = Router::new()
-            .route("/", rpc)
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card))
+            .merge(api)
             .layer(DefaultBodyLimit::max(self.body_limit))
             .layer(from_fn_with_state(Arc::new(hosts), gate::check_host))
             .with_state(self.state.clone());
