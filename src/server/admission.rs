@@ -37,7 +37,8 @@ struct Counts {
 #[derive(Debug)]
 pub(crate) struct Permit {
     admission: Arc<Admission>,
-    client: String,
+    /// The client it counts against; `None` when the client is unknown.
+    client: Option<String>,
 }
 
 impl Admission {
@@ -66,7 +67,10 @@ impl Admission {
     ) -> Result<Permit, RpcError> {
         let client = self.client_key(headers, peer);
         let mut counts = self.counts();
-        let of_client = counts.per_client.get(&client).copied().unwrap_or(0);
+        let of_client = client
+            .as_ref()
+            .and_then(|client| counts.per_client.get(client).copied())
+            .unwrap_or(0);
         let refusal = if counts.total >= self.max {
             Some(format!(
                 "Server busy: {} tasks are running, the most it runs at once; retry later",
@@ -84,20 +88,24 @@ impl Admission {
         if let Some(message) = refusal {
             drop(counts);
             if self.busy_log.allow() {
-                tracing::warn!(%client, %message, "refusing new tasks: overloaded");
+                let client = client.as_deref().unwrap_or("unknown");
+                tracing::warn!(client, %message, "refusing new tasks: overloaded");
             }
             return Err(RpcError::new(ErrorCode::ServerBusy, message));
         }
         counts.total += 1;
-        *counts.per_client.entry(client.clone()).or_insert(0) += 1;
+        if let Some(client) = &client {
+            *counts.per_client.entry(client.clone()).or_insert(0) += 1;
+        }
         Ok(Permit {
             admission: self.clone(),
             client,
         })
     }
 
-    /// The configured header's value, else the peer's IP address, else one shared key.
-    fn client_key(&self, headers: &HeaderMap, peer: Option<SocketAddr>) -> String {
+    /// The configured header's value, else the peer's IP address; `None` when neither is
+    /// known (a router served without connect info): then only the overall cap applies.
+    fn client_key(&self, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<String> {
         let from_header: Option<String> = self
             .key_header
             .as_deref()
@@ -107,9 +115,7 @@ impl Admission {
             .map(|value| value.split(',').next().unwrap_or("").trim())
             .filter(|value| !value.is_empty())
             .map(|value| value.chars().take(128).collect());
-        from_header
-            .or_else(|| peer.map(|peer| peer.ip().to_string()))
-            .unwrap_or_default()
+        from_header.or_else(|| peer.map(|peer| peer.ip().to_string()))
     }
 }
 
@@ -127,10 +133,13 @@ impl Drop for Permit {
     fn drop(&mut self) {
         let mut counts = self.admission.counts();
         counts.total = counts.total.saturating_sub(1);
-        if let Some(count) = counts.per_client.get_mut(&self.client) {
+        let Some(client) = &self.client else {
+            return;
+        };
+        if let Some(count) = counts.per_client.get_mut(client) {
             *count -= 1;
             if *count == 0 {
-                counts.per_client.remove(&self.client);
+                counts.per_client.remove(client);
             }
         }
     }
@@ -171,6 +180,16 @@ mod tests {
         let _b1 = admission.admit(&from("b"), none).unwrap();
         drop(a2);
         admission.admit(&from("a"), none).unwrap();
+    }
+
+    #[test]
+    fn an_unknown_client_counts_only_against_the_total() {
+        let admission = admission(3, 1);
+        let unknown = HeaderMap::new();
+        let _permits: Vec<Permit> = (0..3)
+            .map(|_| admission.admit(&unknown, None).unwrap())
+            .collect();
+        assert!(admission.admit(&unknown, None).is_err());
     }
 
     #[test]

@@ -145,7 +145,8 @@ pub(crate) async fn read_body(
         .and_then(|length| length.to_str().ok())
         .and_then(|length| length.parse::<u64>().ok());
     let too_large = format!("the body is over the limit of {} bytes", budget.limit);
-    if declared.is_some_and(|length| length > (budget.limit + DRAIN_BOUND) as u64) {
+    let drainable = budget.limit.saturating_add(DRAIN_BOUND) as u64;
+    if declared.is_some_and(|length| length > drainable) {
         return refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large, true);
     }
     match tokio::time::timeout(budget.timeout, collect(body, budget.limit)).await {
@@ -192,7 +193,7 @@ async fn collect(mut body: Body, limit: usize) -> Result<Collected, Unreadable> 
         let Ok(data) = frame.map_err(|_| Unreadable)?.into_data() else {
             continue;
         };
-        if !over && kept.len() + data.len() <= limit {
+        if !over && kept.len().saturating_add(data.len()) <= limit {
             kept.extend_from_slice(&data);
             continue;
         }

@@ -55,7 +55,8 @@ pub struct Limits {
     pub max_running_tasks_per_client: usize,
     /// The request header naming the client for `max_running_tasks_per_client` (for
     /// instance `X-Forwarded-For` behind a proxy); `None` (the default) keys clients by
-    /// their peer IP address.
+    /// their peer IP address. A request with neither (the router served without connect
+    /// info) counts only against `max_running_tasks`.
     pub client_key_header: Option<String>,
 }
 
