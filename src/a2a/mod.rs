@@ -2,7 +2,7 @@
 //!
 //! One set of plain data types that the rest of the crate speaks: messages, parts, tasks and
 //! stream events. They carry no wire details (no `kind` tags, no camelCase); the wire
-//! representation of each protocol version lives in its own module ([`v0_3`]) with
+//! representation of each protocol version lives in its own module ([`v0_3`], [`v1_0`]) with
 //! its conversions, so a protocol version adds a module instead of reshaping the model.
 //! Nothing here knows about A2UI or HTTP.
 
@@ -10,6 +10,7 @@ pub mod card;
 pub mod jsonrpc;
 mod params;
 pub mod v0_3;
+pub mod v1_0;
 
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
 

@@ -9,17 +9,24 @@ use super::Request;
 use super::adapter::{A2uiAdapter, A2uiOutcome, Adapted, Refusal};
 use crate::a2a::{Message, Metadata, SendRequest};
 
-/// A send, with its A2UI decided.
+/// A send, with its A2UI decided: the message, which the task layer files, and the rest.
 #[derive(Debug)]
 pub(crate) struct Prepared {
     /// The user's message, as sent.
     pub(crate) message: Message,
+    /// Everything else the agent's request is built from.
+    pub(crate) decided: Decided,
+}
+
+/// What the request step decided, beside the message.
+#[derive(Debug)]
+pub(crate) struct Decided {
     /// The request's metadata, beside the message.
-    pub(crate) metadata: Option<Metadata>,
+    metadata: Option<Metadata>,
     /// The extension URIs asked for: the headers', then the message's, once each.
-    pub(crate) requested_extensions: Vec<String>,
+    requested_extensions: Vec<String>,
     /// The adapter's decision.
-    pub(crate) adapted: Adapted,
+    adapted: Adapted,
 }
 
 impl A2uiAdapter {
@@ -42,29 +49,31 @@ impl A2uiAdapter {
         let adapted = self.adapt(&requested_extensions, &message);
         Prepared {
             message,
-            metadata,
-            requested_extensions,
-            adapted,
+            decided: Decided {
+                metadata,
+                requested_extensions,
+                adapted,
+            },
         }
     }
 }
 
-impl Prepared {
+impl Decided {
     /// The agent's request for `message` (the sent one, with its task and context set) in
     /// task `task_id`, after `history`, or why the agent must not be called; and the
     /// extension URIs to echo.
     pub(crate) fn into_request(
-        parts: RequestParts,
+        self,
         message: Message,
         task_id: &str,
         context_id: &str,
         history: Vec<Message>,
     ) -> (Result<Request, Refusal>, Vec<String>) {
-        let RequestParts {
+        let Decided {
             metadata,
             requested_extensions,
             adapted: Adapted { outcome, activated },
-        } = parts;
+        } = self;
         let request = Request::new(message, task_id, context_id)
             .with_history(history)
             .with_requested_extensions(requested_extensions)
@@ -77,30 +86,4 @@ impl Prepared {
         };
         (request, activated)
     }
-
-    /// The message, and the rest for [`Prepared::into_request`].
-    pub(crate) fn split(self) -> (Message, RequestParts) {
-        let Prepared {
-            message,
-            metadata,
-            requested_extensions,
-            adapted,
-        } = self;
-        (
-            message,
-            RequestParts {
-                metadata,
-                requested_extensions,
-                adapted,
-            },
-        )
-    }
-}
-
-/// A [`Prepared`] send without its message.
-#[derive(Debug)]
-pub(crate) struct RequestParts {
-    metadata: Option<Metadata>,
-    requested_extensions: Vec<String>,
-    adapted: Adapted,
 }

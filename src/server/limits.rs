@@ -55,8 +55,9 @@ pub struct Limits {
     pub max_running_tasks_per_client: usize,
     /// The request header naming the client for `max_running_tasks_per_client` (for
     /// instance `X-Forwarded-For` behind a proxy); `None` (the default) keys clients by
-    /// their peer IP address. A request with neither (the router served without connect
-    /// info) counts only against `max_running_tasks`.
+    /// their peer IP address. A request with neither (the router served by something else
+    /// than [`A2uiServer::serve`](super::A2uiServer::serve)) counts only against
+    /// `max_running_tasks`.
     pub client_key_header: Option<String>,
 }
 

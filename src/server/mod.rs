@@ -1,11 +1,21 @@
-//! The A2A server: an [`axum::Router`] serving one agent over JSON-RPC and SSE.
+//! The A2A server: an [`axum::Router`] serving one agent over A2A 1.0 and 0.3.
 //!
 //! [`A2uiServer::builder`] takes the agent card, the agent and options, and
 //! [`A2uiServer::router`] gives a router to serve directly or to mount in a larger app:
 //!
-//! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
-//!   `tasks/cancel`, `tasks/resubscribe`);
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
+//! - `POST /` — JSON-RPC 2.0: the A2A 1.0 methods (`SendMessage`, `SendStreamingMessage`,
+//!   `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, ...) and the 0.3 ones
+//!   (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`),
+//!   told apart by method name and `A2A-Version`;
+//! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
+//!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
+//!   /tasks/{id}:subscribe`;
+//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
+//!   listing the three interfaces;
+//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
+//!
+//! The description below uses the 0.3 names; 1.0 streams carry the same events as
+//! `StreamResponse` objects (no `final`).
 //!
 //! [`A2uiServer::serve`] accepts connections itself, under the connection [`Limits`]
 //! (timeouts, a connection cap, shutdown with a drain deadline). Every request also passes
@@ -32,10 +42,14 @@ mod connections;
 mod error;
 mod gate;
 mod limits;
+mod ops;
+mod rest;
 mod rpc;
 mod serve;
 mod sse;
 mod throttle;
+mod version;
+mod web;
 
 use std::fmt;
 use std::sync::Arc;
@@ -44,7 +58,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub use error::BuildError;
 pub use limits::Limits;
@@ -104,6 +118,7 @@ pub struct A2uiServer {
     allowed_hosts: Option<Arc<[String]>>,
     secret: auth::Secret,
     cors_origins: Arc<[String]>,
+    web_page: bool,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -112,6 +127,7 @@ impl fmt::Debug for A2uiServer {
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
             .field("limits", &self.limits)
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -143,15 +159,37 @@ impl A2uiServer {
             limit: self.body_limit,
             timeout: self.limits.body_timeout,
         };
-        // The agent's API: every route here needs the token and reads its body through the
-        // gate. The card stays public.
+        // The agent's API, both bindings: every route here needs the token and reads its
+        // body through the gate. The cards and the web page stay public.
         let api = Router::new()
             .route("/", post(rpc::handle))
+            .route("/message:send", post(rest::message_send))
+            .route("/message:stream", post(rest::message_stream))
+            .route("/tasks", get(rest::list_tasks))
+            .route(
+                "/tasks/{target}",
+                get(rest::get_task).post(rest::task_action),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs",
+                any(rest::push_configs),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs/{config}",
+                any(rest::push_configs),
+            )
+            .route("/extendedAgentCard", get(rest::extended_card))
             .layer(from_fn_with_state(budget, gate::read_body))
             .layer(from_fn_with_state(self.secret.clone(), auth::require));
-        let router = Router::new()
+        let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card))
+            .route("/.well-known/agent.json", get(card::agent_card));
+        if self.web_page {
+            public = public
+                .route("/", get(web::index))
+                .route("/web/{file}", get(web::asset));
+        }
+        let router = public
             .merge(api)
             .layer(DefaultBodyLimit::max(self.body_limit))
             .layer(from_fn_with_state(Arc::new(hosts), gate::check_host))
@@ -189,6 +227,7 @@ pub struct ServerBuilder {
     allowed_hosts: Option<Vec<String>>,
     auth_token: Option<String>,
     cors_origins: Vec<String>,
+    web_page: bool,
 }
 
 impl Default for ServerBuilder {
@@ -211,6 +250,7 @@ impl Default for ServerBuilder {
             allowed_hosts: None,
             auth_token: None,
             cors_origins: Vec::new(),
+            web_page: false,
         }
     }
 }
@@ -237,6 +277,7 @@ impl fmt::Debug for ServerBuilder {
                     .map(|g| g.version().as_str())
                     .collect::<Vec<_>>(),
             )
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -393,6 +434,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `GET /` serves a chat page (default no): a person opens the server's URL in a
+    /// browser, talks to the agent and sees its A2UI surfaces drawn, while they stream, by
+    /// the official renderer. The page is embedded in the binary; `POST /` stays JSON-RPC.
+    pub fn web_page(mut self, serve: bool) -> Self {
+        self.web_page = serve;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -450,6 +499,7 @@ impl ServerBuilder {
             allowed_hosts: self.allowed_hosts.map(Into::into),
             secret: self.auth_token.map(Into::into),
             cors_origins: self.cors_origins.into(),
+            web_page: self.web_page,
         })
     }
 }

@@ -22,7 +22,10 @@ use tracing::Instrument;
 use super::output::{OutputPipeline, coalesce_text};
 pub(crate) use super::running::{Done, Running, SharedEvent, Stop};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
-use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::{
+    Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
+};
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
 use crate::request::prepared::Prepared;
@@ -120,7 +123,10 @@ impl TaskManager {
         prepared: Prepared,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        let (mut message, parts) = prepared.split();
+        let Prepared {
+            mut message,
+            decided,
+        } = prepared;
         // A continuation holds the lock from its checks until it is registered as running;
         // a new task has a fresh id nobody else knows, so it takes the lock only to register.
         let mut held = None;
@@ -164,8 +170,7 @@ impl TaskManager {
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated) =
-            Prepared::into_request(parts, message, &task.id, &task.context_id, prior);
+        let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
         let job = match request {
             Err(refusal) => {
                 tracing::debug!(task_id = %task.id, reason = %refusal, "A2UI negotiation failed");
@@ -272,6 +277,10 @@ impl TaskManager {
             }
         };
         let work = async {
+            // Stored as working, so a listing filtered by state finds it.
+            if let Err(error) = self.store.put(running.snapshot()).await {
+                tracing::warn!(%error, "could not store the working task");
+            }
             running.deliver(started).await;
             match job {
                 Job::Answer { request, streaming } => {
@@ -474,6 +483,30 @@ impl TaskManager {
             .get(id)
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })
+    }
+
+    /// One page of the tasks matching `query` (running ones as they are now), each with at
+    /// most `query.history_length` history messages.
+    pub(crate) async fn list(&self, query: &TaskListQuery) -> Result<TaskPage, TaskError> {
+        let mut page = self
+            .store
+            .list(query)
+            .await?
+            .ok_or(TaskError::BadPageToken)?;
+        let running_map = self.running.lock().await;
+        for task in &mut page.tasks {
+            if let Some(running) = running_map.get(&task.id) {
+                *task = running.snapshot();
+            }
+        }
+        drop(running_map);
+        if let Some(keep) = query.history_length {
+            for task in &mut page.tasks {
+                let skip = task.history.len().saturating_sub(keep);
+                task.history.drain(..skip);
+            }
+        }
+        Ok(page)
     }
 
     /// The current task and, if it runs, the events that follow.

@@ -88,14 +88,18 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
-        .agent(RestaurantFinder::new(config));
+        .agent(RestaurantFinder::new(config))
+        .web_page(true);
     let server = args.hardening.apply(builder)?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
     let listener = server::bind(address, backlog)?;
     let local = listener.local_addr()?;
-    tracing::info!(address = %local, "serving the demo agent: card at http://{local}/.well-known/agent-card.json");
+    tracing::info!(
+        address = %local,
+        "serving the demo agent: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
+    );
     server
         .serve(listener)
         .with_graceful_shutdown(shutdown_signal())
