@@ -474,6 +474,24 @@ async fn a_text_plain_post_is_refused_before_the_method_runs() {
         .unwrap();
     assert_eq!(a2a_json.status(), 200);
     assert_eq!(calls.load(Ordering::SeqCst), 1, "only the JSON request ran");
+    // A REST cancel changes a task: a text/plain one is refused too. A bodiless subscribe
+    // (read-only) passes the gate and is answered (here: no such task).
+    let cancel = served
+        .client
+        .post(format!("{}tasks/t-1:cancel", served.url))
+        .header("content-type", "text/plain")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancel.status(), 415);
+    let subscribe = served
+        .client
+        .post(format!("{}tasks/t-1:subscribe", served.url))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(subscribe.status(), 415);
 }
 
 #[tokio::test]

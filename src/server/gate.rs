@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -131,7 +131,7 @@ pub(crate) async fn read_body(
     ) {
         return next.run(request).await;
     }
-    if !is_json(request.headers()) {
+    if !is_json(request.headers()) && !is_bodiless_read(&request) {
         return refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "the body must be JSON: send Content-Type: application/json",
@@ -164,6 +164,18 @@ pub(crate) async fn read_body(
                 .await
         }
     }
+}
+
+/// A POST that carries no body and changes nothing: `POST /tasks/{id}:subscribe` (A2A 1.0
+/// HTTP+JSON), which Python's client sends without a `Content-Type`. A cross-site page could
+/// send it too, but learns nothing: it cannot read the answer.
+fn is_bodiless_read(request: &Request) -> bool {
+    let headers = request.headers();
+    let empty = headers.get(TRANSFER_ENCODING).is_none()
+        && headers
+            .get(CONTENT_LENGTH)
+            .is_none_or(|length| length.as_bytes() == b"0");
+    empty && headers.get(CONTENT_TYPE).is_none() && request.uri().path().ends_with(":subscribe")
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
