@@ -166,16 +166,19 @@ pub(crate) async fn read_body(
     }
 }
 
-/// A POST that carries no body and changes nothing: `POST /tasks/{id}:subscribe` (A2A 1.0
-/// HTTP+JSON), which Python's client sends without a `Content-Type`. A cross-site page could
-/// send it too, but learns nothing: it cannot read the answer.
+/// A POST without a body (A2A 1.0 HTTP+JSON `:subscribe`, `:cancel`) that a browser could
+/// not have sent cross-site: it carries `A2A-Version`, which needs a preflight, or it is a
+/// `:subscribe`, which changes nothing (Python's client sends it bare).
 fn is_bodiless_read(request: &Request) -> bool {
     let headers = request.headers();
     let empty = headers.get(TRANSFER_ENCODING).is_none()
         && headers
             .get(CONTENT_LENGTH)
             .is_none_or(|length| length.as_bytes() == b"0");
-    empty && headers.get(CONTENT_TYPE).is_none() && request.uri().path().ends_with(":subscribe")
+    // A2A-Version is a header a cross-site page cannot add without a CORS preflight.
+    let unforgeable =
+        request.uri().path().ends_with(":subscribe") || headers.contains_key("a2a-version");
+    empty && headers.get(CONTENT_TYPE).is_none() && unforgeable
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
