@@ -303,6 +303,7 @@ async fn stream_once(url: &str) -> HashMap<String, Instant> {
     let response = reqwest::Client::new()
         .post(url)
         .header("X-A2A-Extensions", version.extension_uri())
+        .header("content-type", "application/json")
         .body(body.to_string())
         .send()
         .await

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::server::A2uiServer;
+use a2ui_agent::server::{A2uiServer, Limits};
 
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
 const WARM_UP: Duration = Duration::from_secs(1);
@@ -163,7 +163,13 @@ fn serve(agent: &str) -> ExitCode {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
         let card = AgentCard::builder("bench").url(&url).build();
-        let builder = A2uiServer::builder().card(card);
+        // Measures capacity, not overload control: thousands of open streams from one client.
+        let limits = Limits {
+            max_running_tasks: usize::MAX,
+            max_running_tasks_per_client: usize::MAX,
+            ..Limits::default()
+        };
+        let builder = A2uiServer::builder().card(card).limits(limits);
         let server = if silent {
             builder.agent(silent_agent).build()
         } else {

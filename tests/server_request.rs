@@ -54,7 +54,7 @@ async fn the_agent_sees_the_requested_extensions_from_both_headers_and_the_messa
         .post(&server.url)
         .header("X-A2A-Extensions", "urn:a, urn:b")
         .header("a2a-extensions", "urn:c")
-        .body(body.to_string())
+        .json(&body)
         .send()
         .await
         .unwrap()

@@ -94,6 +94,7 @@ async fn every_bad_input_gets_its_error_over_json_rpc() {
     let response: Value = server
         .client
         .post(&server.url)
+        .header("content-type", "application/json")
         .header("A2A-Version", "0.5")
         .body(body.to_string())
         .send()
@@ -148,6 +149,7 @@ async fn every_bad_input_gets_its_error_over_http_json() {
     let response = server
         .client
         .post(format!("{}message:send", server.url))
+        .header("content-type", "application/json")
         .header("A2A-Version", "0.3")
         .body(text_message_v1("hi").to_string())
         .send()
@@ -158,6 +160,7 @@ async fn every_bad_input_gets_its_error_over_http_json() {
     let response = server
         .client
         .post(format!("{}message:send", server.url))
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await
@@ -275,6 +278,7 @@ async fn a_streamed_send_over_http_json_is_bare_stream_responses_ending_interrup
     let response = server
         .client
         .post(format!("{}message:stream", server.url))
+        .header("content-type", "application/json")
         .body(text_message_v1("hi").to_string())
         .send()
         .await
@@ -317,6 +321,7 @@ async fn extension_headers_are_read_under_both_names_and_echoed_under_both() {
         let response = server
             .client
             .post(format!("{}message:send", server.url))
+            .header("content-type", "application/json")
             .header(name, "urn:unknown, urn:x")
             .body(text_message_v1("hi").to_string())
             .send()

@@ -20,6 +20,8 @@
 //! - 0.3 SDKs know only the 0.3 members. `additionalInterfaces` names JSON-RPC alone: the
 //!   0.3 HTTP+JSON binding (`/v1/...` paths) is not served.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -96,6 +98,14 @@ pub struct AgentCard {
     pub icon_url: Option<String>,
     /// Whether `agent/getAuthenticatedExtendedCard` is served.
     pub supports_authenticated_extended_card: bool,
+    /// The ways a client may authenticate, by name: OpenAPI-style security scheme objects
+    /// such as `{"type": "http", "scheme": "bearer"}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub security_schemes: BTreeMap<String, Value>,
+    /// Which schemes a request needs: any one entry of the list, each naming schemes (with
+    /// their scopes) that must all be satisfied.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub security: Vec<BTreeMap<String, Vec<String>>>,
 }
 
 /// Optional protocol features (A2A 0.3 `AgentCapabilities`).
@@ -215,6 +225,8 @@ impl AgentCard {
                 documentation_url: None,
                 icon_url: None,
                 supports_authenticated_extended_card: false,
+                security_schemes: BTreeMap::new(),
+                security: Vec::new(),
             },
         }
     }

@@ -56,6 +56,9 @@ pub enum ErrorCode {
     InvalidAgentResponse,
     /// -32007: no authenticated extended card is configured.
     AuthenticatedExtendedCardNotConfigured,
+    /// -32000 (implementation-defined server error): the server runs as many tasks as it
+    /// may; retry later.
+    ServerBusy,
     /// -32008: the agent requires an extension the client did not activate (1.0).
     ExtensionSupportRequired,
     /// -32009: the `A2A-Version` the client asked for is not served (1.0).
@@ -64,7 +67,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -77,6 +80,7 @@ impl ErrorCode {
         ErrorCode::ContentTypeNotSupported,
         ErrorCode::InvalidAgentResponse,
         ErrorCode::AuthenticatedExtendedCardNotConfigured,
+        ErrorCode::ServerBusy,
         ErrorCode::ExtensionSupportRequired,
         ErrorCode::VersionNotSupported,
     ];
@@ -104,6 +108,7 @@ impl ErrorCode {
             ErrorCode::ContentTypeNotSupported => -32005,
             ErrorCode::InvalidAgentResponse => -32006,
             ErrorCode::AuthenticatedExtendedCardNotConfigured => -32007,
+            ErrorCode::ServerBusy => -32000,
             ErrorCode::ExtensionSupportRequired => -32008,
             ErrorCode::VersionNotSupported => -32009,
         }
@@ -137,6 +142,7 @@ impl ErrorCode {
             }
             ErrorCode::ExtensionSupportRequired => "EXTENSION_SUPPORT_REQUIRED",
             ErrorCode::VersionNotSupported => "VERSION_NOT_SUPPORTED",
+            ErrorCode::ServerBusy => "SERVER_BUSY",
         }
     }
 
@@ -156,6 +162,7 @@ impl ErrorCode {
             | ErrorCode::ExtensionSupportRequired
             | ErrorCode::VersionNotSupported => (400, "FAILED_PRECONDITION"),
             ErrorCode::InternalError | ErrorCode::InvalidAgentResponse => (500, "INTERNAL"),
+            ErrorCode::ServerBusy => (503, "UNAVAILABLE"),
         }
     }
 

@@ -17,6 +17,12 @@
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
 //! `StreamResponse` objects (no `final`).
 //!
+//! [`A2uiServer::serve`] accepts connections itself, under the connection [`Limits`]
+//! (timeouts, a connection cap, shutdown with a drain deadline). Every request also passes
+//! the gate: a JSON `Content-Type` (415 otherwise), an allowed `Host` (403), a body within
+//! its size and time budget (413, 408), the token when one is set (401), and a cap on running
+//! tasks (a "server busy" JSON-RPC error).
+//!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
 //! pieces of one reply share one `messageId`), then a final update (`final: true`, the end
@@ -29,12 +35,19 @@
 //! (WIRE.md §5) and the agent's output is streamed as text parts and one DataPart per A2UI
 //! message.
 
+mod admission;
+mod auth;
 mod card;
+mod connections;
 mod error;
+mod gate;
+mod limits;
 mod ops;
 mod rest;
 mod rpc;
+mod serve;
 mod sse;
+mod throttle;
 mod version;
 mod web;
 
@@ -44,9 +57,12 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_fn_with_state;
 use axum::routing::{any, get, post};
 
 pub use error::BuildError;
+pub use limits::Limits;
+pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
 use crate::a2a::TaskState;
 use crate::a2a::card::AgentCard;
@@ -60,6 +76,8 @@ use crate::task::output::ReplyOutput;
 use crate::task::{
     Clock, IdGenerator, InMemoryStore, OnInvalid, RepairPolicy, SystemClock, TaskStore, UuidIds,
 };
+use admission::Admission;
+use gate::{BodyBudget, HostPolicy};
 
 /// State shared by every handler.
 pub(crate) struct ServerState {
@@ -68,6 +86,7 @@ pub(crate) struct ServerState {
     pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
+    pub(crate) admission: Arc<Admission>,
 }
 
 /// An A2A server for one agent. Cheap to clone.
@@ -86,7 +105,8 @@ pub(crate) struct ServerState {
 ///     .agent(|request: Request| async move { Ok::<_, AgentError>(Reply::text(request.text())) })
 ///     .build()?;
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-/// axum::serve(listener, server.router()).await?;
+/// // Or mount `server.router()` in a larger axum app.
+/// server.serve(listener).await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -94,6 +114,12 @@ pub(crate) struct ServerState {
 pub struct A2uiServer {
     state: Arc<ServerState>,
     body_limit: usize,
+    limits: Arc<Limits>,
+    /// `None`: any host, or loopback names only when [`A2uiServer::serve`] listens on
+    /// loopback.
+    allowed_hosts: Option<Arc<[String]>>,
+    secret: auth::Secret,
+    cors_origins: Arc<[String]>,
     web_page: bool,
 }
 
@@ -102,6 +128,7 @@ impl fmt::Debug for A2uiServer {
         f.debug_struct("A2uiServer")
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
+            .field("limits", &self.limits)
             .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
@@ -115,13 +142,29 @@ impl A2uiServer {
 
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
+    ///
+    /// The router checks `Host` only against the
+    /// [`allowed_hosts`](ServerBuilder::allowed_hosts) given; [`A2uiServer::serve`] also
+    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`].
     pub fn router(&self) -> Router {
-        let mut root = post(rpc::handle);
-        if self.web_page {
-            root = root.get(web::index);
-        }
-        let mut router = Router::new()
-            .route("/", root)
+        self.app(false)
+    }
+
+    /// The router; on a `loopback` listener without allowed hosts, only loopback hosts pass.
+    fn app(&self, loopback: bool) -> Router {
+        let hosts = match &self.allowed_hosts {
+            Some(names) => HostPolicy::Only(names.to_vec()),
+            None if loopback => HostPolicy::Loopback,
+            None => HostPolicy::Any,
+        };
+        let budget = BodyBudget {
+            limit: self.body_limit,
+            timeout: self.limits.body_timeout,
+        };
+        // The agent's API, both bindings: every route here needs the token and reads its
+        // body through the gate. The cards and the web page stay public.
+        let api = Router::new()
+            .route("/", post(rpc::handle))
             .route("/message:send", post(rest::message_send))
             .route("/message:stream", post(rest::message_stream))
             .route("/tasks", get(rest::list_tasks))
@@ -138,14 +181,25 @@ impl A2uiServer {
                 any(rest::push_configs),
             )
             .route("/extendedAgentCard", get(rest::extended_card))
+            .layer(from_fn_with_state(budget, gate::read_body))
+            .layer(from_fn_with_state(self.secret.clone(), auth::require));
+        let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card));
         if self.web_page {
-            router = router.route("/web/{file}", get(web::asset));
+            public = public
+                .route("/", get(web::index))
+                .route("/web/{file}", get(web::asset));
         }
-        router
+        let router = public
+            .merge(api)
             .layer(DefaultBodyLimit::max(self.body_limit))
-            .with_state(self.state.clone())
+            .layer(from_fn_with_state(Arc::new(hosts), gate::check_host))
+            .with_state(self.state.clone());
+        match auth::cors(&self.cors_origins) {
+            Some(cors) => router.layer(cors),
+            None => router,
+        }
     }
 
     /// The agent card served.
@@ -171,6 +225,11 @@ pub struct ServerBuilder {
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
     repair: RepairPolicy,
+    // Hardening: limits, hosts, auth and CORS.
+    limits: Limits,
+    allowed_hosts: Option<Vec<String>>,
+    auth_token: Option<String>,
+    cors_origins: Vec<String>,
     web_page: bool,
 }
 
@@ -191,6 +250,10 @@ impl Default for ServerBuilder {
             default_capabilities: None,
             emission_mode: None,
             repair: RepairPolicy::default(),
+            limits: Limits::default(),
+            allowed_hosts: None,
+            auth_token: None,
+            cors_origins: Vec::new(),
             web_page: false,
         }
     }
@@ -206,6 +269,10 @@ impl fmt::Debug for ServerBuilder {
             .field("body_limit", &self.body_limit)
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
+            .field("limits", &self.limits)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("auth", &self.auth_token.is_some())
+            .field("cors_origins", &self.cors_origins)
             .field(
                 "generators",
                 &self
@@ -261,6 +328,11 @@ impl ServerBuilder {
 
     /// Whether a client that drops a `message/stream` cancels its task (default no: it can
     /// resubscribe or poll `tasks/get`).
+    ///
+    /// The trade-off: left running, a task whose client went away still costs what the agent
+    /// spends — a real model keeps generating (and billing) tokens nobody may read. Canceled,
+    /// that is saved, but a client that lost its connection for a moment cannot pick the
+    /// reply up again with `tasks/resubscribe`.
     pub fn cancel_on_disconnect(mut self, cancel: bool) -> Self {
         self.cancel_on_disconnect = cancel;
         self
@@ -351,6 +423,36 @@ impl ServerBuilder {
         self
     }
 
+    /// The time and count [`Limits`] (default: [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The host names the server answers for (compared without port or case); a request
+    /// with another `Host` gets 403. Default: any host, except that [`A2uiServer::serve`] on
+    /// a loopback address answers only loopback names and addresses, which defeats DNS
+    /// rebinding.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requires `token` on every JSON-RPC request, as `Authorization: Bearer <token>` or
+    /// `X-API-Key: <token>` (401 otherwise); the card declares both schemes and stays
+    /// public. Default: no authentication.
+    pub fn auth_token(mut self, token: impl Into<String>) -> Self {
+        self.auth_token = Some(token.into());
+        self
+    }
+
+    /// The browser origins (`https://app.example`, or `*`) allowed to call the agent across
+    /// origins; preflights are answered for them. Default: none, no CORS headers.
+    pub fn cors_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.cors_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Whether `GET /` serves a chat page (default no): a person opens the server's URL in a
     /// browser, talks to the agent and sees its A2UI surfaces drawn, while they stream, by
     /// the official renderer. The page is embedded in the binary; `POST /` stays JSON-RPC.
@@ -384,6 +486,9 @@ impl ServerBuilder {
             .map(|e| e.uri.clone())
             .collect();
         card::advertise_a2ui(&mut card, &self.generators);
+        if self.auth_token.is_some() {
+            auth::declare(&mut card);
+        }
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
@@ -407,8 +512,13 @@ impl ServerBuilder {
                 a2ui,
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
+                admission: Arc::new(Admission::new(&self.limits)),
             }),
             body_limit: self.body_limit,
+            limits: Arc::new(self.limits),
+            allowed_hosts: self.allowed_hosts.map(Into::into),
+            secret: self.auth_token.map(Into::into),
+            cors_origins: self.cors_origins.into(),
             web_page: self.web_page,
         })
     }

@@ -28,8 +28,10 @@ pub(crate) async fn send(
     check_send(state, &send)?;
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
+    let permit = state.admission.admit(headers, super::serve::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, false).await?;
+    permit.release_when_done(started.running.clone());
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -59,8 +61,10 @@ pub(crate) async fn stream(
 ) -> Result<Response, ApiError> {
     check_send(state, &send)?;
     let history_length = send.configuration.history_length;
+    let permit = state.admission.admit(headers, super::serve::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, true).await?;
+    permit.release_when_done(started.running.clone());
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));

@@ -21,7 +21,7 @@ use tracing::Instrument;
 
 use super::output::{OutputPipeline, coalesce_text};
 use super::repair::{Guard, RepairPolicy};
-pub(crate) use super::running::{Done, Running, SharedEvent};
+pub(crate) use super::running::{Done, Running, SharedEvent, Stop};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
@@ -271,7 +271,7 @@ impl TaskManager {
     }
 
     /// Drives the agent for one request (or refuses it), then settles the task.
-    async fn run(self: Arc<Self>, running: Arc<Running>, job: Job, cancel: oneshot::Receiver<()>) {
+    async fn run(self: Arc<Self>, running: Arc<Running>, job: Job, stop: oneshot::Receiver<Stop>) {
         // One message id for the whole reply: every `working` update carries a piece of the
         // same agent message, and the final update carries all of it.
         let reply_id = self.ids.new_id();
@@ -285,9 +285,11 @@ impl TaskManager {
             };
             Some(status_event(task, false))
         });
-        let canceled = async {
-            if cancel.await.is_err() {
-                std::future::pending::<()>().await;
+        let stopped = async {
+            match stop.await {
+                Ok(Stop::Cancel) => Outcome::Canceled,
+                Ok(Stop::Fail(reason)) => Outcome::Failed(reason),
+                Err(_) => std::future::pending().await,
             }
         };
         let work = async {
@@ -305,7 +307,7 @@ impl TaskManager {
         };
         let outcome = tokio::select! {
             biased;
-            () = canceled => Outcome::Canceled,
+            outcome = stopped => outcome,
             outcome = work => outcome,
         };
         self.settle(&running, &reply_id, outcome).await;
@@ -514,6 +516,23 @@ impl TaskManager {
         // The final event goes out after the task is stored and the run is over: a client
         // that reacts to it (continues the task, asks for it) finds it settled.
         running.deliver(delivery).await;
+    }
+
+    /// Stops every running task: each ends `failed` with `reason` as its final update. Used
+    /// when the server shuts down after its drain deadline.
+    pub(crate) async fn stop_all(&self, reason: &str) {
+        let running: Vec<Arc<Running>> = self.running.lock().await.values().cloned().collect();
+        for entry in &running {
+            entry.request_stop(Stop::Fail(reason.to_owned()));
+        }
+        for entry in running {
+            entry.wait_done().await;
+        }
+    }
+
+    /// How many tasks run now.
+    pub(crate) async fn running_count(&self) -> usize {
+        self.running.lock().await.len()
     }
 
     /// The task with `id`: live if it runs, else from the store.

@@ -25,7 +25,7 @@ const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
 /// A task the agent is working on.
 pub(crate) struct Running {
     shared: Mutex<Shared>,
-    cancel: Mutex<Option<oneshot::Sender<()>>>,
+    cancel: Mutex<Option<oneshot::Sender<Stop>>>,
     done: watch::Sender<Option<Done>>,
 }
 
@@ -41,6 +41,15 @@ pub(super) struct Delivery {
     to: Vec<mpsc::Sender<SharedEvent>>,
 }
 
+/// Why the runner is asked to stop the agent before it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The client canceled the task: it ends `canceled`.
+    Cancel,
+    /// The server cannot let it run on (it is stopping): it ends `failed` with this reason.
+    Fail(String),
+}
+
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub(crate) struct Done {
@@ -53,7 +62,7 @@ pub(crate) struct Done {
 impl Running {
     /// A running entry for `task`, without subscribers, and the receiving end of its cancel
     /// signal.
-    pub(crate) fn start(task: Task, lifecycle: Lifecycle) -> (Arc<Self>, oneshot::Receiver<()>) {
+    pub(crate) fn start(task: Task, lifecycle: Lifecycle) -> (Arc<Self>, oneshot::Receiver<Stop>) {
         let (cancel, canceled) = oneshot::channel();
         let running = Arc::new(Running {
             shared: Mutex::new(Shared {
@@ -126,15 +135,20 @@ impl Running {
         (shared.task.clone(), receiver)
     }
 
-    /// Asks the runner to stop the agent (once; later calls do nothing).
+    /// Asks the runner to stop the agent and cancel the task (once; later calls do nothing).
     pub(crate) fn request_cancel(&self) {
+        self.request_stop(Stop::Cancel);
+    }
+
+    /// Asks the runner to stop the agent for `stop` (the first request wins).
+    pub(crate) fn request_stop(&self, stop: Stop) {
         let sender = self
             .cancel
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
         if let Some(sender) = sender {
-            let _ = sender.send(());
+            let _ = sender.send(stop);
         }
     }
 

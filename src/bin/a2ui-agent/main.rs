@@ -2,6 +2,7 @@
 //! command line.
 
 mod demo;
+mod hardening;
 mod parse;
 mod prompt;
 mod serve;

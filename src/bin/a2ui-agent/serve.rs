@@ -13,10 +13,11 @@ use std::time::Duration;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::server::{A2uiServer, ServerBuilder};
+use a2ui_agent::server::{self, ServerBuilder};
 use a2ui_agent::task::OnInvalid;
 
 use crate::demo::{DemoConfig, RestaurantFinder};
+use crate::hardening::Hardening;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -51,6 +52,8 @@ pub struct Args {
     /// How many repair turns one reply may take before its task fails.
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_repairs: usize,
+    #[command(flatten)]
+    hardening: Hardening,
 }
 
 /// Runs `a2ui-agent serve`.
@@ -85,29 +88,32 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let builder = A2uiServer::builder()
+    let builder = ServerBuilder::default()
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
         .web_page(true);
-    let (server, what) = match (&args.model_url, &args.model) {
+    let (builder, what) = match (&args.model_url, &args.model) {
         (Some(url), Some(model)) => (
             model_server(builder, url, model, &args.api_key_env)?,
             "the model",
         ),
-        _ => (demo_server(builder, &args)?, "the demo agent"),
+        _ => (demo_server(builder, &args), "the demo agent"),
     };
+    let backlog = args.hardening.backlog();
+    let server = args.hardening.apply(builder)?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
-    let listener = tokio::net::TcpListener::bind(address).await?;
+    let listener = server::bind(address, backlog)?;
     let local = listener.local_addr()?;
     tracing::info!(
         address = %local,
         "serving {what}: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
     );
-    axum::serve(listener, server.router())
+    server
+        .serve(listener)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(())
@@ -119,7 +125,7 @@ fn model_server(
     url: &str,
     model: &str,
     key_env: &str,
-) -> Result<A2uiServer, Box<dyn std::error::Error>> {
+) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
     let mut chat = OpenAiChat::builder(url, model);
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);
@@ -134,21 +140,17 @@ fn model_server(
                 )
                 .build(),
         )
-        .agent(chat)
-        .build()?)
+        .agent(chat))
 }
 
 /// The scripted demo's server.
-fn demo_server(
-    builder: ServerBuilder,
-    args: &Args,
-) -> Result<A2uiServer, Box<dyn std::error::Error>> {
+fn demo_server(builder: ServerBuilder, args: &Args) -> ServerBuilder {
     let config = DemoConfig {
         min_delay: Duration::from_millis(args.min_delay_ms),
         max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
         ..DemoConfig::default()
     };
-    Ok(builder
+    builder
         .card(
             AgentCard::builder("a2ui-agent demo: restaurant finder")
                 .description(
@@ -163,7 +165,6 @@ fn demo_server(
                 .build(),
         )
         .agent(RestaurantFinder::new(config))
-        .build()?)
 }
 
 /// Resolves on Ctrl-C or, on Unix, SIGTERM.

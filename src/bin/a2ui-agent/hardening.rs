@@ -1,0 +1,110 @@
+//! The `serve` options that protect the server: limits, allowed hosts, auth and CORS. One
+//! flattened group, so `serve`'s own options stay readable and each group merges on its own.
+
+use std::time::Duration;
+
+use a2ui_agent::server::{DEFAULT_BACKLOG, Limits, ServerBuilder};
+
+/// Limits, hosts, authentication and CORS of `a2ui-agent serve`.
+#[derive(Debug, clap::Args)]
+pub struct Hardening {
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds,
+          default_value_t = Limits::DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64())]
+    header_read_timeout: f64,
+    /// Seconds a client may take to send a request body (then 408).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds,
+          default_value_t = Limits::DEFAULT_BODY_TIMEOUT.as_secs_f64())]
+    body_timeout: f64,
+    /// Seconds a connection may stay open with no request or stream in flight.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds,
+          default_value_t = Limits::DEFAULT_IDLE_TIMEOUT.as_secs_f64())]
+    idle_timeout: f64,
+    /// The most connections open at once; more wait in the listen backlog.
+    #[arg(long, default_value_t = Limits::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// The listen backlog: connections waiting to be accepted.
+    #[arg(long, default_value_t = DEFAULT_BACKLOG)]
+    backlog: u32,
+    /// Seconds running streams may go on after SIGTERM or Ctrl-C before their tasks are
+    /// ended `failed` and the server exits.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds,
+          default_value_t = Limits::DEFAULT_DRAIN_DEADLINE.as_secs_f64())]
+    drain_deadline: f64,
+    /// The most tasks running at once; beyond it, a "server busy" error.
+    #[arg(long, default_value_t = Limits::DEFAULT_MAX_RUNNING_TASKS)]
+    max_running_tasks: usize,
+    /// The most tasks one client may have running at once.
+    #[arg(long, default_value_t = Limits::DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT)]
+    max_running_tasks_per_client: usize,
+    /// The header naming a client for the per-client cap (e.g. X-Forwarded-For behind a
+    /// proxy); default: the peer's IP address.
+    #[arg(long, value_name = "HEADER")]
+    client_key_header: Option<String>,
+    /// Cancel a task when its `message/stream` client disconnects (saves a real model's
+    /// tokens; the client can then not resubscribe).
+    #[arg(long)]
+    cancel_on_disconnect: bool,
+    /// A host name the server answers for (repeatable); default: on a loopback address,
+    /// loopback names only; otherwise any.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// Require the token in this environment variable on JSON-RPC requests, as
+    /// `Authorization: Bearer <token>` or `X-API-Key: <token>`.
+    #[arg(long, value_name = "VAR")]
+    auth_token_env: Option<String>,
+    /// A browser origin allowed to call the agent (repeatable; `*` for any).
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    cors_origins: Vec<String>,
+}
+
+impl Hardening {
+    /// The listen backlog.
+    pub fn backlog(&self) -> u32 {
+        self.backlog
+    }
+
+    /// `builder` with these options.
+    ///
+    /// # Errors
+    ///
+    /// When the variable named by `--auth-token-env` is unset or empty.
+    pub fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
+        let limits = Limits {
+            header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
+            body_timeout: Duration::from_secs_f64(self.body_timeout),
+            idle_timeout: Duration::from_secs_f64(self.idle_timeout),
+            max_connections: self.max_connections,
+            drain_deadline: Duration::from_secs_f64(self.drain_deadline),
+            max_running_tasks: self.max_running_tasks,
+            max_running_tasks_per_client: self.max_running_tasks_per_client,
+            client_key_header: self.client_key_header,
+        };
+        builder = builder
+            .limits(limits)
+            .cancel_on_disconnect(self.cancel_on_disconnect)
+            .cors_origins(self.cors_origins);
+        if !self.allowed_hosts.is_empty() {
+            builder = builder.allowed_hosts(self.allowed_hosts);
+        }
+        if let Some(var) = self.auth_token_env {
+            match std::env::var(&var) {
+                Ok(token) if !token.is_empty() => builder = builder.auth_token(token),
+                _ => return Err(format!("--auth-token-env: ${var} is unset or empty")),
+            }
+        }
+        Ok(builder)
+    }
+}
+
+/// A number of seconds, at least 0 and at most a day.
+fn seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if (0.0..=86_400.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{text} seconds is out of range (0 to 86400)"))
+    }
+}

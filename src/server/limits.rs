@@ -1,0 +1,95 @@
+//! The limits that keep one client — slow, idle, greedy or hostile — from taking the server
+//! from everyone else, in one plain struct so they can be read, set and documented together.
+
+use std::time::Duration;
+
+/// Time and count limits of a server; see [`ServerBuilder::limits`](super::ServerBuilder::limits).
+///
+/// The connection limits (`header_read_timeout`, `idle_timeout`, `max_connections`,
+/// `drain_deadline`) apply when the server accepts its own connections with
+/// [`A2uiServer::serve`](super::A2uiServer::serve); the others also apply to the
+/// [`router`](super::A2uiServer::router) mounted elsewhere.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use a2ui_agent::server::Limits;
+///
+/// let limits = Limits {
+///     max_running_tasks: 64,
+///     drain_deadline: Duration::from_secs(5),
+///     ..Limits::default()
+/// };
+/// assert_eq!(limits.max_connections, Limits::default().max_connections);
+/// ```
+///
+/// New limits may be added in minor releases: build one from `..Limits::default()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// How long a client may take to send a request's headers, counted from when the server
+    /// starts waiting for them (a new connection's first request included); then the
+    /// connection is closed (default 10 s).
+    pub header_read_timeout: Duration,
+    /// How long a client may take to send a whole request body; then it gets 408 and the
+    /// connection is closed (default 30 s).
+    pub body_timeout: Duration,
+    /// How long a connection may sit with no request in flight before it is closed
+    /// (default 60 s). A connection carrying an SSE stream is never idle: its `: keep-alive`
+    /// comments keep it open as long as the task runs. On HTTP/1.1 the wait for the next
+    /// request on a kept-alive connection is also bounded by `header_read_timeout` (hyper
+    /// times the next headers from the end of the last response); this limit covers the
+    /// rest, HTTP/2 connections for instance.
+    pub idle_timeout: Duration,
+    /// The most connections open at once (default 512). At the cap a new connection makes
+    /// the longest-idle one (nothing in flight) close; when every one is busy, new ones wait
+    /// in the listen backlog. Either way a warning is logged, at most once per second.
+    pub max_connections: usize,
+    /// On shutdown, how long running streams and requests may go on before their tasks are
+    /// ended `failed` and the remaining connections closed (default 30 s).
+    pub drain_deadline: Duration,
+    /// The most tasks running at once (default 1024); beyond it a new message gets the
+    /// "server busy" JSON-RPC error.
+    pub max_running_tasks: usize,
+    /// The most tasks one client may have running at once (default 64).
+    pub max_running_tasks_per_client: usize,
+    /// The request header naming the client for `max_running_tasks_per_client` (for
+    /// instance `X-Forwarded-For` behind a proxy); `None` (the default) keys clients by
+    /// their peer IP address. A request with neither (the router served by something else
+    /// than [`A2uiServer::serve`](super::A2uiServer::serve)) counts only against
+    /// `max_running_tasks`.
+    pub client_key_header: Option<String>,
+}
+
+impl Limits {
+    /// The default of [`Limits::header_read_timeout`]: 10 s.
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default of [`Limits::body_timeout`]: 30 s.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default of [`Limits::idle_timeout`]: 60 s.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// The default of [`Limits::max_connections`]: 512, well under the usual limit of 1024
+    /// open files.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// The default of [`Limits::drain_deadline`]: 30 s.
+    pub const DEFAULT_DRAIN_DEADLINE: Duration = Duration::from_secs(30);
+    /// The default of [`Limits::max_running_tasks`]: 1024.
+    pub const DEFAULT_MAX_RUNNING_TASKS: usize = 1024;
+    /// The default of [`Limits::max_running_tasks_per_client`]: 64.
+    pub const DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT: usize = 64;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Self::DEFAULT_HEADER_READ_TIMEOUT,
+            body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            drain_deadline: Self::DEFAULT_DRAIN_DEADLINE,
+            max_running_tasks: Self::DEFAULT_MAX_RUNNING_TASKS,
+            max_running_tasks_per_client: Self::DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT,
+            client_key_header: None,
+        }
+    }
+}
