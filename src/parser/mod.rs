@@ -54,11 +54,9 @@
 //! # Ok::<(), a2ui_agent::parser::ParseError>(())
 //! ```
 
+mod block;
 mod config;
-mod emit;
 mod error;
-mod heal;
-mod json;
 mod stream;
 mod tags;
 mod text;

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use super::ParsedPart;
+use super::block::{Advance, Block, Cx};
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
-use super::json::{Advance, Block, Cx};
 use super::tags::{self, Match};
 use super::text::TextRun;
 

@@ -8,12 +8,12 @@
 
 use serde_json::Value;
 
-use super::config::EmitMode;
-use super::json::Cx;
+use super::Cx;
+use crate::parser::config::EmitMode;
 
 /// How a message is streamed, by its action name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ActionKind {
+pub(super) enum ActionKind {
     /// Carries a `components` list, sent as its components close.
     Components,
     /// A data model update, healed and sent as it grows.
@@ -24,7 +24,7 @@ pub(crate) enum ActionKind {
 }
 
 impl ActionKind {
-    pub(crate) fn of(action: &str) -> Self {
+    pub(super) fn of(action: &str) -> Self {
         match action {
             "updateComponents" | "surfaceUpdate" => Self::Components,
             "updateDataModel" => Self::DataModel,
@@ -34,11 +34,11 @@ impl ActionKind {
 }
 
 /// The signature of the healable state of the open message: equal signatures heal alike.
-pub(crate) type Signature = (usize, u8, usize, u8);
+pub(super) type Signature = (usize, u8, usize, u8);
 
 /// Emission state of the open message. Only the open message is tracked.
 #[derive(Debug, Default)]
-pub(crate) struct Tracker {
+pub(super) struct Tracker {
     /// Closed components not yet sent (delta) or all closed components (cumulative).
     components: Vec<Value>,
     /// JSON bytes of the components not yet sent.
@@ -55,7 +55,7 @@ pub(crate) struct Tracker {
 }
 
 impl Tracker {
-    pub(crate) fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.components.clear();
         self.unsent_bytes = 0;
         self.sent_components = 0;
@@ -65,14 +65,14 @@ impl Tracker {
     }
 
     /// A component of the open message closed; `bytes` is the length of its JSON.
-    pub(crate) fn component(&mut self, component: Value, bytes: usize) {
+    pub(super) fn component(&mut self, component: Value, bytes: usize) {
         self.components.push(component);
         self.unsent_bytes += bytes;
     }
 
     /// Whether closed components wait to be sent.
     #[inline]
-    pub(crate) fn has_unsent(&self, mode: EmitMode) -> bool {
+    pub(super) fn has_unsent(&self, mode: EmitMode) -> bool {
         match mode {
             EmitMode::Delta => !self.components.is_empty(),
             EmitMode::Cumulative => self.components.len() > self.sent_components,
@@ -82,7 +82,7 @@ impl Tracker {
     /// Whether, in delta mode, the components waiting are still too few to outweigh the last
     /// healed envelope by the batch ratio (so there is nothing to do this chunk).
     #[inline]
-    pub(crate) fn below_batch(&self, cx: &Cx<'_>) -> bool {
+    pub(super) fn below_batch(&self, cx: &Cx<'_>) -> bool {
         match &self.envelope {
             Some((_, Some((_, len)))) => {
                 cx.config.mode == EmitMode::Delta
@@ -93,16 +93,16 @@ impl Tracker {
     }
 
     /// Whether the envelope healed at `sig` is cached.
-    pub(crate) fn has_envelope(&self, sig: Signature) -> bool {
+    pub(super) fn has_envelope(&self, sig: Signature) -> bool {
         matches!(&self.envelope, Some((cached, _)) if *cached == sig)
     }
 
-    pub(crate) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
+    pub(super) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
         self.envelope = Some((sig, value));
     }
 
     /// The signature the data model was last healed at, to skip unchanged chunks.
-    pub(crate) fn same_signature(&mut self, sig: Signature) -> bool {
+    pub(super) fn same_signature(&mut self, sig: Signature) -> bool {
         let same = matches!(&self.envelope, Some((cached, _)) if *cached == sig);
         self.envelope = Some((sig, None));
         same
@@ -110,7 +110,7 @@ impl Tracker {
 
     /// Sends the cached envelope with the components waiting, if the readiness check allows
     /// and, in delta mode, they outweigh the envelope by the configured batch ratio.
-    pub(crate) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
+    pub(super) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
         let Some((_, Some((envelope, envelope_len)))) = &self.envelope else {
             return;
         };
@@ -140,7 +140,7 @@ impl Tracker {
     }
 
     /// Sends `message`, a healed snapshot of a data model update, if it changed and is ready.
-    pub(crate) fn send_snapshot(&mut self, message: Value, cx: &mut Cx<'_>) {
+    pub(super) fn send_snapshot(&mut self, message: Value, cx: &mut Cx<'_>) {
         if self.last.as_ref() == Some(&message) {
             return;
         }
@@ -156,7 +156,7 @@ impl Tracker {
 
     /// The open message closed as `message` (minus its components, which were taken out as
     /// they closed): send what the renderer has not seen.
-    pub(crate) fn close(&mut self, message: Value, action: Option<&str>, cx: &mut Cx<'_>) {
+    pub(super) fn close(&mut self, message: Value, action: Option<&str>, cx: &mut Cx<'_>) {
         match action {
             Some(action) if ActionKind::of(action) == ActionKind::Components => {
                 let changed = self.last.as_ref() != Some(&message);

@@ -12,11 +12,11 @@
 use serde_json::Value;
 
 use super::emit::{ActionKind, Signature};
-use super::json::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.
-    pub(crate) fn snapshot(&mut self, cx: &mut Cx<'_>) {
+    pub(in crate::parser) fn snapshot(&mut self, cx: &mut Cx<'_>) {
         if self.phase != Phase::Message {
             return;
         }
