@@ -38,6 +38,10 @@ impl Block {
                     self.tracker.send_components(action, cx);
                 }
             }
+            ActionKind::DataModel if self.data.is_some() => {
+                self.data_members(false, cx);
+                self.data_heal(cx);
+            }
             ActionKind::DataModel => {
                 if self.tracker.same_signature(self.signature()) {
                     return;
@@ -117,7 +121,7 @@ impl Block {
 
     /// Whether a healed message names its surface (and, for v0.9+ actions, its version), so a
     /// renderer can apply it.
-    fn envelope_ok(&self, message: &Value) -> bool {
+    pub(super) fn envelope_ok(&self, message: &Value) -> bool {
         let Some(action) = self.action.as_deref() else {
             return false;
         };

@@ -24,10 +24,12 @@ use super::config::ParserConfig;
 use super::error::{Locator, ParseError, ParseErrorKind};
 use super::tags::{self, Match};
 
+mod data;
 mod emit;
 mod heal;
 mod message;
 
+use data::DataStream;
 use emit::Tracker;
 
 /// Object or array.
@@ -63,6 +65,8 @@ enum Role {
     Components,
     /// One component object.
     Component,
+    /// The `value` object of a data model update, streamed member by member.
+    Data,
     /// Anything else.
     Other,
 }
@@ -168,6 +172,8 @@ pub(super) struct Block {
     /// The open message's action name (`updateComponents`, `surfaceUpdate`, ...).
     action: Option<String>,
     tracker: Tracker,
+    /// The data model update being streamed per path, if any.
+    data: Option<DataStream>,
     /// Bytes of this block read so far.
     bytes: usize,
     /// The first syntax error, reported when the block closes.
@@ -191,6 +197,7 @@ impl Block {
             comp: None,
             action: None,
             tracker: Tracker::default(),
+            data: None,
             bytes: 0,
             bad: None,
             unwrapped,
@@ -209,6 +216,7 @@ impl Block {
         self.comp = None;
         self.action = None;
         self.tracker.reset();
+        self.data = None;
         self.bytes = 0;
         self.bad = None;
     }
@@ -492,6 +500,7 @@ impl Block {
         self.comp = None;
         self.action = None;
         self.tracker.reset();
+        self.data = None;
         self.buf.push(b'{');
         self.frames.push(Frame {
             kind: Kind::Obj,
