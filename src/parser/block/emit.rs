@@ -45,9 +45,12 @@ pub(super) struct Tracker {
     unsent_bytes: usize,
     /// In cumulative mode, how many of `components` the last emission carried.
     sent_components: usize,
-    /// The last envelope sent (a components message without its components) or the last
-    /// whole message sent.
+    /// The last envelope sent (a components message without its components), when it is no
+    /// longer the cached one, or the last whole message sent.
     last: Option<Value>,
+    /// The signature of the cached envelope, if it is the last one sent (so sending does not
+    /// copy it a second time).
+    last_sig: Option<Signature>,
     /// Whether anything of this message was sent.
     sent: bool,
     /// The healed envelope (and its length) for a signature, if it healed.
@@ -60,8 +63,17 @@ impl Tracker {
         self.unsent_bytes = 0;
         self.sent_components = 0;
         self.last = None;
+        self.last_sig = None;
         self.sent = false;
         self.envelope = None;
+    }
+
+    /// The last envelope or whole message sent.
+    fn last_sent(&self) -> Option<&Value> {
+        match (&self.envelope, self.last_sig) {
+            (Some((sig, Some((envelope, _)))), Some(last)) if *sig == last => Some(envelope),
+            _ => self.last.as_ref(),
+        }
     }
 
     /// A component of the open message closed; `bytes` is the length of its JSON.
@@ -98,6 +110,12 @@ impl Tracker {
     }
 
     pub(super) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
+        if let Some((old, Some((envelope, _)))) = self.envelope.take() {
+            if self.last_sig == Some(old) {
+                self.last = Some(envelope);
+                self.last_sig = None;
+            }
+        }
         self.envelope = Some((sig, value));
     }
 
@@ -111,15 +129,15 @@ impl Tracker {
     /// Sends the cached envelope with the components waiting, if the readiness check allows
     /// and, in delta mode, they outweigh the envelope by the configured batch ratio.
     pub(super) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
-        let Some((_, Some((envelope, envelope_len)))) = &self.envelope else {
+        let Some((sig, Some((envelope, envelope_len)))) = &self.envelope else {
             return;
         };
+        let sig = *sig;
         if cx.config.mode == EmitMode::Delta
             && self.unsent_bytes < envelope_len.saturating_mul(cx.config.batch_ratio())
         {
             return;
         }
-        let envelope = envelope.clone();
         let mut message = envelope.clone();
         let carried = self.take_components(cx.config.mode);
         let count = carried.len();
@@ -135,13 +153,14 @@ impl Tracker {
         self.sent_components = count;
         self.unsent_bytes = 0;
         self.sent = true;
-        self.last = Some(envelope);
+        self.last = None;
+        self.last_sig = Some(sig);
         cx.out.push(message);
     }
 
     /// Sends `message`, a healed snapshot of a data model update, if it changed and is ready.
     pub(super) fn send_snapshot(&mut self, message: Value, cx: &mut Cx<'_>) {
-        if self.last.as_ref() == Some(&message) {
+        if self.last_sent() == Some(&message) {
             return;
         }
         if let Some(check) = &cx.config.readiness {
@@ -159,7 +178,7 @@ impl Tracker {
     pub(super) fn close(&mut self, message: Value, action: Option<&str>, cx: &mut Cx<'_>) {
         match action {
             Some(action) if ActionKind::of(action) == ActionKind::Components => {
-                let changed = self.last.as_ref() != Some(&message);
+                let changed = self.last_sent() != Some(&message);
                 if !self.sent || changed || self.has_unsent(cx.config.mode) {
                     let mut message = message;
                     let carried = self.take_components(cx.config.mode);
@@ -168,7 +187,7 @@ impl Tracker {
                 }
             }
             _ => {
-                if self.last.as_ref() != Some(&message) {
+                if self.last_sent() != Some(&message) {
                     cx.out.push(message);
                 }
             }
