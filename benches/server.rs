@@ -1,23 +1,29 @@
-//! Server benchmark: our A2A server against the Python `a2a-sdk` 1.3.0 reference server,
-//! measured in the same run so the ratios mean something on a shared machine.
+//! Server benchmark: our A2A server against the official Rust server (`a2a-server-lf`) and the
+//! Python `a2a-sdk` 1.3.0 reference server, measured in the same run so the ratios mean
+//! something on a shared machine.
 //!
-//! 1. `message/send` throughput and latency over loopback with a trivial agent (it answers
-//!    "echo: <text>" and leaves the task `input-required`) at 1, 16 and 64 concurrent clients.
-//! 2. Resident memory (VmRSS of the server process) with N open `message/stream` connections
-//!    to an agent that stays silent, N = 1,000 and 5,000.
+//! 1. `SendMessage` (A2A 1.0 JSON-RPC; `message/send` with `BENCH_PROTOCOL=0.3`) throughput
+//!    and latency over loopback with a trivial agent (it answers "echo: <text>" and leaves the
+//!    task `input-required`) at 1, 16 and 64 concurrent clients.
+//! 2. Resident memory (VmRSS of the server process) with N open `SendStreamingMessage`
+//!    (`message/stream`) connections to an agent that stays silent, N = 1,000 and 5,000.
 //!
-//! Each server runs as its own process: ours is this very binary re-executed with `--serve`,
-//! the reference is `scripts/reference_server.py` in `.venv` (installed by
-//! `scripts/install-test-deps.sh`; skipped with a message when absent). Figures are printed,
-//! never asserted. Run it with `scripts/bench-server.sh`, which raises the open-file limit.
+//! Each server runs as its own process: ours is this very binary re-executed with `--serve`;
+//! `a2a-server-lf` is the small crate in `benches/a2a-server-lf/` (built in release mode by
+//! `scripts/bench-server.sh`; skipped with a message when not built); the Python reference is
+//! `scripts/reference_server.py` in `.venv` (installed by `scripts/install-test-deps.sh`;
+//! skipped with a message when absent). `a2a-server-lf` speaks only 1.0, so it sits out a
+//! `BENCH_PROTOCOL=0.3` run. Figures are printed, never asserted. Run it with
+//! `scripts/bench-server.sh`, which raises the open-file limit.
 //! Without `--bench` (as under `cargo test --benches`) it only runs a short smoke check.
 //! `--serve echo|silent` runs only our server, `--load URL [--clients N]` only the load
 //! generator and `--streams URL [--count N]` only the stream opener: together they let a
 //! profiler watch one side.
 //!
-//! Knobs (environment): `BENCH_SECONDS` per load level (default 5), `BENCH_MAX_REQUESTS` per
-//! level (default 200000), `BENCH_STREAMS` (default "1000,5000"), `BENCH_OPEN_SECONDS`, the
-//! longest time spent opening streams per server (default 120).
+//! Knobs (environment): `BENCH_PROTOCOL` (`1.0`, the default, or `0.3`), `BENCH_SECONDS` per
+//! load level (default 5), `BENCH_MAX_REQUESTS` per level (default 200000), `BENCH_STREAMS`
+//! (default "1000,5000"), `BENCH_OPEN_SECONDS`, the longest time spent opening streams per
+//! server (default 120).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -45,16 +51,17 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .unwrap();
+    let protocol = Protocol::from_env();
     if let Some(url) = flag_value(&args, "--streams") {
         let count = flag_value(&args, "--count").and_then(|n| n.parse().ok());
-        runtime.block_on(streams_only(&url, count.unwrap_or(1000)));
+        runtime.block_on(streams_only(protocol, &url, count.unwrap_or(1000)));
     } else if let Some(url) = flag_value(&args, "--load") {
         let clients = flag_value(&args, "--clients").and_then(|n| n.parse().ok());
-        runtime.block_on(load_only(&url, clients.unwrap_or(16)));
+        runtime.block_on(load_only(protocol, &url, clients.unwrap_or(16)));
     } else if args.iter().any(|arg| arg == "--bench") {
-        runtime.block_on(bench());
+        runtime.block_on(bench(protocol));
     } else {
-        runtime.block_on(smoke());
+        runtime.block_on(smoke(protocol));
     }
     ExitCode::SUCCESS
 }
@@ -69,6 +76,78 @@ fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(default)
+}
+
+// ---- the protocol the load speaks -----------------------------------------------------------
+
+/// The A2A generation of the requests: both servers under test get the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// A2A 0.3 JSON-RPC: `message/send`, `message/stream`.
+    V0_3,
+    /// A2A 1.0 JSON-RPC: `SendMessage`, `SendStreamingMessage`, with `A2A-Version: 1.0`.
+    V1_0,
+}
+
+impl Protocol {
+    /// `BENCH_PROTOCOL`: `0.3`, or `1.0` (the default).
+    fn from_env() -> Protocol {
+        match std::env::var("BENCH_PROTOCOL").as_deref() {
+            Ok("0.3") => Protocol::V0_3,
+            _ => Protocol::V1_0,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Protocol::V0_3 => "0.3",
+            Protocol::V1_0 => "1.0",
+        }
+    }
+
+    /// The request body of a send (`streaming: false`) or a stream.
+    fn body(self, id: u64, streaming: bool) -> String {
+        match self {
+            Protocol::V0_3 => {
+                let method = if streaming {
+                    "message/stream"
+                } else {
+                    "message/send"
+                };
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"kind":"message","messageId":"bench-{id}","role":"user","parts":[{{"kind":"text","text":"hello"}}]}}}}}}"#
+                )
+            }
+            Protocol::V1_0 => {
+                let method = if streaming {
+                    "SendStreamingMessage"
+                } else {
+                    "SendMessage"
+                };
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"bench-{id}","role":"ROLE_USER","parts":[{{"text":"hello"}}]}}}}}}"#
+                )
+            }
+        }
+    }
+
+    /// Adds the protocol's headers to a request.
+    fn headers(self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let request = request.header("content-type", "application/json");
+        match self {
+            Protocol::V0_3 => request,
+            Protocol::V1_0 => request.header("a2a-version", "1.0"),
+        }
+    }
+
+    /// What a successful answer holds: the task left `input-required` by the echo agent.
+    fn answered(self, body: &[u8]) -> bool {
+        let marker: &[u8] = match self {
+            Protocol::V0_3 => b"input-required",
+            Protocol::V1_0 => b"TASK_STATE_INPUT_REQUIRED",
+        };
+        body.windows(marker.len()).any(|w| w == marker)
+    }
 }
 
 // ---- the servers under test ----------------------------------------------------------------
@@ -124,6 +203,22 @@ impl ServerProcess {
         let mut command = Command::new(exe);
         command.args(["--serve", agent]);
         Self::start("a2ui-agent", command)
+    }
+
+    /// The official Rust server: `benches/a2a-server-lf`'s release binary, if built.
+    fn rust_sdk(agent: &str) -> Option<ServerProcess> {
+        let binary =
+            crate_root().join("benches/a2a-server-lf/target/release/a2a-server-lf-bench-agent");
+        if !binary.exists() {
+            eprintln!(
+                "skipped a2a-server-lf: {} is missing; scripts/bench-server.sh builds it",
+                binary.display()
+            );
+            return None;
+        }
+        let mut command = Command::new(binary);
+        command.arg(agent);
+        Some(Self::start("a2a-server-lf", command))
     }
 
     /// The reference: `scripts/reference_server.py --agent AGENT` in `.venv`, if installed.
@@ -230,12 +325,6 @@ fn crate_root() -> &'static Path {
 
 // ---- load ------------------------------------------------------------------------------------
 
-fn send_body(id: u64, method: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"kind":"message","messageId":"bench-{id}","role":"user","parts":[{{"kind":"text","text":"hello"}}]}}}}}}"#
-    )
-}
-
 /// What one load level measured.
 struct Load {
     latencies: Vec<Duration>,
@@ -257,9 +346,15 @@ impl Load {
     }
 }
 
-/// `clients` loops, each sending `message/send` and waiting for the answer, for `duration`
+/// `clients` loops, each sending a send request and waiting for the answer, for `duration`
 /// or `max_requests` requests in all, whichever comes first.
-async fn load(url: &str, clients: usize, duration: Duration, max_requests: u64) -> Load {
+async fn load(
+    protocol: Protocol,
+    url: &str,
+    clients: usize,
+    duration: Duration,
+    max_requests: u64,
+) -> Load {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(clients)
         .build()
@@ -281,18 +376,15 @@ async fn load(url: &str, clients: usize, duration: Duration, max_requests: u64) 
                     }
                     let sent = Instant::now();
                     let answered = async {
-                        let response = http
-                            .post(&url)
-                            .header("content-type", "application/json")
-                            .body(send_body(id, "message/send"))
+                        let response = protocol
+                            .headers(http.post(&url))
+                            .body(protocol.body(id, false))
                             .send()
                             .await
                             .ok()?;
                         let body = response.bytes().await.ok()?;
-                        // "input-required": the agent answered and the task ended as it should.
-                        body.windows(14)
-                            .any(|w| w == b"input-required")
-                            .then_some(())
+                        // The agent answered and the task ended as it should.
+                        protocol.answered(&body).then_some(())
                     };
                     match answered.await {
                         Some(()) => latencies.push(sent.elapsed()),
@@ -319,9 +411,10 @@ async fn load(url: &str, clients: usize, duration: Duration, max_requests: u64) 
 
 // ---- open streams ----------------------------------------------------------------------------
 
-/// Opens `message/stream` requests until `streams` holds `target` of them (each has received
-/// its first event), `OPEN_BATCH` at a time, giving up at `deadline`. Returns the failures.
+/// Opens stream requests until `streams` holds `target` of them (each has received its first
+/// event), `OPEN_BATCH` at a time, giving up at `deadline`. Returns the failures.
 async fn open_streams(
+    protocol: Protocol,
     url: &str,
     target: usize,
     streams: &mut Vec<reqwest::Response>,
@@ -339,8 +432,8 @@ async fn open_streams(
         let opening: Vec<_> = (0..batch)
             .map(|i| {
                 let (http, url) = (http.clone(), url.to_owned());
-                let body = send_body(next_id + i as u64, "message/stream");
-                tokio::spawn(async move { open_one(&http, &url, body).await })
+                let body = protocol.body(next_id + i as u64, true);
+                tokio::spawn(async move { open_one(protocol, &http, &url, body).await })
             })
             .collect();
         next_id += batch as u64;
@@ -354,11 +447,15 @@ async fn open_streams(
     failures
 }
 
-/// One `message/stream` request, once its first `data:` event (the Task) has arrived.
-async fn open_one(http: &reqwest::Client, url: &str, body: String) -> Option<reqwest::Response> {
-    let mut response = http
-        .post(url)
-        .header("content-type", "application/json")
+/// One stream request, once its first `data:` event (the Task) has arrived.
+async fn open_one(
+    protocol: Protocol,
+    http: &reqwest::Client,
+    url: &str,
+    body: String,
+) -> Option<reqwest::Response> {
+    let mut response = protocol
+        .headers(http.post(url))
         .header("accept", "text/event-stream")
         .body(body)
         .send()
@@ -380,10 +477,17 @@ async fn open_one(http: &reqwest::Client, url: &str, body: String) -> Option<req
 
 /// `--load URL [--clients N]`: only the load generator, against any server (for profiling
 /// a server started by hand, e.g. `server --serve echo` under `perf record`).
-async fn load_only(url: &str, clients: usize) {
+async fn load_only(protocol: Protocol, url: &str, clients: usize) {
     let seconds = env_number("BENCH_SECONDS", 5);
     let max_requests = env_number("BENCH_MAX_REQUESTS", 200_000);
-    let result = load(url, clients, Duration::from_secs(seconds), max_requests).await;
+    let result = load(
+        protocol,
+        url,
+        clients,
+        Duration::from_secs(seconds),
+        max_requests,
+    )
+    .await;
     println!(
         "{url}: {clients} clients, {} requests, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {} errors",
         result.latencies.len(),
@@ -396,17 +500,17 @@ async fn load_only(url: &str, clients: usize) {
 
 /// `--streams URL [--count N]`: opens N `message/stream` connections to any server and
 /// holds them for `BENCH_SECONDS` (for watching a server's memory with a profiler).
-async fn streams_only(url: &str, count: usize) {
+async fn streams_only(protocol: Protocol, url: &str, count: usize) {
     let mut streams = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(env_number("BENCH_OPEN_SECONDS", 120));
-    let failures = open_streams(url, count, &mut streams, deadline).await;
+    let failures = open_streams(protocol, url, count, &mut streams, deadline).await;
     println!("{url}: {} streams open, {failures} failures", streams.len());
     tokio::time::sleep(Duration::from_secs(env_number("BENCH_SECONDS", 5))).await;
 }
 
-async fn smoke() {
+async fn smoke(protocol: Protocol) {
     let server = ServerProcess::ours("echo");
-    let result = load(&server.url, 1, Duration::from_secs(2), 20).await;
+    let result = load(protocol, &server.url, 1, Duration::from_secs(2), 20).await;
     println!(
         "server bench smoke check: {} answers, {} errors (run `scripts/bench-server.sh` for figures)",
         result.latencies.len(),
@@ -415,12 +519,17 @@ async fn smoke() {
     assert_eq!(result.errors, 0, "our server failed requests");
 }
 
-async fn bench() {
+async fn bench(protocol: Protocol) {
     let seconds = env_number("BENCH_SECONDS", 5);
     let max_requests = env_number("BENCH_MAX_REQUESTS", 200_000);
     let duration = Duration::from_secs(seconds);
+    let method = match protocol {
+        Protocol::V0_3 => "message/send",
+        Protocol::V1_0 => "SendMessage",
+    };
     println!(
-        "message/send, trivial agent, loopback; {seconds} s or {max_requests} requests per level after {WARM_UP:?} of warm-up"
+        "A2A {} {method}, trivial agent, loopback; {seconds} s or {max_requests} requests per level after {WARM_UP:?} of warm-up",
+        protocol.name()
     );
     println!(
         "{:<14} {:>7} {:>9} {:>10} {:>8} {:>8} {:>11} {:>7}",
@@ -429,6 +538,7 @@ async fn bench() {
     let mut rows: Vec<Row> = Vec::new();
     let servers: Vec<ServerProcess> = [
         Some(ServerProcess::ours("echo")),
+        rust_sdk_for(protocol, "echo"),
         ServerProcess::python("echo"),
     ]
     .into_iter()
@@ -436,9 +546,9 @@ async fn bench() {
     .collect();
     for clients in CONCURRENCY {
         for server in &servers {
-            load(&server.url, clients, WARM_UP, max_requests).await;
+            load(protocol, &server.url, clients, WARM_UP, max_requests).await;
             let cpu_before = server.cpu_time();
-            let result = load(&server.url, clients, duration, max_requests).await;
+            let result = load(protocol, &server.url, clients, duration, max_requests).await;
             let cpu = server.cpu_time().saturating_sub(cpu_before);
             let cpu_per_request = cpu.as_secs_f64() * 1e6 / result.latencies.len().max(1) as f64;
             println!(
@@ -463,7 +573,15 @@ async fn bench() {
     }
     drop(servers);
     print_ratios(&rows);
-    memory().await;
+    memory(protocol).await;
+}
+
+/// `a2a-server-lf` speaks only A2A 1.0.
+fn rust_sdk_for(protocol: Protocol, agent: &str) -> Option<ServerProcess> {
+    match protocol {
+        Protocol::V1_0 => ServerProcess::rust_sdk(agent),
+        Protocol::V0_3 => None,
+    }
 }
 
 /// One load level's figures, for the ratios.
@@ -476,31 +594,32 @@ struct Row {
 }
 
 fn print_ratios(rows: &[Row]) {
-    let Some(reference) = rows
-        .iter()
-        .map(|row| row.server)
-        .find(|name| *name != "a2ui-agent")
-    else {
-        return;
-    };
-    println!("a2ui-agent against {reference}, same run:");
-    for clients in CONCURRENCY {
-        let find = |name: &str| {
-            rows.iter()
-                .find(|row| row.server == name && row.clients == clients)
-        };
-        if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(reference)) {
-            println!(
-                "  {clients:>2} clients: {:.1}x the requests per second, {:.1}x lower p99, {:.1}x less server CPU per request",
-                ours.per_second / theirs.per_second,
-                theirs.p99_ms / ours.p99_ms,
-                theirs.cpu_per_request / ours.cpu_per_request
-            );
+    let mut references: Vec<&str> = Vec::new();
+    for row in rows {
+        if row.server != "a2ui-agent" && !references.contains(&row.server) {
+            references.push(row.server);
+        }
+    }
+    for reference in references {
+        println!("a2ui-agent against {reference}, same run:");
+        for clients in CONCURRENCY {
+            let find = |name: &str| {
+                rows.iter()
+                    .find(|row| row.server == name && row.clients == clients)
+            };
+            if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(reference)) {
+                println!(
+                    "  {clients:>2} clients: {:.2}x the requests per second, {:.2}x lower p99, {:.2}x less server CPU per request",
+                    ours.per_second / theirs.per_second,
+                    theirs.p99_ms / ours.p99_ms,
+                    theirs.cpu_per_request / ours.cpu_per_request
+                );
+            }
         }
     }
 }
 
-async fn memory() {
+async fn memory(protocol: Protocol) {
     let targets: Vec<usize> = std::env::var("BENCH_STREAMS")
         .unwrap_or_else(|_| "1000,5000".into())
         .split(',')
@@ -508,26 +627,33 @@ async fn memory() {
         .collect();
     let open_seconds = env_number("BENCH_OPEN_SECONDS", 120);
     println!();
-    println!(
-        "resident memory with open message/stream connections (agent silent; VmRSS of the server)"
-    );
+    let method = match protocol {
+        Protocol::V0_3 => "message/stream",
+        Protocol::V1_0 => "SendStreamingMessage",
+    };
+    println!("resident memory with open {method} connections (agent silent; VmRSS of the server)");
     println!(
         "{:<14} {:>8} {:>10} {:>10} {:>12} {:>9}",
         "server", "streams", "RSS MiB", "idle MiB", "KiB/stream", "failures"
     );
-    let makers: [fn() -> Option<ServerProcess>; 2] = [
-        || Some(ServerProcess::ours("silent")),
-        || ServerProcess::python("silent"),
+    let makers: [fn(Protocol) -> Option<ServerProcess>; 3] = [
+        |_| Some(ServerProcess::ours("silent")),
+        |protocol| rust_sdk_for(protocol, "silent"),
+        |_| ServerProcess::python("silent"),
     ];
+    // (server, streams open, KiB per stream), for the ratios.
+    let mut per_stream_rows: Vec<(&'static str, usize, f64)> = Vec::new();
     for make in makers {
-        let Some(server) = make() else { continue };
+        let Some(server) = make(protocol) else {
+            continue;
+        };
         tokio::time::sleep(Duration::from_millis(500)).await;
         let idle = server.rss_kib();
         let mut streams = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(open_seconds);
         let mut failures = 0;
         for &target in &targets {
-            failures += open_streams(&server.url, target, &mut streams, deadline).await;
+            failures += open_streams(protocol, &server.url, target, &mut streams, deadline).await;
             tokio::time::sleep(Duration::from_millis(500)).await;
             let rss = server.rss_kib();
             let per_stream = rss.saturating_sub(idle) as f64 / streams.len().max(1) as f64;
@@ -540,7 +666,27 @@ async fn memory() {
                 per_stream,
                 failures
             );
+            per_stream_rows.push((server.name, streams.len(), per_stream));
         }
         drop(streams);
+    }
+    for &target in &targets {
+        let at = |name: &str| {
+            per_stream_rows
+                .iter()
+                .find(|(server, open, _)| *server == name && *open == target)
+                .map(|(_, _, kib)| *kib)
+        };
+        let Some(ours) = at("a2ui-agent") else {
+            continue;
+        };
+        for (reference, open, theirs) in &per_stream_rows {
+            if *reference != "a2ui-agent" && *open == target {
+                println!(
+                    "  {target} streams: {reference} holds {:.2}x the memory per stream of a2ui-agent",
+                    theirs / ours
+                );
+            }
+        }
     }
 }

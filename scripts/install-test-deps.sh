@@ -3,7 +3,11 @@
 #   .venv/         (git-ignored) a2a-sdk[http-server]==1.3.0 from PyPI: the Python client,
 #                  and the Python reference server the benchmark compares against;
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
-#                  package-lock.json.
+#                  package-lock.json;
+#   web/node_modules/ (git-ignored) what builds and tests the page at GET /: esbuild, the
+#                  official A2UI renderer, puppeteer-core; pinned by web/package-lock.json;
+#   chromium       Debian's, for the browser test (apt-get, only when root and missing;
+#                  never a downloaded browser).
 # Idempotent and quiet: when both are already installed at the right versions it only checks
 # and returns. Prints output only on failure (or with VERBOSE=1).
 set -euo pipefail
@@ -61,4 +65,30 @@ if ! js_ok; then
         run npm install --prefix "$JS_DIR" --no-audit --no-fund --loglevel=error
     fi
     js_ok || { echo "install-test-deps: @a2a-js/sdk $JS_VERSION missing after install" >&2; exit 1; }
+fi
+
+# ---- The page's packages -----------------------------------------------------------------
+WEB_DIR="$root/web"
+web_ok() {
+    node -e '
+        const lock = require(process.argv[1]).packages;
+        for (const [path, entry] of Object.entries(lock)) {
+            if (!path.startsWith("node_modules/") || entry.optional) continue;
+            const installed = require(process.argv[2] + "/" + path + "/package.json");
+            if (installed.version !== entry.version) process.exit(1);
+        }' "$WEB_DIR/package-lock.json" "$WEB_DIR" 2>/dev/null
+}
+if ! web_ok; then
+    run npm ci --prefix "$WEB_DIR" --no-audit --no-fund --loglevel=error
+    web_ok || { echo "install-test-deps: web/node_modules does not match web/package-lock.json" >&2; exit 1; }
+fi
+
+# ---- Chromium ----------------------------------------------------------------------------
+if [[ ! -x /usr/bin/chromium ]]; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+    else
+        echo "install-test-deps: /usr/bin/chromium is missing and this is not root with apt-get; install Debian's chromium for the browser test" >&2
+    fi
 fi

@@ -1,7 +1,8 @@
 """The Python a2a-sdk reference server the server benchmark compares us against.
 
-An A2A 0.3 JSON-RPC agent built only from a2a-sdk[http-server] (the SDK's own request
-handler, task store and SSE framing), answering like the benchmark's Rust agent:
+An A2A 1.0 JSON-RPC agent, with the SDK's 0.3 compatibility on the same URL, built only from
+a2a-sdk[http-server] (the SDK's own request handler, task store and SSE framing), answering
+like the benchmark's Rust agent:
 
 - `echo` (default): replies "echo: <user text>" (plus " | history: <earlier user texts>" on a
   continued task) and leaves the task `input-required`; like the interop tests' agent, a text
@@ -80,7 +81,8 @@ def build_app(url: str, silent: bool) -> Starlette:
         description='a2a-sdk reference agent for the benchmark',
         version='1.0.0',
         supported_interfaces=[
-            AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='0.3.0')
+            AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0'),
+            AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='0.3.0'),
         ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=['text/plain'],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command: formatting, lints, every test and doctest, and the interop
 # tests against the real Python and JavaScript A2A clients. It installs what the tests need
-# (a Python virtualenv in .venv/, npm packages in node_modules/) and reuses them when present.
+# (a Python virtualenv in .venv/, npm packages in node_modules/ and web/node_modules/, Debian's
+# chromium) and reuses them when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,10 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "installing test dependencies (reused when present)"
 scripts/install-test-deps.sh
+
+step "the page's committed bundle (web/dist) matches its sources, and its unit tests"
+node web/build.mjs --check
+node --test web/test/*.test.mjs
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

@@ -11,7 +11,7 @@
 
 mod shared_reference;
 
-mod a2ui_support;
+mod support;
 
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
@@ -19,8 +19,8 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::request::{Request, newest_extension};
 use a2ui_agent::server::A2uiServer;
-use a2ui_support::{TestServer, spawn};
 use serde_json::{Value, json};
+use support::{TestServer, spawn};
 
 fn cases() -> Option<Vec<Value>> {
     let path = shared_reference::a2ui()?.join("conformance/extensions/a2a/a2a_integration.yaml");
@@ -81,7 +81,7 @@ async fn create_a2ui_part(name: &str, args: &Value, expect: &Value) {
     let message = json!({"kind": "message", "role": "user", "messageId": "m",
         "parts": [{"kind": "text", "text": "hi"}]});
     let answer = server
-        .call(
+        .exchange(
             "message/send",
             json!({"message": message}),
             &[version.extension_uri()],
@@ -124,7 +124,7 @@ async fn is_a2ui_part(name: &str, args: &Value, expect: &Value) {
             "timestamp": "2026-01-01T00:00:00Z", "context": {}}}});
     let message = json!({"kind": "message", "role": "user", "messageId": "m", "parts": [part]});
     server
-        .call("message/send", json!({"message": message}), &[])
+        .exchange("message/send", json!({"message": message}), &[])
         .await;
     assert_eq!(
         *seen.lock().unwrap() == 1,
@@ -145,7 +145,7 @@ async fn activation(advertised: &[ProtocolVersion], requested: &[String]) -> Opt
         "parts": [{"kind": "text", "text": "hi"}]});
     let headers: Vec<&str> = requested.iter().map(String::as_str).collect();
     let answer = server
-        .call("message/send", json!({"message": message}), &headers)
+        .exchange("message/send", json!({"message": message}), &headers)
         .await;
     answer.extensions_header
 }
@@ -162,7 +162,7 @@ async fn handle_rpc(name: &str, args: &Value, expect: &Value) {
     message["role"] = json!("user");
     message["messageId"] = json!("m-1");
     let answer = server
-        .call("message/send", request["params"].clone(), &[])
+        .exchange("message/send", request["params"].clone(), &[])
         .await;
     let parts = answer.last()["status"]["message"]["parts"].clone();
     let parts = parts.as_array().unwrap();

@@ -1,7 +1,7 @@
 //! A2UI over A2A end to end on a real socket (reqwest): negotiation, streamed DataParts that
 //! validate, the echoed extension header, user actions coming back, and failures.
 
-mod a2ui_support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,8 +13,8 @@ use a2ui_agent::format::{FormatReader, OutputFormat};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::parser::{ParseError, ParsedPart, ParserConfig};
 use a2ui_agent::request::Request;
-use a2ui_support::*;
 use serde_json::{Value, json};
+use support::*;
 
 fn demo() -> RestaurantFinder {
     RestaurantFinder::new(DemoConfig::default().without_delays())
@@ -24,11 +24,11 @@ const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V0_8, ProtocolVersion::
 
 #[tokio::test]
 async fn a_stream_with_the_extension_and_capabilities_gives_valid_data_parts_per_version() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     for version in VERSIONS {
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         let answer = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(
                     json!([{"kind": "text", "text": "Dinner for two?"}]),
@@ -67,11 +67,11 @@ async fn a_stream_with_the_extension_and_capabilities_gives_valid_data_parts_per
 
 #[tokio::test]
 async fn working_updates_carry_new_parts_only_and_no_component_twice() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
             &[version.extension_uri()],
@@ -101,11 +101,11 @@ async fn working_updates_carry_new_parts_only_and_no_component_twice() {
 
 #[tokio::test]
 async fn message_send_answers_with_text_and_one_data_part_per_message() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server
-        .call(
+        .exchange(
             "message/send",
             params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
             &[version.extension_uri()],
@@ -133,11 +133,11 @@ async fn message_send_answers_with_text_and_one_data_part_per_message() {
 
 #[tokio::test]
 async fn a_continuation_carrying_a_user_action_reaches_the_agent_as_an_action() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     for version in VERSIONS {
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         let first = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(
                     json!([{"kind": "text", "text": "hi"}]),
@@ -158,7 +158,7 @@ async fn a_continuation_carrying_a_user_action_reaches_the_agent_as_an_action() 
         let part = json!({"kind": "data", "data": data,
             "metadata": {"mimeType": version.mime_type()}});
         let second = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(json!([part]), Some(caps), Some(&task_id)),
                 &[version.extension_uri()],
@@ -186,7 +186,7 @@ async fn actions_are_read_from_every_envelope_clients_use() {
         record.lock().unwrap().push(names);
         async { Ok::<_, AgentError>(Reply::text("ok")) }
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let action = json!({"version": "v0.9", "action": {"name": "go", "surfaceId": "s",
         "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z", "context": {}}});
     let envelopes = [
@@ -197,7 +197,7 @@ async fn actions_are_read_from_every_envelope_clients_use() {
     ];
     for envelope in envelopes {
         server
-            .call("message/send", params(json!([envelope]), None, None), &[])
+            .exchange("message/send", params(json!([envelope]), None, None), &[])
             .await;
     }
     assert_eq!(*seen.lock().unwrap(), vec![vec!["go".to_owned()]; 4]);
@@ -211,12 +211,12 @@ async fn capabilities_naming_an_unknown_catalog_fail_the_task_and_the_agent_is_n
         counter.fetch_add(1, Ordering::SeqCst);
         async { Ok::<_, AgentError>(Reply::text("should not run")) }
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &["https://example.com/unknown/catalog.json"]);
     for method in ["message/stream", "message/send"] {
         let answer = server
-            .call(
+            .exchange(
                 method,
                 params(
                     json!([{"kind": "text", "text": "hi"}]),
@@ -253,11 +253,11 @@ async fn a_malformed_block_mid_stream_fails_its_task_and_the_server_serves_the_n
             .collect();
         Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let broken = server
-        .call(
+        .exchange(
             "message/stream",
             params(
                 json!([{"kind": "text", "text": "break"}]),
@@ -273,7 +273,7 @@ async fn a_malformed_block_mid_stream_fails_its_task_and_the_server_serves_the_n
     assert!(reason.contains("cannot be read"), "{reason}");
     assert!(!reason.contains("never"), "{reason}");
     let next = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "ok"}]), Some(caps), None),
             &[version.extension_uri()],
@@ -324,11 +324,11 @@ async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_s
 async fn message_send_answers_unparseable_output_as_text() {
     let text = "Look:\n<a2ui-json>[{\"version\": \"v0.9\", oops</a2ui-json>\nDone.";
     let agent = move |_request: Request| async move { Ok::<_, AgentError>(Reply::text(text)) };
-    let server = spawn(builder(agent).build().unwrap()).await;
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server
-        .call(
+        .exchange(
             "message/send",
             params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
             &[version.extension_uri()],
@@ -344,9 +344,9 @@ async fn message_send_answers_unparseable_output_as_text() {
 
 #[tokio::test]
 async fn without_the_extension_or_capabilities_the_reply_is_plain_text() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "hi"}]), None, None),
             &[],
@@ -363,13 +363,13 @@ async fn without_the_extension_or_capabilities_the_reply_is_plain_text() {
 
 #[tokio::test]
 async fn capabilities_without_the_header_activate_their_version_and_it_is_echoed() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     for version in VERSIONS {
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         // Inside a DataPart's data.metadata, as some clients send them.
         let part = json!({"kind": "data", "data": {"metadata": {"a2uiClientCapabilities": caps}}});
         let answer = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(json!([{"kind": "text", "text": "hi"}, part]), None, None),
                 &[],
@@ -387,7 +387,7 @@ async fn capabilities_without_the_header_activate_their_version_and_it_is_echoed
 #[tokio::test]
 async fn the_newest_requested_version_wins_and_default_capabilities_fill_in() {
     let server = spawn(
-        builder(demo())
+        a2ui_builder(demo())
             .default_capabilities(json!({"v0.9": {"supportedCatalogIds": [
                 ProtocolVersion::V0_9.basic_catalog_id()]}}))
             .build()
@@ -395,7 +395,7 @@ async fn the_newest_requested_version_wins_and_default_capabilities_fill_in() {
     )
     .await;
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "hi"}]), None, None),
             &[
@@ -414,7 +414,7 @@ async fn the_newest_requested_version_wins_and_default_capabilities_fill_in() {
 
 #[tokio::test]
 async fn the_card_advertises_one_a2ui_extension_per_generator() {
-    let server = spawn(builder(demo()).build().unwrap()).await;
+    let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let card = server.card().await;
     assert_eq!(card["capabilities"]["streaming"], true);
     let extensions = card["capabilities"]["extensions"].as_array().unwrap();
@@ -498,7 +498,7 @@ async fn a_finish_only_format_sends_one_working_update_with_every_part_at_the_en
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
             &[version.extension_uri()],

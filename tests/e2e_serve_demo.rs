@@ -3,14 +3,14 @@
 //! against the catalog, and a client without A2UI that gets text.
 #![cfg(feature = "cli")]
 
-mod a2ui_support;
+mod support;
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
-use a2ui_support::{TestServer, a2ui_messages, capabilities, params, text_of};
 use serde_json::json;
+use support::{TestServer, a2ui_messages, capabilities, params, text_of};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Runs `a2ui-agent serve --port 0` without pauses; the child and the URL it serves on.
@@ -60,7 +60,7 @@ async fn the_serve_command_streams_valid_demo_surfaces_in_the_negotiated_version
     for version in [ProtocolVersion::V0_9, ProtocolVersion::V0_8] {
         let caps = capabilities(version, &[version.basic_catalog_id()]);
         let answer = server
-            .call(
+            .exchange(
                 "message/stream",
                 params(
                     json!([{"kind": "text", "text": "Dinner?"}]),
@@ -86,7 +86,7 @@ async fn the_serve_command_streams_valid_demo_surfaces_in_the_negotiated_version
 async fn the_serve_command_answers_a_client_without_a2ui_in_text() {
     let (_child, server) = serve().await;
     let answer = server
-        .call(
+        .exchange(
             "message/send",
             params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
             &[],

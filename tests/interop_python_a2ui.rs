@@ -1,8 +1,10 @@
 //! A2UI end to end with the real Python A2A client, `a2a-sdk` 1.3.0, over TCP, for v0.8 and
 //! v0.9: the client activates the extension and declares its capabilities, reads the demo's
 //! streamed surfaces and sends a user action back (`tests/interop/a2ui_e2e.py`). The messages
-//! it received are validated here against the catalog. Skipped (with a message) when `.venv`
-//! is absent, unless `A2UI_REQUIRE_INTEROP=1`.
+//! it received are validated here against the catalog. The client takes its default transport
+//! (JSON-RPC 1.0, where parts carry `mediaType` too); the v0.9 flow also runs over HTTP+JSON
+//! 1.0 and JSON-RPC 0.3. Skipped (with a message) when `.venv` is absent, unless
+//! `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "server")]
 
 #[allow(dead_code)] // the echo agent and its helpers serve the other interop tests
@@ -50,6 +52,11 @@ async fn start_server() -> String {
 }
 
 async fn scenario(name: &str, version: ProtocolVersion) -> Option<Value> {
+    scenario_over(name, version, "jsonrpc").await
+}
+
+/// Runs scenario `name` with the client on `transport` (`jsonrpc`, `rest` or `0.3`).
+async fn scenario_over(name: &str, version: ProtocolVersion, transport: &str) -> Option<Value> {
     let python = installed(
         crate_root().join(".venv/bin/python"),
         "the Python a2a-sdk client",
@@ -58,7 +65,7 @@ async fn scenario(name: &str, version: ProtocolVersion) -> Option<Value> {
     let dir = crate_root().join("tests/interop");
     let run = run_script(
         &python,
-        &["a2ui_e2e.py", &url, name, version.as_str()],
+        &["a2ui_e2e.py", &url, name, version.as_str(), transport],
         &dir,
     )
     .await;
@@ -76,9 +83,14 @@ fn checked_messages(turn: &Value, version: ProtocolVersion) -> Vec<Value> {
         "one working update per completed part: {turn}"
     );
     let mut messages = Vec::new();
+    let on_1_0 = turn["transport"] != "CompatJsonRpcTransport";
     for update in updates {
         for part in update.as_array().unwrap() {
             assert_eq!(part["mimeType"], version.mime_type(), "{part}");
+            if on_1_0 {
+                // 1.0 parts carry the type in `mediaType` too.
+                assert_eq!(part["mediaType"], version.mime_type(), "{part}");
+            }
             messages.push(part["data"].clone());
         }
     }
@@ -89,9 +101,14 @@ fn checked_messages(turn: &Value, version: ProtocolVersion) -> Vec<Value> {
 }
 
 async fn the_flow(version: ProtocolVersion) {
-    let Some(seen) = scenario("flow", version).await else {
+    the_flow_over(version, "jsonrpc", "JsonRpcTransport").await;
+}
+
+async fn the_flow_over(version: ProtocolVersion, transport: &str, class: &str) {
+    let Some(seen) = scenario_over("flow", version, transport).await else {
         return;
     };
+    assert_eq!(seen["first"]["transport"], class, "{seen}");
     let results = checked_messages(&seen["first"], version);
     assert!(
         results
@@ -115,6 +132,18 @@ async fn the_python_client_gets_valid_v0_8_surfaces_and_its_action_reaches_the_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent() {
     the_flow(ProtocolVersion::V0_9).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_json_the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent()
+ {
+    the_flow_over(ProtocolVersion::V0_9, "rest", "RestTransport").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_json_rpc_0_3_the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent()
+ {
+    the_flow_over(ProtocolVersion::V0_9, "0.3", "CompatJsonRpcTransport").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,13 +1,13 @@
 //! An agent that fails or panics fails its task, with the reason as the status message, and
 //! the server keeps serving.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::request::Request;
 use futures::future::BoxFuture;
 use serde_json::Value;
-use server_support::{TestServer, builder, spawn, text_message};
+use support::{TestServer, builder, spawn, text_message};
 
 async fn assert_failed_with(server: &TestServer, reason: &str) -> Value {
     let task = server.result("message/send", text_message("go")).await;

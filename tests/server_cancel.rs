@@ -1,7 +1,7 @@
 //! `tasks/cancel` and client disconnects: a canceled agent really stops, and everyone
 //! watching the task hears the final `canceled` update.
 
-mod server_support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -11,7 +11,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use serde_json::json;
-use server_support::{SseReader, builder, spawn, text_message};
+use support::{SseReader, builder, spawn, text_message};
 
 /// Sets its flag when dropped: proves the agent's future or stream was dropped.
 struct DropFlag(Arc<AtomicBool>);

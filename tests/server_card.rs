@@ -1,13 +1,13 @@
 //! The agent card: what a client reads first to find the interface and its capabilities.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentExtension, AgentSkill};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::server::A2uiServer;
 use serde_json::{Value, json};
-use server_support::spawn;
+use support::spawn;
 
 async fn echo(request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text(request.text()))

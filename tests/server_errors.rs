@@ -1,7 +1,7 @@
 //! Every JSON-RPC error code of WIRE.md §1 over a real socket, from the inputs that cause
 //! it; after each bad request the server still answers the next one.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::a2a::Task;
 use a2ui_agent::a2a::TaskState;
@@ -10,7 +10,7 @@ use a2ui_agent::request::Request;
 use a2ui_agent::task::{StoreError, TaskStore};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use server_support::{TestServer, builder, spawn, text_message};
+use support::{TestServer, builder, spawn, text_message};
 
 async fn echo(request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text(request.text()))
@@ -121,13 +121,19 @@ async fn an_unknown_method_is_method_not_found() {
             .unwrap()
             .contains("tasks/list")
     );
-    assert_error(
+    // A PascalCase name is an A2A 1.0 method: unknown ones answer in the 1.0 shape, whose
+    // `data` names the error in a google.rpc.ErrorInfo.
+    let response = assert_error(
         &server,
-        &request("SendMessage", json!({})),
+        &request("DeleteTask", json!({})),
         -32601,
         json!("r"),
     )
     .await;
+    assert_eq!(
+        response["error"]["data"][0]["reason"], "METHOD_NOT_FOUND",
+        "{response}"
+    );
 }
 
 #[tokio::test]

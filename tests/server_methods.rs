@@ -1,6 +1,6 @@
 //! The A2A methods over a real socket: send, stream, get, cancel, resubscribe, the card.
 
-mod server_support;
+mod support;
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use serde_json::json;
-use server_support::{builder, spawn, text_message};
+use support::{builder, spawn, text_message};
 
 async fn echo(request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text(format!("echo: {}", request.text())))
@@ -201,7 +201,7 @@ async fn a_dropped_stream_does_not_cancel_its_task() {
     let response = server
         .open_stream("message/stream", text_message("go"))
         .await;
-    let mut reader = server_support::SseReader::new(response);
+    let mut reader = support::SseReader::new(response);
     let first = reader.next_event().await.unwrap();
     let id = first["result"]["id"].as_str().unwrap().to_owned();
     drop(reader);

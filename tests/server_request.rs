@@ -1,7 +1,7 @@
 //! What the agent is handed: text, parts, metadata, ids and requested extensions; and the
 //! injectable ids and clock that make responses reproducible.
 
-mod server_support;
+mod support;
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -10,7 +10,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::task::{ManualClock, SequentialIds};
 use serde_json::json;
-use server_support::{builder, spawn, text_message};
+use support::{builder, spawn, text_message};
 
 async fn describe(request: Request) -> Result<Reply, AgentError> {
     let kinds: Vec<&str> = request

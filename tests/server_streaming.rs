@@ -1,7 +1,7 @@
 //! SSE behaviour: keep-alive comments while the agent is silent, resubscribing to a running
 //! task, and the framing of every event.
 
-mod server_support;
+mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use serde_json::json;
-use server_support::{SseReader, builder, spawn, text_message};
+use support::{SseReader, builder, spawn, text_message};
 use tokio::sync::Semaphore;
 
 #[tokio::test]

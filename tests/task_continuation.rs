@@ -1,13 +1,13 @@
 //! Continuing a task: a message with the `taskId` of a task waiting for input continues it,
 //! the agent sees the history, and messages to other tasks are refused with the right code.
 
-mod server_support;
+mod support;
 
 use a2ui_agent::a2a::{Role, TaskState};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use serde_json::json;
-use server_support::{builder, spawn, text_message};
+use support::{builder, spawn, text_message};
 
 /// Replies with what it saw: the number of earlier messages and their texts.
 async fn recall(request: Request) -> Result<Reply, AgentError> {

@@ -1,7 +1,7 @@
 //! The server's task memory stays bounded: finished tasks are forgotten past the store's
 //! capacity or idle time, and running tasks are never forgotten.
 
-mod server_support;
+mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -11,7 +11,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::task::{InMemoryStore, ManualClock};
 use serde_json::json;
-use server_support::{builder, spawn, text_message};
+use support::{builder, spawn, text_message};
 
 async fn done(_request: Request) -> Result<Reply, AgentError> {
     Ok(Reply::text("done").with_final_state(TaskState::Completed))

@@ -1,18 +1,64 @@
 //! The agent card: how an agent describes itself at `/.well-known/agent-card.json`.
 //!
 //! Clients read the card to find the interface URL, the transport and the extensions the
-//! agent supports, so its field names follow the A2A 0.3 `AgentCard` schema exactly; the
-//! builder fills the required members with sensible defaults.
+//! agent supports; the builder fills the required members with sensible defaults.
+//!
+//! One card serves both protocol generations. A2A 1.0 clients read `supportedInterfaces`,
+//! which lists JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3 at the same URL; 0.3 clients
+//! read `url`, `preferredTransport` (`JSONRPC`), `protocolVersion` (`0.3.0`) and
+//! `additionalInterfaces`, and ignore members they do not know. What the real clients do,
+//! read in their sources (the reason for this shape):
+//!
+//! - Python `a2a-sdk` 1.3 (`client/card_resolver.py`): when `supportedInterfaces` is
+//!   present it is taken as is and `url`, `preferredTransport`, `protocolVersion`,
+//!   `additionalInterfaces` are dropped; only without it are they turned into 0.3
+//!   interfaces. `ClientFactory` then picks, per binding, the interface whose
+//!   `protocolVersion` is 1.0, else one ≥ 0.3 (its 0.3 compat transports).
+//! - `@a2a-js/sdk` 1.3: a card with a non-empty `supportedInterfaces` is a 1.0 card, even
+//!   with `legacyCompat` on; each transport factory picks the interface of its binding with
+//!   `protocolVersion` `"1.0"`, else the first.
+//! - 0.3 SDKs know only the 0.3 members. `additionalInterfaces` names JSON-RPC alone: the
+//!   0.3 HTTP+JSON binding (`/v1/...` paths) is not served.
 
 use serde::Serialize;
 use serde_json::Value;
 
-/// The A2A protocol version this card advertises.
+/// The A2A protocol version of the card's 0.3 members (`protocolVersion`).
 pub const PROTOCOL_VERSION: &str = "0.3.0";
 
-/// An agent's self-description (A2A 0.3 `AgentCard`).
+/// The binding names of `AgentInterface.protocolBinding`.
+pub mod binding {
+    /// JSON-RPC 2.0 over HTTP.
+    pub const JSONRPC: &str = "JSONRPC";
+    /// The HTTP+JSON (REST) binding.
+    pub const HTTP_JSON: &str = "HTTP+JSON";
+}
+
+/// Where and how an agent is reached (A2A 1.0 `AgentInterface`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInterface {
+    /// The URL.
+    pub url: String,
+    /// The binding: [`binding::JSONRPC`] or [`binding::HTTP_JSON`].
+    pub protocol_binding: String,
+    /// The protocol version, `Major.Minor`.
+    pub protocol_version: String,
+}
+
+/// A 0.3 `additionalInterfaces` entry: URL and transport.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LegacyInterface {
+    /// The URL.
+    pub url: String,
+    /// The transport at `url`.
+    pub transport: String,
+}
+
+/// An agent's self-description, readable as an A2A 1.0 and an A2A 0.3 `AgentCard`.
 ///
-/// Build one with [`AgentCard::builder`].
+/// Build one with [`AgentCard::builder`]; [`AgentCard::set_url`] keeps the interfaces in
+/// step with the URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCard {
@@ -20,6 +66,9 @@ pub struct AgentCard {
     pub name: String,
     /// What the agent does.
     pub description: String,
+    /// The interfaces, newest protocol first (1.0): JSON-RPC 1.0, HTTP+JSON 1.0, JSON-RPC
+    /// 0.3, all at `url`.
+    pub supported_interfaces: Vec<AgentInterface>,
     /// The JSON-RPC interface URL. Empty: the server answers with the URL the client used
     /// to reach it (`http://<Host>/`).
     pub url: String,
@@ -29,6 +78,8 @@ pub struct AgentCard {
     pub protocol_version: String,
     /// The transport at `url`: `"JSONRPC"`.
     pub preferred_transport: String,
+    /// The 0.3 interfaces at `url` (0.3).
+    pub additional_interfaces: Vec<LegacyInterface>,
     /// What the agent can do.
     pub capabilities: AgentCapabilities,
     /// MIME types the agent accepts.
@@ -137,16 +188,21 @@ impl AgentCard {
     /// let json = serde_json::to_value(&card).unwrap();
     /// assert_eq!(json["protocolVersion"], "0.3.0");
     /// assert_eq!(json["preferredTransport"], "JSONRPC");
+    /// assert_eq!(json["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    /// assert_eq!(json["supportedInterfaces"][1]["protocolBinding"], "HTTP+JSON");
+    /// assert_eq!(json["supportedInterfaces"][2]["url"], "http://localhost:8080/");
     /// ```
     pub fn builder(name: impl Into<String>) -> AgentCardBuilder {
         AgentCardBuilder {
             card: AgentCard {
                 name: name.into(),
                 description: String::new(),
+                supported_interfaces: Vec::new(),
                 url: String::new(),
                 version: "0.1.0".into(),
                 protocol_version: PROTOCOL_VERSION.into(),
-                preferred_transport: "JSONRPC".into(),
+                preferred_transport: binding::JSONRPC.into(),
+                additional_interfaces: Vec::new(),
                 capabilities: AgentCapabilities {
                     streaming: true,
                     push_notifications: false,
@@ -161,6 +217,32 @@ impl AgentCard {
                 supports_authenticated_extended_card: false,
             },
         }
+    }
+}
+
+impl AgentCard {
+    /// Sets the interface URL, and every interface of both generations to it (none while
+    /// the URL is empty).
+    pub fn set_url(&mut self, url: String) {
+        self.supported_interfaces.clear();
+        self.additional_interfaces.clear();
+        if !url.is_empty() {
+            let interface = |binding: &str, version: &str| AgentInterface {
+                url: url.clone(),
+                protocol_binding: binding.into(),
+                protocol_version: version.into(),
+            };
+            self.supported_interfaces = vec![
+                interface(binding::JSONRPC, "1.0"),
+                interface(binding::HTTP_JSON, "1.0"),
+                interface(binding::JSONRPC, "0.3"),
+            ];
+            self.additional_interfaces = vec![LegacyInterface {
+                url: url.clone(),
+                transport: binding::JSONRPC.into(),
+            }];
+        }
+        self.url = url;
     }
 }
 
@@ -223,7 +305,9 @@ impl AgentCardBuilder {
     }
 
     /// The card.
-    pub fn build(self) -> AgentCard {
+    pub fn build(mut self) -> AgentCard {
+        let url = std::mem::take(&mut self.card.url);
+        self.card.set_url(url);
         self.card
     }
 }

@@ -29,7 +29,7 @@ impl From<&Id> for Value {
     }
 }
 
-/// The error codes of JSON-RPC and A2A 0.3.
+/// The error codes of JSON-RPC and A2A (0.3 and 1.0 share them; 1.0 adds -32008 and -32009).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// -32700: the body is not JSON.
@@ -56,11 +56,15 @@ pub enum ErrorCode {
     InvalidAgentResponse,
     /// -32007: no authenticated extended card is configured.
     AuthenticatedExtendedCardNotConfigured,
+    /// -32008: the agent requires an extension the client did not activate (1.0).
+    ExtensionSupportRequired,
+    /// -32009: the `A2A-Version` the client asked for is not served (1.0).
+    VersionNotSupported,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -73,6 +77,8 @@ impl ErrorCode {
         ErrorCode::ContentTypeNotSupported,
         ErrorCode::InvalidAgentResponse,
         ErrorCode::AuthenticatedExtendedCardNotConfigured,
+        ErrorCode::ExtensionSupportRequired,
+        ErrorCode::VersionNotSupported,
     ];
 
     /// The integer sent on the wire.
@@ -98,6 +104,58 @@ impl ErrorCode {
             ErrorCode::ContentTypeNotSupported => -32005,
             ErrorCode::InvalidAgentResponse => -32006,
             ErrorCode::AuthenticatedExtendedCardNotConfigured => -32007,
+            ErrorCode::ExtensionSupportRequired => -32008,
+            ErrorCode::VersionNotSupported => -32009,
+        }
+    }
+
+    /// The A2A 1.0 name of the error for `google.rpc.ErrorInfo.reason`: the error type in
+    /// UPPER_SNAKE_CASE without its `Error` suffix.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::jsonrpc::ErrorCode;
+    ///
+    /// assert_eq!(ErrorCode::TaskNotFound.reason(), "TASK_NOT_FOUND");
+    /// ```
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorCode::ParseError => "JSON_PARSE",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::MethodNotFound => "METHOD_NOT_FOUND",
+            ErrorCode::InvalidParams => "INVALID_PARAMS",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::TaskNotFound => "TASK_NOT_FOUND",
+            ErrorCode::TaskNotCancelable => "TASK_NOT_CANCELABLE",
+            ErrorCode::PushNotificationNotSupported => "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            ErrorCode::UnsupportedOperation => "UNSUPPORTED_OPERATION",
+            ErrorCode::ContentTypeNotSupported => "CONTENT_TYPE_NOT_SUPPORTED",
+            ErrorCode::InvalidAgentResponse => "INVALID_AGENT_RESPONSE",
+            ErrorCode::AuthenticatedExtendedCardNotConfigured => {
+                "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+            }
+            ErrorCode::ExtensionSupportRequired => "EXTENSION_SUPPORT_REQUIRED",
+            ErrorCode::VersionNotSupported => "VERSION_NOT_SUPPORTED",
+        }
+    }
+
+    /// The HTTP status and `google.rpc.Code` name of the error in the HTTP+JSON binding
+    /// (A2A 1.0 §5.4).
+    pub fn http_status(self) -> (u16, &'static str) {
+        match self {
+            ErrorCode::TaskNotFound | ErrorCode::MethodNotFound => (404, "NOT_FOUND"),
+            ErrorCode::ParseError
+            | ErrorCode::InvalidRequest
+            | ErrorCode::InvalidParams
+            | ErrorCode::ContentTypeNotSupported => (400, "INVALID_ARGUMENT"),
+            ErrorCode::TaskNotCancelable
+            | ErrorCode::PushNotificationNotSupported
+            | ErrorCode::UnsupportedOperation
+            | ErrorCode::AuthenticatedExtendedCardNotConfigured
+            | ErrorCode::ExtensionSupportRequired
+            | ErrorCode::VersionNotSupported => (400, "FAILED_PRECONDITION"),
+            ErrorCode::InternalError | ErrorCode::InvalidAgentResponse => (500, "INTERNAL"),
         }
     }
 

@@ -2,13 +2,17 @@
 //!
 //! One set of plain data types that the rest of the crate speaks: messages, parts, tasks and
 //! stream events. They carry no wire details (no `kind` tags, no camelCase); the wire
-//! representation of each protocol version lives in its own module ([`v0_3`]) with its
-//! conversions, so a second protocol version adds a module instead of reshaping the model.
+//! representation of each protocol version lives in its own module ([`v0_3`], [`v1_0`]) with
+//! its conversions, so a protocol version adds a module instead of reshaping the model.
 //! Nothing here knows about A2UI or HTTP.
 
 pub mod card;
 pub mod jsonrpc;
+mod params;
 pub mod v0_3;
+pub mod v1_0;
+
+pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
 
 use std::fmt;
 

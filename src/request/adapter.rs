@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::activation::{newest_extension, same_uri};
 use crate::a2a::{Message, Part};
 use crate::a2ui::{CapabilitiesError, ClientCapabilities, ProtocolVersion};
-use crate::generator::Generator;
+use crate::generator::{Generator, NegotiationError};
 use crate::processor::RequestProcessor;
 
 /// The server's A2UI settings: its generators, in order of preference, and the
@@ -24,15 +24,49 @@ pub(crate) struct A2uiAdapter {
     other_extensions: Vec<String>,
 }
 
+/// How one request is answered: the adapter's decision, made before the task starts.
+#[derive(Debug)]
+pub(crate) enum A2uiOutcome {
+    /// The client speaks no A2UI (or the server offers none): answer in plain text.
+    Plain,
+    /// Answer with A2UI through this processor.
+    A2ui(RequestProcessor),
+    /// The client asked for A2UI that cannot be served: the task fails with this reason and
+    /// the agent is never called.
+    Refused(Refusal),
+}
+
+/// Why a client's A2UI request cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Refusal {
+    /// The renderer's capabilities do not parse.
+    #[error("The A2UI capabilities in the message are malformed: {0}")]
+    MalformedCapabilities(CapabilitiesError),
+    /// The capabilities describe only versions no generator speaks.
+    #[error("The client's A2UI capabilities describe {described} but this agent speaks {offered}.")]
+    VersionNotSpoken {
+        /// The versions the capabilities describe.
+        described: String,
+        /// The versions the server's generators speak.
+        offered: String,
+    },
+    /// Every candidate generator refused the capabilities.
+    #[error("Cannot answer with A2UI: {}", join_errors(.0))]
+    Negotiation(Vec<NegotiationError>),
+}
+
+fn join_errors(errors: &[NegotiationError]) -> String {
+    let reasons: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    reasons.join("; ")
+}
+
 /// What the adapter decided for one request.
-#[derive(Default)]
+#[derive(Debug)]
 pub(crate) struct Adapted {
-    /// The negotiated processor; `None` means answer in plain text.
-    pub(crate) processor: Option<RequestProcessor>,
+    /// How to answer.
+    pub(crate) outcome: A2uiOutcome,
     /// The extension URIs to echo in the response header.
     pub(crate) activated: Vec<String>,
-    /// Why the request cannot be served: the task fails with this, the agent is not called.
-    pub(crate) failure: Option<String>,
 }
 
 impl A2uiAdapter {
@@ -68,25 +102,20 @@ impl A2uiAdapter {
             .filter(|uri| requested.iter().any(|r| same_uri(r, uri)))
             .cloned()
             .collect();
-        let fail = |activated: Vec<String>, reason: String| Adapted {
-            processor: None,
+        let fail = |activated: Vec<String>, refusal: Refusal| Adapted {
+            outcome: A2uiOutcome::Refused(refusal),
             activated,
-            failure: Some(reason),
+        };
+        let plain = |activated: Vec<String>| Adapted {
+            outcome: A2uiOutcome::Plain,
+            activated,
         };
         if self.generators.is_empty() {
-            return Adapted {
-                activated,
-                ..Adapted::default()
-            };
+            return plain(activated);
         }
         let declared = match find_capabilities(message) {
             Ok(declared) => declared,
-            Err(error) => {
-                return fail(
-                    activated,
-                    format!("The A2UI capabilities in the message are malformed: {error}"),
-                );
-            }
+            Err(error) => return fail(activated, Refusal::MalformedCapabilities(error)),
         };
         let advertised = self.advertised();
         let requested_version =
@@ -100,12 +129,7 @@ impl A2uiAdapter {
                         .collect(),
                     declared.or(self.default_capabilities.as_ref()),
                 ),
-                (None, None) => {
-                    return Adapted {
-                        activated,
-                        ..Adapted::default()
-                    };
-                }
+                (None, None) => return plain(activated),
                 (None, Some(declared)) => {
                     let described = declared.versions();
                     let candidates: Vec<&Generator> = self
@@ -116,35 +140,29 @@ impl A2uiAdapter {
                     if candidates.is_empty() {
                         return fail(
                             activated,
-                            format!(
-                                "The client's A2UI capabilities describe {} but this agent \
-                                 speaks {}.",
-                                list(described.iter().map(|v| v.as_str())),
-                                list(self.generators.iter().map(|g| g.version().as_str())),
-                            ),
+                            Refusal::VersionNotSpoken {
+                                described: list(described.iter().map(|v| v.as_str())),
+                                offered: list(self.generators.iter().map(|g| g.version().as_str())),
+                            },
                         );
                     }
                     (candidates, Some(declared))
                 }
             };
-        let mut reasons = Vec::new();
+        let mut errors = Vec::new();
         for generator in candidates {
             match generator.negotiate(capabilities) {
                 Ok(processor) => {
                     activated.push(generator.version().extension_uri().to_owned());
                     return Adapted {
-                        processor: Some(processor),
+                        outcome: A2uiOutcome::A2ui(processor),
                         activated,
-                        failure: None,
                     };
                 }
-                Err(error) => reasons.push(error.to_string()),
+                Err(error) => errors.push(error),
             }
         }
-        fail(
-            activated,
-            format!("Cannot answer with A2UI: {}", reasons.join("; ")),
-        )
+        fail(activated, Refusal::Negotiation(errors))
     }
 }
 
@@ -202,6 +220,13 @@ mod tests {
         message
     }
 
+    fn refusal(adapted: Adapted) -> String {
+        match adapted.outcome {
+            A2uiOutcome::Refused(refusal) => refusal.to_string(),
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
     fn adapter() -> A2uiAdapter {
         A2uiAdapter::new(
             vec![Generator::v0_9(), Generator::v0_8()],
@@ -213,8 +238,7 @@ mod tests {
     #[test]
     fn a_client_that_asks_for_nothing_and_declares_nothing_gets_text() {
         let adapted = adapter().adapt(&[], &message(None, vec![Part::text("hi")]));
-        assert!(adapted.processor.is_none());
-        assert!(adapted.failure.is_none());
+        assert!(matches!(adapted.outcome, A2uiOutcome::Plain));
         assert!(adapted.activated.is_empty());
     }
 
@@ -230,17 +254,17 @@ mod tests {
             adapted.activated,
             ["urn:other", ProtocolVersion::V0_8.extension_uri()]
         );
-        assert_eq!(
-            adapted.processor.map(|p| p.version()),
-            Some(ProtocolVersion::V0_8)
-        );
+        let A2uiOutcome::A2ui(processor) = adapted.outcome else {
+            panic!("not negotiated: {:?}", adapted.outcome);
+        };
+        assert_eq!(processor.version(), ProtocolVersion::V0_8);
     }
 
     #[test]
     fn malformed_capabilities_fail_the_request_with_where_they_are_wrong() {
         let metadata = json!({"a2uiClientCapabilities": {"v0.9": {"supportedCatalogIds": [1]}}});
         let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
-        let failure = adapted.failure.unwrap();
+        let failure = refusal(adapted);
         assert!(failure.contains("malformed"), "{failure}");
         assert!(failure.contains("supportedCatalogIds"), "{failure}");
     }
@@ -249,7 +273,7 @@ mod tests {
     fn capabilities_for_a_version_the_agent_does_not_speak_fail_naming_both() {
         let metadata = json!({"a2uiClientCapabilities": {"v1.0": {"supportedCatalogIds": ["x"]}}});
         let adapted = adapter().adapt(&[], &message(Some(metadata), vec![]));
-        let failure = adapted.failure.unwrap();
+        let failure = refusal(adapted);
         assert!(
             failure.contains("v1.0") && failure.contains("v0.9, v0.8"),
             "{failure}"
@@ -263,6 +287,6 @@ mod tests {
             &[ProtocolVersion::V0_9.extension_uri().to_owned()],
             &message(Some(metadata), vec![]),
         );
-        assert!(adapted.processor.is_none() && adapted.failure.is_none());
+        assert!(matches!(adapted.outcome, A2uiOutcome::Plain));
     }
 }

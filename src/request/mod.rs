@@ -9,6 +9,7 @@
 mod actions;
 pub(crate) mod activation;
 pub(crate) mod adapter;
+pub(crate) mod prepared;
 
 use serde_json::{Map, Value};
 

@@ -58,7 +58,7 @@ pub(crate) async fn agent_card(
             .and_then(|host| host.to_str().ok())
             .filter(|host| is_plausible_host(host))
             .unwrap_or("localhost");
-        card.url = format!("http://{host}/");
+        card.set_url(format!("http://{host}/"));
     }
     Json(card)
 }

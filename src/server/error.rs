@@ -44,14 +44,21 @@ impl std::error::Error for BuildError {}
 /// exactly one place, [`ApiError::into_rpc`].
 #[derive(Debug)]
 pub(crate) enum ApiError {
-    Wire(WireError),
+    WireV0(WireError),
+    WireV1(crate::a2a::v1_0::WireError),
     Task(TaskError),
     Rpc(RpcError),
 }
 
 impl From<WireError> for ApiError {
     fn from(error: WireError) -> Self {
-        ApiError::Wire(error)
+        ApiError::WireV0(error)
+    }
+}
+
+impl From<crate::a2a::v1_0::WireError> for ApiError {
+    fn from(error: crate::a2a::v1_0::WireError) -> Self {
+        ApiError::WireV1(error)
     }
 }
 
@@ -72,12 +79,14 @@ impl ApiError {
     /// (the client gets a generic message); client faults at `debug`.
     pub(crate) fn into_rpc(self, method: &str) -> RpcError {
         let detail = match &self {
-            ApiError::Wire(error) => error.to_string(),
+            ApiError::WireV0(error) => error.to_string(),
+            ApiError::WireV1(error) => error.to_string(),
             ApiError::Task(error) => error.to_string(),
             ApiError::Rpc(error) => error.to_string(),
         };
         let error = match self {
-            ApiError::Wire(error) => RpcError::from(error),
+            ApiError::WireV0(error) => RpcError::from(error),
+            ApiError::WireV1(error) => RpcError::from(error),
             ApiError::Task(error) => RpcError::from(error),
             ApiError::Rpc(error) => error,
         };

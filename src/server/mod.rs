@@ -1,11 +1,21 @@
-//! The A2A server: an [`axum::Router`] serving one agent over JSON-RPC and SSE.
+//! The A2A server: an [`axum::Router`] serving one agent over A2A 1.0 and 0.3.
 //!
 //! [`A2uiServer::builder`] takes the agent card, the agent and options, and
 //! [`A2uiServer::router`] gives a router to serve directly or to mount in a larger app:
 //!
-//! - `POST /` — JSON-RPC 2.0, A2A 0.3 methods (`message/send`, `message/stream`, `tasks/get`,
-//!   `tasks/cancel`, `tasks/resubscribe`);
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card.
+//! - `POST /` — JSON-RPC 2.0: the A2A 1.0 methods (`SendMessage`, `SendStreamingMessage`,
+//!   `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, ...) and the 0.3 ones
+//!   (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`),
+//!   told apart by method name and `A2A-Version`;
+//! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
+//!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
+//!   /tasks/{id}:subscribe`;
+//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
+//!   listing the three interfaces;
+//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
+//!
+//! The description below uses the 0.3 names; 1.0 streams carry the same events as
+//! `StreamResponse` objects (no `final`).
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
@@ -21,8 +31,12 @@
 
 mod card;
 mod error;
+mod ops;
+mod rest;
 mod rpc;
 mod sse;
+mod version;
+mod web;
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,7 +44,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub use error::BuildError;
 
@@ -49,6 +63,7 @@ use crate::task::{Clock, IdGenerator, InMemoryStore, SystemClock, TaskStore, Uui
 pub(crate) struct ServerState {
     pub(crate) card: AgentCard,
     pub(crate) tasks: Arc<TaskManager>,
+    pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
 }
@@ -77,6 +92,7 @@ pub(crate) struct ServerState {
 pub struct A2uiServer {
     state: Arc<ServerState>,
     body_limit: usize,
+    web_page: bool,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -84,6 +100,7 @@ impl fmt::Debug for A2uiServer {
         f.debug_struct("A2uiServer")
             .field("agent", &self.state.card.name)
             .field("body_limit", &self.body_limit)
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -97,10 +114,34 @@ impl A2uiServer {
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/", post(rpc::handle))
+        let mut root = post(rpc::handle);
+        if self.web_page {
+            root = root.get(web::index);
+        }
+        let mut router = Router::new()
+            .route("/", root)
+            .route("/message:send", post(rest::message_send))
+            .route("/message:stream", post(rest::message_stream))
+            .route("/tasks", get(rest::list_tasks))
+            .route(
+                "/tasks/{target}",
+                get(rest::get_task).post(rest::task_action),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs",
+                any(rest::push_configs),
+            )
+            .route(
+                "/tasks/{id}/pushNotificationConfigs/{config}",
+                any(rest::push_configs),
+            )
+            .route("/extendedAgentCard", get(rest::extended_card))
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card))
+            .route("/.well-known/agent.json", get(card::agent_card));
+        if self.web_page {
+            router = router.route("/web/{file}", get(web::asset));
+        }
+        router
             .layer(DefaultBodyLimit::max(self.body_limit))
             .with_state(self.state.clone())
     }
@@ -127,6 +168,7 @@ pub struct ServerBuilder {
     generators: Vec<Generator>,
     default_capabilities: Option<serde_json::Value>,
     emission_mode: Option<EmitMode>,
+    web_page: bool,
 }
 
 impl Default for ServerBuilder {
@@ -145,6 +187,7 @@ impl Default for ServerBuilder {
             generators: Vec::new(),
             default_capabilities: None,
             emission_mode: None,
+            web_page: false,
         }
     }
 }
@@ -167,6 +210,7 @@ impl fmt::Debug for ServerBuilder {
                     .map(|g| g.version().as_str())
                     .collect::<Vec<_>>(),
             )
+            .field("web_page", &self.web_page)
             .finish_non_exhaustive()
     }
 }
@@ -288,6 +332,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `GET /` serves a chat page (default no): a person opens the server's URL in a
+    /// browser, talks to the agent and sees its A2UI surfaces drawn, while they stream, by
+    /// the official renderer. The page is embedded in the binary; `POST /` stays JSON-RPC.
+    pub fn web_page(mut self, serve: bool) -> Self {
+        self.web_page = serve;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -326,17 +378,18 @@ impl ServerBuilder {
                 emission_mode: self.emission_mode,
             }),
             self.final_state,
-            a2ui,
         )
         .with_max_history(self.max_history);
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
                 tasks: Arc::new(tasks),
+                a2ui,
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
             }),
             body_limit: self.body_limit,
+            web_page: self.web_page,
         })
     }
 }

@@ -1,36 +1,40 @@
-//! `POST /`: the JSON-RPC endpoint of A2A 0.3.
+//! `POST /`: the JSON-RPC endpoint of A2A 0.3 and 1.0.
 //!
-//! Reads the envelope, dispatches by method, and answers every outcome — success or error —
-//! with HTTP 200 and a JSON-RPC response (or an SSE stream for the streaming methods). The
-//! only non-200 answers come before an envelope exists: 413 for a body over the limit and
-//! 405 for another HTTP method, both from axum.
+//! Reads the envelope, picks the protocol version ([`super::version`]: slash methods are
+//! 0.3, PascalCase ones 1.0), dispatches by method, and answers every outcome — success or
+//! error — with HTTP 200 and a JSON-RPC response in that version's shape (or an SSE stream for
+//! the streaming methods). The only non-200 answers come before an envelope exists: 413 for a
+//! body over the limit and 405 for another HTTP method, both from axum.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::ServerState;
 use super::error::ApiError;
-use super::sse::{self, CancelOnDrop};
+use super::ops::{self, with_extensions_header};
+use super::sse::{self, Framing};
+use super::version::{self, Version};
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
-use crate::a2a::v0_3::{self, MessageSendParams, encode_task};
+use crate::a2a::{v0_3, v1_0};
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
     id: Id,
+    version: Version,
     outcome: Result<Value, RpcError>,
 }
 
 impl IntoResponse for RpcResponse {
     fn into_response(self) -> Response {
-        let body = match &self.outcome {
-            Ok(result) => jsonrpc::success(&self.id, result.clone()),
-            Err(error) => jsonrpc::failure(&self.id, error),
+        let body = match self.outcome {
+            Ok(result) => jsonrpc::success(&self.id, result),
+            Err(error) => Framing::Rpc(self.id, self.version).error(&error),
         };
         Json(body).into_response()
     }
@@ -42,12 +46,16 @@ pub(crate) async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let requested = version::requested(&headers, None);
+    // Errors before the method is known answer in the shape the header asked for.
+    let header_version = requested.clone().ok().flatten().unwrap_or(Version::V0_3);
     let request = match jsonrpc::decode_request(&body) {
         Ok(request) => request,
         Err((id, error)) => {
             tracing::debug!(code = error.code.code(), message = %error.message, "bad envelope");
             return RpcResponse {
                 id,
+                version: header_version,
                 outcome: Err(error),
             }
             .into_response();
@@ -55,16 +63,32 @@ pub(crate) async fn handle(
     };
     let jsonrpc::Request { id, method, params } = request;
     tracing::debug!(%method, "json-rpc request");
-    let streaming = matches!(method.as_str(), "message/stream" | "tasks/resubscribe");
-    match dispatch(&state, &headers, &id, &method, params).await {
+    let version = version::of_method(&method);
+    let streaming = matches!(
+        method.as_str(),
+        "message/stream" | "tasks/resubscribe" | "SendStreamingMessage" | "SubscribeToTask"
+    );
+    let outcome = match (requested, version) {
+        (Err(error), _) => Err(ApiError::from(error)),
+        (Ok(Some(Version::V0_3)), Version::V1_0) => Err(RpcError::new(
+            ErrorCode::MethodNotFound,
+            format!("Method not found: {method} is an A2A 1.0 method, but A2A-Version is 0.3"),
+        )
+        .into()),
+        (Ok(_), Version::V0_3) => dispatch_0_3(&state, &headers, &id, &method, params).await,
+        (Ok(_), Version::V1_0) => dispatch_1_0(&state, &headers, &id, &method, params).await,
+    };
+    match outcome {
         Ok(Answer::Json(result)) => RpcResponse {
             id,
+            version,
             outcome: Ok(result),
         }
         .into_response(),
-        Ok(Answer::Echoed(Answered { result, activated })) => with_extensions_header(
+        Ok(Answer::Echoed(result, activated)) => with_extensions_header(
             RpcResponse {
                 id,
+                version,
                 outcome: Ok(result),
             }
             .into_response(),
@@ -74,10 +98,11 @@ pub(crate) async fn handle(
         Err(error) => {
             let error = error.into_rpc(&method);
             if streaming {
-                sse::error_stream(&id, &error, state.keep_alive)
+                sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive)
             } else {
                 RpcResponse {
                     id,
+                    version,
                     outcome: Err(error),
                 }
                 .into_response()
@@ -88,11 +113,20 @@ pub(crate) async fn handle(
 
 enum Answer {
     Json(Value),
-    Echoed(Answered),
+    /// A result and the extension URIs to echo.
+    Echoed(Value, Vec<String>),
     Stream(Response),
 }
 
-async fn dispatch(
+fn method_not_found(method: &str) -> ApiError {
+    RpcError::new(
+        ErrorCode::MethodNotFound,
+        format!("Method not found: {method}"),
+    )
+    .into()
+}
+
+async fn dispatch_0_3(
     state: &ServerState,
     headers: &HeaderMap,
     id: &Id,
@@ -100,216 +134,102 @@ async fn dispatch(
     params: Option<Value>,
 ) -> Result<Answer, ApiError> {
     let params = params.as_ref();
+    let framing = || Framing::Rpc(id.clone(), Version::V0_3);
     match method {
         "message/send" => {
-            let answered = message_send(state, headers, params).await?;
-            Ok(Answer::Echoed(answered))
+            let sent = ops::send(state, headers, v0_3::decode_send_params(params)?).await?;
+            Ok(Answer::Echoed(
+                v0_3::encode_task(&sent.task),
+                sent.activated,
+            ))
         }
-        "message/stream" => message_stream(state, headers, id, params)
-            .await
-            .map(Answer::Stream),
+        "message/stream" => {
+            let send = v0_3::decode_send_params(params)?;
+            ops::stream(state, headers, send, framing())
+                .await
+                .map(Answer::Stream)
+        }
         "tasks/get" => {
             let query = v0_3::decode_query_params(params)?;
             let task = state.tasks.get(&query.id).await?;
-            Ok(Answer::Json(encode_task(
+            Ok(Answer::Json(v0_3::encode_task(
                 &task.with_history_length(query.history_length),
             )))
         }
         "tasks/cancel" => {
-            let query = v0_3::decode_id_params(params)?;
-            let task = state.tasks.cancel(&query.id).await?;
-            Ok(Answer::Json(encode_task(&task)))
+            let task_id = v0_3::decode_id_params(params)?;
+            let task = state.tasks.cancel(&task_id).await?;
+            Ok(Answer::Json(v0_3::encode_task(&task)))
         }
         "tasks/resubscribe" => {
-            let query = v0_3::decode_id_params(params)?;
-            let subscription = state.tasks.subscribe(&query.id).await?;
-            Ok(Answer::Stream(sse::task_stream(
-                id.clone(),
-                subscription.snapshot,
-                subscription.events,
-                None,
-                state.keep_alive,
-            )))
+            let task_id = v0_3::decode_id_params(params)?;
+            ops::subscribe(state, &task_id, framing())
+                .await
+                .map(Answer::Stream)
         }
         "tasks/pushNotificationConfig/set"
         | "tasks/pushNotificationConfig/get"
         | "tasks/pushNotificationConfig/list"
-        | "tasks/pushNotificationConfig/delete" => Err(RpcError::new(
-            ErrorCode::PushNotificationNotSupported,
-            "Push notifications are not supported",
-        )
-        .into()),
-        "agent/getAuthenticatedExtendedCard" => Err(RpcError::new(
-            ErrorCode::AuthenticatedExtendedCardNotConfigured,
-            "Authenticated extended card is not configured",
-        )
-        .into()),
-        _ => Err(RpcError::new(
-            ErrorCode::MethodNotFound,
-            format!("Method not found: {method}"),
-        )
-        .into()),
+        | "tasks/pushNotificationConfig/delete" => Err(ops::push_not_supported()),
+        "agent/getAuthenticatedExtendedCard" => Err(ops::extended_card_not_configured()),
+        _ => Err(method_not_found(method)),
     }
 }
 
-async fn message_send(
-    state: &ServerState,
-    headers: &HeaderMap,
-    params: Option<&Value>,
-) -> Result<Answered, ApiError> {
-    let params = decode_send(state, params)?;
-    let blocking = params.configuration.blocking.unwrap_or(true);
-    let history_length = params.configuration.history_length;
-    let started = state
-        .tasks
-        .start(params, requested_extensions(headers), false)
-        .await?;
-    let activated = started.activated.clone();
-    let task = if blocking {
-        let done = started.running.wait_done().await;
-        if let Some(reason) = done.invalid {
-            return Err(RpcError::new(
-                ErrorCode::InvalidAgentResponse,
-                format!("Invalid agent response: {reason}"),
-            )
-            .with_data(serde_json::json!({"taskId": done.task.id}))
-            .into());
-        }
-        done.task
-    } else {
-        started.snapshot
-    };
-    Ok(Answered {
-        result: encode_task(&task.with_history_length(history_length)),
-        activated,
-    })
-}
-
-async fn message_stream(
+async fn dispatch_1_0(
     state: &ServerState,
     headers: &HeaderMap,
     id: &Id,
-    params: Option<&Value>,
-) -> Result<Response, ApiError> {
-    let params = decode_send(state, params)?;
-    let history_length = params.configuration.history_length;
-    let started = state
-        .tasks
-        .start(params, requested_extensions(headers), true)
-        .await?;
-    let guard = state
-        .cancel_on_disconnect
-        .then(|| CancelOnDrop(started.running.clone()));
-    let response = sse::task_stream(
-        id.clone(),
-        started.snapshot.with_history_length(history_length),
-        started.events,
-        guard,
-        state.keep_alive,
-    );
-    Ok(with_extensions_header(response, &started.activated))
-}
-
-/// A `message/send` result and the extensions to echo.
-struct Answered {
-    result: Value,
-    activated: Vec<String>,
-}
-
-/// `response` with the activated extension URIs in `X-A2A-Extensions` (none: unchanged).
-fn with_extensions_header(mut response: Response, activated: &[String]) -> Response {
-    if activated.is_empty() {
-        return response;
-    }
-    match HeaderValue::from_str(&activated.join(", ")) {
-        Ok(value) => {
-            response.headers_mut().insert("x-a2a-extensions", value);
+    method: &str,
+    params: Option<Value>,
+) -> Result<Answer, ApiError> {
+    let params = params.as_ref();
+    let framing = || Framing::Rpc(id.clone(), Version::V1_0);
+    match method {
+        "SendMessage" => {
+            let sent = ops::send(state, headers, v1_0::decode_send_params(params)?).await?;
+            Ok(Answer::Echoed(
+                v1_0::encode_send_result(&sent.task),
+                sent.activated,
+            ))
         }
-        Err(error) => tracing::warn!(%error, "an activated extension URI is not a header value"),
-    }
-    response
-}
-
-/// Decodes send params and checks the client accepts what the agent produces.
-fn decode_send(state: &ServerState, params: Option<&Value>) -> Result<MessageSendParams, ApiError> {
-    let params = v0_3::decode_send_params(params)?;
-    if params.configuration.push_notification_config.is_some() {
-        return Err(RpcError::new(
-            ErrorCode::PushNotificationNotSupported,
-            "Push notifications are not supported",
-        )
-        .into());
-    }
-    if let Some(accepted) = &params.configuration.accepted_output_modes {
-        let produced = &state.card.default_output_modes;
-        let compatible = accepted.is_empty()
-            || accepted
-                .iter()
-                .any(|mode| produced.iter().any(|out| mime_matches(mode, out)));
-        if !compatible {
-            return Err(RpcError::new(
-                ErrorCode::ContentTypeNotSupported,
-                format!(
-                    "Content type not supported: the agent produces {}",
-                    produced.join(", ")
-                ),
-            )
-            .into());
+        "SendStreamingMessage" => {
+            let send = v1_0::decode_send_params(params)?;
+            ops::stream(state, headers, send, framing())
+                .await
+                .map(Answer::Stream)
         }
-    }
-    Ok(params)
-}
-
-/// Whether the accepted `pattern` (`text/plain`, `text/*`, `*/*`) covers `mime`.
-fn mime_matches(pattern: &str, mime: &str) -> bool {
-    let pattern = pattern.split(';').next().unwrap_or("").trim();
-    let mime = mime.split(';').next().unwrap_or("").trim();
-    if pattern == "*/*" || pattern == "*" || pattern.eq_ignore_ascii_case(mime) {
-        return true;
-    }
-    match (pattern.split_once('/'), mime.split_once('/')) {
-        (Some((kind, "*")), Some((mime_kind, _))) => kind.eq_ignore_ascii_case(mime_kind),
-        _ => false,
-    }
-}
-
-/// The extension URIs in the `X-A2A-Extensions` and `A2A-Extensions` headers: every value
-/// of either, split on commas, trimmed.
-pub(crate) fn requested_extensions(headers: &HeaderMap) -> Vec<String> {
-    ["x-a2a-extensions", "a2a-extensions"]
-        .into_iter()
-        .flat_map(|name| headers.get_all(name))
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(str::trim)
-        .filter(|uri| !uri.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-
-    use super::*;
-
-    #[test]
-    fn extension_headers_are_read_from_both_names_split_and_trimmed() {
-        let mut headers = HeaderMap::new();
-        headers.append("X-A2A-Extensions", HeaderValue::from_static("urn:a, urn:b"));
-        headers.append("x-a2a-extensions", HeaderValue::from_static("urn:c"));
-        headers.append("A2A-EXTENSIONS", HeaderValue::from_static(" ,urn:d"));
-        assert_eq!(
-            requested_extensions(&headers),
-            ["urn:a", "urn:b", "urn:c", "urn:d"]
-        );
-    }
-
-    #[test]
-    fn accepted_output_modes_match_with_wildcards() {
-        assert!(mime_matches("text/plain", "text/plain"));
-        assert!(mime_matches("TEXT/*", "text/plain"));
-        assert!(mime_matches("*/*", "application/json"));
-        assert!(!mime_matches("image/png", "text/plain"));
-        assert!(!mime_matches("text/*", "application/json"));
+        "GetTask" => {
+            let query = v1_0::decode_query_params(params)?;
+            let task = state.tasks.get(&query.id).await?;
+            Ok(Answer::Json(v1_0::encode_task(
+                &task.with_history_length(query.history_length),
+            )))
+        }
+        "ListTasks" => {
+            let query = v1_0::decode_list_params(params)?;
+            let page = state.tasks.list(&query).await?;
+            Ok(Answer::Json(v1_0::encode_page(
+                &page,
+                query.include_artifacts,
+            )))
+        }
+        "CancelTask" => {
+            let task_id = v1_0::decode_id_params(params)?;
+            let task = state.tasks.cancel(&task_id).await?;
+            Ok(Answer::Json(v1_0::encode_task(&task)))
+        }
+        "SubscribeToTask" => {
+            let task_id = v1_0::decode_id_params(params)?;
+            ops::subscribe(state, &task_id, framing())
+                .await
+                .map(Answer::Stream)
+        }
+        "CreateTaskPushNotificationConfig"
+        | "GetTaskPushNotificationConfig"
+        | "ListTaskPushNotificationConfigs"
+        | "DeleteTaskPushNotificationConfig" => Err(ops::push_not_supported()),
+        "GetExtendedAgentCard" => Err(ops::extended_card_not_configured()),
+        _ => Err(method_not_found(method)),
     }
 }

@@ -1,6 +1,8 @@
-//! Server-sent events for `message/stream` and `tasks/resubscribe` (WIRE.md §2).
+//! Server-sent events for `message/stream`, `tasks/resubscribe` and their 1.0 twins (WIRE.md
+//! §2).
 //!
-//! One `data:` line per event, each a whole JSON-RPC response; a `: keep-alive` comment while
+//! One `data:` line per event: a whole JSON-RPC response (0.3 or 1.0 payload), or for the
+//! HTTP+JSON binding the bare `StreamResponse`; a `: keep-alive` comment while
 //! the agent is silent (clients time out after 5 s of silence); the response closes after the
 //! final event. Model text only ever goes through [`Event::json_data`], never into comments,
 //! event names or ids.
@@ -15,10 +17,39 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::a2a::Task;
+use super::version::Version;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
-use crate::a2a::v0_3::{encode_event, encode_task};
+use crate::a2a::{StreamEvent, Task, v0_3, v1_0};
 use crate::task::manager::{Running, SharedEvent};
+
+/// How each event is framed in a `data:` line.
+#[derive(Debug, Clone)]
+pub(crate) enum Framing {
+    /// A JSON-RPC response with request id `id`, payload in `version`'s shape.
+    Rpc(Id, Version),
+    /// The HTTP+JSON binding: the `StreamResponse` itself; errors as a `google.rpc.Status`.
+    Rest,
+}
+
+impl Framing {
+    fn event(&self, event: &StreamEvent) -> Value {
+        match self {
+            Framing::Rpc(id, Version::V0_3) => jsonrpc::success(id, v0_3::encode_event(event)),
+            Framing::Rpc(id, Version::V1_0) => jsonrpc::success(id, v1_0::encode_event(event)),
+            Framing::Rest => v1_0::encode_event(event),
+        }
+    }
+
+    pub(crate) fn error(&self, error: &RpcError) -> Value {
+        match self {
+            Framing::Rpc(id, Version::V0_3) => jsonrpc::failure(id, error),
+            Framing::Rpc(id, Version::V1_0) => serde_json::json!({
+                "jsonrpc": "2.0", "id": Value::from(id), "error": v1_0::rpc_error(error)
+            }),
+            Framing::Rest => v1_0::rest_error_body(error).1,
+        }
+    }
+}
 
 /// Cancels the task when the stream is dropped before the task ends (the client went away).
 pub(crate) struct CancelOnDrop(pub(crate) Arc<Running>);
@@ -34,7 +65,7 @@ impl Drop for CancelOnDrop {
 
 /// The SSE response: `first` as a Task, then `events` until a final one.
 pub(crate) fn task_stream(
-    id: Id,
+    framing: Framing,
     first: Task,
     events: Option<mpsc::Receiver<SharedEvent>>,
     guard: Option<CancelOnDrop>,
@@ -42,13 +73,13 @@ pub(crate) fn task_stream(
 ) -> Response {
     let stream = async_stream::stream! {
         let _guard = guard;
-        yield frame(&jsonrpc::success(&id, encode_task(&first)));
+        yield frame(&framing.event(&StreamEvent::Task(first)));
         let Some(mut events) = events else { return };
         loop {
             match events.recv().await {
                 Some(event) => {
                     let last = event.is_final();
-                    yield frame(&jsonrpc::success(&id, encode_event(&event)));
+                    yield frame(&framing.event(&event));
                     if last {
                         break;
                     }
@@ -59,7 +90,7 @@ pub(crate) fn task_stream(
                         ErrorCode::InternalError,
                         "The stream ended early; use tasks/get or tasks/resubscribe",
                     );
-                    yield frame(&jsonrpc::failure(&id, &error));
+                    yield frame(&framing.error(&error));
                     break;
                 }
             }
@@ -68,9 +99,9 @@ pub(crate) fn task_stream(
     sse_response(stream, keep_alive)
 }
 
-/// An SSE response holding one JSON-RPC error, then closing.
-pub(crate) fn error_stream(id: &Id, error: &RpcError, keep_alive: Duration) -> Response {
-    let event = frame(&jsonrpc::failure(id, error));
+/// An SSE response holding one error, then closing.
+pub(crate) fn error_stream(framing: &Framing, error: &RpcError, keep_alive: Duration) -> Response {
+    let event = frame(&framing.error(error));
     sse_response(futures::stream::once(async move { event }), keep_alive)
 }
 

@@ -22,11 +22,13 @@ use tracing::Instrument;
 use super::output::{OutputPipeline, coalesce_text};
 pub(crate) use super::running::{Done, Running, SharedEvent};
 use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
-use crate::a2a::v0_3::MessageSendParams;
-use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::{
+    Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
+};
 use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
-use crate::request::adapter::A2uiAdapter;
+use crate::request::prepared::Prepared;
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -38,7 +40,6 @@ pub(crate) struct TaskManager {
     pub(crate) final_state: TaskState,
     /// The most messages a task's history keeps; older ones are dropped first.
     max_history: usize,
-    pub(crate) a2ui: A2uiAdapter,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -82,7 +83,6 @@ impl TaskManager {
         ids: Arc<dyn IdGenerator>,
         output: Arc<dyn OutputPipeline>,
         final_state: TaskState,
-        a2ui: A2uiAdapter,
     ) -> Self {
         Self {
             store,
@@ -92,7 +92,6 @@ impl TaskManager {
             output,
             final_state,
             max_history: usize::MAX,
-            a2ui,
             running: tokio::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -114,26 +113,20 @@ impl TaskManager {
         message
     }
 
-    /// Creates a task for `params.message`, or continues the interrupted task it names, and
-    /// starts the agent on it (or fails the task at once when the request's A2UI cannot be
-    /// negotiated). With `stream`, the client reads the reply as it comes and the caller also
+    /// Creates a task for the prepared message, or continues the interrupted task it names,
+    /// and starts the agent on it (or fails the task at once when the request step refused
+    /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
     /// gets every event from the first on (a caller that will not read them must not
     /// subscribe: the runner waits for its subscribers).
     pub(crate) async fn start(
         self: &Arc<Self>,
-        params: MessageSendParams,
-        requested_extensions: Vec<String>,
+        prepared: Prepared,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        let MessageSendParams {
+        let Prepared {
             mut message,
-            metadata,
-            ..
-        } = params;
-        let extensions: Vec<String> = requested_extensions
-            .into_iter()
-            .chain(message.extensions.iter().cloned())
-            .collect();
+            decided,
+        } = prepared;
         // A continuation holds the lock from its checks until it is registered as running;
         // a new task has a fresh id nobody else knows, so it takes the lock only to register.
         let mut held = None;
@@ -177,23 +170,13 @@ impl TaskManager {
         running_map.insert(task.id.clone(), running.clone());
         drop(running_map);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let mut request = Request::new(message, task.id.clone(), task.context_id.clone())
-            .with_history(prior)
-            .with_requested_extensions(extensions)
-            .with_request_metadata(metadata);
-        let adapted = self
-            .a2ui
-            .adapt(request.requested_extensions(), request.message());
-        if let Some(processor) = adapted.processor {
-            request = request.with_a2ui(processor);
-        }
-        request = request.with_activated_extensions(adapted.activated.clone());
-        let job = match adapted.failure {
-            Some(reason) => {
-                tracing::debug!(task_id = %task.id, %reason, "A2UI negotiation failed");
-                Job::Refuse(reason)
+        let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
+        let job = match request {
+            Err(refusal) => {
+                tracing::debug!(task_id = %task.id, reason = %refusal, "A2UI negotiation failed");
+                Job::Refuse(refusal.to_string())
             }
-            None => Job::Answer {
+            Ok(request) => Job::Answer {
                 request: Box::new(request),
                 streaming: stream,
             },
@@ -209,7 +192,7 @@ impl TaskManager {
             running,
             snapshot: task,
             events,
-            activated: adapted.activated,
+            activated,
         })
     }
 
@@ -292,6 +275,10 @@ impl TaskManager {
             }
         };
         let work = async {
+            // Stored as working, so a listing filtered by state finds it.
+            if let Err(error) = self.store.put(running.snapshot()).await {
+                tracing::warn!(%error, "could not store the working task");
+            }
             running.deliver(started).await;
             match job {
                 Job::Answer { request, streaming } => {
@@ -477,6 +464,30 @@ impl TaskManager {
             .get(id)
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })
+    }
+
+    /// One page of the tasks matching `query` (running ones as they are now), each with at
+    /// most `query.history_length` history messages.
+    pub(crate) async fn list(&self, query: &TaskListQuery) -> Result<TaskPage, TaskError> {
+        let mut page = self
+            .store
+            .list(query)
+            .await?
+            .ok_or(TaskError::BadPageToken)?;
+        let running_map = self.running.lock().await;
+        for task in &mut page.tasks {
+            if let Some(running) = running_map.get(&task.id) {
+                *task = running.snapshot();
+            }
+        }
+        drop(running_map);
+        if let Some(keep) = query.history_length {
+            for task in &mut page.tasks {
+                let skip = task.history.len().saturating_sub(keep);
+                task.history.drain(..skip);
+            }
+        }
+        Ok(page)
     }
 
     /// The current task and, if it runs, the events that follow.

@@ -11,6 +11,7 @@ mod clock;
 mod ids;
 pub(crate) mod manager;
 pub(crate) mod output;
+mod page;
 mod running;
 mod store;
 
@@ -18,6 +19,7 @@ use std::fmt;
 
 pub use clock::{Clock, ManualClock, SystemClock, timestamp};
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
+pub use page::{PageCursor, list_page};
 pub use store::{InMemoryStore, StoreError, TaskStore};
 
 use crate::a2a::TaskState;
@@ -153,6 +155,8 @@ pub enum TaskError {
         /// The state asked for.
         to: TaskState,
     },
+    /// A `ListTasks` page token this server did not write (-32602).
+    BadPageToken,
     /// The task store failed (-32603).
     Store(StoreError),
 }
@@ -182,6 +186,9 @@ impl fmt::Display for TaskError {
             TaskError::IllegalTransition { from, to } => {
                 write!(f, "illegal task transition from {from} to {to}")
             }
+            TaskError::BadPageToken => {
+                f.write_str("params.pageToken: not a page token this server wrote")
+            }
             TaskError::Store(error) => write!(f, "task store: {error}"),
         }
     }
@@ -201,12 +208,26 @@ impl From<TaskError> for RpcError {
             TaskError::NotFound { .. } => ErrorCode::TaskNotFound,
             TaskError::NotCancelable { .. } => ErrorCode::TaskNotCancelable,
             TaskError::Terminal { .. } | TaskError::Busy { .. } => ErrorCode::UnsupportedOperation,
-            TaskError::ContextMismatch { .. } => ErrorCode::InvalidParams,
+            TaskError::ContextMismatch { .. } | TaskError::BadPageToken => ErrorCode::InvalidParams,
+            TaskError::Store(StoreError::Unsupported(_)) => ErrorCode::UnsupportedOperation,
             TaskError::IllegalTransition { .. } | TaskError::Store(_) => {
                 return RpcError::internal();
             }
         };
-        RpcError::new(code, error.to_string())
+        let task_id = match &error {
+            TaskError::NotFound { id }
+            | TaskError::NotCancelable { id, .. }
+            | TaskError::Terminal { id, .. }
+            | TaskError::Busy { id, .. }
+            | TaskError::ContextMismatch { id, .. } => Some(id.clone()),
+            _ => None,
+        };
+        let rpc = RpcError::new(code, error.to_string());
+        match task_id {
+            // 1.0 clients find it in the ErrorInfo's metadata.
+            Some(id) => rpc.with_data(serde_json::json!({"taskId": id})),
+            None => rpc,
+        }
     }
 }
 

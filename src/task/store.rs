@@ -14,7 +14,8 @@ use std::time::{Duration, SystemTime};
 use futures::future::{self, BoxFuture};
 
 use super::clock::{Clock, SystemClock};
-use crate::a2a::Task;
+use super::page::list_page;
+use crate::a2a::{Task, TaskListQuery, TaskPage};
 
 /// Keeps tasks by id.
 ///
@@ -54,6 +55,24 @@ pub trait TaskStore: Send + Sync + 'static {
     ///
     /// [`StoreError`] when the store cannot keep it (e.g. [`StoreError::Full`]).
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// One page of the tasks matching `query`, newest status first (A2A 1.0 `ListTasks`);
+    /// `Ok(None)` when the page token is not one this store wrote. [`list_page`] does the
+    /// filtering and paging over any iterator of tasks.
+    ///
+    /// The default refuses with [`StoreError::Unsupported`] (clients get
+    /// `UnsupportedOperationError`), so a store written before listing existed still works.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the store cannot answer.
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        let _ = query;
+        Box::pin(future::ready(Err(StoreError::Unsupported("listing tasks"))))
+    }
 }
 
 /// A store failure. The client sees a generic internal error; the detail is logged.
@@ -64,6 +83,8 @@ pub enum StoreError {
         /// The store's capacity.
         capacity: usize,
     },
+    /// The store does not do this operation.
+    Unsupported(&'static str),
     /// Any other failure.
     Other(String),
 }
@@ -74,6 +95,7 @@ impl fmt::Display for StoreError {
             StoreError::Full { capacity } => {
                 write!(f, "task store full: {capacity} tasks are all running")
             }
+            StoreError::Unsupported(what) => write!(f, "this task store does not support {what}"),
             StoreError::Other(message) => f.write_str(message),
         }
     }
@@ -267,6 +289,21 @@ impl TaskStore for InMemoryStore {
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(future::ready(self.put_now(task)))
     }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        let now = self.clock.now();
+        let inner = self.lock();
+        let live = inner
+            .tasks
+            .values()
+            .filter(|entry| !(is_settled(&entry.task) && self.is_expired(entry.updated, now)));
+        let page = list_page(live.map(|entry| &entry.task), query);
+        drop(inner);
+        Box::pin(future::ready(Ok(page)))
+    }
 }
 
 impl<S: TaskStore> TaskStore for Arc<S> {
@@ -276,6 +313,13 @@ impl<S: TaskStore> TaskStore for Arc<S> {
 
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
         S::put(self, task)
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        S::list(self, query)
     }
 }
 

@@ -10,9 +10,11 @@ extension header); the Rust test checks the messages against the catalog.
 The agent under test is the crate's demo restaurant finder, plus one trigger: the text
 "break" makes it write a malformed <a2ui-json> block mid-stream.
 
-Usage: python a2ui_e2e.py BASE_URL SCENARIO VERSION
+Usage: python a2ui_e2e.py BASE_URL SCENARIO VERSION [TRANSPORT]
 Scenarios: flow (results, then a booking action comes back), unknown-catalog, malformed.
 VERSION: v0.8 or v0.9.
+TRANSPORT: jsonrpc (default: the SDK's default config, JSON-RPC 1.0), rest (HTTP+JSON 1.0),
+0.3 (the card's 0.3 interface alone: JSON-RPC 0.3).
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ import uuid
 import httpx
 from google.protobuf.json_format import MessageToDict, ParseDict
 
-from a2a.client import ClientCallContext, ClientConfig, ClientFactory
+from a2a.client import A2ACardResolver, ClientCallContext, ClientConfig, ClientFactory
 from a2a.helpers import get_message_text
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
 
 SCENARIO_DEADLINE_S = 60
+TRANSPORTS = ('jsonrpc', 'rest', '0.3')
+TRANSPORT = 'jsonrpc'
 
 EXTENSIONS = {
     'v0.8': 'https://a2ui.org/a2a-extension/a2ui/v0.8',
@@ -85,11 +89,23 @@ class Host:
     async def __aenter__(self) -> 'Host':
         async def on_response(response: httpx.Response) -> None:
             if response.request.method == 'POST':
-                self.echoed.append(response.headers.get('x-a2a-extensions'))
+                name = 'x-a2a-extensions' if TRANSPORT == '0.3' else 'a2a-extensions'
+                self.echoed.append(response.headers.get(name))
 
         self.http = httpx.AsyncClient(timeout=30, event_hooks={'response': [on_response]})
-        config = ClientConfig(streaming=True, httpx_client=self.http)
-        self.client = await ClientFactory(config).create_from_url(self.base_url)
+        bindings = ['HTTP+JSON'] if TRANSPORT == 'rest' else []
+        config = ClientConfig(
+            streaming=True, httpx_client=self.http, supported_protocol_bindings=bindings
+        )
+        if TRANSPORT == '0.3':
+            card = await A2ACardResolver(self.http, self.base_url).get_agent_card()
+            legacy = [i for i in card.supported_interfaces if i.protocol_version.startswith('0.3')]
+            del card.supported_interfaces[:]
+            card.supported_interfaces.extend(legacy)
+            self.client = ClientFactory(config).create(card)
+        else:
+            self.client = await ClientFactory(config).create_from_url(self.base_url)
+        self.transport = type(self.client._transport).__name__  # noqa: SLF001
         self.context = ClientCallContext(
             service_parameters={'A2A-Extensions': EXTENSIONS[self.version]}
         )
@@ -124,6 +140,7 @@ class Host:
                             parts.append(
                                 {
                                     'mimeType': MessageToDict(part.metadata).get('mimeType'),
+                                    'mediaType': part.media_type,
                                     'data': MessageToDict(part.data),
                                 }
                             )
@@ -139,6 +156,7 @@ class Host:
             'state': TaskState.Name(final_state),
             'text': final_text,
             'echoed': self.echoed[-1] if self.echoed else None,
+            'transport': self.transport,
         }
 
 
@@ -182,10 +200,23 @@ SCENARIOS = {
 
 
 def main() -> int:
-    if len(sys.argv) != 4 or sys.argv[2] not in SCENARIOS or sys.argv[3] not in EXTENSIONS:
-        print(f'usage: a2ui_e2e.py BASE_URL ({"|".join(SCENARIOS)}) (v0.8|v0.9)', file=sys.stderr)
+    global TRANSPORT  # noqa: PLW0603 - set once, before any scenario runs
+    args = sys.argv[1:]
+    if (
+        len(args) not in (3, 4)
+        or args[1] not in SCENARIOS
+        or args[2] not in EXTENSIONS
+        or args[3:4] and args[3] not in TRANSPORTS
+    ):
+        print(
+            f'usage: a2ui_e2e.py BASE_URL ({"|".join(SCENARIOS)}) (v0.8|v0.9) '
+            f'[{"|".join(TRANSPORTS)}]',
+            file=sys.stderr,
+        )
         return 2
-    base_url, name, version = sys.argv[1:4]
+    base_url, name, version = args[:3]
+    if len(args) == 4:
+        TRANSPORT = args[3]
     try:
         seen = asyncio.run(asyncio.wait_for(SCENARIOS[name](base_url, version), SCENARIO_DEADLINE_S))
     except Failure as failure:

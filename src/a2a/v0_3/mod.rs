@@ -18,7 +18,9 @@ pub use encode::{
 };
 
 use super::jsonrpc::{ErrorCode, RpcError};
-use super::{FileBody, FileContent, Message, Metadata, Part, Role};
+use super::{
+    FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskQuery,
+};
 
 /// A request member that is missing or has the wrong type, with its path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,46 +61,6 @@ impl From<WireError> for RpcError {
     }
 }
 
-/// The params of `message/send` and `message/stream`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MessageSendParams {
-    /// The user's message.
-    pub message: Message,
-    /// Options.
-    pub configuration: SendConfiguration,
-    /// Free-form metadata of the request.
-    pub metadata: Option<Metadata>,
-}
-
-/// `MessageSendConfiguration`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SendConfiguration {
-    /// Whether `message/send` waits for the task to stop (default: yes).
-    pub blocking: Option<bool>,
-    /// How many history messages the returned task carries.
-    pub history_length: Option<usize>,
-    /// The output MIME types the client accepts; `None` or empty: any.
-    pub accepted_output_modes: Option<Vec<String>>,
-    /// The push notification config, if the client sent one (kept as sent).
-    pub push_notification_config: Option<Value>,
-}
-
-/// The params of `tasks/get`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskQueryParams {
-    /// The task's id.
-    pub id: String,
-    /// How many history messages to return.
-    pub history_length: Option<usize>,
-}
-
-/// The params of `tasks/cancel` and `tasks/resubscribe`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskIdParams {
-    /// The task's id.
-    pub id: String,
-}
-
 /// Decodes `message/send` / `message/stream` params.
 ///
 /// # Errors
@@ -115,7 +77,7 @@ pub struct TaskIdParams {
 /// let error = decode_send_params(Some(&params)).unwrap_err();
 /// assert_eq!(error.to_string(), "params.message.messageId: missing");
 /// ```
-pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, WireError> {
+pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireError> {
     let params = Obj::root(params, "params")?;
     let message = decode_message(params.req("message")?, &params.path_of("message"))?;
     let configuration = match params.opt("configuration") {
@@ -123,14 +85,14 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, W
         Some(value) => {
             let config = Obj::new(value, params.path_of("configuration"))?;
             SendConfiguration {
-                blocking: config.opt_bool("blocking")?,
+                blocking: config.opt_bool("blocking")?.unwrap_or(true),
                 history_length: config.opt_count("historyLength")?,
                 accepted_output_modes: config.opt_strings("acceptedOutputModes")?,
                 push_notification_config: config.opt("pushNotificationConfig").cloned(),
             }
         }
     };
-    Ok(MessageSendParams {
+    Ok(SendRequest {
         message,
         configuration,
         metadata: params.opt_object("metadata")?.cloned(),
@@ -142,24 +104,22 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<MessageSendParams, W
 /// # Errors
 ///
 /// A [`WireError`] naming the first missing or ill-typed member.
-pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQueryParams, WireError> {
+pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQuery, WireError> {
     let params = Obj::root(params, "params")?;
-    Ok(TaskQueryParams {
+    Ok(TaskQuery {
         id: params.req_str("id")?.to_owned(),
         history_length: params.opt_count("historyLength")?,
     })
 }
 
-/// Decodes `tasks/cancel` / `tasks/resubscribe` params.
+/// Decodes `tasks/cancel` / `tasks/resubscribe` params: the task's id.
 ///
 /// # Errors
 ///
 /// A [`WireError`] naming the first missing or ill-typed member.
-pub fn decode_id_params(params: Option<&Value>) -> Result<TaskIdParams, WireError> {
+pub fn decode_id_params(params: Option<&Value>) -> Result<String, WireError> {
     let params = Obj::root(params, "params")?;
-    Ok(TaskIdParams {
-        id: params.req_str("id")?.to_owned(),
-    })
+    Ok(params.req_str("id")?.to_owned())
 }
 
 /// Decodes a `Message` found at `path`.

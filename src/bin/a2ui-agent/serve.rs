@@ -84,13 +84,17 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
         .agent(RestaurantFinder::new(config))
+        .web_page(true)
         .build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
     let listener = tokio::net::TcpListener::bind(address).await?;
     let local = listener.local_addr()?;
-    tracing::info!(address = %local, "serving the demo agent: card at http://{local}/.well-known/agent-card.json");
+    tracing::info!(
+        address = %local,
+        "serving the demo agent: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
+    );
     axum::serve(listener, server.router())
         .with_graceful_shutdown(shutdown_signal())
         .await?;

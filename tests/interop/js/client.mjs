@@ -1,19 +1,28 @@
-// Drives an A2A 0.3 JSON-RPC agent with the real @a2a-js/sdk client, in its legacy-compat mode
-// (the SDK speaks 1.0 natively; `legacyCompat` makes it read a 0.3 card and pick its 0.3
-// JSON-RPC transport).
+// Drives our agent with the real @a2a-js/sdk client over one of its transports.
 //
-// Usage: node client.mjs BASE_URL SCENARIO
+// Our card offers JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3. TRANSPORT picks the way in:
+//   jsonrpc  (default) `new ClientFactory()`, the SDK's defaults, no legacyCompat: JSON-RPC 1.0;
+//   rest     the defaults with `preferredTransports: ['HTTP+JSON']`: HTTP+JSON 1.0;
+//   0.3      `legacyCompat` on, given the card with only its 0.3 interface (as a 0.3 agent's
+//            card reads): the 0.3 JSON-RPC transport.
+//
+// Usage: node client.mjs BASE_URL SCENARIO [TRANSPORT]
 //   send    blocking message/send "hello": an input-required task whose status message holds
 //           the agent's text;
 //   stream  message/stream "hello": the stream ends by itself after the Task, a working update
 //           and the final input-required update carrying the agent's text;
 //   get     tasks/get of a sent task: its state, reply and the user's message in the history;
 //   cancel  non-blocking message/send "wait ..." (the agent never answers), then tasks/cancel:
-//           the task is canceled, and tasks/get agrees.
+//           the task is canceled, and tasks/get agrees;
+//   continue  a second message with the first's taskId continues it: the agent sees the history;
+//   list    (1.0 only) ListTasks of one context, one task per page: each task once, newest first;
+//   resubscribe  subscribe to a running task, cancel it from another client: the stream shows
+//           the Task first and ends on canceled.
 // Prints one JSON line describing what it saw and exits 0, or prints `FAIL: why` on stderr and
 // exits 1.
 import {
   ClientFactory,
+  ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
@@ -36,30 +45,54 @@ function textOf(message) {
     .join('');
 }
 
-function userMessage(text) {
+function userMessage(text, taskId = '', contextId = '') {
   return {
     messageId: randomUUID(),
     role: Role.ROLE_USER,
     parts: [{ content: { $case: 'text', value: text } }],
+    taskId,
+    contextId,
   };
 }
 
 const stateName = (state) => TaskState[state] ?? String(state);
 
+const EXPECTED = {
+  jsonrpc: ['JSONRPC', /^1\.0$/],
+  rest: ['HTTP+JSON', /^1\.0$/],
+  '0.3': ['JSONRPC', /^0\.3(\.|$)/],
+};
+let transportName = 'jsonrpc';
+
 async function connect(baseUrl, clientConfig = {}) {
-  const compat = { legacyCompat: { enabled: true } };
-  const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory(compat)],
-    cardResolver: new DefaultAgentCardResolver(compat),
-    clientConfig,
-  });
-  const client = await factory.createFromUrl(baseUrl);
+  let client;
+  if (transportName === '0.3') {
+    const compat = { legacyCompat: { enabled: true } };
+    const resolver = new DefaultAgentCardResolver(compat);
+    const card = await resolver.resolve(baseUrl);
+    const legacy = card.supportedInterfaces.filter((i) => i.protocolVersion.startsWith('0.3'));
+    check(legacy.length === 1, `the card lists ${legacy.length} 0.3 interfaces, expected 1`);
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory(compat)],
+      cardResolver: resolver,
+      clientConfig,
+    });
+    client = await factory.createFromAgentCard({ ...card, supportedInterfaces: legacy });
+  } else {
+    const overrides = { clientConfig };
+    if (transportName === 'rest') overrides.preferredTransports = ['HTTP+JSON'];
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, overrides),
+    );
+    client = await factory.createFromUrl(baseUrl);
+  }
   // The SDK bundles its transports per entry point, so compare by what they report rather
   // than with `instanceof`.
   const transport = client.transport;
+  const [binding, version] = EXPECTED[transportName];
   check(
-    transport.protocolName === 'JSONRPC' && /^0\.3(\.|$)/.test(transport.protocolVersion),
-    `the card did not resolve to the 0.3 JSON-RPC transport (got ${transport?.constructor?.name}: ${transport.protocolName} ${transport.protocolVersion})`,
+    transport.protocolName === binding && version.test(transport.protocolVersion),
+    `the card did not resolve to ${binding} ${version} (got ${transport?.constructor?.name}: ${transport.protocolName} ${transport.protocolVersion})`,
   );
   return client;
 }
@@ -143,16 +176,78 @@ async function stream(baseUrl) {
   return { taskId, events: kinds, state: stateName(lastState), text };
 }
 
+async function continueTask(baseUrl) {
+  const client = await connect(baseUrl);
+  const first = await client.sendMessage({ message: userMessage('first') });
+  check(first && 'status' in first, `the first send did not return a Task: ${JSON.stringify(first)}`);
+  const second = await client.sendMessage({ message: userMessage('second', first.id) });
+  check(second.id === first.id, `the continuation opened task ${second.id}, expected ${first.id}`);
+  check(second.contextId === first.contextId, 'the continuation changed the context');
+  const text = textOf(second.status?.message);
+  check(text.includes('history: first'), `the agent did not see the earlier message: ${JSON.stringify(text)}`);
+  return { taskId: second.id, text };
+}
+
+async function list(baseUrl) {
+  const client = await connect(baseUrl);
+  const first = await client.sendMessage({ message: userMessage('one') });
+  const second = await client.sendMessage({ message: userMessage('two', '', first.contextId) });
+  await client.sendMessage({ message: userMessage('elsewhere') });
+  const ids = [];
+  let pageToken = '';
+  for (let i = 0; i < 5; i++) {
+    const page = await client.listTasks({ contextId: first.contextId, pageSize: 1, pageToken });
+    check(page.tasks.length <= 1, `a page of size 1 held ${page.tasks.length} tasks`);
+    check(page.totalSize === 2, `totalSize is ${page.totalSize}, expected 2`);
+    ids.push(...page.tasks.map((t) => t.id));
+    pageToken = page.nextPageToken;
+    if (!pageToken) break;
+  }
+  check(
+    JSON.stringify(ids) === JSON.stringify([second.id, first.id]),
+    `the pages listed ${JSON.stringify(ids)}, expected newest first ${JSON.stringify([second.id, first.id])}`,
+  );
+  return { taskIds: ids };
+}
+
+async function resubscribe(baseUrl) {
+  const sender = await connect(baseUrl, { polling: true });
+  const watcher = await connect(baseUrl);
+  const started = await sender.sendMessage({ message: userMessage('wait for cancel') });
+  const kinds = [];
+  let lastState;
+  let canceled = false;
+  for await (const event of watcher.resubscribeTask({ id: started.id })) {
+    const payload = event.payload;
+    kinds.push(payload?.$case);
+    if (payload?.$case === 'statusUpdate') lastState = payload.value.status?.state;
+    if (!canceled) {
+      canceled = true;
+      await sender.cancelTask({ id: started.id });
+    }
+  }
+  check(kinds[0] === 'task', `the subscription did not start with the Task: ${JSON.stringify(kinds)}`);
+  check(
+    lastState === TaskState.TASK_STATE_CANCELED,
+    `the subscription ended on ${stateName(lastState)}, expected TASK_STATE_CANCELED`,
+  );
+  return { taskId: started.id, events: kinds, state: stateName(lastState) };
+}
+
 // The longest a scenario may take before it counts as hung (a stream that never closes).
 const SCENARIO_DEADLINE_MS = 60_000;
 
-const [baseUrl, scenario] = process.argv.slice(2);
-const scenarios = { send, stream, get, cancel };
-check(baseUrl && scenarios[scenario], `usage: node client.mjs BASE_URL (${Object.keys(scenarios).join('|')})`);
+const [baseUrl, scenario, transport] = process.argv.slice(2);
+const scenarios = { send, stream, get, cancel, continue: continueTask, list, resubscribe };
+check(
+  baseUrl && scenarios[scenario] && (transport === undefined || EXPECTED[transport]),
+  `usage: node client.mjs BASE_URL (${Object.keys(scenarios).join('|')}) [${Object.keys(EXPECTED).join('|')}]`,
+);
+transportName = transport ?? transportName;
 setTimeout(() => fail(`${scenario}: no result within ${SCENARIO_DEADLINE_MS / 1000} s (hung?)`), SCENARIO_DEADLINE_MS).unref();
 try {
   const seen = await scenarios[scenario](baseUrl);
-  process.stdout.write(JSON.stringify({ scenario, ...seen }) + '\n');
+  process.stdout.write(JSON.stringify({ scenario, transport: transportName, ...seen }) + '\n');
 } catch (error) {
   fail(`${scenario}: ${error?.stack ?? error}`);
 }

@@ -1,9 +1,15 @@
-"""Drives an A2A 0.3 JSON-RPC agent with the real Python client, a2a-sdk 1.3.0.
+"""Drives our agent with the real Python client, a2a-sdk 1.3.0, over one of its transports.
 
-The SDK speaks A2A 1.0 natively; given a 0.3 agent card it picks its 0.3 JSON-RPC transport
-(`CompatJsonRpcTransport`). Every scenario uses the client exactly as a user would: card
-resolution through `ClientFactory.create_from_url`, the client's default httpx settings (a 5 s
-timeout, also between stream events) and no raw HTTP.
+Our card offers JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3. TRANSPORT picks how the client
+gets to one of them:
+  jsonrpc  (default) `ClientFactory().create_from_url`, default config: JSON-RPC 1.0
+           (`JsonRpcTransport`);
+  rest     `ClientConfig(supported_protocol_bindings=["HTTP+JSON"])`: HTTP+JSON 1.0
+           (`RestTransport`);
+  0.3      the resolved card with only its 0.3 interface, as a 0.3 agent's card would read:
+           JSON-RPC 0.3 (`CompatJsonRpcTransport`).
+Every scenario otherwise uses the client exactly as a user would: the client's default httpx
+settings (a 5 s timeout, also between stream events) and no raw HTTP.
 
 The agent under test must answer like the interop tests' agent (and like
 scripts/reference_server.py):
@@ -12,8 +18,8 @@ scripts/reference_server.py):
   - "slow ...": the same, after 8 s of silence;
   - "wait ...": never answers (until cancelled).
 
-Usage: python client.py BASE_URL SCENARIO
-Scenarios: card send stream get cancel continue keepalive resubscribe
+Usage: python client.py BASE_URL SCENARIO [TRANSPORT]
+Scenarios: card send stream get list cancel continue keepalive resubscribe (list: 1.0 only)
 Prints one JSON line describing what it saw and exits 0, or `FAIL: why` on stderr and exits 1.
 """
 
@@ -25,12 +31,17 @@ import sys
 import time
 import uuid
 
-from a2a.client import ClientConfig, ClientFactory
+import httpx
+
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client.transports.jsonrpc import JsonRpcTransport
+from a2a.client.transports.rest import RestTransport
 from a2a.compat.v0_3.jsonrpc_transport import CompatJsonRpcTransport
 from a2a.helpers import get_message_text
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
     GetTaskRequest,
+    ListTasksRequest,
     Message,
     Part,
     Role,
@@ -69,13 +80,36 @@ def user_message(text: str, task_id: str = '', context_id: str = '') -> Message:
     )
 
 
+TRANSPORTS = {
+    'jsonrpc': JsonRpcTransport,
+    'rest': RestTransport,
+    '0.3': CompatJsonRpcTransport,
+}
+TRANSPORT = 'jsonrpc'
+
+
 async def connect(base_url: str, *, streaming: bool = True, polling: bool = False):
-    config = ClientConfig(streaming=streaming, polling=polling)
-    client = await ClientFactory(config).create_from_url(base_url)
+    if TRANSPORT == 'rest':
+        config = ClientConfig(
+            streaming=streaming, polling=polling, supported_protocol_bindings=['HTTP+JSON']
+        )
+    else:
+        config = ClientConfig(streaming=streaming, polling=polling)
+    if TRANSPORT == '0.3':
+        async with httpx.AsyncClient() as http:
+            card = await A2ACardResolver(http, base_url).get_agent_card()
+        legacy = [i for i in card.supported_interfaces if i.protocol_version.startswith('0.3')]
+        check(len(legacy) == 1, f'the card lists {len(legacy)} 0.3 interfaces, expected 1')
+        del card.supported_interfaces[:]
+        card.supported_interfaces.extend(legacy)
+        client = ClientFactory(config).create(card)
+    else:
+        client = await ClientFactory(config).create_from_url(base_url)
     transport = client._transport  # noqa: SLF001 - which transport the card led to
+    expected = TRANSPORTS[TRANSPORT]
     check(
-        isinstance(transport, CompatJsonRpcTransport),
-        f'the card did not resolve to the 0.3 JSON-RPC transport: got {type(transport).__name__}',
+        type(transport) is expected,
+        f'the card did not resolve to {expected.__name__}: got {type(transport).__name__}',
     )
     return client
 
@@ -171,6 +205,32 @@ async def scenario_get(base_url: str) -> dict:
         return {'taskId': task.id, 'state': state_name(task.status.state), 'text': text}
 
 
+async def scenario_list(base_url: str) -> dict:
+    """ListTasks of one context, one task per page: every task once, newest first."""
+    async with await connect(base_url, streaming=False) as client:
+        first = await send_blocking(client, user_message('one'))
+        context = first.context_id
+        second = await send_blocking(client, user_message('two', context_id=context))
+        await send_blocking(client, user_message('elsewhere'))
+        ids: list[str] = []
+        token = ''
+        for _ in range(5):
+            page = await client.list_tasks(
+                ListTasksRequest(context_id=context, page_size=1, page_token=token)
+            )
+            check(len(page.tasks) <= 1, f'a page of size 1 held {len(page.tasks)} tasks')
+            check(page.total_size == 2, f'totalSize is {page.total_size}, expected 2')
+            ids.extend(task.id for task in page.tasks)
+            token = page.next_page_token
+            if not token:
+                break
+        check(
+            ids == [second.id, first.id],
+            f'the pages listed {ids}, expected newest first {[second.id, first.id]}',
+        )
+        return {'taskIds': ids, 'contextId': context}
+
+
 async def scenario_cancel(base_url: str) -> dict:
     # polling=True sends configuration.blocking=false: the Task comes back while the agent waits.
     async with await connect(base_url, streaming=False, polling=True) as client:
@@ -259,6 +319,7 @@ SCENARIOS = {
     'send': scenario_send,
     'stream': scenario_stream,
     'get': scenario_get,
+    'list': scenario_list,
     'cancel': scenario_cancel,
     'continue': scenario_continue,
     'keepalive': scenario_keepalive,
@@ -267,10 +328,17 @@ SCENARIOS = {
 
 
 def main() -> int:
-    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
-        print(f'usage: client.py BASE_URL ({"|".join(SCENARIOS)})', file=sys.stderr)
+    global TRANSPORT  # noqa: PLW0603 - set once, before any scenario runs
+    args = sys.argv[1:]
+    if len(args) not in (2, 3) or args[1] not in SCENARIOS or args[2:3] and args[2] not in TRANSPORTS:
+        print(
+            f'usage: client.py BASE_URL ({"|".join(SCENARIOS)}) [{"|".join(TRANSPORTS)}]',
+            file=sys.stderr,
+        )
         return 2
-    base_url, name = sys.argv[1], sys.argv[2]
+    base_url, name = args[0], args[1]
+    if len(args) == 3:
+        TRANSPORT = args[2]
     try:
         seen = asyncio.run(asyncio.wait_for(SCENARIOS[name](base_url), SCENARIO_DEADLINE_S))
     except Failure as failure:
@@ -282,7 +350,7 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - any client error is the scenario's failure
         print(f'FAIL: {name}: {type(error).__name__}: {error}', file=sys.stderr)
         return 1
-    print(json.dumps({'scenario': name, **seen}))
+    print(json.dumps({'scenario': name, 'transport': TRANSPORT, **seen}))
     return 0
 
 

@@ -1,0 +1,440 @@
+//! ProtoJSON requests → the model: derived wire structs, paths from `serde_path_to_error`.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::a2a::{
+    FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskListQuery,
+    TaskQuery, TaskState,
+};
+
+/// A request member that is missing, ill-typed or out of range, with its path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {problem}")]
+pub struct WireError {
+    path: String,
+    problem: String,
+}
+
+impl WireError {
+    fn new(path: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The path of the offending member, e.g. `params.message.parts[0]`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl From<WireError> for RpcError {
+    fn from(error: WireError) -> Self {
+        RpcError::new(ErrorCode::InvalidParams, error.to_string())
+    }
+}
+
+/// Deserializes `params` (under the name `root`) into `T`, naming the member at fault.
+fn parse<T: DeserializeOwned>(params: Option<&Value>, root: &str) -> Result<T, WireError> {
+    let value = match params {
+        None | Some(Value::Null) => return Err(WireError::new(root, "missing")),
+        Some(value) => value,
+    };
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let path = if path == "." {
+            root.to_owned()
+        } else {
+            format!("{root}.{path}")
+        };
+        WireError::new(path, error.into_inner().to_string())
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SendMessageRequest {
+    message: Option<WireMessage>,
+    configuration: Option<Configuration>,
+    metadata: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Configuration {
+    accepted_output_modes: Option<Vec<String>>,
+    task_push_notification_config: Option<Value>,
+    history_length: Option<i64>,
+    return_immediately: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireMessage {
+    message_id: Option<String>,
+    context_id: Option<String>,
+    task_id: Option<String>,
+    role: Option<WireRole>,
+    parts: Option<Vec<WirePart>>,
+    metadata: Option<Map<String, Value>>,
+    extensions: Option<Vec<String>>,
+    reference_task_ids: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+enum WireRole {
+    #[serde(rename = "ROLE_USER")]
+    User,
+    #[serde(rename = "ROLE_AGENT")]
+    Agent,
+    #[serde(rename = "ROLE_UNSPECIFIED")]
+    Unspecified,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePart {
+    text: Option<String>,
+    raw: Option<String>,
+    url: Option<String>,
+    data: Option<Value>,
+    metadata: Option<Map<String, Value>>,
+    filename: Option<String>,
+    media_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GetTaskRequest {
+    id: String,
+    history_length: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct IdRequest {
+    id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListTasksRequest {
+    context_id: Option<String>,
+    status: Option<String>,
+    page_size: Option<i64>,
+    page_token: Option<String>,
+    history_length: Option<i64>,
+    status_timestamp_after: Option<String>,
+    include_artifacts: Option<bool>,
+}
+
+/// Decodes `SendMessage` / `SendStreamingMessage` params (a `SendMessageRequest`).
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing, ill-typed or malformed member.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::v1_0::decode_send_params;
+/// use serde_json::json;
+///
+/// let params = json!({"message": {"messageId": "m", "role": "ROLE_USER",
+///     "parts": [{"text": "hi"}, {"mediaType": "text/plain"}]}});
+/// let error = decode_send_params(Some(&params)).unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "params.message.parts[1]: expected exactly one of text, raw, url, data"
+/// );
+/// ```
+pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireError> {
+    let request: SendMessageRequest = parse(params, "params")?;
+    let message = request
+        .message
+        .ok_or_else(|| WireError::new("params.message", "missing"))?;
+    let message = decode_message(message, "params.message")?;
+    let configuration = match request.configuration {
+        None => SendConfiguration::default(),
+        Some(config) => SendConfiguration {
+            blocking: !config.return_immediately.unwrap_or(false),
+            history_length: count(config.history_length, "params.configuration.historyLength")?,
+            accepted_output_modes: config.accepted_output_modes,
+            push_notification_config: config.task_push_notification_config,
+        },
+    };
+    Ok(SendRequest {
+        message,
+        configuration,
+        metadata: request.metadata,
+    })
+}
+
+/// Decodes `GetTask` params.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQuery, WireError> {
+    let request: GetTaskRequest = parse(params, "params")?;
+    Ok(TaskQuery {
+        id: request.id,
+        history_length: count(request.history_length, "params.historyLength")?,
+    })
+}
+
+/// Decodes `CancelTask` / `SubscribeToTask` params: the task's id.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+pub fn decode_id_params(params: Option<&Value>) -> Result<String, WireError> {
+    let request: IdRequest = parse(params, "params")?;
+    Ok(request.id)
+}
+
+/// Decodes `ListTasks` params; absent params list everything. A page size over
+/// [`TaskListQuery::MAX_PAGE_SIZE`] is lowered to it; 0 means the default.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first ill-typed member, a negative count or an unknown state.
+pub fn decode_list_params(params: Option<&Value>) -> Result<TaskListQuery, WireError> {
+    let empty = Value::Object(Map::new());
+    let params = match params {
+        None | Some(Value::Null) => &empty,
+        Some(params) => params,
+    };
+    let request: ListTasksRequest = parse(Some(params), "params")?;
+    // `@a2a-js/sdk` 1.3 (ts-proto) writes an unset state filter as "UNRECOGNIZED".
+    let state =
+        match request.status.as_deref() {
+            None | Some("" | "TASK_STATE_UNSPECIFIED" | "UNRECOGNIZED") => None,
+            Some(name) => Some(state_from_name(name).ok_or_else(|| {
+                WireError::new("params.status", format!("unknown state {name:?}"))
+            })?),
+        };
+    let page_size = match count(request.page_size, "params.pageSize")? {
+        None | Some(0) => TaskListQuery::DEFAULT_PAGE_SIZE,
+        Some(size) => size.min(TaskListQuery::MAX_PAGE_SIZE),
+    };
+    Ok(TaskListQuery {
+        context_id: request.context_id.filter(|id| !id.is_empty()),
+        state,
+        status_timestamp_after: request.status_timestamp_after.filter(|t| !t.is_empty()),
+        page_size,
+        page_token: request.page_token.filter(|token| !token.is_empty()),
+        history_length: count(request.history_length, "params.historyLength")?,
+        include_artifacts: request.include_artifacts.unwrap_or(false),
+    })
+}
+
+/// The state named `name` in 1.0 (`TASK_STATE_WORKING`, ...).
+pub(super) fn state_from_name(name: &str) -> Option<TaskState> {
+    TaskState::ALL
+        .into_iter()
+        .find(|state| super::encode::state_name(*state) == name)
+        .filter(|state| *state != TaskState::Unknown)
+}
+
+fn count(value: Option<i64>, path: &str) -> Result<Option<usize>, WireError> {
+    match value {
+        None => Ok(None),
+        Some(count) => usize::try_from(count)
+            .map(Some)
+            .map_err(|_| WireError::new(path, "expected a non-negative integer")),
+    }
+}
+
+fn decode_message(message: WireMessage, path: &str) -> Result<Message, WireError> {
+    let missing = |member: &str| WireError::new(format!("{path}.{member}"), "missing");
+    let role = match message.role.ok_or_else(|| missing("role"))? {
+        WireRole::User => Role::User,
+        WireRole::Agent => Role::Agent,
+        WireRole::Unspecified => {
+            return Err(WireError::new(
+                format!("{path}.role"),
+                "expected ROLE_USER or ROLE_AGENT",
+            ));
+        }
+    };
+    let parts = message
+        .parts
+        .ok_or_else(|| missing("parts"))?
+        .into_iter()
+        .enumerate()
+        .map(|(index, part)| decode_part(part, &format!("{path}.parts[{index}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Message {
+        message_id: message
+            .message_id
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| missing("messageId"))?,
+        role,
+        parts,
+        context_id: message.context_id.filter(|id| !id.is_empty()),
+        task_id: message.task_id.filter(|id| !id.is_empty()),
+        reference_task_ids: message.reference_task_ids.unwrap_or_default(),
+        extensions: message.extensions.unwrap_or_default(),
+        metadata: message.metadata,
+    })
+}
+
+fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
+    let WirePart {
+        text,
+        raw,
+        url,
+        data,
+        mut metadata,
+        filename,
+        media_type,
+    } = part;
+    let file = |body| Part::File {
+        file: FileContent {
+            body,
+            mime_type: media_type.clone(),
+            name: filename.clone(),
+        },
+        metadata: metadata.clone(),
+    };
+    match (text, raw, url, data) {
+        (Some(text), None, None, None) => Ok(Part::Text { text, metadata }),
+        (None, Some(raw), None, None) => Ok(file(FileBody::Bytes(raw))),
+        (None, None, Some(url), None) => Ok(file(FileBody::Uri(url))),
+        (None, None, None, Some(Value::Object(data))) => {
+            if let Some(media_type) = media_type {
+                let metadata = metadata.get_or_insert_with(Map::new);
+                if !metadata.contains_key("mimeType") {
+                    metadata.insert("mimeType".into(), Value::String(media_type));
+                }
+            }
+            Ok(Part::Data { data, metadata })
+        }
+        (None, None, None, Some(_)) => Err(WireError::new(
+            format!("{path}.data"),
+            "expected an object (this agent reads only JSON objects in data parts)",
+        )),
+        _ => Err(WireError::new(
+            path,
+            "expected exactly one of text, raw, url, data",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn send_error(params: Value) -> String {
+        decode_send_params(Some(&params)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_bad_member_is_named_by_its_path() {
+        assert_eq!(
+            decode_send_params(None).unwrap_err().to_string(),
+            "params: missing"
+        );
+        assert_eq!(send_error(json!({})), "params.message: missing");
+        assert_eq!(
+            send_error(json!({"message": {"role": "ROLE_USER", "parts": []}})),
+            "params.message.messageId: missing"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": 1, "role": "ROLE_USER", "parts": []}})),
+            "params.message.messageId: invalid type: integer `1`, expected a string"
+        );
+        let error = send_error(json!({"message": {"messageId": "m", "role": "user", "parts": []}}));
+        assert!(
+            error.starts_with("params.message.role: unknown variant `user`"),
+            "{error}"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": "m", "role": "ROLE_USER",
+                "parts": [{"text": "a"}, {"text": "b", "url": "https://x"}]}})),
+            "params.message.parts[1]: expected exactly one of text, raw, url, data"
+        );
+        assert_eq!(
+            send_error(json!({"message": {"messageId": "m", "role": "ROLE_USER",
+                "parts": [{"data": [1]}]}})),
+            "params.message.parts[0].data: expected an object (this agent reads only JSON \
+             objects in data parts)"
+        );
+        assert_eq!(
+            send_error(
+                json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []},
+                "configuration": {"historyLength": -1}})
+            ),
+            "params.configuration.historyLength: expected a non-negative integer"
+        );
+    }
+
+    #[test]
+    fn a_data_parts_media_type_is_kept_where_a2ui_reads_it() {
+        let params = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [
+            {"data": {"action": {}}, "mediaType": "application/a2ui+json"}]}});
+        let send = decode_send_params(Some(&params)).unwrap();
+        assert_eq!(
+            send.message.parts[0].metadata().unwrap()["mimeType"],
+            "application/a2ui+json"
+        );
+        assert!(send.configuration.blocking);
+    }
+
+    #[test]
+    fn list_params_bound_the_page_and_refuse_unknown_states() {
+        let query = decode_list_params(Some(&json!({"pageSize": 100000}))).unwrap();
+        assert_eq!(query.page_size, TaskListQuery::MAX_PAGE_SIZE);
+        assert_eq!(
+            decode_list_params(None).unwrap().page_size,
+            TaskListQuery::DEFAULT_PAGE_SIZE
+        );
+        let query = decode_list_params(Some(&json!({"status": "TASK_STATE_WORKING"}))).unwrap();
+        assert_eq!(query.state, Some(TaskState::Working));
+        assert_eq!(
+            decode_list_params(Some(&json!({"status": "working"})))
+                .unwrap_err()
+                .to_string(),
+            "params.status: unknown state \"working\""
+        );
+    }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "(ROLE_USER|ROLE_AGENT|TASK_STATE_WORKING|m|[a-z]{0,4})".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            let keys = "(message|messageId|role|parts|text|data|url|raw|mediaType|id|pageSize|x)";
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map(keys, inner, 0..6)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Hostile params never panic, and every refusal names a path under `params`.
+        #[test]
+        fn any_params_are_decoded_or_refused_with_a_path(params in any_json()) {
+            for error in [
+                decode_send_params(Some(&params)).err(),
+                decode_query_params(Some(&params)).err(),
+                decode_id_params(Some(&params)).err(),
+                decode_list_params(Some(&params)).err(),
+            ].into_iter().flatten() {
+                proptest::prop_assert!(error.path().starts_with("params"), "{}", error);
+            }
+        }
+    }
+}

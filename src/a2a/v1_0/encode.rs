@@ -1,0 +1,357 @@
+//! The model → ProtoJSON: borrowed wire structs, serialized once, nothing cloned twice.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::a2a::{
+    Artifact, FileBody, Message, Metadata, Part, Role, StreamEvent, Task, TaskPage, TaskState,
+    TaskStatus,
+};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireMessage<'a> {
+    message_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_id: Option<&'a str>,
+    role: &'static str,
+    parts: Vec<WirePart<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    extensions: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reference_task_ids: &'a [String],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePart<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    media_type: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireStatus<'a> {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireTask<'a> {
+    id: &'a str,
+    context_id: &'a str,
+    status: WireStatus<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    artifacts: Option<Vec<WireArtifact<'a>>>,
+    history: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireArtifact<'a> {
+    artifact_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    parts: Vec<WirePart<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    extensions: &'a [String],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireStatusUpdate<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    status: WireStatus<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireArtifactUpdate<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    artifact: WireArtifact<'a>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    append: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    last_chunk: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+/// `StreamResponse` and `SendMessageResponse`: exactly one member.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum WireResponse<'a> {
+    Task(WireTask<'a>),
+    Message(WireMessage<'a>),
+    StatusUpdate(WireStatusUpdate<'a>),
+    ArtifactUpdate(WireArtifactUpdate<'a>),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePage<'a> {
+    tasks: Vec<WireTask<'a>>,
+    next_page_token: &'a str,
+    page_size: usize,
+    total_size: usize,
+}
+
+fn message(message: &Message) -> WireMessage<'_> {
+    WireMessage {
+        message_id: &message.message_id,
+        context_id: message.context_id.as_deref(),
+        task_id: message.task_id.as_deref(),
+        role: match message.role {
+            Role::User => "ROLE_USER",
+            Role::Agent => "ROLE_AGENT",
+        },
+        parts: message.parts.iter().map(part).collect(),
+        metadata: message.metadata.as_ref(),
+        extensions: &message.extensions,
+        reference_task_ids: &message.reference_task_ids,
+    }
+}
+
+fn part(part: &Part) -> WirePart<'_> {
+    let mut wire = WirePart {
+        text: None,
+        raw: None,
+        url: None,
+        data: None,
+        metadata: part.metadata(),
+        filename: None,
+        media_type: None,
+    };
+    match part {
+        Part::Text { text, .. } => wire.text = Some(text),
+        Part::Data { data, metadata } => {
+            wire.data = Some(data);
+            wire.media_type = metadata
+                .as_ref()
+                .and_then(|m| m.get("mimeType"))
+                .and_then(Value::as_str);
+        }
+        Part::File { file, .. } => {
+            match &file.body {
+                FileBody::Bytes(bytes) => wire.raw = Some(bytes),
+                FileBody::Uri(uri) => wire.url = Some(uri),
+            }
+            wire.media_type = file.mime_type.as_deref();
+            wire.filename = file.name.as_deref();
+        }
+    }
+    wire
+}
+
+fn status(status: &TaskStatus) -> WireStatus<'_> {
+    WireStatus {
+        state: state_name(status.state),
+        message: status.message.as_ref().map(message),
+        timestamp: status.timestamp.as_deref(),
+    }
+}
+
+fn task(task: &Task, include_artifacts: bool) -> WireTask<'_> {
+    WireTask {
+        id: &task.id,
+        context_id: &task.context_id,
+        status: status(&task.status),
+        artifacts: (include_artifacts && !task.artifacts.is_empty())
+            .then(|| task.artifacts.iter().map(artifact).collect()),
+        history: task.history.iter().map(message).collect(),
+        metadata: task.metadata.as_ref(),
+    }
+}
+
+fn artifact(artifact: &Artifact) -> WireArtifact<'_> {
+    WireArtifact {
+        artifact_id: &artifact.artifact_id,
+        name: artifact.name.as_deref(),
+        description: artifact.description.as_deref(),
+        parts: artifact.parts.iter().map(part).collect(),
+        metadata: artifact.metadata.as_ref(),
+        extensions: &artifact.extensions,
+    }
+}
+
+fn to_value(wire: impl Serialize) -> Value {
+    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
+    serde_json::to_value(wire).unwrap_or(Value::Null)
+}
+
+/// The 1.0 name of a state: `TASK_STATE_INPUT_REQUIRED`, ...; `unknown` is
+/// `TASK_STATE_UNSPECIFIED`.
+pub(super) fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "TASK_STATE_SUBMITTED",
+        TaskState::Working => "TASK_STATE_WORKING",
+        TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
+        TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
+        TaskState::Completed => "TASK_STATE_COMPLETED",
+        TaskState::Canceled => "TASK_STATE_CANCELED",
+        TaskState::Failed => "TASK_STATE_FAILED",
+        TaskState::Rejected => "TASK_STATE_REJECTED",
+        TaskState::Unknown => "TASK_STATE_UNSPECIFIED",
+    }
+}
+
+/// Encodes a task state: `"TASK_STATE_INPUT_REQUIRED"`, ...
+pub fn encode_state(state: TaskState) -> Value {
+    state_name(state).into()
+}
+
+/// Encodes a message.
+pub fn encode_message(value: &Message) -> Value {
+    to_value(message(value))
+}
+
+/// Encodes a part: exactly one of `text`, `raw`, `url`, `data`, with `mediaType` when known.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::Part;
+/// use a2ui_agent::a2a::v1_0::encode_part;
+/// use serde_json::json;
+///
+/// let mut metadata = serde_json::Map::new();
+/// metadata.insert("mimeType".into(), json!("application/a2ui+json"));
+/// let part = Part::Data { data: serde_json::Map::new(), metadata: Some(metadata) };
+/// assert_eq!(encode_part(&part)["mediaType"], "application/a2ui+json");
+/// ```
+pub fn encode_part(value: &Part) -> Value {
+    to_value(part(value))
+}
+
+/// Encodes a task (`GetTask`, `CancelTask`), with its artifacts.
+pub fn encode_task(value: &Task) -> Value {
+    to_value(task(value, true))
+}
+
+/// Encodes the result of `SendMessage`: a `SendMessageResponse` holding the task.
+pub fn encode_send_result(value: &Task) -> Value {
+    to_value(WireResponse::Task(task(value, true)))
+}
+
+/// Encodes one page of `ListTasks`; artifacts only when the query asked for them.
+pub fn encode_page(page: &TaskPage, include_artifacts: bool) -> Value {
+    to_value(WirePage {
+        tasks: page
+            .tasks
+            .iter()
+            .map(|t| task(t, include_artifacts))
+            .collect(),
+        next_page_token: &page.next_page_token,
+        page_size: page.page_size,
+        total_size: page.total_size,
+    })
+}
+
+/// Encodes a stream event as a `StreamResponse` (the `result` of one SSE frame).
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
+/// use a2ui_agent::a2a::v1_0::encode_event;
+///
+/// let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+///     task_id: "t".into(),
+///     context_id: "c".into(),
+///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+///     is_final: false,
+///     metadata: None,
+/// });
+/// let json = encode_event(&event);
+/// assert_eq!(json["statusUpdate"]["status"]["state"], "TASK_STATE_WORKING");
+/// assert!(json["statusUpdate"].get("final").is_none());
+/// ```
+pub fn encode_event(event: &StreamEvent) -> Value {
+    to_value(match event {
+        StreamEvent::Task(value) => WireResponse::Task(task(value, true)),
+        StreamEvent::Message(value) => WireResponse::Message(message(value)),
+        StreamEvent::StatusUpdate(update) => WireResponse::StatusUpdate(WireStatusUpdate {
+            task_id: &update.task_id,
+            context_id: &update.context_id,
+            status: status(&update.status),
+            metadata: update.metadata.as_ref(),
+        }),
+        StreamEvent::ArtifactUpdate(update) => WireResponse::ArtifactUpdate(WireArtifactUpdate {
+            task_id: &update.task_id,
+            context_id: &update.context_id,
+            artifact: artifact(&update.artifact),
+            append: update.append.unwrap_or(false),
+            last_chunk: update.last_chunk.unwrap_or(false),
+            metadata: update.metadata.as_ref(),
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::a2a::v1_0::decode_send_params;
+
+    #[test]
+    fn a_decoded_message_encodes_back_to_the_same_json() {
+        let message = json!({
+            "messageId": "m", "role": "ROLE_USER", "contextId": "c", "taskId": "t",
+            "extensions": ["urn:x"], "metadata": {"a": 1},
+            "parts": [
+                {"text": "hi", "metadata": {"b": 2}},
+                {"data": {"x": [1, 2]}, "metadata": {"mimeType": "application/a2ui+json"},
+                 "mediaType": "application/a2ui+json"},
+                {"url": "https://e/x.png", "mediaType": "image/png"},
+                {"raw": "aGk=", "filename": "hi.txt"}
+            ]
+        });
+        let decoded = decode_send_params(Some(&json!({"message": message}))).unwrap();
+        assert_eq!(encode_message(&decoded.message), message);
+    }
+
+    #[test]
+    fn every_state_but_unknown_round_trips_through_its_name() {
+        for state in TaskState::ALL {
+            let name = state_name(state);
+            assert!(name.starts_with("TASK_STATE_"), "{name}");
+            let back = super::super::decode::state_from_name(name);
+            if state == TaskState::Unknown {
+                assert_eq!(back, None);
+            } else {
+                assert_eq!(back, Some(state));
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! A2A protocol 1.0 on the wire: the ProtoJSON mapping of `a2a.proto` ⇄ the [model](super).
+//!
+//! 1.0 drops the `kind` tags of 0.3: a part is one object holding exactly one of `text`,
+//! `raw` (base64 bytes), `url` or `data` beside `mediaType`, `filename` and `metadata`; roles
+//! and states are enum names (`ROLE_USER`, `TASK_STATE_INPUT_REQUIRED`); stream events are
+//! `StreamResponse` objects with exactly one of `task`, `message`, `statusUpdate`,
+//! `artifactUpdate`, and no `final`. Names follow `a2a.proto`'s JSON mapping (camelCase).
+//!
+//! Decoding derives `Deserialize` on private wire structs and runs them through
+//! `serde_path_to_error`, so a refusal names the member at fault
+//! (`params.message.role: unknown variant ...`). Unknown members are ignored; `null` counts as
+//! absent.
+//!
+//! The model keeps a data part's MIME type where 0.3 and the A2UI extension put it, in
+//! `metadata.mimeType`. On the way in, a 1.0 `mediaType` of a data part lands there too (when
+//! the metadata does not already name one); on the way out, a data part's
+//! `metadata.mimeType` is also written as its `mediaType`. So A2UI parts read
+//! `application/a2ui+json` (or the v0.9 type) in both places, whichever a client looks at.
+
+mod decode;
+mod encode;
+mod error;
+
+pub use decode::{
+    WireError, decode_id_params, decode_list_params, decode_query_params, decode_send_params,
+};
+pub use encode::{
+    encode_event, encode_message, encode_page, encode_part, encode_send_result, encode_state,
+    encode_task,
+};
+pub use error::{error_details, rest_error_body, rpc_error};
+
+/// The protocol version this module speaks, as the `A2A-Version` header names it.
+pub const VERSION: &str = "1.0";

@@ -1,0 +1,204 @@
+//! The operations both bindings and both protocol versions share: send, stream, subscribe.
+//!
+//! [`rpc`](super::rpc) and [`rest`](super::rest) decode their requests into the model, call
+//! these, and encode what comes back for their caller; the checks (push config, accepted
+//! output modes), the request step and the task layer are the same for every caller.
+
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::Response;
+
+use super::ServerState;
+use super::error::ApiError;
+use super::sse::{self, CancelOnDrop, Framing};
+use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::a2a::{SendRequest, Task};
+
+/// A finished (or, when not blocking, just started) send, and the extensions to echo.
+pub(crate) struct Sent {
+    pub(crate) task: Task,
+    pub(crate) activated: Vec<String>,
+}
+
+/// Sends a message and, unless the client asked not to, waits for the task to stop.
+pub(crate) async fn send(
+    state: &ServerState,
+    headers: &HeaderMap,
+    send: SendRequest,
+) -> Result<Sent, ApiError> {
+    check_send(state, &send)?;
+    let blocking = send.configuration.blocking;
+    let history_length = send.configuration.history_length;
+    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let started = state.tasks.start(prepared, false).await?;
+    let task = if blocking {
+        let done = started.running.wait_done().await;
+        if let Some(reason) = done.invalid {
+            return Err(RpcError::new(
+                ErrorCode::InvalidAgentResponse,
+                format!("Invalid agent response: {reason}"),
+            )
+            .with_data(serde_json::json!({"taskId": done.task.id}))
+            .into());
+        }
+        done.task
+    } else {
+        started.snapshot
+    };
+    Ok(Sent {
+        task: task.with_history_length(history_length),
+        activated: started.activated,
+    })
+}
+
+/// Sends a message and streams the task's events as they come.
+pub(crate) async fn stream(
+    state: &ServerState,
+    headers: &HeaderMap,
+    send: SendRequest,
+    framing: Framing,
+) -> Result<Response, ApiError> {
+    check_send(state, &send)?;
+    let history_length = send.configuration.history_length;
+    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let started = state.tasks.start(prepared, true).await?;
+    let guard = state
+        .cancel_on_disconnect
+        .then(|| CancelOnDrop(started.running.clone()));
+    let response = sse::task_stream(
+        framing,
+        started.snapshot.with_history_length(history_length),
+        started.events,
+        guard,
+        state.keep_alive,
+    );
+    Ok(with_extensions_header(response, &started.activated))
+}
+
+/// Streams the events of task `id` from now on, starting with the task as it is.
+pub(crate) async fn subscribe(
+    state: &ServerState,
+    id: &str,
+    framing: Framing,
+) -> Result<Response, ApiError> {
+    let subscription = state.tasks.subscribe(id).await?;
+    Ok(sse::task_stream(
+        framing,
+        subscription.snapshot,
+        subscription.events,
+        None,
+        state.keep_alive,
+    ))
+}
+
+/// `PushNotificationNotSupportedError`: push is off.
+pub(crate) fn push_not_supported() -> ApiError {
+    RpcError::new(
+        ErrorCode::PushNotificationNotSupported,
+        "Push notifications are not supported",
+    )
+    .into()
+}
+
+/// `ExtendedAgentCardNotConfiguredError`: there is no extended card.
+pub(crate) fn extended_card_not_configured() -> ApiError {
+    RpcError::new(
+        ErrorCode::AuthenticatedExtendedCardNotConfigured,
+        "Authenticated extended card is not configured",
+    )
+    .into()
+}
+
+/// Checks the client accepts what the agent produces and asks for no push.
+fn check_send(state: &ServerState, send: &SendRequest) -> Result<(), ApiError> {
+    if send.configuration.push_notification_config.is_some() {
+        return Err(push_not_supported());
+    }
+    if let Some(accepted) = &send.configuration.accepted_output_modes {
+        let produced = &state.card.default_output_modes;
+        let compatible = accepted.is_empty()
+            || accepted
+                .iter()
+                .any(|mode| produced.iter().any(|out| mime_matches(mode, out)));
+        if !compatible {
+            return Err(RpcError::new(
+                ErrorCode::ContentTypeNotSupported,
+                format!(
+                    "Content type not supported: the agent produces {}",
+                    produced.join(", ")
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `response` with the activated extension URIs in `A2A-Extensions` and `X-A2A-Extensions`
+/// (the 1.0 and 0.3 names; none: unchanged).
+pub(crate) fn with_extensions_header(mut response: Response, activated: &[String]) -> Response {
+    if activated.is_empty() {
+        return response;
+    }
+    match HeaderValue::from_str(&activated.join(", ")) {
+        Ok(value) => {
+            let headers = response.headers_mut();
+            headers.insert("a2a-extensions", value.clone());
+            headers.insert("x-a2a-extensions", value);
+        }
+        Err(error) => tracing::warn!(%error, "an activated extension URI is not a header value"),
+    }
+    response
+}
+
+/// Whether the accepted `pattern` (`text/plain`, `text/*`, `*/*`) covers `mime`.
+fn mime_matches(pattern: &str, mime: &str) -> bool {
+    let pattern = pattern.split(';').next().unwrap_or("").trim();
+    let mime = mime.split(';').next().unwrap_or("").trim();
+    if pattern == "*/*" || pattern == "*" || pattern.eq_ignore_ascii_case(mime) {
+        return true;
+    }
+    match (pattern.split_once('/'), mime.split_once('/')) {
+        (Some((kind, "*")), Some((mime_kind, _))) => kind.eq_ignore_ascii_case(mime_kind),
+        _ => false,
+    }
+}
+
+/// The extension URIs in the `X-A2A-Extensions` and `A2A-Extensions` headers: every value
+/// of either, split on commas, trimmed.
+pub(crate) fn requested_extensions(headers: &HeaderMap) -> Vec<String> {
+    ["x-a2a-extensions", "a2a-extensions"]
+        .into_iter()
+        .flat_map(|name| headers.get_all(name))
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .filter(|uri| !uri.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_headers_are_read_from_both_names_split_and_trimmed() {
+        let mut headers = HeaderMap::new();
+        headers.append("X-A2A-Extensions", HeaderValue::from_static("urn:a, urn:b"));
+        headers.append("x-a2a-extensions", HeaderValue::from_static("urn:c"));
+        headers.append("A2A-EXTENSIONS", HeaderValue::from_static(" ,urn:d"));
+        assert_eq!(
+            requested_extensions(&headers),
+            ["urn:a", "urn:b", "urn:c", "urn:d"]
+        );
+    }
+
+    #[test]
+    fn accepted_output_modes_match_with_wildcards() {
+        assert!(mime_matches("text/plain", "text/plain"));
+        assert!(mime_matches("TEXT/*", "text/plain"));
+        assert!(mime_matches("*/*", "application/json"));
+        assert!(!mime_matches("image/png", "text/plain"));
+        assert!(!mime_matches("text/*", "application/json"));
+    }
+}

@@ -1,0 +1,242 @@
+//! The HTTP+JSON binding of A2A 1.0 (spec §11), mounted beside the JSON-RPC route.
+//!
+//! - `POST /message:send`, `POST /message:stream` (SSE of bare `StreamResponse`s);
+//! - `GET /tasks/{id}`, `GET /tasks` (filters and cursor pagination in the query),
+//!   `POST /tasks/{id}:cancel`, `GET|POST /tasks/{id}:subscribe` (the proto says GET, the
+//!   spec's prose and the Python SDK POST);
+//! - `/tasks/{id}/pushNotificationConfigs[/{configId}]` and `GET /extendedAgentCard` answer
+//!   their errors while those features are off.
+//!
+//! Errors are `google.rpc.Status` bodies with the status code of spec §5.4 and a
+//! `google.rpc.ErrorInfo` detail. Only 1.0 is served here: `A2A-Version` (header or query
+//! parameter) absent or `1.0`; anything else is `VersionNotSupportedError`. Bodies are read as
+//! JSON whatever their content type (`application/a2a+json` or `application/json`); answers
+//! are `application/a2a+json`.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use super::ServerState;
+use super::error::ApiError;
+use super::ops::{self, with_extensions_header};
+use super::sse::Framing;
+use super::version::{self, Version};
+use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::a2a::v1_0;
+
+const CONTENT_TYPE_A2A: &str = "application/a2a+json";
+
+/// A JSON answer of the binding.
+fn json(status: StatusCode, body: &Value) -> Response {
+    (status, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], body.to_string()).into_response()
+}
+
+/// The error answer: status code, `google.rpc.Status` body. Logged like a JSON-RPC error.
+fn error_response(error: ApiError, operation: &str) -> Response {
+    let error = error.into_rpc(operation);
+    let (status, body) = v1_0::rest_error_body(&error);
+    json(
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        &body,
+    )
+}
+
+fn answer(result: Result<Response, ApiError>, operation: &str) -> Response {
+    result.unwrap_or_else(|error| error_response(error, operation))
+}
+
+/// The version check of every route: absent or 1.0.
+fn check_version(headers: &HeaderMap, query: Option<&str>) -> Result<(), ApiError> {
+    let from_query = query.and_then(|query| {
+        serde_urlencoded::from_str::<Vec<(String, String)>>(query)
+            .ok()?
+            .into_iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case("A2A-Version"))
+            .map(|(_, value)| value)
+    });
+    match version::requested(headers, from_query.as_deref())? {
+        None | Some(Version::V1_0) => Ok(()),
+        Some(Version::V0_3) => Err(version::not_supported("0.3").into()),
+    }
+}
+
+fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
+    serde_json::from_slice(body).map_err(|error| {
+        RpcError::new(ErrorCode::ParseError, format!("Parse error: {error}")).into()
+    })
+}
+
+/// `POST /message:send`.
+pub(crate) async fn message_send(
+    State(state): State<Arc<ServerState>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        let send = v1_0::decode_send_params(Some(&parse_body(&body)?))?;
+        let sent = ops::send(&state, &headers, send).await?;
+        let response = json(StatusCode::OK, &v1_0::encode_send_result(&sent.task));
+        Ok(with_extensions_header(response, &sent.activated))
+    };
+    answer(result.await, "message:send")
+}
+
+/// `POST /message:stream`.
+pub(crate) async fn message_stream(
+    State(state): State<Arc<ServerState>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        let send = v1_0::decode_send_params(Some(&parse_body(&body)?))?;
+        ops::stream(&state, &headers, send, Framing::Rest).await
+    };
+    answer(result.await, "message:stream")
+}
+
+/// `GET /tasks`: one page of tasks.
+pub(crate) async fn list_tasks(
+    State(state): State<Arc<ServerState>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        let params = query_params(query.as_deref())?;
+        let query = v1_0::decode_list_params(Some(&params))?;
+        let page = state.tasks.list(&query).await?;
+        Ok(json(
+            StatusCode::OK,
+            &v1_0::encode_page(&page, query.include_artifacts),
+        ))
+    };
+    answer(result.await, "tasks:list")
+}
+
+/// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.
+pub(crate) async fn get_task(
+    State(state): State<Arc<ServerState>>,
+    Path(target): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(id) = target.strip_suffix(":subscribe") {
+        return subscribe(&state, id, query.as_deref(), &headers).await;
+    }
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        let mut params = query_params(query.as_deref())?;
+        if let Value::Object(map) = &mut params {
+            map.insert("id".into(), Value::String(target));
+        }
+        let query = v1_0::decode_query_params(Some(&params))?;
+        let task = state.tasks.get(&query.id).await?;
+        Ok(json(
+            StatusCode::OK,
+            &v1_0::encode_task(&task.with_history_length(query.history_length)),
+        ))
+    };
+    answer(result.await, "tasks:get")
+}
+
+/// `POST /tasks/{id}:cancel` and `POST /tasks/{id}:subscribe`.
+pub(crate) async fn task_action(
+    State(state): State<Arc<ServerState>>,
+    Path(target): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(id) = target.strip_suffix(":subscribe") {
+        return subscribe(&state, id, query.as_deref(), &headers).await;
+    }
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        let Some(id) = target.strip_suffix(":cancel") else {
+            return Err(not_found(&target));
+        };
+        let task = state.tasks.cancel(id).await?;
+        Ok(json(StatusCode::OK, &v1_0::encode_task(&task)))
+    };
+    answer(result.await, "tasks:cancel")
+}
+
+async fn subscribe(
+    state: &ServerState,
+    id: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    let result = async {
+        check_version(headers, query)?;
+        ops::subscribe(state, id, Framing::Rest).await
+    };
+    answer(result.await, "tasks:subscribe")
+}
+
+/// Any push-config route: push is off.
+pub(crate) async fn push_configs(RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
+    let result = check_version(&headers, query.as_deref()).and(Err(ops::push_not_supported()));
+    answer(result, "pushNotificationConfigs")
+}
+
+/// `GET /extendedAgentCard`: none is configured.
+pub(crate) async fn extended_card(RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
+    let result =
+        check_version(&headers, query.as_deref()).and(Err(ops::extended_card_not_configured()));
+    answer(result, "extendedAgentCard")
+}
+
+fn not_found(target: &str) -> ApiError {
+    let shown: String = target.chars().take(64).collect();
+    RpcError::new(
+        ErrorCode::MethodNotFound,
+        format!("No operation at /tasks/{shown}"),
+    )
+    .into()
+}
+
+/// The query string as the JSON params of the same request: numbers and booleans typed by
+/// the member they fill, repeated names keep the last value.
+fn query_params(query: Option<&str>) -> Result<Value, ApiError> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
+        .map_err(|error| RpcError::new(ErrorCode::InvalidParams, format!("query: {error}")))?;
+    let mut params = Map::new();
+    for (key, value) in pairs {
+        let typed = match key.as_str() {
+            "pageSize" | "historyLength" => match value.parse::<i64>() {
+                Ok(number) => Value::from(number),
+                Err(_) => {
+                    return Err(RpcError::new(
+                        ErrorCode::InvalidParams,
+                        format!("query.{key}: expected an integer"),
+                    )
+                    .into());
+                }
+            },
+            "includeArtifacts" => match value.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => {
+                    return Err(RpcError::new(
+                        ErrorCode::InvalidParams,
+                        format!("query.{key}: expected true or false"),
+                    )
+                    .into());
+                }
+            },
+            _ => Value::String(value),
+        };
+        params.insert(key, typed);
+    }
+    Ok(Value::Object(params))
+}
