@@ -11,7 +11,10 @@
 //! - each later member `k` is sent as its own update at `path/k` (a JSON Pointer, `~` and `/`
 //!   escaped).
 //!
-//! Applied in order, these reach the state the whole message reaches. A string member under a
+//! Applied in order, these reach the state the whole message reaches. With
+//! [`ParserConfig::delta_batch`](crate::parser::ParserConfig::delta_batch) above 0, finished
+//! members wait until they outweigh the envelope by that ratio (a small data model is then
+//! sent whole when it closes, as written). A string member under a
 //! progressive key is also sent healed while it grows. Nothing of the message is sent again
 //! when it closes. A message whose `path` comes after its `value`, or whose `value` is not an
 //! object, is sent the old way (healed whole, or once it closes).
@@ -27,6 +30,8 @@ pub(super) struct DataStream {
     envelope: Value,
     /// The action name, to reach the body inside `envelope`.
     action: String,
+    /// The envelope's length in bytes, what each per-path message adds.
+    envelope_len: usize,
     /// `path` without a trailing `/` (empty for the root).
     base: String,
     /// Index in the frame stack of the `value` object.
@@ -86,6 +91,7 @@ impl Block {
         let base = path.trim_end_matches('/').to_owned();
         self.data = Some(DataStream {
             envelope,
+            envelope_len: bytes.len(),
             action,
             base,
             depth: self.frames.len(),
@@ -116,6 +122,10 @@ impl Block {
         };
         let pending = pending.strip_prefix(b",").unwrap_or(pending);
         if pending.is_empty() {
+            return;
+        }
+        let batch = data.envelope_len.saturating_mul(cx.config.batch_ratio());
+        if !force && pending.len() < batch {
             return;
         }
         let mut object = Vec::with_capacity(pending.len() + 2);
