@@ -296,11 +296,11 @@ async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_s
             chunks.iter().map(|c| Ok((*c).to_owned())).collect();
         Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server
-        .call(
+        .exchange(
             "message/stream",
             params(json!([{"kind": "text", "text": "draw"}]), Some(caps), None),
             &[version.extension_uri()],
