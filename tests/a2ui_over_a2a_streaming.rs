@@ -287,6 +287,43 @@ async fn a_malformed_block_mid_stream_fails_its_task_and_the_server_serves_the_n
 }
 
 #[tokio::test]
+async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_sent() {
+    let agent = |_request: Request| async move {
+        let chunks = [
+            "<a2ui-json>[{\"version\": \"v0.9\", \"updateComponents\": {\"surfaceId\": \"s\", \"components\": [",
+            "{\"id\": \"root\", \"component\": \"Card\", \"child\": \"a\"},",
+            "{\"id\": \"a\", \"component\": \"Card\", \"child\": \"root\"},",
+            "{\"id\": \"after\", \"component\": \"Text\", \"text\": \"never\"}]}}]</a2ui-json>",
+        ];
+        let chunks: Vec<Result<String, AgentError>> =
+            chunks.iter().map(|c| Ok((*c).to_owned())).collect();
+        Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
+    };
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    let version = ProtocolVersion::V0_9;
+    let caps = capabilities(version, &[version.basic_catalog_id()]);
+    let answer = server
+        .exchange(
+            "message/stream",
+            params(json!([{"kind": "text", "text": "draw"}]), Some(caps), None),
+            &[version.extension_uri()],
+        )
+        .await;
+    let last = answer.last();
+    assert_eq!(last["status"]["state"], "failed");
+    let reason = text_of(&last["status"]["message"]["parts"]);
+    assert!(
+        reason.contains("circular reference: a -> root -> a"),
+        "{reason}"
+    );
+    let sent = a2ui_messages(&answer.reply_parts(), version);
+    assert!(
+        sent.iter().all(|m| !m.to_string().contains("never")),
+        "a component after the cycle was sent: {sent:?}"
+    );
+}
+
+#[tokio::test]
 async fn message_send_answers_unparseable_output_as_text() {
     let text = "Look:\n<a2ui-json>[{\"version\": \"v0.9\", oops</a2ui-json>\nDone.";
     let agent = move |_request: Request| async move { Ok::<_, AgentError>(Reply::text(text)) };

@@ -239,6 +239,60 @@ fn a_half_written_data_model_string_heals_only_under_a_progressive_key() {
 }
 
 #[test]
+fn a_data_model_still_arriving_is_sent_once_per_finished_key_path() {
+    let chunks = [
+        r#"<a2ui-json>[{"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": "/contact/", "value": {"name": "Ada", "#,
+        r#""a/b~c": 1, "tags": ["x"#,
+        r#""], "email": "ada@exa"#,
+        r#"mple.com"}}}]</a2ui-json>"#,
+    ];
+    let update = |path: &str, value: Value| json!({"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": path, "value": value}});
+    let mut parser = StreamParser::new(ParserConfig::default());
+    let sent: Vec<Vec<ParsedPart>> = chunks.iter().map(|c| parser.feed(c)).collect();
+    assert_eq!(
+        sent,
+        [
+            vec![a2ui(json!([update("/contact/", json!({"name": "Ada"}))]))],
+            vec![a2ui(json!([update("/contact/a~1b~0c", json!(1))]))],
+            vec![a2ui(json!([update("/contact/tags", json!(["x"]))]))],
+            vec![a2ui(json!([update(
+                "/contact/email",
+                json!("ada@example.com")
+            )]))],
+        ],
+        "the first finished member replaces the value at the path, each later one is its own path"
+    );
+    assert!(parser.finish().unwrap().is_empty());
+}
+
+#[test]
+fn a_data_model_read_in_one_piece_is_one_message_as_written() {
+    let block = r#"<a2ui-json>[{"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": "/p", "value": {"a": 1, "b": 2}}}]</a2ui-json>"#;
+    assert_eq!(
+        parse(block).unwrap(),
+        [a2ui(
+            json!([{"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": "/p", "value": {"a": 1, "b": 2}}}])
+        )]
+    );
+}
+
+#[test]
+fn a_data_model_whose_path_comes_after_its_value_waits_for_its_close() {
+    let mut parser = StreamParser::new(ParserConfig::default());
+    let start = r#"<a2ui-json>[{"version": "v0.9", "updateDataModel": {"surfaceId": "s", "value": {"a": 1, "b": 2"#;
+    assert!(
+        parser.feed(start).is_empty(),
+        "without a path yet, a member cannot be placed"
+    );
+    assert_eq!(
+        parser.feed(r#"}, "path": "/p"}}]</a2ui-json>"#),
+        [a2ui(
+            json!([{"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": "/p", "value": {"a": 1, "b": 2}}}])
+        )]
+    );
+}
+
+#[test]
 fn an_unreadable_block_reports_where_it_went_wrong() {
     let input =
         "Line one\n<a2ui-json>[{\"deleteSurface\": {\"surfaceId\": \"s\"}} oops]</a2ui-json>";

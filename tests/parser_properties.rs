@@ -2,8 +2,8 @@
 //! realistic A2UI messages (v0.8 and v0.9 shapes, built from random component trees), cut into
 //! random chunks from one byte to whole.
 //!
-//! (a) applying the emitted messages in order (components upserted by id, data model entries
-//!     by path) gives the same final state as a single-shot parse;
+//! (a) applying the emitted messages in order (components upserted by id, the value at each
+//!     data model path replaced) gives the same final state as a single-shot parse;
 //! (b) the text parts concatenate to the single-shot text;
 //! (c) in delta mode no emission repeats an unchanged message or component;
 //! (d) arbitrary input never panics, and chunking never changes whether it parses.
@@ -245,6 +245,30 @@ struct Surface {
     messages: BTreeMap<String, Value>,
     components: BTreeMap<String, Value>,
     data: BTreeMap<String, Value>,
+    /// The v0.9 data model, updated as a renderer does: the value at `path` replaced.
+    model: Value,
+}
+
+/// Replaces the value at the JSON Pointer `path` of `root`, creating objects on the way.
+fn set_pointer(root: &mut Value, path: &str, value: Value) {
+    let mut at = root;
+    let segments: Vec<String> = path
+        .split('/')
+        .skip(1)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    for segment in &segments {
+        if !at.is_object() {
+            *at = json!({});
+        }
+        at = at
+            .as_object_mut()
+            .unwrap()
+            .entry(segment.clone())
+            .or_insert(Value::Null);
+    }
+    *at = value;
 }
 
 /// Applies messages as a renderer would: components upserted by id, data by path.
@@ -272,8 +296,8 @@ fn apply(parts: &[ParsedPart]) -> BTreeMap<String, Surface> {
                     }
                 }
                 "updateDataModel" => {
-                    let path = body["path"].as_str().unwrap_or("/").to_owned();
-                    surface.data.insert(path, body["value"].clone());
+                    let path = body["path"].as_str().unwrap_or("/");
+                    set_pointer(&mut surface.model, path, body["value"].clone());
                 }
                 "dataModelUpdate" => {
                     let path = body["path"].as_str().unwrap_or("/");

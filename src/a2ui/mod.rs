@@ -34,6 +34,7 @@ mod schema;
 mod tree;
 mod validate;
 mod version;
+mod watch;
 
 pub use capabilities::{
     CAPABILITIES_KEYS, CapabilitiesError, ClientCapabilities, InlineLimits, RendererCatalogs,
@@ -43,6 +44,7 @@ pub use catalog::Catalog;
 pub use error::{CatalogError, ValidationError};
 pub use validate::{MAX_ERRORS, Validator, check_client_message, message_kinds};
 pub use version::{ProtocolVersion, UnknownVersion};
+pub use watch::TreeWatch;
 
 /// The embedded message schema and common types, for the prompt builder.
 pub(crate) use schema::parsed as schema_documents;

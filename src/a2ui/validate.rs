@@ -460,7 +460,7 @@ pub fn message_kinds(version: ProtocolVersion) -> &'static [&'static str] {
 }
 
 /// The message's kind (its one action key) and body.
-fn message_body(message: &Value) -> Option<(&str, &Value)> {
+pub(super) fn message_body(message: &Value) -> Option<(&str, &Value)> {
     const KINDS: [&str; 9] = [
         "createSurface",
         "updateComponents",
@@ -485,7 +485,10 @@ fn surface_id(message: &Value) -> Option<&str> {
 
 /// A component's type name and the object holding its properties (v0.8 nests them under
 /// `component.<Type>`).
-fn component_type(version: ProtocolVersion, component: &Value) -> Option<(&str, &Value)> {
+pub(super) fn component_type(
+    version: ProtocolVersion,
+    component: &Value,
+) -> Option<(&str, &Value)> {
     if version == ProtocolVersion::V0_8 {
         let wrapper = component.get("component")?.as_object()?;
         let (name, props) = wrapper.iter().next()?;

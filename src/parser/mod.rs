@@ -26,13 +26,11 @@
 //! It reads in a single pass: a scanner state advances over each byte once, only a short tail
 //! is held between chunks, each component and message is deserialized once from its slice, and
 //! only the message still arriving is retained. In [`EmitMode::Delta`] (the default) nothing
-//! unchanged is sent twice, and the components of a message still arriving are sent in
-//! batches that outweigh their envelope ([`ParserConfig::delta_batch`]), so the bytes sent stay
-//! close to the bytes of JSON read.
-//!
-//! A data model update (`updateDataModel`) still arriving is re-sent whole each time it grows
-//! (once per chunk at most): data models are small, but a large one streamed in tiny chunks
-//! costs time and bytes in proportion to its size per chunk.
+//! unchanged is sent twice: the components of a message still arriving are sent as they close
+//! (or in batches that outweigh their envelope, [`ParserConfig::delta_batch`]), and a v0.9
+//! data model update still arriving is sent per key path, each member of its `value` once as
+//! it finishes (the first replacing the value at `path`, the later ones at `path/key`). A
+//! message that closes within one `feed` is sent as written.
 //!
 //! # Example
 //!
@@ -54,11 +52,9 @@
 //! # Ok::<(), a2ui_agent::parser::ParseError>(())
 //! ```
 
+mod block;
 mod config;
-mod emit;
 mod error;
-mod heal;
-mod json;
 mod stream;
 mod tags;
 mod text;

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use super::ParsedPart;
+use super::block::{Advance, Block, Cx};
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
-use super::json::{Advance, Block, Cx};
 use super::tags::{self, Match};
 use super::text::TextRun;
 
@@ -98,8 +98,10 @@ impl StreamParser {
     /// # Complexity
     ///
     /// Linear in the chunk's length plus a held tail of at most a few hundred bytes, plus one
-    /// `serde_json` pass over each component and message that closes in it. A data model
-    /// update still arriving is healed once per chunk, at a cost linear in its size.
+    /// `serde_json` pass over each component and message that closes in it, and over each
+    /// data model member finished in it. A data model update sent whole while it arrives
+    /// (its `path` after its `value`, or [`EmitMode::Cumulative`](super::EmitMode)) is healed
+    /// once per chunk, at a cost linear in its size.
     pub fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
         let mut out = Out {
             parts: Vec::new(),

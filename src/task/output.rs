@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::a2a::Part;
-use crate::a2ui::ProtocolVersion;
+use crate::a2ui::{ProtocolVersion, TreeWatch, ValidationError};
 use crate::format::FormatReader;
 use crate::parser::{EmitMode, ParseError, ParsedPart};
 use crate::processor::RequestProcessor;
@@ -65,6 +65,7 @@ impl OutputPipeline for ReplyOutput {
                     None => processor.parser(),
                 },
                 version: processor.version(),
+                watch: TreeWatch::new(processor.validator().clone()),
             }),
             Some(processor) => Box::new(A2uiWhole {
                 processor: processor.clone(),
@@ -74,10 +75,13 @@ impl OutputPipeline for ReplyOutput {
     }
 }
 
-/// A streamed reply read by the negotiated format as it arrives.
+/// A streamed reply read by the negotiated format as it arrives, its component trees
+/// watched as they are sent: a cycle fails the task as soon as it closes, a component the
+/// root can never reach when the reply ends.
 pub(crate) struct A2uiStream {
     reader: Box<dyn FormatReader>,
     version: ProtocolVersion,
+    watch: TreeWatch,
 }
 
 impl OutputSink for A2uiStream {
@@ -86,16 +90,44 @@ impl OutputSink for A2uiStream {
         if let Some(error) = self.reader.error() {
             return Err(unreadable(error));
         }
-        Ok(to_parts(parsed, self.version))
+        watched(&mut self.watch, parsed, self.version)
     }
 
     fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
-        let version = self.version;
-        self.reader
-            .finish()
-            .map(|parsed| to_parts(parsed, version))
-            .map_err(|error| unreadable(&error))
+        let A2uiStream {
+            reader,
+            version,
+            mut watch,
+        } = *self;
+        let parsed = reader.finish().map_err(|error| unreadable(&error))?;
+        let parts = watched(&mut watch, parsed, version)?;
+        match watch.finish().into_iter().next() {
+            Some(error) => Err(undrawable(&error)),
+            None => Ok(parts),
+        }
     }
+}
+
+/// The parts of `parsed`, once `watch` has seen their messages.
+fn watched(
+    watch: &mut TreeWatch,
+    parsed: Vec<ParsedPart>,
+    version: ProtocolVersion,
+) -> Result<Vec<Part>, OutputError> {
+    for part in &parsed {
+        if let ParsedPart::A2ui(messages) = part {
+            for message in messages {
+                watch.observe(message).map_err(|error| undrawable(&error))?;
+            }
+        }
+    }
+    Ok(to_parts(parsed, version))
+}
+
+fn undrawable(error: &ValidationError) -> OutputError {
+    OutputError(format!(
+        "The agent wrote an A2UI component tree that cannot be drawn: {error}"
+    ))
 }
 
 /// A reply read whole at the end (`message/send`); unreadable output is answered as text.

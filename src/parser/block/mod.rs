@@ -11,26 +11,37 @@
 //! A closed component is cut out of the buffer as soon as it is deserialized, so the buffer
 //! holds only the open message's envelope and its open component. Tags and fences are
 //! recognized by the nom parsers of [`super::tags`].
+//!
+//! `Block` is one type in one folder: this file holds its state and the bytes around the
+//! messages (phases, fences, the close tag), `message` the bytes inside a message, `heal` the
+//! snapshot of a message still arriving, and `emit` what to send and when. Only this folder
+//! sees the scanner state; the driver ([`super::stream`]) sees `new`, `reset`, `advance`,
+//! `snapshot` and `finish`, and lends each call a [`Cx`].
 
 use serde_json::Value;
 
 use super::config::ParserConfig;
-use super::emit::Tracker;
 use super::error::{Locator, ParseError, ParseErrorKind};
 use super::tags::{self, Match};
 
+mod data;
+mod emit;
+mod heal;
 mod message;
+
+use data::DataStream;
+use emit::Tracker;
 
 /// Object or array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+enum Kind {
     Obj,
     Arr,
 }
 
 /// What an open object or array accepts next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Expect {
+enum Expect {
     /// A key or `}` (after `{` or `,`; `}` after `,` is a tolerated trailing comma).
     KeyOrEnd,
     /// `:` after a key.
@@ -45,7 +56,7 @@ pub(crate) enum Expect {
 
 /// What an open object or array is in the A2UI message structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
+enum Role {
     /// A top-level message object.
     Message,
     /// The message's action object, e.g. the value of `updateComponents`.
@@ -54,25 +65,27 @@ pub(crate) enum Role {
     Components,
     /// One component object.
     Component,
+    /// The `value` object of a data model update, streamed member by member.
+    Data,
     /// Anything else.
     Other,
 }
 
 /// One open object or array.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Frame {
-    pub(crate) kind: Kind,
-    pub(crate) expect: Expect,
+struct Frame {
+    kind: Kind,
+    expect: Expect,
     /// Whether the buffer holds an entry of this frame (so the next needs a `,`).
-    pub(crate) nonempty: bool,
+    nonempty: bool,
     /// Buffer range of the current key (objects only).
-    pub(crate) key: (usize, usize),
-    pub(crate) role: Role,
+    key: (usize, usize),
+    role: Role,
 }
 
 /// A string or bare literal being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lit {
+enum Lit {
     None,
     /// A string; `key` says whether it is an object key.
     Str {
@@ -86,18 +99,18 @@ pub(crate) enum Lit {
 
 /// The component object being read.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct OpenComponent {
+struct OpenComponent {
     /// Buffer length before the component (and its separating comma).
-    pub(crate) trunc: usize,
+    trunc: usize,
     /// Buffer index of its `{`.
-    pub(crate) start: usize,
+    start: usize,
     /// The `components` frame's `nonempty` before it.
-    pub(crate) prev_nonempty: bool,
+    prev_nonempty: bool,
 }
 
 /// Where in the block the scanner is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Phase {
+enum Phase {
     /// Before the JSON (whitespace, a fence).
     Pre,
     /// In the top-level message list, between messages.
@@ -112,7 +125,7 @@ pub(crate) enum Phase {
 
 /// What [`Block::advance`] stopped on.
 #[derive(Debug)]
-pub(crate) enum Advance {
+pub(super) enum Advance {
     /// The close tag ended the block; text resumes at this input index.
     Closed(usize),
     /// The input from this index may be a tag or fence still arriving: keep it for next time.
@@ -124,11 +137,11 @@ pub(crate) enum Advance {
 }
 
 /// The parser's settings and output, lent to a block while it reads.
-pub(crate) struct Cx<'a> {
-    pub(crate) config: &'a ParserConfig,
-    pub(crate) loc: &'a Locator,
+pub(super) struct Cx<'a> {
+    pub(super) config: &'a ParserConfig,
+    pub(super) loc: &'a Locator,
     /// Messages emitted so far in this feed.
-    pub(crate) out: &'a mut Vec<Value>,
+    pub(super) out: &'a mut Vec<Value>,
 }
 
 /// One step of the scanner.
@@ -139,26 +152,28 @@ enum Step {
 
 /// The scanner state of one block.
 #[derive(Debug)]
-pub(crate) struct Block {
-    pub(crate) phase: Phase,
+pub(super) struct Block {
+    phase: Phase,
     /// Whether the messages sit in a top-level list (else the block is one message).
     in_array: bool,
     /// What the top-level list accepts next.
     top: Expect,
-    pub(crate) frames: Vec<Frame>,
+    frames: Vec<Frame>,
     /// The open message, normalized, minus its closed components.
-    pub(crate) buf: Vec<u8>,
-    pub(crate) lit: Lit,
+    buf: Vec<u8>,
+    lit: Lit,
     /// Whether the string being read opened with a curly quote.
     smart: bool,
     /// Whether the last string byte was an unfinished backslash escape.
-    pub(crate) esc: bool,
+    esc: bool,
     /// Buffer index of the open string's opening quote.
     str_start: usize,
-    pub(crate) comp: Option<OpenComponent>,
+    comp: Option<OpenComponent>,
     /// The open message's action name (`updateComponents`, `surfaceUpdate`, ...).
-    pub(crate) action: Option<String>,
-    pub(crate) tracker: Tracker,
+    action: Option<String>,
+    tracker: Tracker,
+    /// The data model update being streamed per path, if any.
+    data: Option<DataStream>,
     /// Bytes of this block read so far.
     bytes: usize,
     /// The first syntax error, reported when the block closes.
@@ -168,7 +183,7 @@ pub(crate) struct Block {
 
 impl Block {
     /// A block just after its open tag (or a whole unwrapped response).
-    pub(crate) fn new(unwrapped: bool) -> Self {
+    pub(super) fn new(unwrapped: bool) -> Self {
         Self {
             phase: Phase::Pre,
             in_array: false,
@@ -182,6 +197,7 @@ impl Block {
             comp: None,
             action: None,
             tracker: Tracker::default(),
+            data: None,
             bytes: 0,
             bad: None,
             unwrapped,
@@ -189,7 +205,7 @@ impl Block {
     }
 
     /// Starts a new block, keeping allocations.
-    pub(crate) fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.phase = Phase::Pre;
         self.in_array = false;
         self.top = Expect::ValueOrEnd;
@@ -200,6 +216,7 @@ impl Block {
         self.comp = None;
         self.action = None;
         self.tracker.reset();
+        self.data = None;
         self.bytes = 0;
         self.bad = None;
     }
@@ -210,7 +227,7 @@ impl Block {
     ///
     /// Linear in the bytes read, plus one `serde_json` pass over each closed component and
     /// message envelope.
-    pub(crate) fn advance(&mut self, input: &str, start: usize, cx: &mut Cx<'_>) -> Advance {
+    pub(super) fn advance(&mut self, input: &str, start: usize, cx: &mut Cx<'_>) -> Advance {
         let max = cx.config.limits.max_block_bytes;
         let stop = input
             .len()
@@ -232,7 +249,7 @@ impl Block {
     /// The stream ended inside this block; `tail` is input held back for a tag still arriving.
     ///
     /// A block whose messages all closed is accepted without its close tag.
-    pub(crate) fn finish(&mut self, tail: &str, loc: &Locator) -> Result<(), ParseError> {
+    pub(super) fn finish(&mut self, tail: &str, loc: &Locator) -> Result<(), ParseError> {
         let at = tail.len();
         match self.phase {
             Phase::Between | Phase::Post => Ok(()),
@@ -483,6 +500,7 @@ impl Block {
         self.comp = None;
         self.action = None;
         self.tracker.reset();
+        self.data = None;
         self.buf.push(b'{');
         self.frames.push(Frame {
             kind: Kind::Obj,

@@ -8,12 +8,12 @@
 
 use serde_json::Value;
 
-use super::config::EmitMode;
-use super::json::Cx;
+use super::Cx;
+use crate::parser::config::EmitMode;
 
 /// How a message is streamed, by its action name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ActionKind {
+pub(super) enum ActionKind {
     /// Carries a `components` list, sent as its components close.
     Components,
     /// A data model update, healed and sent as it grows.
@@ -24,7 +24,7 @@ pub(crate) enum ActionKind {
 }
 
 impl ActionKind {
-    pub(crate) fn of(action: &str) -> Self {
+    pub(super) fn of(action: &str) -> Self {
         match action {
             "updateComponents" | "surfaceUpdate" => Self::Components,
             "updateDataModel" => Self::DataModel,
@@ -34,20 +34,23 @@ impl ActionKind {
 }
 
 /// The signature of the healable state of the open message: equal signatures heal alike.
-pub(crate) type Signature = (usize, u8, usize, u8);
+pub(super) type Signature = (usize, u8, usize, u8);
 
 /// Emission state of the open message. Only the open message is tracked.
 #[derive(Debug, Default)]
-pub(crate) struct Tracker {
+pub(super) struct Tracker {
     /// Closed components not yet sent (delta) or all closed components (cumulative).
     components: Vec<Value>,
     /// JSON bytes of the components not yet sent.
     unsent_bytes: usize,
     /// In cumulative mode, how many of `components` the last emission carried.
     sent_components: usize,
-    /// The last envelope sent (a components message without its components) or the last
-    /// whole message sent.
+    /// The last envelope sent (a components message without its components), when it is no
+    /// longer the cached one, or the last whole message sent.
     last: Option<Value>,
+    /// The signature of the cached envelope, if it is the last one sent (so sending does not
+    /// copy it a second time).
+    last_sig: Option<Signature>,
     /// Whether anything of this message was sent.
     sent: bool,
     /// The healed envelope (and its length) for a signature, if it healed.
@@ -55,24 +58,33 @@ pub(crate) struct Tracker {
 }
 
 impl Tracker {
-    pub(crate) fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.components.clear();
         self.unsent_bytes = 0;
         self.sent_components = 0;
         self.last = None;
+        self.last_sig = None;
         self.sent = false;
         self.envelope = None;
     }
 
+    /// The last envelope or whole message sent.
+    fn last_sent(&self) -> Option<&Value> {
+        match (&self.envelope, self.last_sig) {
+            (Some((sig, Some((envelope, _)))), Some(last)) if *sig == last => Some(envelope),
+            _ => self.last.as_ref(),
+        }
+    }
+
     /// A component of the open message closed; `bytes` is the length of its JSON.
-    pub(crate) fn component(&mut self, component: Value, bytes: usize) {
+    pub(super) fn component(&mut self, component: Value, bytes: usize) {
         self.components.push(component);
         self.unsent_bytes += bytes;
     }
 
     /// Whether closed components wait to be sent.
     #[inline]
-    pub(crate) fn has_unsent(&self, mode: EmitMode) -> bool {
+    pub(super) fn has_unsent(&self, mode: EmitMode) -> bool {
         match mode {
             EmitMode::Delta => !self.components.is_empty(),
             EmitMode::Cumulative => self.components.len() > self.sent_components,
@@ -82,7 +94,7 @@ impl Tracker {
     /// Whether, in delta mode, the components waiting are still too few to outweigh the last
     /// healed envelope by the batch ratio (so there is nothing to do this chunk).
     #[inline]
-    pub(crate) fn below_batch(&self, cx: &Cx<'_>) -> bool {
+    pub(super) fn below_batch(&self, cx: &Cx<'_>) -> bool {
         match &self.envelope {
             Some((_, Some((_, len)))) => {
                 cx.config.mode == EmitMode::Delta
@@ -93,16 +105,22 @@ impl Tracker {
     }
 
     /// Whether the envelope healed at `sig` is cached.
-    pub(crate) fn has_envelope(&self, sig: Signature) -> bool {
+    pub(super) fn has_envelope(&self, sig: Signature) -> bool {
         matches!(&self.envelope, Some((cached, _)) if *cached == sig)
     }
 
-    pub(crate) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
+    pub(super) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
+        if let Some((old, Some((envelope, _)))) = self.envelope.take() {
+            if self.last_sig == Some(old) {
+                self.last = Some(envelope);
+                self.last_sig = None;
+            }
+        }
         self.envelope = Some((sig, value));
     }
 
     /// The signature the data model was last healed at, to skip unchanged chunks.
-    pub(crate) fn same_signature(&mut self, sig: Signature) -> bool {
+    pub(super) fn same_signature(&mut self, sig: Signature) -> bool {
         let same = matches!(&self.envelope, Some((cached, _)) if *cached == sig);
         self.envelope = Some((sig, None));
         same
@@ -110,16 +128,16 @@ impl Tracker {
 
     /// Sends the cached envelope with the components waiting, if the readiness check allows
     /// and, in delta mode, they outweigh the envelope by the configured batch ratio.
-    pub(crate) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
-        let Some((_, Some((envelope, envelope_len)))) = &self.envelope else {
+    pub(super) fn send_components(&mut self, action: &str, cx: &mut Cx<'_>) {
+        let Some((sig, Some((envelope, envelope_len)))) = &self.envelope else {
             return;
         };
+        let sig = *sig;
         if cx.config.mode == EmitMode::Delta
             && self.unsent_bytes < envelope_len.saturating_mul(cx.config.batch_ratio())
         {
             return;
         }
-        let envelope = envelope.clone();
         let mut message = envelope.clone();
         let carried = self.take_components(cx.config.mode);
         let count = carried.len();
@@ -135,13 +153,14 @@ impl Tracker {
         self.sent_components = count;
         self.unsent_bytes = 0;
         self.sent = true;
-        self.last = Some(envelope);
+        self.last = None;
+        self.last_sig = Some(sig);
         cx.out.push(message);
     }
 
     /// Sends `message`, a healed snapshot of a data model update, if it changed and is ready.
-    pub(crate) fn send_snapshot(&mut self, message: Value, cx: &mut Cx<'_>) {
-        if self.last.as_ref() == Some(&message) {
+    pub(super) fn send_snapshot(&mut self, message: Value, cx: &mut Cx<'_>) {
+        if self.last_sent() == Some(&message) {
             return;
         }
         if let Some(check) = &cx.config.readiness {
@@ -156,10 +175,10 @@ impl Tracker {
 
     /// The open message closed as `message` (minus its components, which were taken out as
     /// they closed): send what the renderer has not seen.
-    pub(crate) fn close(&mut self, message: Value, action: Option<&str>, cx: &mut Cx<'_>) {
+    pub(super) fn close(&mut self, message: Value, action: Option<&str>, cx: &mut Cx<'_>) {
         match action {
             Some(action) if ActionKind::of(action) == ActionKind::Components => {
-                let changed = self.last.as_ref() != Some(&message);
+                let changed = self.last_sent() != Some(&message);
                 if !self.sent || changed || self.has_unsent(cx.config.mode) {
                     let mut message = message;
                     let carried = self.take_components(cx.config.mode);
@@ -168,7 +187,7 @@ impl Tracker {
                 }
             }
             _ => {
-                if self.last.as_ref() != Some(&message) {
+                if self.last_sent() != Some(&message) {
                     cx.out.push(message);
                 }
             }

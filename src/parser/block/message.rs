@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::data::DataStream;
+use super::emit::ActionKind;
 use super::{Block, Cx, Expect, Frame, Kind, Lit, OpenComponent, Phase, Role, Step};
 
 impl Block {
@@ -23,16 +25,15 @@ impl Block {
             b'{' => self.open(Kind::Obj, input, i, cx),
             b'[' => self.open(Kind::Arr, input, i, cx),
             b'}' | b']' => self.close(b, input, i, cx),
-            b',' => match self.frames.last_mut() {
-                Some(f) if f.expect == Expect::CommaOrEnd => {
-                    f.expect = match f.kind {
-                        Kind::Obj => Expect::KeyOrEnd,
-                        Kind::Arr => Expect::ValueOrEnd,
-                    };
-                    Step::Next(i + 1)
+            b',' => {
+                if self.frames.last().is_some_and(|f| f.role == Role::Data) {
+                    let end = self.buf.len();
+                    if let Some(data) = &mut self.data {
+                        data.member_finished(end);
+                    }
                 }
-                _ => self.fail(input, i, cx, "unexpected `,`"),
-            },
+                self.comma(input, i, cx)
+            }
             b':' => match self.frames.last_mut() {
                 Some(f) if f.expect == Expect::Colon => {
                     f.expect = Expect::Value;
@@ -62,6 +63,19 @@ impl Block {
                 Step::Next(i + 1)
             }
             _ => self.fail(input, i, cx, "unexpected character"),
+        }
+    }
+
+    fn comma(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        match self.frames.last_mut() {
+            Some(f) if f.expect == Expect::CommaOrEnd => {
+                f.expect = match f.kind {
+                    Kind::Obj => Expect::KeyOrEnd,
+                    Kind::Arr => Expect::ValueOrEnd,
+                };
+                Step::Next(i + 1)
+            }
+            _ => self.fail(input, i, cx, "unexpected `,`"),
         }
     }
 
@@ -135,6 +149,13 @@ impl Block {
                 Role::Action
             }
             (Kind::Arr, Role::Action) if key == b"components" => Role::Components,
+            (Kind::Obj, Role::Action)
+                if key == b"value"
+                    && self.action.as_deref().map(ActionKind::of)
+                        == Some(ActionKind::DataModel) =>
+            {
+                self.data_opened(parent.key.0, cx)
+            }
             (Kind::Obj, Role::Components) => {
                 self.comp = Some(OpenComponent {
                     trunc,
@@ -169,6 +190,12 @@ impl Block {
             ),
             None => false,
         };
+        if fits
+            && self.frames.last().is_some_and(|f| f.role == Role::Data)
+            && self.data.as_ref().is_some_and(DataStream::started)
+        {
+            self.data_members(true, cx);
+        }
         let Some(frame) = self.frames.pop().filter(|_| fits) else {
             return self.fail(input, i, cx, "unexpected closing bracket");
         };
@@ -202,7 +229,11 @@ impl Block {
         match serde_json::from_slice::<Value>(&self.buf) {
             Ok(message) => {
                 let action = self.action.take();
-                self.tracker.close(message, action.as_deref(), cx);
+                if self.data.take().is_some_and(|data| data.started()) {
+                    self.tracker.reset();
+                } else {
+                    self.tracker.close(message, action.as_deref(), cx);
+                }
                 self.buf.clear();
                 self.phase = if self.in_array {
                     Phase::Between

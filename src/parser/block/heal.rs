@@ -12,11 +12,11 @@
 use serde_json::Value;
 
 use super::emit::{ActionKind, Signature};
-use super::json::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.
-    pub(crate) fn snapshot(&mut self, cx: &mut Cx<'_>) {
+    pub(in crate::parser) fn snapshot(&mut self, cx: &mut Cx<'_>) {
         if self.phase != Phase::Message {
             return;
         }
@@ -37,6 +37,10 @@ impl Block {
                 if let Some(action) = self.action.as_deref() {
                     self.tracker.send_components(action, cx);
                 }
+            }
+            ActionKind::DataModel if self.data.is_some() => {
+                self.data_members(false, cx);
+                self.data_heal(cx);
             }
             ActionKind::DataModel => {
                 if self.tracker.same_signature(self.signature()) {
@@ -117,7 +121,7 @@ impl Block {
 
     /// Whether a healed message names its surface (and, for v0.9+ actions, its version), so a
     /// renderer can apply it.
-    fn envelope_ok(&self, message: &Value) -> bool {
+    pub(super) fn envelope_ok(&self, message: &Value) -> bool {
         let Some(action) = self.action.as_deref() else {
             return false;
         };

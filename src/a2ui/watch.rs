@@ -1,0 +1,330 @@
+//! The tree checks a stream can make while it is still arriving.
+//!
+//! [`Validator::check_response`] checks a finished response; a renderer, though, draws the
+//! messages as they stream, and a cycle among components it already has makes it loop or
+//! fail (the official parsers raise "circular reference" mid-stream). [`TreeWatch`] is fed
+//! each message as it is sent, keeps each surface's child references (owned, so it lives
+//! across chunks), and reports a cycle or self-reference as soon as the component closing it
+//! arrives. A component that can never be reached from its surface's root is known only once
+//! the surface's components are all in, so [`TreeWatch::finish`] reports it.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::error::ValidationError;
+use super::tree::collect_refs;
+use super::validate::{component_type, message_body};
+use super::{ProtocolVersion, Validator};
+
+/// The most components one cycle check visits, so a hostile chain costs bounded time per
+/// component (a longer cycle is still caught by [`Validator::check_response`]).
+const MAX_VISITS: usize = 4096;
+
+/// Follows the component trees of a response as its messages are sent.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::{ProtocolVersion, TreeWatch, Validator};
+/// use serde_json::json;
+///
+/// let v = ProtocolVersion::V0_9;
+/// let mut watch = TreeWatch::new(Validator::basic(v));
+/// let first = json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+///     {"id": "root", "component": "Card", "child": "body"}]}});
+/// assert!(watch.observe(&first).is_ok());
+/// let closing = json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+///     {"id": "body", "component": "Card", "child": "root"}]}});
+/// let error = watch.observe(&closing).unwrap_err();
+/// assert!(error.message.contains("circular reference: body -> root -> body"));
+/// ```
+#[derive(Debug)]
+pub struct TreeWatch {
+    validator: Validator,
+    surfaces: HashMap<String, Watched>,
+    /// Surfaces in the order they appeared, for stable reports.
+    order: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Watched {
+    /// Whether this response created the surface (so its whole tree is in view).
+    created_here: bool,
+    /// The root named by v0.8 `beginRendering`, if any (else `root`).
+    root: Option<String>,
+    /// Child ids of each component sent, by id, in the order components first came.
+    children: HashMap<String, Vec<String>>,
+    ids: Vec<String>,
+    /// Every id any component referred to, even one replaced since.
+    referenced: HashSet<String>,
+}
+
+impl TreeWatch {
+    /// A watch reading component references through `validator`'s catalogs.
+    pub fn new(validator: Validator) -> Self {
+        Self {
+            validator,
+            surfaces: HashMap::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Takes in one message as sent.
+    ///
+    /// # Errors
+    ///
+    /// A [`ValidationError`] if a component of `message` closes a cycle (or refers to itself)
+    /// among the components of its surface sent so far.
+    pub fn observe(&mut self, message: &Value) -> Result<(), ValidationError> {
+        let Some((kind, body)) = message_body(message) else {
+            return Ok(());
+        };
+        let Some(surface_id) = body.get("surfaceId").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        if kind == "deleteSurface" {
+            self.surfaces.remove(surface_id);
+            return Ok(());
+        }
+        if !self.surfaces.contains_key(surface_id) {
+            self.order.push(surface_id.to_owned());
+        }
+        let version = self.validator.version();
+        let surface = self.surfaces.entry(surface_id.to_owned()).or_default();
+        match kind {
+            "createSurface" => {
+                *surface = Watched::default();
+                surface.created_here = true;
+            }
+            "beginRendering" => {
+                surface.created_here = true;
+                surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
+            }
+            _ => {}
+        }
+        let list = match kind {
+            "createSurface" | "updateComponents" | "surfaceUpdate" => {
+                body.get("components").and_then(Value::as_array)
+            }
+            _ => None,
+        };
+        for (position, component) in list.into_iter().flatten().enumerate() {
+            let Some(id) = component.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            let children = child_ids(&self.validator, version, component);
+            surface.referenced.extend(children.iter().cloned());
+            if !surface.children.contains_key(id) {
+                surface.ids.push(id.to_owned());
+            }
+            surface.children.insert(id.to_owned(), children);
+            if let Some(cycle) = cycle_through(&surface.children, id) {
+                return Err(ValidationError::new(
+                    format!("/{kind}/components/{position}"),
+                    format!(
+                        "component '{id}' closes a circular reference: {}",
+                        cycle.join(" -> ")
+                    ),
+                    Some(surface_id),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The response ended (or its block closed): the components of surfaces it created that
+    /// their root can never reach. A component an update orphaned (something referred to it
+    /// before) is not reported: renderers drop it.
+    pub fn finish(&self) -> Vec<ValidationError> {
+        let mut errors = Vec::new();
+        for surface_id in &self.order {
+            let Some(surface) = self.surfaces.get(surface_id) else {
+                continue;
+            };
+            let root = surface.root.as_deref().unwrap_or("root");
+            if !surface.created_here || !surface.children.contains_key(root) {
+                continue;
+            }
+            let mut reached: HashSet<&str> = HashSet::from([root]);
+            let mut stack = vec![root];
+            while let Some(id) = stack.pop() {
+                for child in surface.children.get(id).into_iter().flatten() {
+                    if reached.insert(child) {
+                        stack.push(child);
+                    }
+                }
+            }
+            for id in &surface.ids {
+                if !reached.contains(id.as_str()) && !surface.referenced.contains(id) {
+                    errors.push(ValidationError::new(
+                        "",
+                        format!(
+                            "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
+                        ),
+                        Some(surface_id),
+                        None,
+                    ));
+                }
+            }
+        }
+        errors
+    }
+}
+
+/// The ids `component` refers to, by its catalog's reference shapes.
+fn child_ids(validator: &Validator, version: ProtocolVersion, component: &Value) -> Vec<String> {
+    let Some((name, props)) = component_type(version, component) else {
+        return Vec::new();
+    };
+    let Some(shapes) = validator.catalogs().iter().find_map(|c| c.refs(name)) else {
+        return Vec::new();
+    };
+    let mut refs = Vec::new();
+    for (key, shape) in shapes {
+        if let Some(value) = props.get(key) {
+            collect_refs(value, shape, &mut refs);
+        }
+    }
+    refs.into_iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A path `id -> ... -> id` through `children`, if `id` reaches itself.
+fn cycle_through(children: &HashMap<String, Vec<String>>, id: &str) -> Option<Vec<String>> {
+    let mut parent: HashMap<&str, &str> = HashMap::new();
+    let mut stack: Vec<&str> = vec![id];
+    let mut visits = 0;
+    while let Some(at) = stack.pop() {
+        visits += 1;
+        if visits > MAX_VISITS {
+            return None;
+        }
+        for child in children.get(at).into_iter().flatten() {
+            if child == id {
+                let mut path = vec![id.to_owned()];
+                let mut back = at;
+                let mut trail = Vec::new();
+                while back != id {
+                    trail.push(back.to_owned());
+                    back = parent.get(back).copied().unwrap_or(id);
+                }
+                path.extend(trail.into_iter().rev());
+                path.push(id.to_owned());
+                return Some(path);
+            }
+            if child != id && !parent.contains_key(child.as_str()) {
+                parent.insert(child, at);
+                stack.push(child);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn watch(version: ProtocolVersion) -> TreeWatch {
+        TreeWatch::new(Validator::basic(version))
+    }
+
+    fn update(components: Value) -> Value {
+        json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": components}})
+    }
+
+    #[test]
+    fn a_self_reference_is_an_error_as_soon_as_it_arrives() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        let error = w
+            .observe(&update(
+                json!([{"id": "root", "component": "Card", "child": "root"}]),
+            ))
+            .unwrap_err();
+        assert_eq!(error.pointer, "/updateComponents/components/0");
+        assert!(error.message.contains("root -> root"), "{error}");
+    }
+
+    #[test]
+    fn a_cycle_is_caught_by_the_component_that_closes_it_in_a_later_message() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        let parts = [
+            json!([{"id": "root", "component": "Column", "children": ["a", "b"]}]),
+            json!([{"id": "a", "component": "Card", "child": "c"}]),
+            json!([{"id": "b", "component": "Text", "text": "fine"}]),
+        ];
+        for part in parts {
+            w.observe(&update(part)).unwrap();
+        }
+        let error = w
+            .observe(&update(
+                json!([{"id": "c", "component": "Card", "child": "a"}]),
+            ))
+            .unwrap_err();
+        assert!(error.message.contains("c -> a -> c"), "{error}");
+    }
+
+    #[test]
+    fn a_wide_tree_sent_one_component_at_a_time_is_fine() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        let ids: Vec<String> = (0..200).map(|i| format!("t{i}")).collect();
+        w.observe(&json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}}))
+            .unwrap();
+        w.observe(&update(
+            json!([{"id": "root", "component": "Column", "children": ids}]),
+        ))
+        .unwrap();
+        for id in &ids {
+            w.observe(&update(
+                json!([{"id": id, "component": "Text", "text": id}]),
+            ))
+            .unwrap();
+        }
+        assert!(w.finish().is_empty());
+    }
+
+    #[test]
+    fn an_unreachable_component_is_reported_at_the_end_but_an_orphaned_one_is_not() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}}))
+            .unwrap();
+        w.observe(&update(json!([
+            {"id": "root", "component": "Card", "child": "old"},
+            {"id": "old", "component": "Text", "text": "x"},
+            {"id": "stray", "component": "Text", "text": "y"}
+        ])))
+        .unwrap();
+        w.observe(&update(json!([{"id": "root", "component": "Card", "child": "new"}, {"id": "new", "component": "Text", "text": "z"}])))
+            .unwrap();
+        let errors = w.finish();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].message.contains("'stray' is not reachable"),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn v0_8_children_and_the_named_root_are_followed() {
+        let mut w = watch(ProtocolVersion::V0_8);
+        let surface = |components: Value| json!({"surfaceUpdate": {"surfaceId": "s", "components": components}});
+        w.observe(&surface(
+            json!([{"id": "top", "component": {"Column": {"children": {"explicitList": ["a"]}}}}]),
+        ))
+        .unwrap();
+        w.observe(&json!({"beginRendering": {"surfaceId": "s", "root": "top"}}))
+            .unwrap();
+        let error = w
+            .observe(&surface(
+                json!([{"id": "a", "component": {"Card": {"child": "top"}}}]),
+            ))
+            .unwrap_err();
+        assert!(error.message.contains("a -> top -> a"), "{error}");
+    }
+}
