@@ -21,6 +21,8 @@ pub use clock::{Clock, ManualClock, SystemClock, timestamp};
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
 pub use page::{PageCursor, list_page};
 pub use store::{InMemoryStore, StoreError, TaskStore};
+#[cfg(feature = "sqlite")]
+pub use store::{STOPPED_MESSAGE, SqliteStore};
 
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};

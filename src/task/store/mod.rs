@@ -6,6 +6,12 @@
 //! not updated for `idle_timeout`, oldest first. Tasks the agent is working on are never
 //! evicted; when every slot holds one, new tasks are refused.
 
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[cfg(feature = "sqlite")]
+pub use sqlite::{STOPPED_MESSAGE, SqliteStore};
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -13,9 +19,9 @@ use std::time::{Duration, SystemTime};
 
 use futures::future::{self, BoxFuture};
 
-use super::clock::{Clock, SystemClock};
 use super::page::list_page;
 use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::task::clock::{Clock, SystemClock};
 
 /// Keeps tasks by id.
 ///
