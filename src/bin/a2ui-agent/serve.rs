@@ -5,6 +5,7 @@
 //! negotiates, or plain text for a client without A2UI. No model, key or network needed.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::demo::{DemoConfig, RestaurantFinder};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::server::A2uiServer;
+use a2ui_agent::task::{InMemoryStore, SqliteStore};
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +30,30 @@ pub struct Args {
     /// The longest pause before a streamed chunk, in milliseconds.
     #[arg(long, default_value_t = 30)]
     max_delay_ms: u64,
+    /// Where tasks are kept: `memory` (lost on exit) or `sqlite:PATH` (a file that keeps
+    /// conversations waiting for input across restarts).
+    #[arg(long, default_value = "memory", value_name = "STORE", value_parser = parse_store)]
+    store: StoreSpec,
+    /// How long a finished task stays readable, in seconds.
+    #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
+    finished_ttl_secs: u64,
+}
+
+/// The `--store` argument.
+#[derive(Debug, Clone)]
+enum StoreSpec {
+    Memory,
+    Sqlite(PathBuf),
+}
+
+fn parse_store(text: &str) -> Result<StoreSpec, String> {
+    match text.split_once(':') {
+        _ if text == "memory" => Ok(StoreSpec::Memory),
+        Some(("sqlite", path)) if !path.is_empty() => Ok(StoreSpec::Sqlite(PathBuf::from(path))),
+        _ => Err(format!(
+            "{text:?}: expected `memory` or `sqlite:PATH` (e.g. sqlite:tasks.db)"
+        )),
+    }
 }
 
 /// Runs `a2ui-agent serve`.
@@ -67,7 +93,17 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
         ..DemoConfig::default()
     };
-    let server = A2uiServer::builder()
+    let ttl = Duration::from_secs(args.finished_ttl_secs);
+    let builder = match &args.store {
+        StoreSpec::Memory => A2uiServer::builder().store(InMemoryStore::new().idle_timeout(ttl)),
+        StoreSpec::Sqlite(path) => {
+            let store = SqliteStore::open(path)
+                .map_err(|error| format!("--store sqlite:{}: {error}", path.display()))?;
+            tracing::info!(path = %path.display(), "tasks are kept in SQLite");
+            A2uiServer::builder().store(store.finished_ttl(ttl))
+        }
+    };
+    let server = builder
         .card(
             AgentCard::builder("a2ui-agent demo: restaurant finder")
                 .description(
