@@ -23,6 +23,7 @@ use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+use super::budget::trim_history;
 use super::{StoreError, TaskStore};
 use crate::a2a::v0_3::{decode_message, decode_part, encode_artifact, encode_message};
 use crate::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
@@ -95,8 +96,6 @@ fn sql_error(error: rusqlite::Error) -> StoreError {
 }
 
 impl SqliteStore {
-    /// Default: at most 100 history messages per task.
-    pub const DEFAULT_MAX_HISTORY: usize = 100;
     /// Default: at most 1 MiB of history (as JSON) per task.
     pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
     /// Default: terminal tasks are forgotten an hour after their last update.
@@ -141,7 +140,7 @@ impl SqliteStore {
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             limits: Limits {
-                max_history: Self::DEFAULT_MAX_HISTORY,
+                max_history: usize::MAX,
                 max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
                 finished_ttl: Self::DEFAULT_FINISHED_TTL,
                 interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
@@ -150,7 +149,9 @@ impl SqliteStore {
         })
     }
 
-    /// The most history messages a task keeps (at least 1); the oldest go first.
+    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
+    /// by default: the server's own
+    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
     #[must_use]
     pub fn max_history(mut self, messages: usize) -> Self {
         self.limits.max_history = messages.max(1);
@@ -438,23 +439,6 @@ fn named<'a>(
         .iter()
         .map(|(name, value)| (*name, value.as_ref()))
         .collect()
-}
-
-/// Drops the oldest history messages beyond `max` messages or `max_bytes` of JSON; the
-/// newest message is always kept.
-fn trim_history(history: &mut Vec<Message>, max: usize, max_bytes: usize) {
-    let mut keep = 0;
-    let mut bytes = 0usize;
-    for message in history.iter().rev() {
-        let size = encode_message(message).to_string().len();
-        if keep >= max.max(1) || (keep > 0 && bytes.saturating_add(size) > max_bytes) {
-            break;
-        }
-        bytes = bytes.saturating_add(size);
-        keep += 1;
-    }
-    let excess = history.len() - keep;
-    history.drain(..excess);
 }
 
 impl TaskStore for SqliteStore {
