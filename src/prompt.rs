@@ -60,6 +60,10 @@ pub(crate) fn build(input: &PromptInput<'_>) -> Option<String> {
     ));
     out.push_str(input.format.instructions().trim_end());
     out.push_str("\n\n");
+    if input.format.describes_catalogs() {
+        examples(&mut out, input.examples, input.format);
+        return Some(out);
+    }
     let withheld = withheld_names(version, input.catalogs, &kinds);
     workflow(&mut out, version, &kinds, input.catalogs);
     schemas(&mut out, version, &kinds, &withheld);

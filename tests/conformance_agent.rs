@@ -1,11 +1,12 @@
 //! Runs the agent-side conformance suites of A2UI against the generator and its request
-//! processor: `agent/request_processor.yaml`, `agent/catalog_resolution.yaml` and
-//! `agent/direct_json/prompt_generator.yaml`, read from `../shared/reference` at run time.
+//! processor: `agent/request_processor.yaml`, `agent/catalog_resolution.yaml`,
+//! `agent/direct_json/prompt_generator.yaml` and `agent/express/prompt_generator.yaml`, read
+//! from `../shared/reference` at run time.
 //!
 //! Prompt cases assert substrings, never whole texts (the suites say the wording is an
-//! implementation's own). Cases about the Express format are listed as not run: this crate
-//! ships the Direct JSON format only. Without the reference folder the tests say they
-//! skipped, unless `A2UI_REQUIRE_REFERENCE=1`, when they fail.
+//! implementation's own). A case whose `format` (or `format_override`) is `express` builds
+//! its generator with [`Express`]. Without the reference folder the tests say they skipped,
+//! unless `A2UI_REQUIRE_REFERENCE=1`, when they fail.
 
 mod shared_reference;
 
@@ -15,6 +16,7 @@ use std::path::Path;
 use a2ui_agent::a2ui::{
     Catalog, ClientCapabilities, ProtocolVersion, ResolveError, resolve_catalogs,
 };
+use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::{Generator, GeneratorError, NegotiationErrorKind};
 use a2ui_agent::parser::ParsedPart;
 use a2ui_agent::processor::RequestProcessor;
@@ -28,40 +30,29 @@ fn cases(dir: &Path, suite: &str) -> Vec<Value> {
 /// The verdict on one case.
 enum Outcome {
     Pass,
-    NotRun(&'static str),
     Fail(String),
 }
 
 /// Runs `run` over every case of a suite, prints the tally and fails on any failure.
-/// Returns (ran, passed, not run).
-fn run_suite(
-    dir: &Path,
-    suite: &str,
-    run: impl Fn(&Path, &Value) -> Outcome,
-) -> (usize, usize, usize) {
+/// Returns (cases, passed).
+fn run_suite(dir: &Path, suite: &str, run: impl Fn(&Path, &Value) -> Outcome) -> (usize, usize) {
     let mut passed = 0;
-    let mut not_run = Vec::new();
     let mut failures = Vec::new();
     let all = cases(dir, suite);
     for case in &all {
         let name = case["name"].as_str().unwrap_or("?");
         match run(dir, case) {
             Outcome::Pass => passed += 1,
-            Outcome::NotRun(why) => not_run.push(format!("{suite}::{name}: not run: {why}")),
             Outcome::Fail(why) => failures.push(format!("{suite}::{name}: FAILED: {why}")),
         }
     }
     println!(
-        "{suite}: {} cases, {passed} passed, {} not run, {} failed",
+        "{suite}: {} cases, {passed} passed, {} failed",
         all.len(),
-        not_run.len(),
         failures.len()
     );
-    for line in not_run.iter().chain(&failures) {
-        println!("{line}");
-    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    (all.len() - not_run.len(), passed, not_run.len())
+    (all.len(), passed)
 }
 
 /// The version a conformance catalog file is written for, from its name.
@@ -110,6 +101,9 @@ fn generator(dir: &Path, args: &Value) -> Result<Generator, &'static str> {
     let mut builder = Generator::builder(version)
         .catalogs(catalogs)
         .accept_inline_catalogs(args["accepts_inline_catalogs"] == json!(true));
+    if args["format"] == "express" {
+        builder = builder.format(Express::new());
+    }
     for example in strings(&args["examples"]) {
         let text = std::fs::read_to_string(dir.join(example)).unwrap();
         builder = builder.example(example, text);
@@ -130,14 +124,16 @@ fn negotiate(generator: &Generator, args: &Value) -> Result<RequestProcessor, &'
         Some(value) => Some(ClientCapabilities::parse(value).map_err(|_| "ValidationError")?),
         None => None,
     };
-    generator
-        .negotiate(capabilities.as_ref())
-        .map_err(|e| match e.kind() {
-            NegotiationErrorKind::VersionNotDescribed | NegotiationErrorKind::Example => {
-                "ValidationError"
-            }
-            _ => "CatalogError",
-        })
+    let negotiated = match args["format_override"].as_str() {
+        Some("express") => generator.negotiate_with_format(capabilities.as_ref(), Express::new()),
+        _ => generator.negotiate(capabilities.as_ref()),
+    };
+    negotiated.map_err(|e| match e.kind() {
+        NegotiationErrorKind::VersionNotDescribed | NegotiationErrorKind::Example => {
+            "ValidationError"
+        }
+        _ => "CatalogError",
+    })
 }
 
 fn ids(catalogs: &[Catalog]) -> Vec<String> {
@@ -198,12 +194,6 @@ fn verdict(result: Result<(), String>) -> Outcome {
     }
 }
 
-fn uses_express(args: &Value) -> bool {
-    args["format"] == "express" || args["format_override"] == "express"
-}
-
-const EXPRESS: &str = "the Express format is not implemented (Direct JSON only)";
-
 // --- catalog_resolution.yaml ---------------------------------------------------------------
 
 fn resolution_case(dir: &Path, case: &Value) -> Outcome {
@@ -250,7 +240,7 @@ fn every_catalog_resolution_case_passes_through_the_generator() {
     let Some(dir) = shared_reference::conformance() else {
         return;
     };
-    let (ran, passed, _) = run_suite(&dir, "agent/catalog_resolution.yaml", resolution_case);
+    let (ran, passed) = run_suite(&dir, "agent/catalog_resolution.yaml", resolution_case);
     assert!(ran >= 18 && passed == ran, "{passed}/{ran}");
 }
 
@@ -258,9 +248,6 @@ fn every_catalog_resolution_case_passes_through_the_generator() {
 
 fn prompt_case(dir: &Path, case: &Value) -> Outcome {
     let args = &case["args"];
-    if uses_express(args) {
-        return Outcome::NotRun(EXPRESS);
-    }
     let processor = generator(dir, args).and_then(|g| negotiate(&g, args));
     if let Some(category) = case["expect_error"]["category"].as_str() {
         return expect_error(processor, category);
@@ -290,7 +277,16 @@ fn every_direct_json_prompt_generator_case_passes() {
     let Some(dir) = shared_reference::conformance() else {
         return;
     };
-    let (ran, passed, _) = run_suite(&dir, "agent/direct_json/prompt_generator.yaml", prompt_case);
+    let (ran, passed) = run_suite(&dir, "agent/direct_json/prompt_generator.yaml", prompt_case);
+    assert!(ran >= 12 && passed == ran, "{passed}/{ran}");
+}
+
+#[test]
+fn every_express_prompt_generator_case_passes() {
+    let Some(dir) = shared_reference::conformance() else {
+        return;
+    };
+    let (ran, passed) = run_suite(&dir, "agent/express/prompt_generator.yaml", prompt_case);
     assert!(ran >= 12 && passed == ran, "{passed}/{ran}");
 }
 
@@ -349,9 +345,6 @@ fn check_parsers(processor: &RequestProcessor, case: &Value) -> Result<(), Strin
 
 fn processor_case(dir: &Path, case: &Value) -> Outcome {
     let args = &case["args"];
-    if uses_express(args) {
-        return Outcome::NotRun(EXPRESS);
-    }
     let generator = match generator(dir, args) {
         Ok(g) => g,
         Err(category) => {
@@ -383,6 +376,9 @@ fn processor_case(dir: &Path, case: &Value) -> Outcome {
             }
         }
         check_catalogs(processor.catalogs(), expect)?;
+        if args.get("format_override").is_some() && generator.format().name() != "direct-json" {
+            return Err("the override changed the generator's own format".into());
+        }
         check_prompt(
             processor.prompt(),
             &expect["prompt_snippet_contains"],
@@ -437,11 +433,10 @@ fn then_parse(processor: &RequestProcessor, then: &Value) -> Result<(), String> 
 }
 
 #[test]
-fn every_direct_json_request_processor_case_passes() {
+fn every_request_processor_case_passes() {
     let Some(dir) = shared_reference::conformance() else {
         return;
     };
-    let (ran, passed, not_run) = run_suite(&dir, "agent/request_processor.yaml", processor_case);
-    assert!(ran >= 15 && passed == ran, "{passed}/{ran}");
-    assert!(not_run <= 2, "{not_run} cases not run");
+    let (ran, passed) = run_suite(&dir, "agent/request_processor.yaml", processor_case);
+    assert!(ran >= 18 && passed == ran, "{passed}/{ran}");
 }

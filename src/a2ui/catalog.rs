@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::ProtocolVersion;
 use super::error::CatalogError;
+use super::order::PropertyOrder;
 use super::schema;
 use super::tree::{self, ComponentRefs};
 
@@ -46,6 +47,8 @@ struct Inner {
     functions: Vec<String>,
     refs: HashMap<String, ComponentRefs>,
     compiled: jsonschema::Validator,
+    /// The document's property order, for positional notations.
+    order: Arc<PropertyOrder>,
 }
 
 impl fmt::Debug for Catalog {
@@ -104,7 +107,9 @@ impl Catalog {
                 map.entry("catalogId")
                     .or_insert_with(|| json!(version.basic_catalog_id()));
             }
-            Catalog::from_value(version, document).map_err(|e| e.to_string())
+            let text = super::embedded::documents(version).basic_catalog;
+            Catalog::from_ordered(version, document, PropertyOrder::from_text(text))
+                .map_err(|e| e.to_string())
         })
         .clone()
         .map_err(|message| CatalogError::Schema {
@@ -123,8 +128,23 @@ impl Catalog {
     /// [`CatalogError::Malformed`] for a document of the wrong shape (with a pointer into
     /// it), [`CatalogError::Schema`] when its schemas do not compile.
     pub fn from_value(version: ProtocolVersion, document: Value) -> Result<Catalog, CatalogError> {
+        Self::from_ordered(version, document, None)
+    }
+
+    /// [`from_value`](Self::from_value) with the property order read from the document's
+    /// text, where the caller had it.
+    fn from_ordered(
+        version: ProtocolVersion,
+        document: Value,
+        order: Option<PropertyOrder>,
+    ) -> Result<Catalog, CatalogError> {
+        let guessed = PropertyOrder::from_value(&document);
+        let order = match order {
+            Some(order) => order.or(guessed),
+            None => guessed,
+        };
         let (id, schema) = normalize(version, document)?;
-        Self::from_normalized(version, id, schema)
+        Self::from_normalized(version, id, schema, Arc::new(order))
     }
 
     /// Reads and loads a catalog file (see [`Catalog::from_value`]).
@@ -142,13 +162,14 @@ impl Catalog {
             path: Some(path.to_owned()),
             source,
         })?;
-        Self::from_value(version, document)
+        Self::from_ordered(version, document, PropertyOrder::from_text(&text))
     }
 
     fn from_normalized(
         version: ProtocolVersion,
         id: String,
         schema: Value,
+        order: Arc<PropertyOrder>,
     ) -> Result<Catalog, CatalogError> {
         let components = names(&schema, "components");
         let functions = names(&schema, "functions");
@@ -175,6 +196,7 @@ impl Catalog {
                 functions,
                 refs,
                 compiled,
+                order,
             }),
         })
     }
@@ -266,7 +288,12 @@ impl Catalog {
                 defs.insert(def.to_owned(), any);
             }
         }
-        Self::from_normalized(self.inner.version, self.inner.id.clone(), schema)
+        Self::from_normalized(
+            self.inner.version,
+            self.inner.id.clone(),
+            schema,
+            self.inner.order.clone(),
+        )
     }
 
     /// This catalog compiled for `version`: itself, or recompiled for the other version of
@@ -280,6 +307,7 @@ impl Catalog {
                 version,
                 self.inner.id.clone(),
                 self.inner.schema.clone(),
+                self.inner.order.clone(),
             );
         }
         Err(CatalogError::VersionMismatch {
@@ -290,6 +318,25 @@ impl Catalog {
     }
 
     /// How each component refers to others, by component name.
+    /// A component's properties in the order its catalog document writes them (the
+    /// argument order of a positional notation such as Express).
+    pub(crate) fn property_order(&self, component: &str) -> &[String] {
+        self.inner
+            .order
+            .components
+            .get(component)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// A function's parameters (its `args` properties) in document order.
+    pub(crate) fn parameter_order(&self, function: &str) -> &[String] {
+        self.inner
+            .order
+            .functions
+            .get(function)
+            .map_or(&[], Vec::as_slice)
+    }
+
     pub(crate) fn refs(&self, component: &str) -> Option<&ComponentRefs> {
         self.inner.refs.get(component)
     }

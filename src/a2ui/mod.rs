@@ -28,6 +28,7 @@ mod capabilities;
 mod catalog;
 mod embedded;
 mod error;
+mod order;
 mod report;
 mod schema;
 mod tree;
@@ -45,3 +46,4 @@ pub use version::ProtocolVersion;
 
 /// The embedded message schema and common types, for the prompt builder.
 pub(crate) use schema::parsed as schema_documents;
+pub(crate) use schema::{call_key, path_key};

@@ -105,6 +105,16 @@ pub(crate) fn call_key(version: ProtocolVersion) -> &'static str {
     }
 }
 
+/// The key of a data binding: `path`, or `@path` where the embedded common types use
+/// `@call` for calls (the v1.0 drafts the conformance suites use).
+pub(crate) fn path_key(version: ProtocolVersion) -> &'static str {
+    if call_key(version) == "@call" {
+        "@path"
+    } else {
+        "path"
+    }
+}
+
 /// A `$ref` to `base#/seg/seg...`, each segment escaped as a JSON pointer token and
 /// percent-encoded for the URI fragment.
 pub(crate) fn fragment_ref(base: &str, segments: &[&str]) -> String {

@@ -135,6 +135,12 @@ impl GeneratorBuilder {
     /// ```
     pub fn build(mut self) -> Result<Generator, GeneratorError> {
         let version = self.version;
+        if !self.format.supports(version) {
+            return Err(GeneratorError::Format {
+                format: self.format.name().to_owned(),
+                version,
+            });
+        }
         let mut catalogs = std::mem::take(&mut self.catalogs);
         if catalogs.is_empty() && !self.explicit_catalogs {
             catalogs.push(Catalog::try_basic(version).map_err(GeneratorError::Catalog)?);
@@ -269,6 +275,13 @@ pub enum GeneratorError {
         /// What is wrong.
         message: String,
     },
+    /// The output format cannot be written under this protocol version.
+    Format {
+        /// The format's name.
+        format: String,
+        /// The generator's version.
+        version: ProtocolVersion,
+    },
 }
 
 impl fmt::Display for GeneratorError {
@@ -281,6 +294,12 @@ impl fmt::Display for GeneratorError {
                 write!(f, "A2UI {version} has no message '{kind}'")
             }
             Self::Example { name, message } => write!(f, "example '{name}': {message}"),
+            Self::Format { format, version } => {
+                write!(
+                    f,
+                    "the {format} format cannot be written under A2UI {version}"
+                )
+            }
         }
     }
 }

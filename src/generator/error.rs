@@ -21,6 +21,8 @@ pub enum NegotiationErrorKind {
     Example,
     /// No catalog is active, so there is nothing to prompt with.
     NoCatalog,
+    /// The output format asked for cannot be written under this version.
+    Format,
 }
 
 /// A renderer and a generator that cannot agree on catalogs. `Display` names the version,

@@ -21,7 +21,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use crate::a2ui::{Catalog, ClientCapabilities, ProtocolVersion, Validator, resolve_catalogs};
-use crate::format::OutputFormat;
+use crate::format::{Binding, OutputFormat};
 use crate::parser::EmitMode;
 use crate::processor::{Parts, RequestProcessor};
 use crate::prompt::{self, Example, PromptInput};
@@ -258,7 +258,7 @@ impl Generator {
                 return Ok(hit);
             }
         }
-        let processor = self.build_processor(active, capabilities)?;
+        let processor = self.build_processor(active, capabilities, &inner.format)?;
         if let Some(key) = key {
             let mut cache = inner.cache.lock().unwrap_or_else(|e| e.into_inner());
             if !cache.iter().any(|(k, _)| *k == key) {
@@ -293,10 +293,61 @@ impl Generator {
             .map(|(_, processor)| processor.clone())
     }
 
+    /// [`negotiate`](Self::negotiate), with `format` in place of the generator's own for
+    /// this processor only (the generator keeps its format, and the processor is not
+    /// cached).
+    ///
+    /// # Errors
+    ///
+    /// As for [`negotiate`](Self::negotiate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::format::express::Express;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let generator = Generator::v1_0();
+    /// let processor = generator.negotiate_with_format(None, Express::new())?;
+    /// assert!(processor.prompt().contains("<a2ui>"));
+    /// assert_eq!(generator.format().name(), "direct-json");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn negotiate_with_format(
+        &self,
+        capabilities: Option<&ClientCapabilities>,
+        format: impl OutputFormat,
+    ) -> Result<RequestProcessor, NegotiationError> {
+        let inner = &self.inner;
+        if !format.supports(inner.version) {
+            return Err(NegotiationError {
+                kind: NegotiationErrorKind::Format,
+                version: inner.version,
+                requested: requested(inner.version, capabilities),
+                offered: self.supported_catalog_ids_owned(),
+                detail: format!(
+                    "the {} format cannot be written under A2UI {}",
+                    format.name(),
+                    inner.version
+                ),
+            });
+        }
+        let active = resolve_catalogs(
+            inner.version,
+            &inner.catalogs,
+            capabilities,
+            inner.accepts_inline,
+        )
+        .map_err(|e| NegotiationError::from_resolve(self, capabilities, e))?;
+        let format: Arc<dyn OutputFormat> = Arc::new(format);
+        self.build_processor(active, capabilities, &format)
+    }
+
     fn build_processor(
         &self,
         active: Vec<Catalog>,
         capabilities: Option<&ClientCapabilities>,
+        format: &Arc<dyn OutputFormat>,
     ) -> Result<RequestProcessor, NegotiationError> {
         let inner = &self.inner;
         let error = |kind, detail: String| NegotiationError {
@@ -320,11 +371,14 @@ impl Generator {
                 ));
             }
         }
+        let binding =
+            Binding::new(inner.version, validator.catalogs()).allowed(inner.allowed.as_deref());
+        let format = format.bind(&binding).unwrap_or_else(|| format.clone());
         let prompt = prompt::build(&PromptInput {
             version: inner.version,
             catalogs: validator.catalogs(),
             examples: &inner.examples,
-            format: inner.format.as_ref(),
+            format: format.as_ref(),
             allowed: inner.allowed.as_deref(),
         })
         .ok_or_else(|| {
@@ -336,7 +390,7 @@ impl Generator {
         Ok(RequestProcessor::new(Parts {
             validator,
             prompt,
-            format: inner.format.clone(),
+            format,
             progressive_keys: inner.progressive_keys.clone(),
             emit_mode: inner.emit_mode,
             allowed: inner.allowed.clone(),

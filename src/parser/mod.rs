@@ -64,6 +64,7 @@ mod tags;
 mod text;
 
 pub use config::{EmitMode, Limits, ParserConfig, ReadinessCheck};
+pub(crate) use error::Locator;
 pub use error::{ParseError, ParseErrorKind};
 pub use stream::StreamParser;
 

@@ -32,9 +32,9 @@ pub(crate) struct RpcResponse {
 
 impl IntoResponse for RpcResponse {
     fn into_response(self) -> Response {
-        let body = match &self.outcome {
-            Ok(result) => jsonrpc::success(&self.id, result.clone()),
-            Err(error) => Framing::Rpc(self.id, self.version).error(error),
+        let body = match self.outcome {
+            Ok(result) => jsonrpc::success(&self.id, result),
+            Err(error) => Framing::Rpc(self.id, self.version).error(&error),
         };
         Json(body).into_response()
     }
@@ -63,13 +63,12 @@ pub(crate) async fn handle(
     };
     let jsonrpc::Request { id, method, params } = request;
     tracing::debug!(%method, "json-rpc request");
-    let method_version = version::of_method(&method);
+    let version = version::of_method(&method);
     let streaming = matches!(
         method.as_str(),
         "message/stream" | "tasks/resubscribe" | "SendStreamingMessage" | "SubscribeToTask"
     );
-    let version = method_version;
-    let outcome = match (requested, method_version) {
+    let outcome = match (requested, version) {
         (Err(error), _) => Err(ApiError::from(error)),
         (Ok(Some(Version::V0_3)), Version::V1_0) => Err(RpcError::new(
             ErrorCode::MethodNotFound,

@@ -41,6 +41,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// The output format a model writes, for `--format`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// JSON arrays of messages in `<a2ui-json>` blocks, read as they stream.
+    #[default]
+    DirectJson,
+    /// The compact Express notation in `<a2ui>` blocks, compiled when the response ends.
+    Express,
+}
+
 /// Reads a version name (`v0.9`, or `0.9`) for the `--version` options.
 fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
     let key = if text.starts_with('v') {

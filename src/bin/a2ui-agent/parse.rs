@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::format::express::Express;
 use a2ui_agent::parser::{EmitMode, ParseError, ParsedPart, ParserConfig, StreamParser};
 use a2ui_agent::processor::RequestProcessor;
 use serde_json::{Value, json};
@@ -41,6 +42,11 @@ pub struct Args {
     /// basic catalog alone). Repeatable; needs --version.
     #[arg(long = "catalog", value_name = "FILE", requires = "protocol")]
     catalogs: Vec<PathBuf>,
+    /// The output format the model wrote. `express` compiles each `<a2ui>` block when the
+    /// input ends (all parts are printed as the last chunk's) against --version's catalogs
+    /// (default v1.0).
+    #[arg(long, value_enum, default_value_t, conflicts_with_all = ["cumulative", "time"])]
+    format: crate::Format,
 }
 
 /// Runs `a2ui-agent parse`: one line per emission, `{"chunk": i, "text": ..}` or
@@ -55,6 +61,9 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.format == crate::Format::Express {
+        return express(&args, &chunks);
+    }
     let processor = match args.protocol {
         Some(version) => match super::prompt::generator(version, &args.catalogs, &[], &[])
             .and_then(|g| g.negotiate(None).map_err(|e| e.to_string()))
@@ -113,6 +122,70 @@ pub fn run(args: Args) -> ExitCode {
     }
     if args.time {
         report_time(&chunks, &config);
+    }
+    code
+}
+
+/// `parse --format express`: the chunks through the Express reader of the negotiated
+/// processor, then the validation lines, as for Direct JSON.
+fn express(args: &Args, chunks: &[String]) -> ExitCode {
+    let version = args.protocol.unwrap_or(ProtocolVersion::V1_0);
+    let processor =
+        match super::prompt::generator(version, &args.catalogs, &[], &[]).and_then(|g| {
+            g.negotiate_with_format(None, Express::new())
+                .map_err(|e| e.to_string())
+        }) {
+            Ok(processor) => processor,
+            Err(message) => {
+                eprintln!("a2ui-agent parse: {message}");
+                return ExitCode::from(2);
+            }
+        };
+    let mut reader = processor.parser();
+    let mut failed = None;
+    for chunk in chunks {
+        let parts = reader.feed(chunk);
+        debug_assert!(parts.is_empty(), "Express reads a finished response");
+        if let Some(err) = reader.error() {
+            failed = Some(err.clone());
+            break;
+        }
+    }
+    let result = match failed {
+        Some(err) => Err(err),
+        None => reader.finish(),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut lines = Vec::new();
+    let code = match result {
+        Ok(parts) => {
+            for part in parts {
+                lines.push(match part {
+                    ParsedPart::Text(text) => json!({"chunk": chunks.len(), "text": text}),
+                    ParsedPart::A2ui(messages) => json!({"chunk": chunks.len(), "a2ui": messages}),
+                });
+            }
+            let invalid = invalid_lines(&processor, &chunks.concat());
+            let code = if invalid.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            };
+            lines.extend(invalid);
+            code
+        }
+        Err(err) => {
+            lines.push(json!({"error": error_json(&err)}));
+            ExitCode::from(1)
+        }
+    };
+    for line in lines {
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::FAILURE;
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::FAILURE;
     }
     code
 }

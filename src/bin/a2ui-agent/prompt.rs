@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use a2ui_agent::a2ui::{Catalog, ClientCapabilities, ProtocolVersion};
+use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
+
+use crate::Format;
 
 /// Arguments of `a2ui-agent prompt`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +32,9 @@ pub struct Args {
     /// would; without it every catalog offered is active.
     #[arg(long, value_name = "FILE")]
     capabilities: Option<PathBuf>,
+    /// The output format the model is asked to write.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
 }
 
 /// The generator a command line describes: the built-in one when nothing is said, else
@@ -102,8 +108,10 @@ fn prompt(args: &Args) -> Result<String, String> {
         }
         None => None,
     };
-    let processor = generator
-        .negotiate(capabilities.as_ref())
-        .map_err(|e| e.to_string())?;
+    let processor = match args.format {
+        Format::DirectJson => generator.negotiate(capabilities.as_ref()),
+        Format::Express => generator.negotiate_with_format(capabilities.as_ref(), Express::new()),
+    }
+    .map_err(|e| e.to_string())?;
     Ok(processor.prompt().to_owned())
 }

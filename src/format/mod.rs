@@ -10,12 +10,48 @@
 //! nothing from [`FormatReader::feed`] and everything from [`FormatReader::finish`], and the
 //! server then sends all parts at the end.
 //!
-//! This module knows the parser, not the catalogs: which components exist is the prompt's
-//! business ([`crate::processor::RequestProcessor::prompt`]).
+//! A format that needs the negotiated catalogs (a notation whose arguments follow a
+//! catalog's property order, like [`express::Express`]) receives them through
+//! [`OutputFormat::bind`] once per catalog set; Direct JSON needs none, and which components
+//! exist is then the prompt's business ([`crate::processor::RequestProcessor::prompt`]).
+
+pub mod express;
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::a2ui::{Catalog, ProtocolVersion};
 use crate::parser::{ParseError, ParsedPart, ParserConfig, StreamParser};
+
+/// What a negotiation settled, handed to [`OutputFormat::bind`].
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Binding<'a> {
+    /// The protocol version the model writes.
+    pub version: ProtocolVersion,
+    /// The active catalogs, the renderer's preferred one first.
+    pub catalogs: &'a [Catalog],
+    /// The message kinds the agent allows (`None`: all of its version's).
+    pub allowed: Option<&'a [String]>,
+}
+
+impl<'a> Binding<'a> {
+    /// A binding of `catalogs` under `version`, allowing every message kind.
+    pub fn new(version: ProtocolVersion, catalogs: &'a [Catalog]) -> Self {
+        Self {
+            version,
+            catalogs,
+            allowed: None,
+        }
+    }
+
+    /// The same binding allowing only `allowed` message kinds.
+    pub fn allowed(mut self, allowed: Option<&'a [String]>) -> Self {
+        self.allowed = allowed;
+        self
+    }
+}
 
 /// A way for a model to write A2UI messages in its text.
 ///
@@ -82,6 +118,27 @@ pub trait OutputFormat: Send + Sync + 'static {
     /// examples section. The default writes a Direct JSON block, one message per line.
     fn example(&self, messages: &[Value]) -> String {
         direct_json_block(messages)
+    }
+
+    /// The format for one negotiated catalog set, for a format whose notation or prompt
+    /// depends on the catalogs; `None` (the default): this format as it is.
+    fn bind(&self, binding: &Binding<'_>) -> Option<Arc<dyn OutputFormat>> {
+        let _ = binding;
+        None
+    }
+
+    /// Whether the format can be written under `version` (a generator for another version
+    /// does not build). `true` by default.
+    fn supports(&self, version: ProtocolVersion) -> bool {
+        let _ = version;
+        true
+    }
+
+    /// Whether [`instructions`](Self::instructions) already describe the messages and the
+    /// catalogs in the format's own terms, so the prompt leaves out the JSON workflow, the
+    /// message schema and the catalog schemas. `false` by default.
+    fn describes_catalogs(&self) -> bool {
+        false
     }
 }
 

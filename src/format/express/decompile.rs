@@ -1,0 +1,425 @@
+//! Writing A2UI messages back into Express, the inverse of [`super::compile`].
+//!
+//! It exists so that a prompt example authored as messages reaches the model in the notation
+//! the model is asked to write. The spelling is chosen to recompile to the same messages:
+//! positional arguments in the catalog's order with `_` for a gap, child ids as names, a
+//! data model as one assignment per leaf path, quoted map keys where a key is not a name,
+//! raw strings for backslashes and triple quotes for newlines.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use crate::a2ui::Catalog;
+
+/// Writes `messages` as one Express block (without its tags). `catalogs[0]` is the default
+/// catalog: a surface on another one names its catalog.
+pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
+    let mut out = String::new();
+    let mut surface: Option<String> = None;
+    // What the current `surface(..)` scope holds: a second message of the same kind for the
+    // same surface starts a scope of its own, so that it compiles to a message of its own.
+    let (mut has_components, mut has_data) = (false, false);
+    for message in messages {
+        let Some((kind, body)) = message
+            .as_object()
+            .and_then(|m| m.iter().find(|(k, _)| *k != "version"))
+        else {
+            continue;
+        };
+        let surface_id = body.get("surfaceId").and_then(Value::as_str);
+        let catalog_id = body.get("catalogId").and_then(Value::as_str);
+        let catalog = catalog_id
+            .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)))
+            .or_else(|| catalogs.first());
+        match kind.as_str() {
+            "createSurface" | "updateComponents" | "updateDataModel" => {
+                let again = match kind.as_str() {
+                    "updateComponents" => has_components,
+                    "updateDataModel" => has_data,
+                    _ => true,
+                };
+                if let Some(id) = surface_id {
+                    if surface.as_deref() != Some(id) || again {
+                        has_components = false;
+                        has_data = false;
+                        out.push_str("surface(");
+                        out.push_str(&string(id));
+                        let default = catalogs.first().map(Catalog::id);
+                        if let Some(named) = catalog_id.filter(|c| Some(*c) != default) {
+                            out.push_str(", ");
+                            out.push_str(&string(named));
+                        }
+                        if let Some(send) = body.get("sendDataModel").and_then(Value::as_bool) {
+                            let _ = write!(out, ", sendDataModel={send}");
+                        }
+                        out.push_str(")\n");
+                        surface = Some(id.to_owned());
+                    }
+                }
+                let data = match kind.as_str() {
+                    "updateDataModel" => body.get("value").map(|v| {
+                        let path = body.get("path").and_then(Value::as_str).unwrap_or("/");
+                        (path.trim_end_matches('/').to_owned(), v)
+                    }),
+                    _ => body.get("dataModel").map(|v| (String::new(), v)),
+                };
+                if let Some((path, value)) = data {
+                    data_model(&mut out, &path, value, catalog);
+                    has_data = true;
+                }
+                has_components |= body.get("components").is_some();
+                for component in body
+                    .get("components")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(catalog) = catalog {
+                        write_component(&mut out, component, catalog);
+                    }
+                }
+            }
+            "deleteSurface" => {
+                let _ = writeln!(out, "deleteSurface({})", string(surface_id.unwrap_or("")));
+            }
+            "callRendererFunction" => {
+                if let Some(function) = body.get("callFunction") {
+                    out.push_str(&call(function, catalog, 0));
+                    out.push('\n');
+                }
+            }
+            "callFunction" => {
+                out.push_str(&call(body, catalog, 0));
+                out.push('\n');
+            }
+            _ => {}
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// One assignment per leaf of `value` under `path`.
+fn data_model(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) {
+    match value {
+        Value::Object(map) if !map.is_empty() && map.keys().all(|k| is_path_segment(k)) => {
+            for (key, item) in map {
+                data_model(out, &format!("{path}/{key}"), item, catalog);
+            }
+        }
+        _ => {
+            let path = if path.is_empty() { "/" } else { path };
+            let _ = writeln!(out, "${path} = {}", literal(value, catalog, 0));
+        }
+    }
+}
+
+fn is_path_segment(key: &str) -> bool {
+    !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn write_component(out: &mut String, component: &Value, catalog: &Catalog) {
+    let (Some(id), Some(name)) = (
+        component.get("id").and_then(Value::as_str),
+        component.get("component").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    let Some(map) = component.as_object() else {
+        return;
+    };
+    let signature: Vec<&str> = catalog
+        .property_order(name)
+        .iter()
+        .map(String::as_str)
+        .filter(|p| *p != "component" && *p != "id" && *p != "checks")
+        .collect();
+    let mut args: Vec<String> = signature
+        .iter()
+        .map(|p| {
+            map.get(*p).map_or_else(
+                || "_".into(),
+                |v| property(v, slot(catalog, name, p), catalog),
+            )
+        })
+        .collect();
+    while args.last().is_some_and(|a| a == "_") {
+        args.pop();
+    }
+    let catalog = Some(catalog);
+    for (key, value) in map {
+        let known = signature.contains(&key.as_str());
+        if !known && !matches!(key.as_str(), "id" | "component" | "checks") {
+            args.push(format!("{key}={}", literal(value, catalog, 0)));
+        }
+    }
+    for rule in map
+        .get("checks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        args.push(check(rule, catalog));
+    }
+    let target = if is_name(id) {
+        id.to_owned()
+    } else {
+        string(id)
+    };
+    let _ = writeln!(out, "{target} = {name}({})", args.join(", "));
+}
+
+/// How a property's value is spelled, by the kind of slot.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Child,
+    ChildList,
+    Other,
+}
+
+fn slot(catalog: &Catalog, component: &str, property: &str) -> Kind {
+    let schema = catalog
+        .schema()
+        .get("components")
+        .and_then(|c| c.get(component))
+        .and_then(|c| {
+            c.get("properties")
+                .and_then(|p| p.get(property))
+                .or_else(|| {
+                    c.get("allOf")?
+                        .as_array()?
+                        .iter()
+                        .find_map(|b| b.get("properties").and_then(|p| p.get(property)))
+                })
+        });
+    match schema
+        .and_then(|s| s.get("$ref"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.rsplit('/').next())
+    {
+        Some("Child" | "ComponentId") => Kind::Child,
+        Some("ChildList") => Kind::ChildList,
+        _ => Kind::Other,
+    }
+}
+
+fn property(value: &Value, kind: Kind, catalog: &Catalog) -> String {
+    match (kind, value) {
+        (Kind::Child, Value::String(id)) if is_name(id) => id.clone(),
+        (Kind::ChildList, Value::Array(ids)) => {
+            let items: Vec<String> = ids
+                .iter()
+                .map(|v| property(v, Kind::Child, catalog))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        (Kind::ChildList, Value::Object(map)) if map.contains_key("componentId") => {
+            let path = map.get("path").and_then(Value::as_str).unwrap_or("");
+            let component = map
+                .get("componentId")
+                .map_or_else(String::new, |c| property(c, Kind::Child, catalog));
+            format!("_template(${path}, {component})")
+        }
+        _ => literal(value, Some(catalog), 0),
+    }
+}
+
+/// `?name(args, "message")`.
+fn check(rule: &Value, catalog: Option<&Catalog>) -> String {
+    let condition = rule.get("condition").unwrap_or(&Value::Null);
+    let name = call_name(condition).unwrap_or("");
+    let mut args: Vec<String> = Vec::new();
+    if let Some(map) = condition.get("args").and_then(Value::as_object) {
+        // The checked value is the component's own, which compiling fills in again.
+        let mut rest = map.clone();
+        rest.remove("value");
+        let params: Option<Vec<&String>> = catalog
+            .filter(|c| c.function_names().any(|n| n == name))
+            .map(|c| {
+                c.parameter_order(name)
+                    .iter()
+                    .filter(|p| *p != "value")
+                    .collect()
+            });
+        let message = rule.get("message").is_some_and(Value::is_string);
+        args = match params {
+            // A message follows every parameter (`_` for those not given): the compiler
+            // reads a last string as the message only past the parameters.
+            Some(params) if message => {
+                let mut args: Vec<String> = params
+                    .iter()
+                    .map(|p| {
+                        rest.get(p.as_str())
+                            .map_or_else(|| "_".into(), |v| literal(v, catalog, 1))
+                    })
+                    .collect();
+                for (key, value) in &rest {
+                    if !params.contains(&key) {
+                        args.insert(0, format!("{key}={}", literal(value, catalog, 1)));
+                    }
+                }
+                args
+            }
+            params => positional(&rest, params.as_deref(), catalog, 1),
+        };
+    }
+    if let Some(message) = rule.get("message").and_then(Value::as_str) {
+        args.push(string(message));
+    }
+    if args.is_empty() {
+        format!("?{name}")
+    } else {
+        format!("?{name}({})", args.join(", "))
+    }
+}
+
+/// `name(args)` for a function call object `{call, args}`.
+fn call(function: &Value, catalog: Option<&Catalog>, depth: usize) -> String {
+    let name = call_name(function).unwrap_or("");
+    let args = match function.get("args") {
+        Some(Value::Object(map)) => {
+            let params: Option<Vec<&String>> = catalog
+                .filter(|c| c.function_names().any(|n| n == name))
+                .map(|c| c.parameter_order(name).iter().collect());
+            positional(map, params.as_deref(), catalog, depth)
+        }
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| literal(v, catalog, depth + 1))
+            .collect(),
+        _ => Vec::new(),
+    };
+    format!("{name}({})", args.join(", "))
+}
+
+/// Arguments in parameter order (`_` for a gap), then any the parameters do not list as
+/// keywords; `params` `None` (a function the catalog does not declare): in the map's order.
+fn positional(
+    map: &Map<String, Value>,
+    params: Option<&[&String]>,
+    catalog: Option<&Catalog>,
+    depth: usize,
+) -> Vec<String> {
+    let Some(params) = params else {
+        return map
+            .values()
+            .map(|v| literal(v, catalog, depth + 1))
+            .collect();
+    };
+    let mut args: Vec<String> = {
+        params
+            .iter()
+            .map(|p| {
+                map.get(p.as_str())
+                    .map_or_else(|| "_".into(), |v| literal(v, catalog, depth + 1))
+            })
+            .collect()
+    };
+    while args.last().is_some_and(|a| a == "_") {
+        args.pop();
+    }
+    for (key, value) in map {
+        if !params.contains(&key) {
+            args.push(format!("{key}={}", literal(value, catalog, depth + 1)));
+        }
+    }
+    args
+}
+
+/// A value in Express: bindings as `$path`, calls, events and templates as helpers, the rest
+/// as literals.
+fn literal(value: &Value, catalog: Option<&Catalog>, depth: usize) -> String {
+    if depth > 64 {
+        return "null".into();
+    }
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => string(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|v| literal(v, catalog, depth + 1))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) => {
+            let binding = map.get("path").or_else(|| map.get("@path"));
+            if let Some(Value::String(path)) = binding.filter(|_| map.len() == 1) {
+                if path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+                {
+                    return format!("${path}");
+                }
+            }
+            // `returnType` restates what the catalog declares for the function: a call is
+            // written as one, and compiles back without it.
+            let plain = map
+                .keys()
+                .all(|k| matches!(k.as_str(), "call" | "@call" | "args" | "returnType"));
+            if call_name(value).is_some() && plain {
+                return call(value, catalog, depth);
+            }
+            if let (Some(Value::Object(event)), 1) = (map.get("event"), map.len()) {
+                if let Some(name) = event.get("name").and_then(Value::as_str) {
+                    // An empty context is written (`{}`) so that it comes back.
+                    return match event.get("context") {
+                        Some(context) if context.is_object() => {
+                            format!(
+                                "Event({}, {})",
+                                string(name),
+                                literal(context, catalog, depth + 1)
+                            )
+                        }
+                        _ => format!("Event({})", string(name)),
+                    };
+                }
+            }
+            if let (Some(function), 1) = (map.get("functionCall"), map.len()) {
+                return literal(function, catalog, depth);
+            }
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    let key = if is_name(k) { k.clone() } else { string(k) };
+                    format!("{key}: {}", literal(v, catalog, depth + 1))
+                })
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+    }
+}
+
+/// The function a call object names (`call`, or `@call` in v1.0 drafts).
+fn call_name(value: &Value) -> Option<&str> {
+    value
+        .get("call")
+        .or_else(|| value.get("@call"))
+        .and_then(Value::as_str)
+}
+
+/// A name the grammar reads as a name (not a keyword, not a raw string's `r`).
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(text, "true" | "false" | "null" | "_")
+}
+
+/// A string literal: raw for backslashes, triple-quoted for newlines (a triple-quoted
+/// string processes escapes too, so only where it has neither a backslash nor a quote),
+/// escaped otherwise.
+fn string(text: &str) -> String {
+    if text.contains('\\') && !text.contains('"') && !text.contains('\n') {
+        return format!("r\"{text}\"");
+    }
+    if text.contains('\n') && !text.contains(['\\', '"']) {
+        return format!("\"\"\"{text}\"\"\"");
+    }
+    Value::String(text.to_owned()).to_string()
+}

@@ -1,0 +1,536 @@
+//! The Express grammar as nom parsers: one small combinator per rule, each returning the
+//! node with the byte offset it starts at, so that a later error can point at it.
+//!
+//! Whitespace, newlines, semicolons and the three comment forms (`#`, `//`, `/* */`) separate
+//! tokens and nothing else, so a statement may span lines and several may share one.
+//! Trailing commas are admitted in arrays, maps and argument lists.
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_till, take_until, take_while, take_while1};
+use nom::character::complete::{char, multispace1, none_of, one_of};
+use nom::combinator::{cut, map, opt, recognize, value};
+use nom::multi::many0;
+use nom::sequence::{delimited, pair, preceded, terminated};
+use nom::{IResult, Parser};
+
+/// Deepest nesting of calls, arrays and maps; deeper input is an error, not a stack overflow.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// One statement of a block.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Statement {
+    /// `name = expr`: a component, or a value substituted where `name` is used. A component
+    /// id that is not a name is written as a string: `"header-1" = Text("Hi")`.
+    Assign { name: String, value: Expr },
+    /// `$/path = expr`: a data model value.
+    Data { path: String, value: Expr },
+    /// A call on its own: `surface(..)`, `deleteSurface(..)` or a renderer function.
+    Call(Call),
+}
+
+/// An expression with the offset (in the block) it starts at.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expr {
+    pub(crate) at: usize,
+    pub(crate) kind: ExprKind,
+}
+
+/// What an expression is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ExprKind {
+    Str(String),
+    Number(serde_json::Number),
+    Bool(bool),
+    Null,
+    /// `_`: an argument left out.
+    Skip,
+    /// `$...`: the text after the `$`.
+    Path(String),
+    Name(String),
+    Array(Vec<Expr>),
+    Map(Vec<(String, Expr)>),
+    Call(Call),
+    /// `?name` or `?name(args)`.
+    Check(Call),
+}
+
+/// `name(args)`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Call {
+    pub(crate) at: usize,
+    pub(crate) name: String,
+    pub(crate) args: Vec<Arg>,
+}
+
+/// A positional (`name` `None`) or keyword argument.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Arg {
+    pub(crate) name: Option<String>,
+    pub(crate) value: Expr,
+}
+
+/// Where reading stopped and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    pub(crate) at: usize,
+    pub(crate) message: String,
+}
+
+type Res<'a, T> = IResult<&'a str, T>;
+
+/// Reads a whole block into its statements.
+pub(crate) fn block(source: &str) -> Result<Vec<Statement>, SyntaxError> {
+    let mut statements = Vec::new();
+    let mut rest = skip(source);
+    while !rest.is_empty() {
+        let reader = Reader { len: source.len() };
+        match reader.statement(rest) {
+            Ok((after, statement)) => {
+                statements.push(statement);
+                rest = skip(after);
+            }
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+                return Err(explain(source, source.len() - e.input.len(), e.code));
+            }
+            Err(nom::Err::Incomplete(_)) => {
+                return Err(explain(source, source.len(), nom::error::ErrorKind::Eof));
+            }
+        }
+    }
+    if statements.is_empty() {
+        return Err(SyntaxError {
+            at: 0,
+            message: "the block holds no statement".into(),
+        });
+    }
+    Ok(statements)
+}
+
+/// A message for a failure at `at`.
+fn explain(source: &str, at: usize, code: nom::error::ErrorKind) -> SyntaxError {
+    let rest = source.get(at..).unwrap_or_default();
+    let message = if code == nom::error::ErrorKind::TooLarge {
+        format!("nested deeper than {MAX_DEPTH} levels")
+    } else {
+        match rest.chars().next() {
+            None => "the block ends inside a statement".to_owned(),
+            Some(c) if !admitted(c) => format!("unexpected character '{c}'"),
+            Some(_) => {
+                let token: String = rest
+                    .chars()
+                    .take_while(|c| !c.is_whitespace())
+                    .take(20)
+                    .collect();
+                format!("cannot read a statement at '{token}'")
+            }
+        }
+    };
+    SyntaxError { at, message }
+}
+
+/// Whether any rule of the grammar starts with or contains `c` outside strings.
+fn admitted(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_$?=()[]{},:;\"#/*.-+ \t\r\n".contains(c)
+}
+
+/// Whitespace, `;` and comments.
+fn skip(input: &str) -> &str {
+    match separators(input) {
+        Ok((rest, ())) => rest,
+        Err(_) => input,
+    }
+}
+
+fn separators(input: &str) -> Res<'_, ()> {
+    value(
+        (),
+        many0(alt((
+            value((), multispace1),
+            value((), char(';')),
+            line_comment,
+            block_comment,
+        ))),
+    )
+    .parse(input)
+}
+
+fn line_comment(input: &str) -> Res<'_, ()> {
+    value(
+        (),
+        pair(alt((tag("#"), tag("//"))), take_till(|c| c == '\n')),
+    )
+    .parse(input)
+}
+
+fn block_comment(input: &str) -> Res<'_, ()> {
+    value((), (tag("/*"), take_until("*/"), tag("*/"))).parse(input)
+}
+
+/// `p` followed by separators.
+fn lexeme<'a, O>(
+    p: impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>>,
+) -> impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>> {
+    terminated(p, separators)
+}
+
+fn identifier(input: &str) -> Res<'_, &str> {
+    recognize(pair(
+        take_while1(|c: char| c.is_ascii_alphabetic() || c == '_'),
+        take_while(|c: char| c.is_ascii_alphanumeric() || c == '_'),
+    ))
+    .parse(input)
+}
+
+/// `$` and `[a-zA-Z0-9_/]*`.
+fn path(input: &str) -> Res<'_, &str> {
+    preceded(
+        char('$'),
+        take_while(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '/'),
+    )
+    .parse(input)
+}
+
+/// `r"..."`: no escapes.
+fn raw_string(input: &str) -> Res<'_, String> {
+    map(
+        delimited(tag("r\""), take_till(|c| c == '"'), char('"')),
+        str::to_owned,
+    )
+    .parse(input)
+}
+
+/// `"""..."""`: newlines kept, escapes as in a standard string.
+fn long_string(input: &str) -> Res<'_, String> {
+    let (rest, body) =
+        delimited(tag("\"\"\""), take_until("\"\"\""), tag("\"\"\"")).parse(input)?;
+    escaped(input, rest, body)
+}
+
+/// `"..."` with JSON's escapes.
+fn standard_string(input: &str) -> Res<'_, String> {
+    let (rest, body) = delimited(
+        char('"'),
+        recognize(many0(alt((
+            recognize(pair(char('\\'), none_of(""))),
+            recognize(none_of("\"\\")),
+        )))),
+        char('"'),
+    )
+    .parse(input)?;
+    escaped(input, rest, body)
+}
+
+/// `body` with its escapes processed; a bad `\u` escape fails at `input`.
+fn escaped<'a>(input: &'a str, rest: &'a str, body: &str) -> Res<'a, String> {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(c) if hex.len() == 4 => out.push(c),
+                    _ => {
+                        return Err(nom::Err::Failure(nom::error::Error::new(
+                            input,
+                            nom::error::ErrorKind::Escaped,
+                        )));
+                    }
+                }
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    Ok((rest, out))
+}
+
+fn string(input: &str) -> Res<'_, String> {
+    alt((raw_string, long_string, standard_string)).parse(input)
+}
+
+/// A JSON number.
+fn number(input: &str) -> Res<'_, serde_json::Number> {
+    let (rest, text) = recognize((
+        opt(char('-')),
+        take_while1(|c: char| c.is_ascii_digit()),
+        opt(pair(char('.'), take_while1(|c: char| c.is_ascii_digit()))),
+        opt((
+            one_of("eE"),
+            opt(one_of("+-")),
+            take_while1(|c: char| c.is_ascii_digit()),
+        )),
+    ))
+    .parse(input)?;
+    match serde_json::from_str::<serde_json::Number>(text) {
+        Ok(n) => Ok((rest, n)),
+        Err(_) => Err(nom::Err::Failure(nom::error::Error::new(
+            input,
+            nom::error::ErrorKind::Float,
+        ))),
+    }
+}
+
+/// The parsers that need the block's length (for offsets) and the nesting depth.
+#[derive(Clone, Copy)]
+struct Reader {
+    len: usize,
+}
+
+impl Reader {
+    fn at(self, input: &str) -> usize {
+        self.len - input.len()
+    }
+
+    fn statement<'a>(self, input: &'a str) -> Res<'a, Statement> {
+        alt((
+            map(
+                (lexeme(path), lexeme(char('=')), cut(|i| self.expr(i, 0))),
+                |(path, _, value)| Statement::Data {
+                    path: path.to_owned(),
+                    value,
+                },
+            ),
+            map(
+                (
+                    lexeme(alt((map(identifier, str::to_owned), string))),
+                    lexeme(char('=')),
+                    cut(|i| self.expr(i, 0)),
+                ),
+                |(name, _, value)| Statement::Assign { name, value },
+            ),
+            map(|i| self.call(i, 0), Statement::Call),
+        ))
+        .parse(input)
+    }
+
+    fn expr<'a>(self, input: &'a str, depth: usize) -> Res<'a, Expr> {
+        if depth > MAX_DEPTH {
+            return Err(nom::Err::Failure(nom::error::Error::new(
+                input,
+                nom::error::ErrorKind::TooLarge,
+            )));
+        }
+        let at = self.at(input);
+        let (rest, kind) = lexeme(alt((
+            map(string, ExprKind::Str),
+            map(number, ExprKind::Number),
+            map(path, |p| ExprKind::Path(p.to_owned())),
+            map(|i| self.check(i, depth + 1), ExprKind::Check),
+            map(|i| self.array(i, depth + 1), ExprKind::Array),
+            map(|i| self.map(i, depth + 1), ExprKind::Map),
+            map(|i| self.call(i, depth + 1), ExprKind::Call),
+            map(identifier, |name| match name {
+                "true" => ExprKind::Bool(true),
+                "false" => ExprKind::Bool(false),
+                "null" => ExprKind::Null,
+                "_" => ExprKind::Skip,
+                other => ExprKind::Name(other.to_owned()),
+            }),
+        )))
+        .parse(input)?;
+        Ok((rest, Expr { at, kind }))
+    }
+
+    /// `name(args)`, `args` possibly empty, with a trailing comma allowed.
+    fn call<'a>(self, input: &'a str, depth: usize) -> Res<'a, Call> {
+        let at = self.at(input);
+        let (rest, (name, args)) = pair(
+            lexeme(identifier),
+            preceded(
+                lexeme(char('(')),
+                cut(terminated(|i| self.args(i, depth), char(')'))),
+            ),
+        )
+        .parse(input)?;
+        let name = name.to_owned();
+        Ok((rest, Call { at, name, args }))
+    }
+
+    fn args<'a>(self, input: &'a str, depth: usize) -> Res<'a, Vec<Arg>> {
+        self.list(input, |i| self.arg(i, depth))
+    }
+
+    fn arg<'a>(self, input: &'a str, depth: usize) -> Res<'a, Arg> {
+        alt((
+            map(
+                (
+                    lexeme(identifier),
+                    lexeme(terminated(char('='), nom::combinator::not(char('=')))),
+                    |i| self.expr(i, depth),
+                ),
+                |(name, _, value)| Arg {
+                    name: Some(name.to_owned()),
+                    value,
+                },
+            ),
+            map(|i| self.expr(i, depth), |value| Arg { name: None, value }),
+        ))
+        .parse(input)
+    }
+
+    /// `item (, item)* ,?` or nothing.
+    fn list<'a, T>(
+        self,
+        input: &'a str,
+        mut item: impl FnMut(&'a str) -> Res<'a, T>,
+    ) -> Res<'a, Vec<T>> {
+        let mut items = Vec::new();
+        let mut rest = input;
+        loop {
+            match item(rest) {
+                Ok((after, value)) => {
+                    items.push(value);
+                    match lexeme(char::<&str, nom::error::Error<&str>>(',')).parse(after) {
+                        Ok((after_comma, _)) => rest = after_comma,
+                        Err(_) => return Ok((after, items)),
+                    }
+                }
+                Err(nom::Err::Error(_)) => return Ok((rest, items)),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn check<'a>(self, input: &'a str, depth: usize) -> Res<'a, Call> {
+        let at = self.at(input);
+        let (rest, (name, args)) = preceded(
+            char('?'),
+            pair(
+                identifier,
+                opt(preceded(
+                    pair(separators, lexeme(char('('))),
+                    cut(terminated(|i| self.args(i, depth), char(')'))),
+                )),
+            ),
+        )
+        .parse(input)?;
+        let name = name.to_owned();
+        let args = args.unwrap_or_default();
+        Ok((rest, Call { at, name, args }))
+    }
+
+    fn array<'a>(self, input: &'a str, depth: usize) -> Res<'a, Vec<Expr>> {
+        preceded(
+            lexeme(char('[')),
+            cut(terminated(
+                |i| self.list(i, |j| self.expr(j, depth)),
+                char(']'),
+            )),
+        )
+        .parse(input)
+    }
+
+    fn map<'a>(self, input: &'a str, depth: usize) -> Res<'a, Vec<(String, Expr)>> {
+        let entry = |i: &'a str| {
+            map(
+                (
+                    lexeme(alt((string, map(identifier, str::to_owned)))),
+                    lexeme(char(':')),
+                    |j| self.expr(j, depth),
+                ),
+                |(key, _, value)| (key, value),
+            )
+            .parse(i)
+        };
+        preceded(
+            lexeme(char('{')),
+            cut(terminated(|i| self.list(i, entry), char('}'))),
+        )
+        .parse(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(source: &str) -> Statement {
+        let mut statements = block(source).unwrap();
+        assert_eq!(statements.len(), 1, "{statements:?}");
+        statements.remove(0)
+    }
+
+    #[test]
+    fn an_assignment_reads_its_call_and_arguments() {
+        let Statement::Assign { name, value } = one(r#"root = Text("Hi", variant="body",)"#) else {
+            panic!("not an assignment");
+        };
+        assert_eq!(name, "root");
+        let ExprKind::Call(call) = value.kind else {
+            panic!("not a call");
+        };
+        assert_eq!(call.name, "Text");
+        assert_eq!(call.args.len(), 2);
+        assert_eq!(call.args[1].name.as_deref(), Some("variant"));
+        assert_eq!(value.at, 7);
+    }
+
+    #[test]
+    fn comments_semicolons_and_newlines_only_separate() {
+        let statements =
+            block("# a\nroot /* b */ =\n Card(\n body\n); // c\nbody = Text(\"x\")").unwrap();
+        assert_eq!(statements.len(), 2);
+    }
+
+    #[test]
+    fn strings_raw_long_and_escaped() {
+        let text = |source: &str| match one(&format!("x = {source}")) {
+            Statement::Assign {
+                value:
+                    Expr {
+                        kind: ExprKind::Str(s),
+                        ..
+                    },
+                ..
+            } => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text(r#"r"C:\t""#), r"C:\t");
+        assert_eq!(text("\"\"\"a\n\"b\"\"\""), "a\n\"b");
+        assert_eq!(text(r#""""a\tb""""#), "a\tb");
+        assert_eq!(text(r#""a\"b\nc\u00e9""#), "a\"b\ncé");
+    }
+
+    #[test]
+    fn paths_checks_maps_and_literals() {
+        let Statement::Data { path, value } =
+            one(r#"$/a/b = {k: [1, -2.5e3, true, null, _], "x-y": ?req, z: ?regex("p", "m")}"#)
+        else {
+            panic!("not data");
+        };
+        assert_eq!(path, "/a/b");
+        let ExprKind::Map(entries) = value.kind else {
+            panic!()
+        };
+        assert_eq!(entries[1].0, "x-y");
+        assert!(matches!(&entries[1].1.kind, ExprKind::Check(c) if c.args.is_empty()));
+        assert!(matches!(&entries[2].1.kind, ExprKind::Check(c) if c.args.len() == 2));
+    }
+
+    #[test]
+    fn errors_point_at_where_reading_stopped() {
+        let err = block("root = Column(@rep)").unwrap_err();
+        assert_eq!(err.message, "unexpected character '@'");
+        assert_eq!(err.at, 14);
+        assert!(block("root = Text(\"Hello\"").is_err());
+        assert!(block("root = TextField(,)").is_err());
+        assert!(block("").is_err());
+        assert!(block("  # nothing\n").is_err());
+    }
+
+    #[test]
+    fn hostile_nesting_is_an_error_not_an_overflow() {
+        let deep = format!("x = {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(block(&deep).unwrap_err().message.contains("nested deeper"));
+    }
+}
