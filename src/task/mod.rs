@@ -24,6 +24,8 @@ pub use page::{PageCursor, list_page};
 pub use repair::OnInvalid;
 pub(crate) use repair::RepairPolicy;
 pub use store::{InMemoryStore, StoreError, TaskStore};
+#[cfg(feature = "sqlite")]
+pub use store::{STOPPED_MESSAGE, SqliteStore};
 
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};

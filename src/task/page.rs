@@ -65,6 +65,16 @@ impl PageCursor {
         token
     }
 
+    /// The status timestamp of the position (empty for a task without one).
+    pub fn timestamp(&self) -> &str {
+        &self.timestamp
+    }
+
+    /// The task id of the position.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     /// Whether `task` comes after this position in the listing order.
     pub fn precedes(&self, task: &Task) -> bool {
         listing_order_key(&self.timestamp, &self.id, sort_timestamp(task), &task.id)
@@ -96,7 +106,7 @@ pub fn matches(task: &Task, query: &TaskListQuery) -> bool {
 
 /// RFC 3339 UTC with milliseconds, so timestamps compare as strings: a client's
 /// `2025-11-09T10:30:00Z` becomes `2025-11-09T10:30:00.000Z`.
-fn normalized_timestamp(timestamp: &str) -> String {
+pub(crate) fn normalized_timestamp(timestamp: &str) -> String {
     match timestamp.strip_suffix('Z') {
         Some(base) if !base.contains('.') => format!("{base}.000Z"),
         _ => timestamp.to_owned(),

@@ -7,6 +7,7 @@
 //! for a client without A2UI. The demo needs no model, key or network.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::server::{self, ServerBuilder};
-use a2ui_agent::task::OnInvalid;
+use a2ui_agent::task::{InMemoryStore, OnInvalid, SqliteStore};
 
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
@@ -54,6 +55,30 @@ pub struct Args {
     max_repairs: usize,
     #[command(flatten)]
     hardening: Hardening,
+    /// Where tasks are kept: `memory` (lost on exit) or `sqlite:PATH` (a file that keeps
+    /// conversations waiting for input across restarts).
+    #[arg(long, default_value = "memory", value_name = "STORE", value_parser = parse_store)]
+    store: StoreSpec,
+    /// How long a finished task stays readable, in seconds.
+    #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
+    finished_ttl_secs: u64,
+}
+
+/// The `--store` argument.
+#[derive(Debug, Clone)]
+enum StoreSpec {
+    Memory,
+    Sqlite(PathBuf),
+}
+
+fn parse_store(text: &str) -> Result<StoreSpec, String> {
+    match text.split_once(':') {
+        _ if text == "memory" => Ok(StoreSpec::Memory),
+        Some(("sqlite", path)) if !path.is_empty() => Ok(StoreSpec::Sqlite(PathBuf::from(path))),
+        _ => Err(format!(
+            "{text:?}: expected `memory` or `sqlite:PATH` (e.g. sqlite:tasks.db)"
+        )),
+    }
 }
 
 /// Runs `a2ui-agent serve`.
@@ -101,6 +126,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ),
         _ => (demo_server(builder, &args), "the demo agent"),
     };
+    let builder = with_store(builder, &args)?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder)?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
@@ -117,6 +143,23 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(())
+}
+
+/// The builder with the task store `--store` names.
+fn with_store(
+    builder: ServerBuilder,
+    args: &Args,
+) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
+    let ttl = Duration::from_secs(args.finished_ttl_secs);
+    Ok(match &args.store {
+        StoreSpec::Memory => builder.store(InMemoryStore::new().idle_timeout(ttl)),
+        StoreSpec::Sqlite(path) => {
+            let store = SqliteStore::open(path)
+                .map_err(|error| format!("--store sqlite:{}: {error}", path.display()))?;
+            tracing::info!(path = %path.display(), "tasks are kept in SQLite");
+            builder.store(store.finished_ttl(ttl))
+        }
+    })
 }
 
 /// A server whose agent is `model` at `url`, keyed by the variable `key_env` if set.

@@ -6,6 +6,13 @@
 //! not updated for `idle_timeout`, oldest first. Tasks the agent is working on are never
 //! evicted; when every slot holds one, new tasks are refused.
 
+mod budget;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[cfg(feature = "sqlite")]
+pub use sqlite::{STOPPED_MESSAGE, SqliteStore};
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -13,9 +20,9 @@ use std::time::{Duration, SystemTime};
 
 use futures::future::{self, BoxFuture};
 
-use super::clock::{Clock, SystemClock};
 use super::page::list_page;
 use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::task::clock::{Clock, SystemClock};
 
 /// Keeps tasks by id.
 ///
@@ -118,6 +125,8 @@ impl std::error::Error for StoreError {}
 pub struct InMemoryStore {
     capacity: usize,
     idle_timeout: Duration,
+    max_history: usize,
+    max_history_bytes: usize,
     clock: Arc<dyn Clock>,
     inner: Mutex<Inner>,
 }
@@ -147,6 +156,8 @@ impl fmt::Debug for InMemoryStore {
         f.debug_struct("InMemoryStore")
             .field("capacity", &self.capacity)
             .field("idle_timeout", &self.idle_timeout)
+            .field("max_history", &self.max_history)
+            .field("max_history_bytes", &self.max_history_bytes)
             .field("len", &self.len())
             .finish()
     }
@@ -158,11 +169,16 @@ impl InMemoryStore {
     /// Default idle timeout of settled tasks: one hour.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
 
+    /// Default: at most 1 MiB of history (as JSON) per task.
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+
     /// A store with the default capacity and idle timeout, on the system clock.
     pub fn new() -> Self {
         Self {
             capacity: Self::DEFAULT_CAPACITY,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            max_history: usize::MAX,
+            max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
             clock: Arc::new(SystemClock),
             inner: Mutex::new(Inner::default()),
         }
@@ -179,6 +195,23 @@ impl InMemoryStore {
     #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
+    /// by default: the server's own
+    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
+    #[must_use]
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.max_history = messages.max(1);
+        self
+    }
+
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, the
+    /// newest is always kept.
+    #[must_use]
+    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+        self.max_history_bytes = bytes;
         self
     }
 
@@ -228,7 +261,8 @@ impl InMemoryStore {
         Some(entry.task.clone())
     }
 
-    fn put_now(&self, task: Task) -> Result<(), StoreError> {
+    fn put_now(&self, mut task: Task) -> Result<(), StoreError> {
+        budget::trim_history(&mut task.history, self.max_history, self.max_history_bytes);
         let now = self.clock.now();
         let mut inner = self.lock();
         self.evict_idle(&mut inner, now);
@@ -391,6 +425,28 @@ mod tests {
         clock.advance(Duration::from_secs(1));
         assert!(store.get_now("done").is_none());
         assert!(store.get_now("running").is_some());
+    }
+
+    #[test]
+    fn history_is_bounded_by_messages_and_by_bytes_keeping_the_newest() {
+        use crate::a2a::{Message, Part};
+        let store = InMemoryStore::new().max_history(3).max_history_bytes(2_000);
+        let mut long = task("t", TaskState::InputRequired);
+        let messages = |size: usize| -> Vec<Message> {
+            (0..10)
+                .map(|n| Message::agent(format!("m{n}"), vec![Part::text("x".repeat(size))]))
+                .collect()
+        };
+        let ids = |store: &InMemoryStore| -> Vec<String> {
+            let task = store.get_now("t").unwrap();
+            task.history.into_iter().map(|m| m.message_id).collect()
+        };
+        long.history = messages(100);
+        store.put_now(long.clone()).unwrap();
+        assert_eq!(ids(&store), ["m7", "m8", "m9"]);
+        long.history = messages(900);
+        store.put_now(long).unwrap();
+        assert_eq!(ids(&store), ["m8", "m9"]);
     }
 
     #[test]

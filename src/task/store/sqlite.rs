@@ -1,0 +1,820 @@
+//! A durable [`TaskStore`] in one SQLite file, for a server on one machine.
+//!
+//! The in-memory store forgets every conversation waiting in `input-required` when the
+//! process stops; this one keeps them in a file, so `serve --store sqlite:tasks.db` picks them
+//! up after a restart. The file is in WAL mode (readers do not wait for the writer, and a
+//! crash loses at most the transaction being written). The schema is created and upgraded by
+//! migrations compiled into the binary, applied in order at open and recorded in a
+//! `schema_migrations` table.
+//!
+//! Each call runs on tokio's blocking pool (`spawn_blocking`): SQLite calls block, and one
+//! connection behind a mutex is all a single process needs (SQLite has one writer anyway).
+//!
+//! A task the previous process left `submitted` or `working` cannot be finished by anyone:
+//! its agent died with the process. [`SqliteStore::open`] stores such tasks as `failed`, with
+//! a status message saying the server stopped while the task ran. Tasks waiting for input
+//! continue normally.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::future::BoxFuture;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+
+use super::budget::trim_history;
+use super::{StoreError, TaskStore};
+use crate::a2a::v0_3::{decode_message, decode_part, encode_artifact, encode_message};
+use crate::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
+use crate::task::page::{PageCursor, normalized_timestamp};
+use crate::task::{Clock, SystemClock, timestamp};
+
+/// The schema, one step per entry, applied in order; never edit a released step, add one.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE tasks (
+        id TEXT PRIMARY KEY NOT NULL,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        -- The status timestamp: the listing order (newest first, then id).
+        status_ts TEXT NOT NULL,
+        status_message TEXT,
+        history TEXT NOT NULL,
+        artifacts TEXT NOT NULL,
+        metadata TEXT,
+        -- Unix milliseconds after which the task is forgotten; NULL while it runs.
+        expires_ms INTEGER
+    ) STRICT;
+    CREATE INDEX tasks_listing ON tasks (status_ts DESC, id DESC);
+    CREATE INDEX tasks_context ON tasks (context_id, status_ts DESC, id DESC);
+    CREATE INDEX tasks_expiry ON tasks (expires_ms) WHERE expires_ms IS NOT NULL;
+"];
+
+/// What a task that was running when the server stopped says after the restart.
+pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";
+
+/// A [`TaskStore`] in a SQLite file.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use a2ui_agent::task::SqliteStore;
+///
+/// # fn main() -> Result<(), a2ui_agent::task::StoreError> {
+/// let store = SqliteStore::open_in_memory()?
+///     .max_history(50)
+///     .max_history_bytes(256 * 1024)
+///     .finished_ttl(Duration::from_secs(3600));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct SqliteStore {
+    connection: Arc<Mutex<Connection>>,
+    limits: Limits,
+    clock: Arc<dyn Clock>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_history: usize,
+    max_history_bytes: usize,
+    finished_ttl: Duration,
+    interrupted_ttl: Duration,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+fn sql_error(error: rusqlite::Error) -> StoreError {
+    StoreError::Other(format!("sqlite: {error}"))
+}
+
+impl SqliteStore {
+    /// Default: at most 1 MiB of history (as JSON) per task.
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+    /// Default: terminal tasks are forgotten an hour after their last update.
+    pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
+    /// Default: tasks waiting for input are forgotten a week after their last update.
+    pub const DEFAULT_INTERRUPTED_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+    /// Opens (or creates) the store in the file at `path`, applies the migrations it lacks
+    /// and fails the tasks a previous process left running.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] when the file cannot be opened or was written by a newer
+    /// version of this crate.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let connection = Connection::open(path).map_err(sql_error)?;
+        Self::with_connection(connection, SystemTime::now())
+    }
+
+    /// A store that lives only as long as the value (for tests and examples).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] when SQLite cannot start.
+    pub fn open_in_memory() -> Result<Self, StoreError> {
+        let connection = Connection::open_in_memory().map_err(sql_error)?;
+        Self::with_connection(connection, SystemTime::now())
+    }
+
+    fn with_connection(mut connection: Connection, now: SystemTime) -> Result<Self, StoreError> {
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(sql_error)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql_error)?;
+        connection
+            .busy_timeout(Duration::from_secs(5))
+            .map_err(sql_error)?;
+        migrate(&mut connection)?;
+        fail_orphans(&mut connection, now)?;
+        Ok(Self {
+            connection: Arc::new(Mutex::new(connection)),
+            limits: Limits {
+                max_history: usize::MAX,
+                max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
+                finished_ttl: Self::DEFAULT_FINISHED_TTL,
+                interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
+            },
+            clock: Arc::new(SystemClock),
+        })
+    }
+
+    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
+    /// by default: the server's own
+    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
+    #[must_use]
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.limits.max_history = messages.max(1);
+        self
+    }
+
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, the
+    /// newest is always kept.
+    #[must_use]
+    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_history_bytes = bytes;
+        self
+    }
+
+    /// How long a terminal task is kept after its last update.
+    #[must_use]
+    pub fn finished_ttl(mut self, ttl: Duration) -> Self {
+        self.limits.finished_ttl = ttl;
+        self
+    }
+
+    /// How long a task waiting for input (or authorization) is kept after its last update.
+    #[must_use]
+    pub fn interrupted_ttl(mut self, ttl: Duration) -> Self {
+        self.limits.interrupted_ttl = ttl;
+        self
+    }
+
+    /// The clock that dates updates and expiries.
+    #[must_use]
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    fn now_ms(&self) -> i64 {
+        millis(self.clock.now())
+    }
+
+    /// Runs `job` on the blocking pool with the connection.
+    fn blocking<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
+        let connection = self.connection.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let mut connection = connection
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                job(&mut connection)
+            })
+            .await
+            .map_err(|error| StoreError::Other(format!("sqlite worker: {error}")))?
+        })
+    }
+}
+
+fn millis(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn add_ms(now: i64, ttl: Duration) -> i64 {
+    now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Applies the migrations the file lacks, each in its own transaction.
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    connection
+        .execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY NOT NULL,
+                applied_at TEXT NOT NULL
+            ) STRICT;",
+        )
+        .map_err(sql_error)?;
+    let applied: i64 = connection
+        .query_row(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(sql_error)?;
+    let known = MIGRATIONS.len() as i64;
+    if applied > known {
+        return Err(StoreError::Other(format!(
+            "the task database has schema version {applied}; this a2ui-agent knows up to {known}"
+        )));
+    }
+    for (index, step) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+        let transaction = connection.transaction().map_err(sql_error)?;
+        transaction.execute_batch(step).map_err(sql_error)?;
+        transaction
+            .execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                params![index as i64 + 1, timestamp(SystemTime::now())],
+            )
+            .map_err(sql_error)?;
+        transaction.commit().map_err(sql_error)?;
+    }
+    Ok(())
+}
+
+/// Stores every task left `submitted` or `working` by a previous process as `failed`.
+fn fail_orphans(connection: &mut Connection, now: SystemTime) -> Result<(), StoreError> {
+    let transaction = connection.transaction().map_err(sql_error)?;
+    let orphans = {
+        let mut statement = transaction
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state IN ('submitted', 'working')"
+            ))
+            .map_err(sql_error)?;
+        let rows = statement.query_map([], read_row).map_err(sql_error)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(sql_error)?
+    };
+    for row in orphans {
+        let mut task = row.decode()?;
+        if let Some(partial) = task.status.message.take() {
+            task.history.push(partial);
+        }
+        let mut message = Message::agent(
+            format!("{}-stopped", task.id),
+            vec![Part::text(STOPPED_MESSAGE)],
+        );
+        message.task_id = Some(task.id.clone());
+        message.context_id = Some(task.context_id.clone());
+        task.status = TaskStatus {
+            state: TaskState::Failed,
+            message: Some(message),
+            timestamp: Some(timestamp(now)),
+        };
+        tracing::warn!(task_id = %task.id, "the task was running when the server stopped: failed");
+        let expires_ms = add_ms(millis(now), SqliteStore::DEFAULT_FINISHED_TTL);
+        write(&transaction, &task, Some(expires_ms))?;
+    }
+    transaction.commit().map_err(sql_error)
+}
+
+const COLUMNS: &str =
+    "id, context_id, state, status_ts, status_message, history, artifacts, metadata";
+
+/// A row as read, decoded outside the SQLite callback so errors keep their detail.
+struct Row {
+    id: String,
+    context_id: String,
+    state: String,
+    status_ts: String,
+    status_message: Option<String>,
+    history: String,
+    artifacts: String,
+    metadata: Option<String>,
+}
+
+fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok(Row {
+        id: row.get(0)?,
+        context_id: row.get(1)?,
+        state: row.get(2)?,
+        status_ts: row.get(3)?,
+        status_message: row.get(4)?,
+        history: row.get(5)?,
+        artifacts: row.get(6)?,
+        metadata: row.get(7)?,
+    })
+}
+
+fn corrupt(id: &str, what: impl std::fmt::Display) -> StoreError {
+    StoreError::Other(format!("sqlite: task {id} cannot be read back: {what}"))
+}
+
+impl Row {
+    fn decode(self) -> Result<Task, StoreError> {
+        let id = self.id;
+        let state = TaskState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == self.state)
+            .ok_or_else(|| corrupt(&id, format!("unknown state {:?}", self.state)))?;
+        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&id, e));
+        let message = |value: &Value| decode_message(value, "message").map_err(|e| corrupt(&id, e));
+        let status_message = match &self.status_message {
+            Some(text) => Some(message(&json(text)?)?),
+            None => None,
+        };
+        let history = match json(&self.history)? {
+            Value::Array(items) => items.iter().map(message).collect::<Result<_, _>>()?,
+            _ => return Err(corrupt(&id, "history is not an array")),
+        };
+        let artifacts = match json(&self.artifacts)? {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| decode_artifact(item).ok_or_else(|| corrupt(&id, "bad artifact")))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(corrupt(&id, "artifacts is not an array")),
+        };
+        let metadata = match &self.metadata {
+            Some(text) => match json(text)? {
+                Value::Object(map) => Some(map),
+                _ => return Err(corrupt(&id, "metadata is not an object")),
+            },
+            None => None,
+        };
+        Ok(Task {
+            id,
+            context_id: self.context_id,
+            status: TaskStatus {
+                state,
+                message: status_message,
+                timestamp: (!self.status_ts.is_empty()).then_some(self.status_ts),
+            },
+            artifacts,
+            history,
+            metadata,
+        })
+    }
+}
+
+fn decode_artifact(value: &Value) -> Option<Artifact> {
+    let object = value.as_object()?;
+    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
+    let parts = object
+        .get("parts")?
+        .as_array()?
+        .iter()
+        .map(|part| decode_part(part, "part").ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some(Artifact {
+        artifact_id: text("artifactId")?,
+        name: text("name"),
+        description: text("description"),
+        parts,
+        extensions: object
+            .get("extensions")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        metadata: object.get("metadata").and_then(Value::as_object).cloned(),
+    })
+}
+
+/// Inserts or replaces `task`, forgotten at `expires_ms` (never while `None`).
+fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Result<(), StoreError> {
+    let status_message = task
+        .status
+        .message
+        .as_ref()
+        .map(|message| encode_message(message).to_string());
+    let history = Value::Array(task.history.iter().map(encode_message).collect()).to_string();
+    let artifacts = Value::Array(task.artifacts.iter().map(encode_artifact).collect()).to_string();
+    let metadata = task
+        .metadata
+        .as_ref()
+        .map(|map| Value::Object(map.clone()).to_string());
+    connection
+        .execute(
+            "INSERT OR REPLACE INTO tasks
+                (id, context_id, state, status_ts, status_message, history, artifacts,
+                 metadata, expires_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                task.id,
+                task.context_id,
+                task.status.state.as_str(),
+                task.status.timestamp.as_deref().unwrap_or(""),
+                status_message,
+                history,
+                artifacts,
+                metadata,
+                expires_ms,
+            ],
+        )
+        .map_err(sql_error)?;
+    Ok(())
+}
+
+/// Named parameters as rusqlite takes them.
+fn named<'a>(
+    values: &'a [(&'a str, Box<dyn rusqlite::ToSql>)],
+) -> Vec<(&'a str, &'a dyn rusqlite::ToSql)> {
+    values
+        .iter()
+        .map(|(name, value)| (*name, value.as_ref()))
+        .collect()
+}
+
+impl TaskStore for SqliteStore {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        let id = id.to_owned();
+        let now = self.now_ms();
+        self.blocking(move |connection| {
+            let row = connection
+                .query_row(
+                    &format!(
+                        "SELECT {COLUMNS} FROM tasks
+                         WHERE id = ?1 AND (expires_ms IS NULL OR expires_ms > ?2)"
+                    ),
+                    params![id, now],
+                    read_row,
+                )
+                .optional()
+                .map_err(sql_error)?;
+            row.map(Row::decode).transpose()
+        })
+    }
+
+    fn put(&self, mut task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        let now = self.now_ms();
+        let limits = self.limits;
+        self.blocking(move |connection| {
+            trim_history(
+                &mut task.history,
+                limits.max_history,
+                limits.max_history_bytes,
+            );
+            let state = task.status.state;
+            let expires_ms = if state.is_terminal() {
+                Some(add_ms(now, limits.finished_ttl))
+            } else if state.is_interrupted() {
+                Some(add_ms(now, limits.interrupted_ttl))
+            } else {
+                None
+            };
+            let transaction = connection.transaction().map_err(sql_error)?;
+            transaction
+                .execute(
+                    "DELETE FROM tasks WHERE expires_ms IS NOT NULL AND expires_ms <= ?1",
+                    params![now],
+                )
+                .map_err(sql_error)?;
+            write(&transaction, &task, expires_ms)?;
+            transaction.commit().map_err(sql_error)
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        let now = self.now_ms();
+        let query = query.clone();
+        self.blocking(move |connection| list(connection, &query, now))
+    }
+}
+
+fn list(
+    connection: &Connection,
+    query: &TaskListQuery,
+    now: i64,
+) -> Result<Option<TaskPage>, StoreError> {
+    let cursor = match &query.page_token {
+        Some(token) => match PageCursor::parse(token) {
+            Some(cursor) => Some(cursor),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
+    let mut filters = String::from("(expires_ms IS NULL OR expires_ms > :now)");
+    let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![(":now", Box::new(now))];
+    if let Some(context) = &query.context_id {
+        filters.push_str(" AND context_id = :context");
+        values.push((":context", Box::new(context.clone())));
+    }
+    if let Some(state) = query.state {
+        filters.push_str(" AND state = :state");
+        values.push((":state", Box::new(state.as_str())));
+    }
+    if let Some(after) = &query.status_timestamp_after {
+        filters.push_str(" AND status_ts >= :after");
+        values.push((":after", Box::new(normalized_timestamp(after))));
+    }
+    let total_size: i64 = connection
+        .query_row(
+            &format!("SELECT COUNT(*) FROM tasks WHERE {filters}"),
+            named(&values).as_slice(),
+            |row| row.get(0),
+        )
+        .map_err(sql_error)?;
+    let mut page_filters = filters;
+    if let Some(cursor) = &cursor {
+        page_filters.push_str(
+            " AND (status_ts < :cursor_ts OR (status_ts = :cursor_ts AND id < :cursor_id))",
+        );
+        values.push((":cursor_ts", Box::new(cursor.timestamp().to_owned())));
+        values.push((":cursor_id", Box::new(cursor.id().to_owned())));
+    }
+    values.push((":limit", Box::new(page_size as i64 + 1)));
+    let mut statement = connection
+        .prepare(&format!(
+            "SELECT {COLUMNS} FROM tasks WHERE {page_filters}
+             ORDER BY status_ts DESC, id DESC LIMIT :limit"
+        ))
+        .map_err(sql_error)?;
+    let rows = statement
+        .query_map(named(&values).as_slice(), read_row)
+        .map_err(sql_error)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(sql_error)?;
+    let mut tasks = rows
+        .into_iter()
+        .map(Row::decode)
+        .collect::<Result<Vec<_>, _>>()?;
+    let more = tasks.len() > page_size;
+    tasks.truncate(page_size);
+    let next_page_token = match (more, tasks.last()) {
+        (true, Some(last)) => PageCursor::of(last).token(),
+        _ => String::new(),
+    };
+    Ok(Some(TaskPage {
+        tasks,
+        next_page_token,
+        page_size,
+        total_size: usize::try_from(total_size).unwrap_or(0),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::task::{ManualClock, list_page};
+
+    fn task(id: &str, state: TaskState, second: u32) -> Task {
+        Task {
+            id: id.into(),
+            context_id: if id.len() % 2 == 0 { "even" } else { "odd" }.into(),
+            status: TaskStatus {
+                state,
+                message: Some(Message::agent(format!("{id}-m"), vec![Part::text("hi")])),
+                timestamp: Some(format!("2026-01-01T00:00:{second:02}.000Z")),
+            },
+            artifacts: vec![Artifact {
+                artifact_id: "a".into(),
+                name: Some("n".into()),
+                description: None,
+                parts: vec![Part::text("x")],
+                extensions: vec!["urn:x".into()],
+                metadata: None,
+            }],
+            history: vec![Message::agent(
+                format!("{id}-h"),
+                vec![Part::text("earlier")],
+            )],
+            metadata: Some(serde_json::Map::from_iter([("k".into(), Value::from(1))])),
+        }
+    }
+
+    fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("a2ui-sqlite-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("tasks.db")
+    }
+
+    #[test]
+    fn a_task_reads_back_as_it_was_stored_after_reopening_the_file() {
+        let path = temp_path("roundtrip");
+        let stored = task("t1", TaskState::InputRequired, 1);
+        block_on(async {
+            let store = SqliteStore::open(&path).unwrap();
+            store.put(stored.clone()).await.unwrap();
+        });
+        let store = SqliteStore::open(&path).unwrap();
+        let read = block_on(store.get("t1")).unwrap();
+        assert_eq!(read, Some(stored));
+        let version: i64 = store
+            .connection
+            .lock()
+            .unwrap()
+            .query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+        let mode: String = store
+            .connection
+            .lock()
+            .unwrap()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_file_from_a_newer_schema_is_refused() {
+        let path = temp_path("newer");
+        drop(SqliteStore::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute("INSERT INTO schema_migrations VALUES (999, 'later')", [])
+            .unwrap();
+        let error = SqliteStore::open(&path).unwrap_err();
+        assert!(error.to_string().contains("schema version 999"), "{error}");
+    }
+
+    #[test]
+    fn tasks_left_running_are_failed_at_open_and_waiting_ones_are_kept() {
+        let path = temp_path("orphans");
+        block_on(async {
+            let store = SqliteStore::open(&path).unwrap();
+            for (id, state) in [
+                ("w", TaskState::Working),
+                ("s", TaskState::Submitted),
+                ("i", TaskState::InputRequired),
+            ] {
+                store.put(task(id, state, 1)).await.unwrap();
+            }
+        });
+        let store = SqliteStore::open(&path).unwrap();
+        for id in ["w", "s"] {
+            let task = block_on(store.get(id)).unwrap().unwrap();
+            assert_eq!(task.status.state, TaskState::Failed);
+            assert_eq!(task.status.message.unwrap().text(), STOPPED_MESSAGE);
+            // The partial reply the agent had sent is kept in the history.
+            assert_eq!(task.history.last().unwrap().message_id, format!("{id}-m"));
+        }
+        let waiting = block_on(store.get("i")).unwrap().unwrap();
+        assert_eq!(waiting.status.state, TaskState::InputRequired);
+    }
+
+    #[test]
+    fn finished_tasks_expire_after_their_ttl_and_running_ones_never() {
+        let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(1000)));
+        let store = SqliteStore::open_in_memory()
+            .unwrap()
+            .finished_ttl(Duration::from_secs(60))
+            .interrupted_ttl(Duration::from_secs(600))
+            .clock(clock.clone());
+        block_on(async {
+            store
+                .put(task("done", TaskState::Completed, 1))
+                .await
+                .unwrap();
+            store
+                .put(task("asks", TaskState::InputRequired, 2))
+                .await
+                .unwrap();
+            store
+                .put(task("runs", TaskState::Working, 3))
+                .await
+                .unwrap();
+            clock.advance(Duration::from_secs(59));
+            assert!(store.get("done").await.unwrap().is_some());
+            clock.advance(Duration::from_secs(1));
+            assert!(store.get("done").await.unwrap().is_none());
+            let page = store
+                .list(&TaskListQuery::default())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(page.total_size, 2);
+            clock.advance(Duration::from_secs(3600));
+            assert!(store.get("asks").await.unwrap().is_none());
+            assert!(store.get("runs").await.unwrap().is_some());
+            // Expired rows are deleted on the next write, not only hidden.
+            store.put(task("new", TaskState::Working, 4)).await.unwrap();
+        });
+        let rows: i64 = store
+            .connection
+            .lock()
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 2);
+    }
+
+    #[test]
+    fn history_is_bounded_by_messages_and_by_bytes_keeping_the_newest() {
+        let store = SqliteStore::open_in_memory()
+            .unwrap()
+            .max_history(3)
+            .max_history_bytes(2_000);
+        let mut long = task("t", TaskState::InputRequired, 1);
+        long.history = (0..10)
+            .map(|n| Message::agent(format!("m{n}"), vec![Part::text("x".repeat(100))]))
+            .collect();
+        block_on(store.put(long.clone())).unwrap();
+        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
+        assert_eq!(ids, ["m7", "m8", "m9"]);
+
+        long.history = (0..10)
+            .map(|n| Message::agent(format!("m{n}"), vec![Part::text("y".repeat(900))]))
+            .collect();
+        block_on(store.put(long.clone())).unwrap();
+        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
+        assert_eq!(ids, ["m8", "m9"]);
+
+        long.history = vec![Message::agent("huge", vec![Part::text("z".repeat(10_000))])];
+        block_on(store.put(long)).unwrap();
+        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        assert_eq!(
+            kept.len(),
+            1,
+            "the newest message is kept whatever its size"
+        );
+    }
+
+    #[test]
+    fn a_page_token_this_store_did_not_write_is_refused() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let query = TaskListQuery {
+            page_token: Some("nope".into()),
+            ..TaskListQuery::default()
+        };
+        assert_eq!(block_on(store.list(&query)).unwrap(), None);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// SQL listing gives the same pages as the reference `list_page` over the same tasks,
+        /// for every filter.
+        #[test]
+        fn listing_matches_the_reference_pager(
+            seconds in proptest::collection::vec(0u32..5, 0..25),
+            page_size in 1usize..6,
+            by_context in any::<bool>(),
+            by_state in proptest::option::of(0usize..3),
+            after in proptest::option::of(0u32..5),
+        ) {
+            let states = [TaskState::Completed, TaskState::InputRequired, TaskState::Working];
+            let tasks: Vec<Task> = seconds
+                .iter()
+                .enumerate()
+                .map(|(i, s)| task(&"t".repeat(i % 3 + 1).replace('t', &format!("{i}")), states[i % 3], *s))
+                .collect();
+            let store = SqliteStore::open_in_memory().unwrap();
+            block_on(async {
+                for task in &tasks {
+                    store.put(task.clone()).await.unwrap();
+                }
+            });
+            let mut query = TaskListQuery {
+                context_id: by_context.then(|| "even".to_owned()),
+                state: by_state.map(|i| states[i]),
+                status_timestamp_after: after.map(|s| format!("2026-01-01T00:00:{s:02}Z")),
+                page_size,
+                ..TaskListQuery::default()
+            };
+            loop {
+                let expected = list_page(tasks.iter(), &query).unwrap();
+                let got = block_on(store.list(&query)).unwrap().unwrap();
+                prop_assert_eq!(&got, &expected);
+                if got.next_page_token.is_empty() {
+                    break;
+                }
+                query.page_token = Some(got.next_page_token);
+            }
+        }
+    }
+}
