@@ -325,6 +325,7 @@ async fn stream_once(url: &str) -> HashMap<String, Instant> {
                 "supportedCatalogIds": [version.basic_catalog_id()]}}}}}});
     let response = reqwest::Client::new()
         .post(url)
+        .header("content-type", "application/json")
         .header("X-A2A-Extensions", version.extension_uri())
         .body(body.to_string())
         .send()
