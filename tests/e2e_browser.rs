@@ -13,15 +13,16 @@
 // Only `installed` (skip or fail the same way as the interop tests) and `crate_root`.
 #[allow(dead_code)]
 #[path = "interop/support.rs"]
+mod interop;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use interop::{crate_root, installed};
 use serde_json::Value;
-use support::{crate_root, installed};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use support::{serve_command, spawn_binary};
 
 /// How long the browser scenario may take: two versions, three streamed replies each, with a
 /// browser starting on a machine that may be busy.
@@ -30,37 +31,8 @@ const DEADLINE: Duration = Duration::from_secs(300);
 /// Runs `a2ui-agent serve --port 0` with short pauses between chunks, so a reply streams for
 /// a few seconds (long enough to see it draw progressively, short enough for a test).
 async fn serve() -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--min-delay-ms",
-            "2",
-            "--max-delay-ms",
-            "5",
-        ])
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let find = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("open http://").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("the server exited without saying where it listens");
-    };
-    let address = tokio::time::timeout(Duration::from_secs(30), find)
-        .await
-        .expect("the server did not start within 30 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, format!("http://{address}/"))
+    let command = serve_command(&["--min-delay-ms", "2", "--max-delay-ms", "5"]);
+    spawn_binary(command, Duration::from_secs(30)).await
 }
 
 /// Chromium, where Debian installs it (or `$CHROMIUM`).

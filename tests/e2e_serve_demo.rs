@@ -5,48 +5,19 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use serde_json::json;
-use support::{TestServer, a2ui_messages, capabilities, params, text_of};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use support::{
+    TestServer, a2ui_messages, capabilities, params, serve_command, spawn_binary, text_of,
+};
 
 /// Runs `a2ui-agent serve --port 0` without pauses; the child and the URL it serves on.
 async fn serve() -> (tokio::process::Child, TestServer) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--min-delay-ms",
-            "0",
-            "--max-delay-ms",
-            "0",
-        ])
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let find = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("card at http://").nth(1) {
-                let address = rest.split('/').next().unwrap().to_owned();
-                return address;
-            }
-        }
-        panic!("the server exited without saying where it listens");
-    };
-    let address = tokio::time::timeout(Duration::from_secs(30), find)
-        .await
-        .expect("the server did not start within 30 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, TestServer::external(format!("http://{address}/")))
+    let command = serve_command(&["--min-delay-ms", "0", "--max-delay-ms", "0"]);
+    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+    (child, TestServer::external(url))
 }
 
 #[tokio::test]

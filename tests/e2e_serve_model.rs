@@ -11,7 +11,6 @@ mod interop;
 mod llm_support;
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
@@ -19,44 +18,14 @@ use a2ui_agent::parser::{ParsedPart, parse};
 use interop::{crate_root, installed, run_script};
 use llm_support::{Answer, MockModel, fixture_content};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use support::{serve_command, spawn_binary};
 
 /// Runs `a2ui-agent serve --port 0 --model-url URL --model m` with `extra` arguments; the
 /// child and the URL it serves on.
 pub async fn serve_model(model_url: &str, extra: &[&str]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--model-url",
-            model_url,
-            "--model",
-            "m",
-        ])
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env("A2UI_TEST_KEY", "sk-e2e-secret")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let find = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("card at http://").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("the server exited without saying where it listens");
-    };
-    let address = tokio::time::timeout(Duration::from_secs(30), find)
-        .await
-        .expect("the server did not start within 30 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, format!("http://{address}/"))
+    let mut command = serve_command(&["--model-url", model_url, "--model", "m"]);
+    command.args(extra).env("A2UI_TEST_KEY", "sk-e2e-secret");
+    spawn_binary(command, Duration::from_secs(30)).await
 }
 
 /// The A2UI messages the fixture's model answer holds.

@@ -3,42 +3,28 @@
 //! `--auth-token-env` guards the endpoint.
 #![cfg(all(feature = "cli", unix))]
 
-use std::process::Stdio;
+mod support;
+
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use support::{serve_command, spawn_binary};
 
 /// Liveness bound: many times the deadlines configured below.
 const WITHIN: Duration = Duration::from_secs(20);
 
 /// Runs `a2ui-agent serve --port 0 <extra>`; the child and the address it listens on.
 async fn serve(extra: &[&str], env: &[(&str, &str)]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args(["serve", "--port", "0"])
-        .args(extra)
-        .envs(env.iter().copied())
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let find = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("card at http://").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("the server exited without saying where it listens");
-    };
-    let address = tokio::time::timeout(WITHIN, find)
-        .await
-        .expect("the server did not start");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let mut command = serve_command(extra);
+    command.envs(env.iter().copied());
+    let (child, url) = spawn_binary(command, WITHIN).await;
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
     (child, address)
 }
 

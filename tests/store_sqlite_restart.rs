@@ -6,13 +6,11 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use a2ui_agent::task::STOPPED_MESSAGE;
 use serde_json::json;
-use support::{SseReader, TestServer, params, text_of};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
 
 /// A fresh directory for one test's database.
 fn temp_dir(name: &str) -> PathBuf {
@@ -25,39 +23,17 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Runs `a2ui-agent serve --store sqlite:DB` on a free port, chunks `delay_ms` apart.
 async fn serve(db: &Path, delay_ms: u64) -> (tokio::process::Child, TestServer) {
     let delay = delay_ms.to_string();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--min-delay-ms",
-            &delay,
-            "--max-delay-ms",
-            &delay,
-        ])
-        .arg("--store")
-        .arg(format!("sqlite:{}", db.display()))
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let find = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("card at http://").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("the server exited without saying where it listens");
-    };
-    let address = tokio::time::timeout(Duration::from_secs(30), find)
-        .await
-        .expect("the server did not start within 30 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, TestServer::external(format!("http://{address}/")))
+    let store = format!("sqlite:{}", db.display());
+    let command = serve_command(&[
+        "--min-delay-ms",
+        &delay,
+        "--max-delay-ms",
+        &delay,
+        "--store",
+        &store,
+    ]);
+    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+    (child, TestServer::external(url))
 }
 
 /// SIGKILL: no shutdown code runs.

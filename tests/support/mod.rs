@@ -13,6 +13,51 @@ use a2ui_agent::server::{A2uiServer, ServerBuilder};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+/// `a2ui-agent serve --port 0` followed by `args`: the real binary, as a command the caller
+/// may add environment to before [`spawn_binary`].
+pub fn serve_command(args: &[&str]) -> tokio::process::Command {
+    let Some(binary) = option_env!("CARGO_BIN_EXE_a2ui-agent") else {
+        panic!("the a2ui-agent binary is built only with the `cli` feature");
+    };
+    let mut command = tokio::process::Command::new(binary);
+    command.args(["serve", "--port", "0"]).args(args);
+    command
+}
+
+/// Starts `command` (see [`serve_command`]) and reads its log until the line that says where
+/// it listens, for at most `within`; the rest of the log is drained in the background. The
+/// child is killed when dropped. Returns it and the base URL, `http://ADDRESS/`.
+pub async fn spawn_binary(
+    mut command: tokio::process::Command,
+    within: Duration,
+) -> (tokio::process::Child, String) {
+    use std::process::Stdio;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let mut child = command
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let find = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(rest) = line.split("card at http://").nth(1) {
+                return rest.split('/').next().unwrap().to_owned();
+            }
+        }
+        panic!("the server exited without saying where it listens");
+    };
+    let address = tokio::time::timeout(within, find)
+        .await
+        .expect("the server did not say where it listens in time");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("http://{address}/"))
+}
+
 /// A server listening on 127.0.0.1 and a client for it.
 pub struct TestServer {
     pub url: String,
