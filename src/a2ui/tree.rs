@@ -379,7 +379,7 @@ fn walk<'v>(
 }
 
 /// `a -> b -> a`, with the middle of a long cycle elided.
-fn describe_cycle(cycle: &[&str]) -> String {
+pub(crate) fn describe_cycle(cycle: &[&str]) -> String {
     const SHOWN: usize = 4;
     if cycle.len() <= 2 * SHOWN + 1 {
         return cycle.join(" -> ");

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::error::ValidationError;
-use super::tree::collect_refs;
+use super::tree::{collect_refs, describe_cycle};
 use super::validate::{component_type, message_body};
 use super::{ProtocolVersion, Validator};
 
@@ -124,7 +124,7 @@ impl TreeWatch {
                     format!("/{kind}/components/{position}"),
                     format!(
                         "component '{id}' closes a circular reference: {}",
-                        cycle.join(" -> ")
+                        describe_cycle(&cycle)
                     ),
                     Some(surface_id),
                     None,
@@ -194,7 +194,11 @@ fn child_ids(validator: &Validator, version: ProtocolVersion, component: &Value)
 }
 
 /// A path `id -> ... -> id` through `children`, if `id` reaches itself.
-fn cycle_through(children: &HashMap<String, Vec<String>>, id: &str) -> Option<Vec<String>> {
+fn cycle_through<'c>(
+    children: &'c HashMap<String, Vec<String>>,
+    id: &'c str,
+) -> Option<Vec<&'c str>> {
+    // Depth-first from `id`, remembering how each component was first reached.
     let mut parent: HashMap<&str, &str> = HashMap::new();
     let mut stack: Vec<&str> = vec![id];
     let mut visits = 0;
@@ -205,18 +209,18 @@ fn cycle_through(children: &HashMap<String, Vec<String>>, id: &str) -> Option<Ve
         }
         for child in children.get(at).into_iter().flatten() {
             if child == id {
-                let mut path = vec![id.to_owned()];
+                // Walk back from `at` to `id` through the recorded parents.
+                let mut path = vec![id];
                 let mut back = at;
-                let mut trail = Vec::new();
                 while back != id {
-                    trail.push(back.to_owned());
+                    path.push(back);
                     back = parent.get(back).copied().unwrap_or(id);
                 }
-                path.extend(trail.into_iter().rev());
-                path.push(id.to_owned());
+                path[1..].reverse();
+                path.push(id);
                 return Some(path);
             }
-            if child != id && !parent.contains_key(child.as_str()) {
+            if !parent.contains_key(child.as_str()) {
                 parent.insert(child, at);
                 stack.push(child);
             }
