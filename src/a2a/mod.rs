@@ -418,3 +418,27 @@ impl StreamEvent {
         }
     }
 }
+
+/// Arbitrary JSON for the wire decoders' property tests: nested arrays and objects whose
+/// keys are drawn from `keys` and whose strings from `words` (both regexes), so that the
+/// decoders meet near-valid input as well as noise.
+#[cfg(test)]
+pub(crate) fn any_json(
+    words: &'static str,
+    keys: &'static str,
+) -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        words.prop_map(Value::from),
+    ];
+    leaf.prop_recursive(5, 64, 6, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            proptest::collection::btree_map(keys, inner, 0..6)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
+}

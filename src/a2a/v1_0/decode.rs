@@ -406,21 +406,10 @@ mod tests {
     }
 
     fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
-        use proptest::prelude::*;
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            "(ROLE_USER|ROLE_AGENT|TASK_STATE_WORKING|m|[a-z]{0,4})".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(5, 64, 6, |inner| {
-            let keys = "(message|messageId|role|parts|text|data|url|raw|mediaType|id|pageSize|x)";
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                proptest::collection::btree_map(keys, inner, 0..6)
-                    .prop_map(|map| Value::Object(map.into_iter().collect())),
-            ]
-        })
+        crate::a2a::any_json(
+            "(ROLE_USER|ROLE_AGENT|TASK_STATE_WORKING|m|[a-z]{0,4})",
+            "(message|messageId|role|parts|text|data|url|raw|mediaType|id|pageSize|x)",
+        )
     }
 
     proptest::proptest! {
