@@ -18,7 +18,10 @@ fn inputs(seeds: &str, target: &str) -> Vec<PathBuf> {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let seeds = files_in(&fuzz.join(seeds));
     assert!(seeds.len() >= 5, "the {target} seed corpus is missing");
-    let local = [fuzz.join("corpus").join(target), fuzz.join("artifacts").join(target)];
+    let local = [
+        fuzz.join("corpus").join(target),
+        fuzz.join("artifacts").join(target),
+    ];
     seeds
         .into_iter()
         .chain(local.iter().flat_map(|dir| files_in(dir)))

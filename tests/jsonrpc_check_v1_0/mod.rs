@@ -86,7 +86,9 @@ fn check_details(details: &Value) {
     assert!(info["reason"].is_string(), "{details}");
     assert_eq!(info["domain"], "a2a-protocol.org", "{details}");
     if let Some(metadata) = info.get("metadata") {
-        let metadata = metadata.as_object().expect("ErrorInfo metadata is an object");
+        let metadata = metadata
+            .as_object()
+            .expect("ErrorInfo metadata is an object");
         assert!(metadata.values().all(Value::is_string), "{details}");
     }
 }
