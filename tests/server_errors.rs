@@ -185,7 +185,8 @@ async fn missing_or_ill_typed_params_are_invalid_params_naming_the_field() {
         (
             request(
                 "message/send",
-                json!({"message": {"role": "user", "messageId": "m", "parts": []},
+                json!({"message": {"role": "user", "messageId": "m",
+                                   "parts": [{"kind": "text", "text": "x"}]},
                        "configuration": {"blocking": "yes"}}),
             ),
             "params.configuration.blocking: expected a boolean",
