@@ -21,7 +21,9 @@
 //! (timeouts, a connection cap, shutdown with a drain deadline). Every request also passes
 //! the gate: a JSON `Content-Type` (415 otherwise), an allowed `Host` (403), a body within
 //! its size and time budget (413, 408), the token when one is set (401), and a cap on running
-//! tasks (a "server busy" JSON-RPC error).
+//! tasks (a "server busy" JSON-RPC error, with `Retry-After`). A body is then walked within
+//! the decoding budget ([`crate::a2a::budget`]: parts, bytes, values, no repeated key) before
+//! it is decoded.
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
