@@ -232,6 +232,21 @@ async fn the_busy_answer_says_when_to_retry_on_both_bindings() {
     let busy: Value = busy.json().await.unwrap();
     assert_eq!(busy["error"]["code"], -32000, "{busy}");
 
+    // A stream refused for the same reason answers in SSE, with the same header.
+    let mut stream_body = body.clone();
+    stream_body["method"] = json!("message/stream");
+    let streamed = server
+        .client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .body(stream_body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(streamed.headers()["retry-after"], "1");
+    let events = streamed.text().await.unwrap();
+    assert!(events.contains("-32000"), "{events}");
+
     let mut rest_body = support::text_message_v1("hi");
     rest_body["configuration"] = json!({"returnImmediately": true});
     let response = server

@@ -152,12 +152,9 @@ pub fn check(body: &[u8], budget: &DecodeBudget) -> Result<(), Refusal> {
         refusal: None,
     };
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let walked = Node {
-        scan: &mut scan,
-        depth: 0,
-    }
-    .deserialize(&mut deserializer)
-    .and_then(|()| deserializer.end());
+    let walked = Node::any(&mut scan, 0)
+        .deserialize(&mut deserializer)
+        .and_then(|()| deserializer.end());
     match (walked, scan.refusal) {
         (_, Some(refusal)) => Err(refusal),
         (Ok(()), None) => Ok(()),
@@ -215,16 +212,55 @@ impl Scan {
     /// Walks `raw`, a value found inside the body, as a new body at `depth`.
     fn walk_raw<E: de::Error>(&mut self, raw: &RawValue, depth: usize) -> Result<(), E> {
         let mut deserializer = serde_json::Deserializer::from_str(raw.get());
-        Node { scan: self, depth }
+        Node::any(self, depth)
             .deserialize(&mut deserializer)
             .map_err(E::custom)
     }
 }
 
-/// Any value at `depth`.
+/// A value at `depth`; `parts` when it is the value of a `parts` member, whose elements (when
+/// it is an array) are parts: measured as sent, counted, and walked.
 struct Node<'s> {
     scan: &'s mut Scan,
     depth: usize,
+    parts: bool,
+}
+
+impl<'s> Node<'s> {
+    fn any(scan: &'s mut Scan, depth: usize) -> Self {
+        Self {
+            scan,
+            depth,
+            parts: false,
+        }
+    }
+
+    /// The elements of a `parts` array.
+    fn visit_parts<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let DecodeBudget {
+            max_parts,
+            max_part_bytes,
+            ..
+        } = self.scan.budget;
+        let mut count = 0usize;
+        while let Some(part) = seq.next_element::<&RawValue>()? {
+            count += 1;
+            if count > max_parts {
+                let message = format!("a message has more than {max_parts} parts");
+                return Err(self
+                    .scan
+                    .refuse(RefusalKind::OverBudget, self.depth, message));
+            }
+            if part.get().len() > max_part_bytes {
+                let message = format!("a part is longer than {max_part_bytes} bytes");
+                return Err(self
+                    .scan
+                    .refuse(RefusalKind::OverBudget, self.depth, message));
+            }
+            self.scan.walk_raw(part, self.depth + 1)?;
+        }
+        Ok(())
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -268,11 +304,11 @@ impl<'de> Visitor<'de> for Node<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.scan.enter(self.depth)?;
+        if self.parts {
+            return self.visit_parts(seq);
+        }
         while seq
-            .next_element_seed(Node {
-                scan: &mut *self.scan,
-                depth: self.depth + 1,
-            })?
+            .next_element_seed(Node::any(&mut *self.scan, self.depth + 1))?
             .is_some()
         {}
         Ok(())
@@ -291,9 +327,10 @@ impl<'de> Visitor<'de> for Node<'_> {
                     .refuse(RefusalKind::DuplicateKey, self.depth, message));
             }
             match key.as_ref() {
-                "parts" => map.next_value_seed(Parts {
+                "parts" => map.next_value_seed(Node {
                     scan: &mut *self.scan,
                     depth: inner,
+                    parts: true,
                 })?,
                 "message" => {
                     let raw: &RawValue = map.next_value()?;
@@ -304,10 +341,7 @@ impl<'de> Visitor<'de> for Node<'_> {
                     }
                     self.scan.walk_raw(raw, inner)?;
                 }
-                _ => map.next_value_seed(Node {
-                    scan: &mut *self.scan,
-                    depth: inner,
-                })?,
+                _ => map.next_value_seed(Node::any(&mut *self.scan, inner))?,
             }
             keys.insert(key);
         }
@@ -344,89 +378,6 @@ impl<'de> Visitor<'de> for Key {
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
         Ok(Cow::Owned(key.to_owned()))
-    }
-}
-
-/// The value of a `parts` member at `depth`: when it is an array, each element is measured
-/// as sent, counted, and walked.
-struct Parts<'s> {
-    scan: &'s mut Scan,
-    depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Parts<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Parts<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.scan.enter(self.depth)?;
-        let DecodeBudget {
-            max_parts,
-            max_part_bytes,
-            ..
-        } = self.scan.budget;
-        let mut count = 0usize;
-        while let Some(part) = seq.next_element::<&RawValue>()? {
-            count += 1;
-            if count > max_parts {
-                let message = format!("a message has more than {max_parts} parts");
-                return Err(self
-                    .scan
-                    .refuse(RefusalKind::OverBudget, self.depth, message));
-            }
-            if part.get().len() > max_part_bytes {
-                let message = format!("a part is longer than {max_part_bytes} bytes");
-                return Err(self
-                    .scan
-                    .refuse(RefusalKind::OverBudget, self.depth, message));
-            }
-            self.scan.walk_raw(part, self.depth + 1)?;
-        }
-        Ok(())
-    }
-
-    // Anything else is walked as any value; the wire decoder names the wrong type.
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.scan.count(self.depth)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        Node {
-            scan: self.scan,
-            depth: self.depth,
-        }
-        .visit_map(map)
     }
 }
 

@@ -110,7 +110,9 @@ pub(crate) async fn handle(
         Err(error) => {
             let error = error.into_rpc(&method);
             if streaming {
-                sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive)
+                let stream =
+                    sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive);
+                with_retry_after(stream, &error)
             } else {
                 RpcResponse {
                     id,
