@@ -3,8 +3,10 @@
 //! Reads the envelope, picks the protocol version ([`super::version`]: slash methods are
 //! 0.3, PascalCase ones 1.0), dispatches by method, and answers every outcome — success or
 //! error — with HTTP 200 and a JSON-RPC response in that version's shape (or an SSE stream for
-//! the streaming methods). The only non-200 answers come before an envelope exists: 413 for a
-//! body over the limit and 405 for another HTTP method, both from axum.
+//! the streaming methods). The only non-200 answers come before an envelope exists: from the
+//! gate ([`super::gate`]) 413, 408 or 400 for a body over the limit, too slow or unreadable
+//! (each with a JSON-RPC error body, id null) and 415 for a body that is not JSON; 405 from
+//! axum for another HTTP method.
 //!
 //! The body is walked within the decoding budget ([`crate::a2a::budget`]) before it is
 //! decoded: a key repeated among the envelope's members is -32600, one repeated deeper or a
