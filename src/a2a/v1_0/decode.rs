@@ -261,18 +261,24 @@ fn decode_message(message: WireMessage, path: &str) -> Result<Message, WireError
             ));
         }
     };
-    let parts = message
-        .parts
-        .ok_or_else(|| missing("parts"))?
+    let message_id = message
+        .message_id
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| missing("messageId"))?;
+    let parts = message.parts.ok_or_else(|| missing("parts"))?;
+    if parts.is_empty() {
+        return Err(WireError::new(
+            format!("{path}.parts"),
+            "expected at least one part",
+        ));
+    }
+    let parts = parts
         .into_iter()
         .enumerate()
         .map(|(index, part)| decode_part(part, &format!("{path}.parts[{index}]")))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Message {
-        message_id: message
-            .message_id
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| missing("messageId"))?,
+        message_id,
         role,
         parts,
         context_id: message.context_id.filter(|id| !id.is_empty()),
@@ -368,7 +374,7 @@ mod tests {
         );
         assert_eq!(
             send_error(
-                json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []},
+                json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]},
                 "configuration": {"historyLength": -1}})
             ),
             "params.configuration.historyLength: expected a non-negative integer"
