@@ -2,10 +2,10 @@
 //!
 //! The input is read two ways, as the server reads a 1.0 request:
 //!
-//! - a JSON-RPC request: the envelope, then the params of the 1.0 method it names
-//!   (`SendMessage`, `GetTask`, ...);
-//! - an HTTP+JSON body of `POST /message:send` (the binding decodes the same
-//!   `SendMessageRequest`, with no envelope around it).
+//! - a JSON-RPC request: the decoding budget's walk, the envelope, then the params of the 1.0
+//!   method it names (`SendMessage`, `GetTask`, ...);
+//! - an HTTP+JSON body of `POST /message:send`: the budget's walk, then the same
+//!   `SendMessageRequest`, with no envelope around it.
 //!
 //! No input may panic. Every refusal must answer in the 1.0 error shape: a JSON-RPC error
 //! with an integer code, a message and a `google.rpc.ErrorInfo` in `data` whose metadata
@@ -13,6 +13,7 @@
 //! detail. A message that decodes must encode with the 1.0 encoder and decode again to the same
 //! message (nothing a client sent is lost or invented on the way through).
 
+use a2ui_agent::a2a::budget::{self, DecodeBudget};
 use a2ui_agent::a2a::jsonrpc::{self, RpcError};
 use a2ui_agent::a2a::v1_0;
 use serde_json::{Value, json};
@@ -24,6 +25,9 @@ pub fn check(data: &[u8]) {
 }
 
 fn check_rpc(data: &[u8]) {
+    if let Err(refusal) = budget::check(data, &DecodeBudget::default()) {
+        return check_rpc_refusal(&jsonrpc::peek_id(data), &refusal.to_rpc(true));
+    }
     let request = match jsonrpc::decode_request(data) {
         Ok(request) => request,
         Err((id, error)) => return check_rpc_refusal(&id, &error),
@@ -42,10 +46,14 @@ fn check_rpc(data: &[u8]) {
 }
 
 fn check_rest_body(data: &[u8]) {
-    let Ok(body) = serde_json::from_slice::<Value>(data) else {
-        return;
+    let refused = match budget::check(data, &DecodeBudget::default()) {
+        Err(refusal) => Err(refusal.to_rpc(false)),
+        Ok(()) => match serde_json::from_slice::<Value>(data) {
+            Ok(body) => send(Some(&body)),
+            Err(_) => return,
+        },
     };
-    if let Err(error) = send(Some(&body)) {
+    if let Err(error) = refused {
         let (status, answer) = v1_0::rest_error_body(&error);
         assert!((400..500).contains(&status), "{status} {answer}");
         assert_eq!(answer["error"]["code"], status, "{answer}");
