@@ -157,7 +157,10 @@ async fn a_conversation_waiting_on_one_instance_continues_through_the_other_and_
     assert_eq!(lost["error"]["code"], -32004, "{lost}");
     assert_eq!(won["result"]["id"], task_id.as_str());
     let history = won["result"]["history"].as_array().unwrap();
-    assert!(text_of(&history[1]["parts"]).contains("Sakura House"), "{won}");
+    assert!(
+        text_of(&history[1]["parts"]).contains("Sakura House"),
+        "{won}"
+    );
     // The history holds one continuation: the loser left no trace.
     let kept = b.get_task(&task_id).await;
     let users = kept["history"]

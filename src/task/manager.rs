@@ -291,9 +291,11 @@ impl TaskManager {
             // Another instance may have continued or canceled it since it was read.
             Some(read) => {
                 if !self.store.replace(read, task.clone()).await? {
-                    let state = self.store.get(&task.id).await?.map_or(read.state, |kept| {
-                        kept.status.state
-                    });
+                    let state = self
+                        .store
+                        .get(&task.id)
+                        .await?
+                        .map_or(read.state, |kept| kept.status.state);
                     return Err(busy_or_terminal(&task.id, state));
                 }
             }

@@ -60,7 +60,9 @@ fn start() -> Option<Postgres> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     if as_postgres {
-        run(Command::new("chown").args(["-R", "postgres:postgres"]).arg(&dir));
+        run(Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(&dir));
     }
     let data = dir.join("data");
     let cluster = Postgres {
@@ -68,11 +70,14 @@ fn start() -> Option<Postgres> {
         port: free_port(),
         as_postgres,
     };
-    run(cluster
-        .command("initdb")
-        .arg("-D")
-        .arg(&data)
-        .args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]));
+    run(cluster.command("initdb").arg("-D").arg(&data).args([
+        "-U",
+        "postgres",
+        "--auth=trust",
+        "-E",
+        "UTF8",
+        "--no-sync",
+    ]));
     let options = format!(
         "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
         cluster.port,
@@ -119,6 +124,8 @@ impl Postgres {
     }
 
     /// Stops the cluster and removes `dir` once this process has exited.
+    // The watchdog outlives this process by design: it is never waited for.
+    #[allow(clippy::zombie_processes)]
     fn watch(&self, dir: &Path, data: &Path) {
         let stop = format!(
             "{} {} -D {} -m immediate stop",

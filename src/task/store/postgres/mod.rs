@@ -276,7 +276,10 @@ impl Inner {
         } else {
             return None;
         };
-        Some(self.now_ms().saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)))
+        Some(
+            self.now_ms()
+                .saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+        )
     }
 
     /// The owner a task in `state` written by this instance has.
@@ -412,7 +415,11 @@ impl Inner {
                 " AND (status_ts < {ts} OR (status_ts = {ts} AND id < {id}))"
             ));
         }
-        let limit = args.push(i64::try_from(page_size).unwrap_or(i64::MAX).saturating_add(1));
+        let limit = args.push(
+            i64::try_from(page_size)
+                .unwrap_or(i64::MAX)
+                .saturating_add(1),
+        );
         let rows = self
             .client
             .query(
