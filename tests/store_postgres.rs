@@ -21,8 +21,17 @@ const LEASE_MS: &str = "1000";
 
 /// `a2ui-agent serve --store URL` on a free port, demo chunks `delay_ms` apart.
 async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
+    serve_with(url, delay_ms, &[]).await
+}
+
+/// [`serve`] with `extra` arguments.
+async fn serve_with(
+    url: &str,
+    delay_ms: u64,
+    extra: &[&str],
+) -> (tokio::process::Child, TestServer) {
     let delay = delay_ms.to_string();
-    let command = serve_command(&[
+    let mut args = vec![
         "--min-delay-ms",
         &delay,
         "--max-delay-ms",
@@ -31,7 +40,9 @@ async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) 
         url,
         "--lease-ms",
         LEASE_MS,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let command = serve_command(&args);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
     (child, TestServer::external(url))
 }
@@ -55,8 +66,15 @@ async fn start_streaming(server: &TestServer) -> (SseReader, String) {
     }
 }
 
-/// Reads `events` to the final update; returns it and the text the updates before carried.
+/// Reads `events` to the final update (for at most 20 s: keep-alive comments would let a
+/// stream without one go on forever); returns it and the text the updates before carried.
 async fn read_to_final(events: &mut SseReader) -> (Value, String) {
+    tokio::time::timeout(Duration::from_secs(20), read_to_final_forever(events))
+        .await
+        .expect("no final update within 20 s")
+}
+
+async fn read_to_final_forever(events: &mut SseReader) -> (Value, String) {
     let mut text = String::new();
     loop {
         let event = events.next_event().await.expect("the stream ended early");
@@ -208,6 +226,39 @@ async fn an_instance_killed_mid_stream_has_its_task_failed_by_its_peer_within_th
         .call_v1("ListTasks", json!({"status": "TASK_STATE_WORKING"}))
         .await;
     assert_eq!(page["result"]["totalSize"], 0, "{page}");
+}
+
+#[tokio::test]
+async fn a_task_cut_off_by_a_graceful_shutdown_is_stored_failed_and_its_watchers_told() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("shutdown");
+    // Chunks 3 s apart: the reply is still streaming at A's 1 s drain deadline.
+    let (mut a_child, a) = serve_with(&url, 3000, &["--drain-deadline", "1"]).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (_a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    let pid = a_child.id().unwrap().to_string();
+    let termed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(termed.success());
+    let status = tokio::time::timeout(Duration::from_secs(20), a_child.wait())
+        .await
+        .expect("A did not exit after SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let (last, _) = read_to_final(&mut b_events).await;
+    assert_eq!(last["status"]["state"], "failed", "{last}");
+    let task = b.get_task(&task_id).await;
+    assert_eq!(task["status"]["state"], "failed", "{task}");
 }
 
 fn task(id: &str, state: TaskState, second: u32) -> Task {

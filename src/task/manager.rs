@@ -202,6 +202,11 @@ impl TaskManager {
     async fn send(&self, running: &Running, delivery: Option<Delivery>) {
         let event = delivery.as_ref().map(Delivery::event);
         running.deliver(delivery).await;
+        self.publish(event).await;
+    }
+
+    /// Sends an event to the other instances, if the store is shared.
+    async fn publish(&self, event: Option<SharedEvent>) {
         if let (Some(cluster), Some(event)) = (&self.cluster, event) {
             if let Err(error) = cluster.publish(&event).await {
                 tracing::warn!(%error, "could not publish a task event to the other instances");
@@ -633,10 +638,13 @@ impl TaskManager {
         }
         drop(running_map);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
-        running.finish(Done { task, invalid });
         // The final event goes out after the task is stored and the run is over: a client
-        // that reacts to it (continues the task, asks for it) finds it settled.
-        self.send(running, delivery).await;
+        // that reacts to it (continues the task, asks for it) finds it settled. Other
+        // instances hear of it before the run is marked done, which a shutting-down server
+        // waits for before it exits.
+        self.publish(delivery.as_ref().map(Delivery::event)).await;
+        running.finish(Done { task, invalid });
+        running.deliver(delivery).await;
     }
 
     /// Stops every running task: each ends `failed` with `reason` as its final update. Used

@@ -142,7 +142,15 @@ impl Postgres {
             pid = std::process::id(),
             dir = dir.display()
         );
-        Command::new("sh")
+        // In a session of its own: a signal to this process group does not reach it.
+        let mut command = if Path::new("/usr/bin/setsid").exists() {
+            let mut command = Command::new("/usr/bin/setsid");
+            command.arg("sh");
+            command
+        } else {
+            Command::new("sh")
+        };
+        command
             .args(["-c", &script])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
