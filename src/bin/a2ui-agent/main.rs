@@ -24,7 +24,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve a model (--model-url, --model) or the built-in demo agent over A2A.
-    // Boxed: its many options would make every other command as large.
+    // Boxed: its many options make it much larger than the other commands.
     Serve(Box<serve::Args>),
     /// Split model output into text and A2UI messages, as the server does while streaming.
     Parse(parse::Args),
