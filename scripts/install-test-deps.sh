@@ -7,7 +7,10 @@
 #   web/node_modules/ (git-ignored) what builds and tests the page at GET /: esbuild, the
 #                  official A2UI renderer, puppeteer-core; pinned by web/package-lock.json;
 #   chromium       Debian's, for the browser test (apt-get, only when root and missing;
-#                  never a downloaded browser).
+#                  never a downloaded browser);
+#   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
+#                  which start a throwaway cluster of their own (apt-get, only when root and
+#                  missing; the packaged cluster is not used).
 # Idempotent and quiet: when both are already installed at the right versions it only checks
 # and returns. Prints output only on failure (or with VERBOSE=1).
 set -euo pipefail
@@ -90,5 +93,15 @@ if [[ ! -x /usr/bin/chromium ]]; then
         run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
     else
         echo "install-test-deps: /usr/bin/chromium is missing and this is not root with apt-get; install Debian's chromium for the browser test" >&2
+    fi
+fi
+
+# ---- PostgreSQL --------------------------------------------------------------------------
+if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
+    else
+        echo "install-test-deps: PostgreSQL (initdb) is missing and this is not root with apt-get; install Debian's postgresql for the PostgreSQL store tests" >&2
     fi
 fi

@@ -28,8 +28,9 @@ step "the examples build"
 cargo build --examples --all-features
 
 step "tests and doctests"
-# The reference folder (../shared/reference) and the interop clients must be present here:
-# a test that would skip without them fails instead.
+# The reference folder (../shared/reference), the interop clients and PostgreSQL must be
+# present here: a test that would skip without them fails instead.
 export A2UI_REQUIRE_REFERENCE=1
 export A2UI_REQUIRE_INTEROP=1
+export A2UI_REQUIRE_POSTGRES=1
 cargo test --all-features

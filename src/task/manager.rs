@@ -2,27 +2,37 @@
 //!
 //! One [`TaskManager`] per server. While an agent works on a task, the task lives in a
 //! [`Running`] entry (see [`super::running`]). The runner is the only writer of a
-//! running task; continuing, finishing and canceling an idle task are serialized by one lock
-//! over the running map, held across their [`TaskStore`] call, so a client that continues a
-//! task right after its final event always finds it settled in the store. (With a slow store,
-//! that lock is the throughput limit of those operations; new tasks take it only to register.)
+//! running task. Continuing and canceling an idle task first *claim* its id in this process
+//! (a set of ids, never held across an `.await`), then write through the store's
+//! compare-and-set ([`TaskStore::replace`]), which serializes writers across the instances
+//! sharing a store: the loser gets the same "task is running" error a local one gets. The
+//! lock over the running map is held only to look up, register or remove an entry, never
+//! across a store call. A run stores its final state before it leaves the map and before its
+//! final event goes out, so a client that reacts to that event finds the task settled; a
+//! continuation that finds the run still settling waits for it.
+//!
+//! When the store is shared ([`TaskStore::cluster`]), a task that does not run here may run
+//! on another instance: subscribing watches its events through the cluster, canceling asks
+//! the instance that runs it, and every local event is published for the others.
 //!
 //! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
 //! the agent stops at its next `.await`.
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::{FutureExt, StreamExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
 use super::output::{OutputPipeline, coalesce_text};
 use super::repair::{Guard, RepairPolicy};
-pub(crate) use super::running::{Done, Running, SharedEvent, Stop};
-use super::{Clock, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
+pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
+use super::{Clock, Cluster, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
@@ -44,6 +54,32 @@ pub(crate) struct TaskManager {
     /// What happens to an A2UI message that does not validate.
     repair: RepairPolicy,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
+    /// Ids of idle tasks being continued or canceled here (see the module doc).
+    claims: Mutex<HashSet<String>>,
+    /// Wakes those waiting for a claim.
+    released: Notify,
+    /// The other instances sharing the store, if any.
+    cluster: Option<Arc<dyn Cluster>>,
+    /// Whether the loop that takes other instances' cancel requests runs.
+    listening: AtomicBool,
+}
+
+/// How long a cancel waits for the instance that runs the task to stop it.
+const REMOTE_CANCEL_WAIT: Duration = Duration::from_secs(10);
+/// How often a cancel of a task running elsewhere is asked again while it waits.
+const REMOTE_CANCEL_RETRY: Duration = Duration::from_millis(500);
+
+/// An id claimed by [`TaskManager::try_claim`]; released when dropped.
+struct Claim<'a> {
+    manager: &'a TaskManager,
+    id: String,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.manager.claims().remove(&self.id);
+        self.manager.released.notify_waiters();
+    }
 }
 
 /// A freshly started (or continued) task.
@@ -93,6 +129,7 @@ impl TaskManager {
         output: Arc<dyn OutputPipeline>,
         final_state: TaskState,
     ) -> Self {
+        let cluster = store.cluster();
         Self {
             store,
             agent,
@@ -103,6 +140,77 @@ impl TaskManager {
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
             running: tokio::sync::Mutex::new(HashMap::new()),
+            claims: Mutex::new(HashSet::new()),
+            released: Notify::new(),
+            cluster,
+            listening: AtomicBool::new(false),
+        }
+    }
+
+    fn claims(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.claims
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Claims `id` unless another continuation or cancel holds it.
+    fn try_claim(&self, id: &str) -> Option<Claim<'_>> {
+        self.claims().insert(id.to_owned()).then(|| Claim {
+            manager: self,
+            id: id.to_owned(),
+        })
+    }
+
+    /// Claims `id`, waiting for whoever holds it.
+    async fn claim(&self, id: &str) -> Claim<'_> {
+        loop {
+            let released = self.released.notified();
+            if let Some(claim) = self.try_claim(id) {
+                return claim;
+            }
+            released.await;
+        }
+    }
+
+    /// Starts the loop that stops the tasks other instances ask to cancel (once).
+    fn listen_for_cancels(self: &Arc<Self>) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        if self.listening.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Some(mut requests) = cluster.cancel_requests() else {
+            return;
+        };
+        let manager = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(id) = requests.recv().await {
+                let Some(manager) = manager.upgrade() else {
+                    break;
+                };
+                let running = manager.running.lock().await.get(&id).cloned();
+                if let Some(running) = running {
+                    tracing::debug!(task_id = %id, "another instance asked to cancel the task");
+                    running.request_cancel();
+                }
+            }
+        });
+    }
+
+    /// Sends an event to the local subscribers, then to the other instances.
+    async fn send(&self, running: &Running, delivery: Option<Delivery>) {
+        let event = delivery.as_ref().map(Delivery::event);
+        running.deliver(delivery).await;
+        self.publish(event).await;
+    }
+
+    /// Sends an event to the other instances, if the store is shared.
+    async fn publish(&self, event: Option<SharedEvent>) {
+        if let (Some(cluster), Some(event)) = (&self.cluster, event) {
+            if let Err(error) = cluster.publish(&event).await {
+                tracing::warn!(%error, "could not publish a task event to the other instances");
+            }
         }
     }
 
@@ -143,13 +251,21 @@ impl TaskManager {
             mut message,
             decided,
         } = prepared;
-        // A continuation holds the lock from its checks until it is registered as running;
-        // a new task has a fresh id nobody else knows, so it takes the lock only to register.
-        let mut held = None;
+        self.listen_for_cancels();
+        // A continuation holds a claim on the id from its checks until it is registered as
+        // running; a new task has a fresh id nobody else knows.
+        let mut claim = None;
+        let mut expected = None;
         let (mut task, lifecycle, prior) = match message.task_id.clone() {
             Some(id) => {
-                let running_map = held.insert(self.running.lock().await);
-                self.continuation(running_map, &id, &mut message).await?
+                let held = claim.insert(self.try_claim(&id).ok_or(TaskError::Busy {
+                    id: id.clone(),
+                    state: TaskState::Working,
+                })?);
+                let (task, lifecycle, prior, read) =
+                    self.continuation(&held.id, &mut message).await?;
+                expected = Some(read);
+                (task, lifecycle, prior)
             }
             None => {
                 let context_id = message
@@ -176,15 +292,27 @@ impl TaskManager {
         task.history.push(message.clone());
         let excess = task.history.len().saturating_sub(self.max_history);
         task.history.drain(..excess);
-        self.store.put(task.clone()).await?;
+        match &expected {
+            // Another instance may have continued or canceled it since it was read.
+            Some(read) => {
+                if !self.store.replace(read, task.clone()).await? {
+                    let state = self
+                        .store
+                        .get(&task.id)
+                        .await?
+                        .map_or(read.state, |kept| kept.status.state);
+                    return Err(busy_or_terminal(&task.id, state));
+                }
+            }
+            None => self.store.put(task.clone()).await?,
+        }
         let (running, cancel_rx) = Running::start(task.clone(), lifecycle);
         let events = stream.then(|| running.subscribe().1);
-        let mut running_map = match held {
-            Some(running_map) => running_map,
-            None => self.running.lock().await,
-        };
-        running_map.insert(task.id.clone(), running.clone());
-        drop(running_map);
+        self.running
+            .lock()
+            .await
+            .insert(task.id.clone(), running.clone());
+        drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
         let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
         let job = match request {
@@ -213,17 +341,23 @@ impl TaskManager {
     }
 
     /// Checks that `message` may continue task `id` and prepares the task for it.
+    /// Also returns the status read, for the compare-and-set that claims it in the store.
     async fn continuation(
         &self,
-        running_map: &HashMap<String, Arc<Running>>,
         id: &str,
         message: &mut Message,
-    ) -> Result<(Task, Lifecycle, Vec<Message>), TaskError> {
-        if let Some(running) = running_map.get(id) {
-            return Err(TaskError::Busy {
-                id: id.to_owned(),
-                state: running.snapshot().status.state,
-            });
+    ) -> Result<(Task, Lifecycle, Vec<Message>, TaskStatus), TaskError> {
+        let running = self.running.lock().await.get(id).cloned();
+        if let Some(running) = running {
+            let state = running.snapshot().status.state;
+            if !(state.is_terminal() || state.is_interrupted()) {
+                return Err(TaskError::Busy {
+                    id: id.to_owned(),
+                    state,
+                });
+            }
+            // The run is storing its final state: wait for it to be done.
+            running.wait_done().await;
         }
         let mut task = self
             .store
@@ -231,18 +365,10 @@ impl TaskManager {
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
         let state = task.status.state;
-        if state.is_terminal() {
-            return Err(TaskError::Terminal {
-                id: id.to_owned(),
-                state,
-            });
-        }
         if !state.is_interrupted() {
-            return Err(TaskError::Busy {
-                id: id.to_owned(),
-                state,
-            });
+            return Err(busy_or_terminal(id, state));
         }
+        let read = task.status.clone();
         match &message.context_id {
             Some(given) if *given != task.context_id => {
                 return Err(TaskError::ContextMismatch {
@@ -267,7 +393,7 @@ impl TaskManager {
         let excess = task.history.len().saturating_sub(keep);
         task.history.drain(..excess);
         let prior = task.history.clone();
-        Ok((task, lifecycle, prior))
+        Ok((task, lifecycle, prior, read))
     }
 
     /// Drives the agent for one request (or refuses it), then settles the task.
@@ -297,7 +423,7 @@ impl TaskManager {
             if let Err(error) = self.store.put(running.snapshot()).await {
                 tracing::warn!(%error, "could not store the working task");
             }
-            running.deliver(started).await;
+            self.send(&running, started).await;
             match job {
                 Job::Answer { request, streaming } => {
                     self.drive(&running, &reply_id, *request, streaming).await
@@ -446,7 +572,7 @@ impl TaskManager {
             };
             Some(status_event(task, false))
         });
-        running.deliver(delivery).await;
+        self.send(running, delivery).await;
     }
 
     /// Moves the task to its final state, stores it and sends the final update.
@@ -475,7 +601,6 @@ impl TaskManager {
             Outcome::Canceled => (TaskState::Canceled, None, None),
         };
         let timestamp = self.now();
-        let mut running_map = self.running.lock().await;
         let mut final_task = None;
         let delivery = running.update(|task, lifecycle| {
             let state = match lifecycle.transition(state) {
@@ -504,6 +629,7 @@ impl TaskManager {
         if let Err(error) = self.store.put(task.clone()).await {
             tracing::error!(task_id = %task.id, %error, "could not store the finished task");
         }
+        let mut running_map = self.running.lock().await;
         if running_map
             .get(&task.id)
             .is_some_and(|entry| Arc::ptr_eq(entry, running))
@@ -512,9 +638,12 @@ impl TaskManager {
         }
         drop(running_map);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
-        running.finish(Done { task, invalid });
         // The final event goes out after the task is stored and the run is over: a client
-        // that reacts to it (continues the task, asks for it) finds it settled.
+        // that reacts to it (continues the task, asks for it) finds it settled. Other
+        // instances hear of it before the run is marked done, which a shutting-down server
+        // waits for before it exits.
+        self.publish(delivery.as_ref().map(Delivery::event)).await;
+        running.finish(Done { task, invalid });
         running.deliver(delivery).await;
     }
 
@@ -570,7 +699,8 @@ impl TaskManager {
         Ok(page)
     }
 
-    /// The current task and, if it runs, the events that follow.
+    /// The current task and, if it runs (here, or on another instance sharing the store),
+    /// the events that follow.
     pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
         if let Some(running) = self.running.lock().await.get(id) {
             let (snapshot, events) = running.subscribe();
@@ -579,32 +709,39 @@ impl TaskManager {
                 events: Some(events),
             });
         }
+        // Watch before reading, so no event falls between the snapshot and the stream.
+        let watching = match &self.cluster {
+            Some(cluster) => Some(cluster.watch(id).await?),
+            None => None,
+        };
         let task = self
             .store
             .get(id)
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-        if task.status.state.is_terminal() {
+        let state = task.status.state;
+        if state.is_terminal() {
             return Err(TaskError::Terminal {
                 id: id.to_owned(),
-                state: task.status.state,
+                state,
             });
         }
         Ok(Subscription {
             snapshot: task,
-            events: None,
+            events: watching.filter(|_| !state.is_interrupted()),
         })
     }
 
-    /// Cancels task `id`: stops its agent if it runs, and settles it as `canceled`.
+    /// Cancels task `id`: stops its agent if it runs (here, or through the cluster on the
+    /// instance that runs it), and settles it as `canceled`.
     pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
         // A run may end on its own while the cancel is on its way; then cancel the settled
-        // task. Two rounds cover that race; a third run cannot start in between because
-        // starting needs an interrupted task, which this loop cancels under the lock.
-        for _ in 0..3 {
-            let running_map = self.running.lock().await;
-            if let Some(running) = running_map.get(id).cloned() {
-                drop(running_map);
+        // task. A few rounds cover that race: a new run cannot start in between because
+        // starting needs an interrupted task, which this loop cancels under a claim with a
+        // compare-and-set.
+        for _ in 0..4 {
+            let running = self.running.lock().await.get(id).cloned();
+            if let Some(running) = running {
                 running.request_cancel();
                 let done = running.wait_done().await;
                 if done.task.status.state == TaskState::Canceled {
@@ -612,18 +749,35 @@ impl TaskManager {
                 }
                 continue;
             }
+            // Waits for a continuation here to register its run.
+            let claim = self.claim(id).await;
+            if self.running.lock().await.contains_key(id) {
+                continue;
+            }
             let mut task = self
                 .store
                 .get(id)
                 .await?
                 .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-            let mut lifecycle = Lifecycle::resume(task.status.state);
+            let state = task.status.state;
+            if let (Some(cluster), TaskState::Submitted | TaskState::Working) =
+                (&self.cluster, state)
+            {
+                // It runs on another instance.
+                drop(claim);
+                match self.cancel_elsewhere(cluster.as_ref(), id).await? {
+                    Some(canceled) => return Ok(canceled),
+                    None => continue,
+                }
+            }
+            let mut lifecycle = Lifecycle::resume(state);
             if lifecycle.transition(TaskState::Canceled).is_err() {
                 return Err(TaskError::NotCancelable {
                     id: id.to_owned(),
-                    state: task.status.state,
+                    state,
                 });
             }
+            let read = task.status.clone();
             if let Some(reply) = task.status.message.take() {
                 task.history.push(reply);
             }
@@ -632,9 +786,9 @@ impl TaskManager {
                 message: None,
                 timestamp: Some(self.now()),
             };
-            self.store.put(task.clone()).await?;
-            drop(running_map);
-            return Ok(task);
+            if self.store.replace(&read, task.clone()).await? {
+                return Ok(task);
+            }
         }
         let task = self.get(id).await?;
         Err(TaskError::NotCancelable {
@@ -642,6 +796,67 @@ impl TaskManager {
             state: task.status.state,
         })
     }
+
+    /// Asks the instance that runs task `id` to cancel it and waits until the task settles:
+    /// the canceled task, or `None` when it settled some other way (the caller looks again).
+    async fn cancel_elsewhere(
+        &self,
+        cluster: &dyn Cluster,
+        id: &str,
+    ) -> Result<Option<Task>, TaskError> {
+        let mut events = cluster.watch(id).await?;
+        let deadline = tokio::time::Instant::now() + REMOTE_CANCEL_WAIT;
+        loop {
+            cluster.request_cancel(id).await?;
+            let settled = async {
+                loop {
+                    match events.recv().await {
+                        Some(event) if is_final(&event) => return,
+                        Some(_) => {}
+                        None => std::future::pending::<()>().await,
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(REMOTE_CANCEL_RETRY, settled).await;
+            let task = self
+                .store
+                .get(id)
+                .await?
+                .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
+            match task.status.state {
+                TaskState::Canceled => return Ok(Some(task)),
+                TaskState::Submitted | TaskState::Working => {
+                    if tokio::time::Instant::now() >= deadline {
+                        return Err(TaskError::NotCancelable {
+                            id: id.to_owned(),
+                            state: task.status.state,
+                        });
+                    }
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+}
+
+/// The error for continuing a task in `state` that is not waiting for input.
+fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
+    if state.is_terminal() {
+        TaskError::Terminal {
+            id: id.to_owned(),
+            state,
+        }
+    } else {
+        TaskError::Busy {
+            id: id.to_owned(),
+            state,
+        }
+    }
+}
+
+/// Whether `event` is a task's last.
+fn is_final(event: &StreamEvent) -> bool {
+    matches!(event, StreamEvent::StatusUpdate(update) if update.is_final)
 }
 
 fn status_event(task: &Task, is_final: bool) -> StreamEvent {

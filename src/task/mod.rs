@@ -23,9 +23,13 @@ pub use ids::{IdGenerator, SequentialIds, UuidIds};
 pub use page::{PageCursor, list_page};
 pub use repair::OnInvalid;
 pub(crate) use repair::RepairPolicy;
-pub use store::{InMemoryStore, StoreError, TaskStore};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use store::STOPPED_MESSAGE;
 #[cfg(feature = "sqlite")]
-pub use store::{STOPPED_MESSAGE, SqliteStore};
+pub use store::SqliteStore;
+pub use store::{Cluster, InMemoryStore, StoreError, TaskStore};
+#[cfg(feature = "postgres")]
+pub use store::{PostgresBuilder, PostgresStore};
 
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};

@@ -36,9 +36,16 @@ struct Shared {
 }
 
 /// An event and the subscribers it goes to, taken atomically with the task change.
-pub(super) struct Delivery {
+pub(crate) struct Delivery {
     event: SharedEvent,
     to: Vec<mpsc::Sender<SharedEvent>>,
+}
+
+impl Delivery {
+    /// The event delivered.
+    pub(crate) fn event(&self) -> SharedEvent {
+        self.event.clone()
+    }
 }
 
 /// Why the runner is asked to stop the agent before it ends.

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+pub mod postgres;
+
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::Agent;

@@ -15,7 +15,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::server::{self, ServerBuilder};
-use a2ui_agent::task::{InMemoryStore, OnInvalid, SqliteStore};
+use a2ui_agent::task::{InMemoryStore, OnInvalid, PostgresStore, SqliteStore};
 
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
@@ -55,10 +55,16 @@ pub struct Args {
     max_repairs: usize,
     #[command(flatten)]
     hardening: Hardening,
-    /// Where tasks are kept: `memory` (lost on exit) or `sqlite:PATH` (a file that keeps
-    /// conversations waiting for input across restarts).
+    /// Where tasks are kept: `memory` (lost on exit), `sqlite:PATH` (a file that keeps
+    /// conversations waiting for input across restarts) or `postgres://USER@HOST/DB` (a
+    /// database several instances share, behaving as one server).
     #[arg(long, default_value = "memory", value_name = "STORE", value_parser = parse_store)]
     store: StoreSpec,
+    /// With `--store postgres://`: how long, in milliseconds, this instance's tasks are
+    /// trusted to run after it stops renewing its lease (crashed); then another instance
+    /// stores them `failed`.
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    lease_ms: u64,
     /// How long a finished task stays readable, in seconds.
     #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
     finished_ttl_secs: u64,
@@ -69,14 +75,19 @@ pub struct Args {
 enum StoreSpec {
     Memory,
     Sqlite(PathBuf),
+    Postgres(String),
 }
 
 fn parse_store(text: &str) -> Result<StoreSpec, String> {
     match text.split_once(':') {
         _ if text == "memory" => Ok(StoreSpec::Memory),
         Some(("sqlite", path)) if !path.is_empty() => Ok(StoreSpec::Sqlite(PathBuf::from(path))),
+        Some(("postgres" | "postgresql", rest)) if rest.starts_with("//") => {
+            Ok(StoreSpec::Postgres(text.to_owned()))
+        }
         _ => Err(format!(
-            "{text:?}: expected `memory` or `sqlite:PATH` (e.g. sqlite:tasks.db)"
+            "{text:?}: expected `memory`, `sqlite:PATH` (e.g. sqlite:tasks.db) or \
+             `postgres://USER@HOST/DATABASE`"
         )),
     }
 }
@@ -126,7 +137,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ),
         _ => (demo_server(builder, &args), "the demo agent"),
     };
-    let builder = with_store(builder, &args)?;
+    let builder = with_store(builder, &args).await?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder)?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
@@ -146,7 +157,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The builder with the task store `--store` names.
-fn with_store(
+async fn with_store(
     builder: ServerBuilder,
     args: &Args,
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
@@ -158,6 +169,16 @@ fn with_store(
                 .map_err(|error| format!("--store sqlite:{}: {error}", path.display()))?;
             tracing::info!(path = %path.display(), "tasks are kept in SQLite");
             builder.store(store.finished_ttl(ttl))
+        }
+        StoreSpec::Postgres(url) => {
+            let store = PostgresStore::builder(url.as_str())
+                .finished_ttl(ttl)
+                .lease(Duration::from_millis(args.lease_ms))
+                .connect()
+                .await
+                // The URL may hold a password: the message names only the scheme.
+                .map_err(|error| format!("--store postgres://...: {error}"))?;
+            builder.store(store)
         }
     })
 }

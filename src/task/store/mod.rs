@@ -7,11 +7,21 @@
 //! evicted; when every slot holds one, new tasks are refused.
 
 mod budget;
+mod cluster;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod row;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+pub use cluster::Cluster;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresBuilder, PostgresStore};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use row::STOPPED_MESSAGE;
 #[cfg(feature = "sqlite")]
-pub use sqlite::{STOPPED_MESSAGE, SqliteStore};
+pub use sqlite::SqliteStore;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -21,7 +31,7 @@ use std::time::{Duration, SystemTime};
 use futures::future::{self, BoxFuture};
 
 use super::page::list_page;
-use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 use crate::task::clock::{Clock, SystemClock};
 
 /// Keeps tasks by id.
@@ -79,6 +89,40 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let _ = query;
         Box::pin(future::ready(Err(StoreError::Unsupported("listing tasks"))))
+    }
+
+    /// Replaces the kept task with `task` only if the kept one still has the status
+    /// `expected` (same state and timestamp); `Ok(false)` when another writer got there
+    /// first. This compare-and-set is what serializes continuing and canceling a task
+    /// across server instances sharing a store.
+    ///
+    /// The default reads, compares and writes, which is atomic only for a store that one
+    /// process uses (the manager serializes its own writers of a task); a store shared by
+    /// several processes must do it in one step.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the store cannot answer.
+    fn replace<'a>(
+        &'a self,
+        expected: &'a TaskStatus,
+        task: Task,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let unchanged = self.get(&task.id).await?.is_some_and(|kept| {
+                kept.status.state == expected.state && kept.status.timestamp == expected.timestamp
+            });
+            if unchanged {
+                self.put(task).await?;
+            }
+            Ok(unchanged)
+        })
+    }
+
+    /// What the store carries between server instances sharing it, if it is shared
+    /// (see [`Cluster`]). `None` by default: one process.
+    fn cluster(&self) -> Option<Arc<dyn Cluster>> {
+        None
     }
 }
 
@@ -354,6 +398,18 @@ impl<S: TaskStore> TaskStore for Arc<S> {
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         S::list(self, query)
+    }
+
+    fn replace<'a>(
+        &'a self,
+        expected: &'a TaskStatus,
+        task: Task,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        S::replace(self, expected, task)
+    }
+
+    fn cluster(&self) -> Option<Arc<dyn Cluster>> {
+        S::cluster(self)
     }
 }
 

@@ -21,12 +21,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::Value;
 
 use super::budget::trim_history;
+use super::row::{COLUMNS, Row, stopped};
 use super::{StoreError, TaskStore};
-use crate::a2a::v0_3::{decode_message, decode_part, encode_artifact, encode_message};
-use crate::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
+use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::task::page::{PageCursor, normalized_timestamp};
 use crate::task::{Clock, SystemClock, timestamp};
 
@@ -49,9 +48,6 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX tasks_context ON tasks (context_id, status_ts DESC, id DESC);
     CREATE INDEX tasks_expiry ON tasks (expires_ms) WHERE expires_ms IS NOT NULL;
 "];
-
-/// What a task that was running when the server stopped says after the restart.
-pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";
 
 /// A [`TaskStore`] in a SQLite file.
 ///
@@ -90,6 +86,9 @@ impl std::fmt::Debug for SqliteStore {
             .finish_non_exhaustive()
     }
 }
+
+/// How errors name this store.
+const ENGINE: &str = "sqlite";
 
 fn sql_error(error: rusqlite::Error) -> StoreError {
     StoreError::Other(format!("sqlite: {error}"))
@@ -269,41 +268,12 @@ fn fail_orphans(connection: &mut Connection, now: SystemTime) -> Result<(), Stor
         rows.collect::<Result<Vec<_>, _>>().map_err(sql_error)?
     };
     for row in orphans {
-        let mut task = row.decode()?;
-        if let Some(partial) = task.status.message.take() {
-            task.history.push(partial);
-        }
-        let mut message = Message::agent(
-            format!("{}-stopped", task.id),
-            vec![Part::text(STOPPED_MESSAGE)],
-        );
-        message.task_id = Some(task.id.clone());
-        message.context_id = Some(task.context_id.clone());
-        task.status = TaskStatus {
-            state: TaskState::Failed,
-            message: Some(message),
-            timestamp: Some(timestamp(now)),
-        };
+        let task = stopped(row.decode(ENGINE)?, now);
         tracing::warn!(task_id = %task.id, "the task was running when the server stopped: failed");
         let expires_ms = add_ms(millis(now), SqliteStore::DEFAULT_FINISHED_TTL);
         write(&transaction, &task, Some(expires_ms))?;
     }
     transaction.commit().map_err(sql_error)
-}
-
-const COLUMNS: &str =
-    "id, context_id, state, status_ts, status_message, history, artifacts, metadata";
-
-/// A row as read, decoded outside the SQLite callback so errors keep their detail.
-struct Row {
-    id: String,
-    context_id: String,
-    state: String,
-    status_ts: String,
-    status_message: Option<String>,
-    history: String,
-    artifacts: String,
-    metadata: Option<String>,
 }
 
 fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
@@ -319,96 +289,9 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     })
 }
 
-fn corrupt(id: &str, what: impl std::fmt::Display) -> StoreError {
-    StoreError::Other(format!("sqlite: task {id} cannot be read back: {what}"))
-}
-
-impl Row {
-    fn decode(self) -> Result<Task, StoreError> {
-        let id = self.id;
-        let state = TaskState::ALL
-            .into_iter()
-            .find(|state| state.as_str() == self.state)
-            .ok_or_else(|| corrupt(&id, format!("unknown state {:?}", self.state)))?;
-        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&id, e));
-        let message = |value: &Value| decode_message(value, "message").map_err(|e| corrupt(&id, e));
-        let status_message = match &self.status_message {
-            Some(text) => Some(message(&json(text)?)?),
-            None => None,
-        };
-        let history = match json(&self.history)? {
-            Value::Array(items) => items.iter().map(message).collect::<Result<_, _>>()?,
-            _ => return Err(corrupt(&id, "history is not an array")),
-        };
-        let artifacts = match json(&self.artifacts)? {
-            Value::Array(items) => items
-                .iter()
-                .map(|item| decode_artifact(item).ok_or_else(|| corrupt(&id, "bad artifact")))
-                .collect::<Result<_, _>>()?,
-            _ => return Err(corrupt(&id, "artifacts is not an array")),
-        };
-        let metadata = match &self.metadata {
-            Some(text) => match json(text)? {
-                Value::Object(map) => Some(map),
-                _ => return Err(corrupt(&id, "metadata is not an object")),
-            },
-            None => None,
-        };
-        Ok(Task {
-            id,
-            context_id: self.context_id,
-            status: TaskStatus {
-                state,
-                message: status_message,
-                timestamp: (!self.status_ts.is_empty()).then_some(self.status_ts),
-            },
-            artifacts,
-            history,
-            metadata,
-        })
-    }
-}
-
-fn decode_artifact(value: &Value) -> Option<Artifact> {
-    let object = value.as_object()?;
-    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
-    let parts = object
-        .get("parts")?
-        .as_array()?
-        .iter()
-        .map(|part| decode_part(part, "part").ok())
-        .collect::<Option<Vec<_>>>()?;
-    Some(Artifact {
-        artifact_id: text("artifactId")?,
-        name: text("name"),
-        description: text("description"),
-        parts,
-        extensions: object
-            .get("extensions")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        metadata: object.get("metadata").and_then(Value::as_object).cloned(),
-    })
-}
-
 /// Inserts or replaces `task`, forgotten at `expires_ms` (never while `None`).
 fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Result<(), StoreError> {
-    let status_message = task
-        .status
-        .message
-        .as_ref()
-        .map(|message| encode_message(message).to_string());
-    let history = Value::Array(task.history.iter().map(encode_message).collect()).to_string();
-    let artifacts = Value::Array(task.artifacts.iter().map(encode_artifact).collect()).to_string();
-    let metadata = task
-        .metadata
-        .as_ref()
-        .map(|map| Value::Object(map.clone()).to_string());
+    let row = Row::encode(task);
     connection
         .execute(
             "INSERT OR REPLACE INTO tasks
@@ -416,14 +299,14 @@ fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Resul
                  metadata, expires_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
-                task.id,
-                task.context_id,
-                task.status.state.as_str(),
-                task.status.timestamp.as_deref().unwrap_or(""),
-                status_message,
-                history,
-                artifacts,
-                metadata,
+                row.id,
+                row.context_id,
+                row.state,
+                row.status_ts,
+                row.status_message,
+                row.history,
+                row.artifacts,
+                row.metadata,
                 expires_ms,
             ],
         )
@@ -457,7 +340,7 @@ impl TaskStore for SqliteStore {
                 )
                 .optional()
                 .map_err(sql_error)?;
-            row.map(Row::decode).transpose()
+            row.map(|row| row.decode(ENGINE)).transpose()
         })
     }
 
@@ -556,7 +439,7 @@ fn list(
         .map_err(sql_error)?;
     let mut tasks = rows
         .into_iter()
-        .map(Row::decode)
+        .map(|row| row.decode(ENGINE))
         .collect::<Result<Vec<_>, _>>()?;
     let more = tasks.len() > page_size;
     tasks.truncate(page_size);
@@ -575,8 +458,11 @@ fn list(
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+    use serde_json::Value;
 
+    use super::super::row::STOPPED_MESSAGE;
     use super::*;
+    use crate::a2a::{Artifact, Message, Part, TaskState, TaskStatus};
     use crate::task::{ManualClock, list_page};
 
     fn task(id: &str, state: TaskState, second: u32) -> Task {

@@ -1,0 +1,120 @@
+//! Leases: no task stays `working` after the instance running it died.
+//!
+//! Each instance renews its row in `a2ui_instances` every third of its lease. A task that is
+//! `submitted` or `working` belongs to the instance that wrote it; when that instance's lease
+//! has expired (by the database's clock, so instance clocks need not agree), whichever
+//! instance sweeps first stores the task as `failed` saying the server stopped, and publishes
+//! that final update so watchers on other instances see the stream end. The write is
+//! conditional on the task still being that instance's and still running, so it never
+//! overwrites a task that settled meanwhile. The sweep also deletes expired tasks, old
+//! large-event rows and long-dead instances.
+
+use std::sync::{Arc, Weak};
+use std::time::{Duration, SystemTime};
+
+use super::super::row::{COLUMNS, stopped};
+use super::{ENGINE, Inner, pg_error, read_row};
+use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
+use crate::task::StoreError;
+
+/// Renews this instance's lease (creating it at start).
+pub(super) async fn renew(inner: &Inner) -> Result<(), StoreError> {
+    inner
+        .client
+        .execute(
+            "INSERT INTO a2ui_instances (id, heartbeat) VALUES ($1, now())
+             ON CONFLICT (id) DO UPDATE SET heartbeat = now()",
+            &[&inner.instance],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(())
+}
+
+/// Fails the running tasks of instances whose lease expired, and deletes what expired.
+pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
+    let lease = inner.lease.as_secs_f64();
+    let orphans = inner
+        .client
+        .query(
+            &format!(
+                "SELECT {COLUMNS}, owner FROM a2ui_tasks t
+                 WHERE expires_ms IS NULL AND state IN ('submitted', 'working')
+                   AND NOT EXISTS (SELECT 1 FROM a2ui_instances i WHERE i.id = t.owner
+                       AND i.heartbeat > now() - make_interval(secs => $1))"
+            ),
+            &[&lease],
+        )
+        .await
+        .map_err(pg_error)?;
+    for row in &orphans {
+        let owner: Option<String> = row.try_get(8).map_err(pg_error)?;
+        let task = stopped(read_row(row)?.decode(ENGINE)?, SystemTime::now());
+        let encoded = super::super::row::Row::encode(&task);
+        let changed = inner
+            .client
+            .execute(
+                "UPDATE a2ui_tasks SET state = $2, status_ts = $3, status_message = $4,
+                    history = $5, expires_ms = $6, owner = NULL
+                 WHERE id = $1 AND owner IS NOT DISTINCT FROM $7
+                    AND state IN ('submitted', 'working')",
+                &[
+                    &encoded.id,
+                    &encoded.state,
+                    &encoded.status_ts,
+                    &encoded.status_message,
+                    &encoded.history,
+                    &inner.expiry(task.status.state),
+                    &owner,
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+        if changed == 1 {
+            tracing::warn!(task_id = %task.id, owner = owner.as_deref().unwrap_or("none"),
+                "the instance running the task stopped renewing its lease: failed");
+            let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: task.status.clone(),
+                is_final: true,
+                metadata: None,
+            });
+            inner.publish(&event).await?;
+        }
+    }
+    inner
+        .client
+        .batch_execute(&format!(
+            "DELETE FROM a2ui_tasks WHERE expires_ms <= {now};
+             DELETE FROM a2ui_events WHERE created < now() - interval '5 minutes';
+             DELETE FROM a2ui_instances WHERE heartbeat < now() - interval '1 day';",
+            now = inner.now_ms()
+        ))
+        .await
+        .map_err(pg_error)
+}
+
+/// Renews the lease and sweeps every third of the lease, until the store is dropped.
+pub(super) async fn keep(store: Weak<Inner>) {
+    let every = store
+        .upgrade()
+        .map_or(Duration::from_secs(10), |inner| inner.lease / 3);
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let Some(inner) = store.upgrade() else {
+            break;
+        };
+        if let Err(error) = beat(&inner).await {
+            tracing::warn!(%error, "could not renew the PostgreSQL lease or sweep");
+        }
+    }
+}
+
+async fn beat(inner: &Arc<Inner>) -> Result<(), StoreError> {
+    renew(inner).await?;
+    sweep(inner).await
+}

@@ -1,0 +1,561 @@
+//! A [`TaskStore`] in PostgreSQL, shared by several server instances.
+//!
+//! SQLite keeps one machine's tasks; this store lets instances behind a load balancer behave
+//! as one server. Every instance reads and writes the same `a2ui_tasks` table, so any of them
+//! answers `tasks/get` and `ListTasks` (in SQL, with the same paging as the other stores) for
+//! any task. What the table cannot carry, live events and cancel requests, goes through
+//! LISTEN/NOTIFY (see `notify`), offered to the task manager as a [`Cluster`]. Continuing
+//! and canceling are serialized across instances by a compare-and-set on the task's status
+//! ([`TaskStore::replace`]).
+//!
+//! A task running on an instance is stored with that instance as its owner. Each instance
+//! renews a lease in `a2ui_instances`; whichever instance notices that a lease expired (at
+//! start and then every third of the lease) stores the dead instance's running tasks as
+//! `failed` with [`STOPPED_MESSAGE`](super::STOPPED_MESSAGE), so a `kill -9` leaves no task
+//! `working` forever (see `lease`).
+//!
+//! The schema is created and upgraded by migrations compiled into the binary, applied under
+//! an advisory lock (two instances starting together do not race) and recorded in
+//! `a2ui_schema_migrations`.
+//!
+//! One connection carries the queries (tokio-postgres pipelines concurrent ones on it) and a
+//! second one listens. Limitations: no TLS (`sslmode=require` is refused), and a lost
+//! connection is not re-established: the store then answers errors until restarted.
+
+mod lease;
+mod notify;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::future::BoxFuture;
+use tokio::sync::mpsc;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, NoTls};
+
+use super::budget::trim_history;
+use super::row::{COLUMNS, Row};
+use super::{Cluster, StoreError, TaskStore};
+use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
+use crate::task::page::{PageCursor, normalized_timestamp};
+use crate::task::{Clock, SystemClock, timestamp};
+
+/// How errors name this store.
+const ENGINE: &str = "postgres";
+
+/// The schema, one step per entry, applied in order; never edit a released step, add one.
+/// Text columns that are compared or sorted use the "C" collation: byte order, the order
+/// the other stores and the reference pager use whatever the database's locale.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE a2ui_tasks (
+        id TEXT COLLATE \"C\" PRIMARY KEY,
+        context_id TEXT COLLATE \"C\" NOT NULL,
+        state TEXT NOT NULL,
+        status_ts TEXT COLLATE \"C\" NOT NULL,
+        status_message TEXT,
+        history TEXT NOT NULL,
+        artifacts TEXT NOT NULL,
+        metadata TEXT,
+        -- Unix milliseconds after which the task is forgotten; NULL while it runs.
+        expires_ms BIGINT,
+        -- The instance running it while it is submitted or working.
+        owner TEXT
+    );
+    CREATE INDEX a2ui_tasks_listing ON a2ui_tasks (status_ts DESC, id DESC);
+    CREATE INDEX a2ui_tasks_context ON a2ui_tasks (context_id, status_ts DESC, id DESC);
+    CREATE INDEX a2ui_tasks_expiry ON a2ui_tasks (expires_ms) WHERE expires_ms IS NOT NULL;
+    CREATE INDEX a2ui_tasks_running ON a2ui_tasks (owner) WHERE expires_ms IS NULL;
+    CREATE TABLE a2ui_instances (
+        id TEXT PRIMARY KEY,
+        heartbeat TIMESTAMPTZ NOT NULL
+    );
+    -- Events too large for a notification; the notification carries the row id.
+    CREATE TABLE a2ui_events (
+        id BIGSERIAL PRIMARY KEY,
+        payload TEXT NOT NULL,
+        created TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+"];
+
+/// The advisory lock key migrations run under ("a2ui" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6132_7569;
+
+/// Sets up a [`PostgresStore`]: limits first, then [`PostgresBuilder::connect`].
+///
+/// # Example
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use a2ui_agent::task::PostgresStore;
+///
+/// # async fn run() -> Result<(), a2ui_agent::task::StoreError> {
+/// let store = PostgresStore::builder("postgres://a2ui@db.internal/a2ui")
+///     .lease(Duration::from_secs(15))
+///     .finished_ttl(Duration::from_secs(3600))
+///     .connect()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct PostgresBuilder {
+    url: String,
+    limits: Limits,
+    lease: Duration,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_history: usize,
+    max_history_bytes: usize,
+    finished_ttl: Duration,
+    interrupted_ttl: Duration,
+}
+
+impl PostgresBuilder {
+    /// The most history messages a task keeps (at least 1); the oldest go first.
+    #[must_use]
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.limits.max_history = messages.max(1);
+        self
+    }
+
+    /// The most bytes of history (as JSON) a task keeps; the newest message is always kept.
+    #[must_use]
+    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_history_bytes = bytes;
+        self
+    }
+
+    /// How long a terminal task is kept after its last update.
+    #[must_use]
+    pub fn finished_ttl(mut self, ttl: Duration) -> Self {
+        self.limits.finished_ttl = ttl;
+        self
+    }
+
+    /// How long a task waiting for input (or authorization) is kept after its last update.
+    #[must_use]
+    pub fn interrupted_ttl(mut self, ttl: Duration) -> Self {
+        self.limits.interrupted_ttl = ttl;
+        self
+    }
+
+    /// How long an instance that stops renewing its lease (it crashed, or lost the
+    /// database) is trusted to still run its tasks; after that they are stored `failed`.
+    /// The lease is renewed every third of it. Default 30 s; at least 300 ms.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
+    /// Connects, applies the migrations the database lacks, takes a lease and fails the
+    /// tasks of instances whose lease expired.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] when the database cannot be reached or was set up by a newer
+    /// version of this crate.
+    pub async fn connect(self) -> Result<PostgresStore, StoreError> {
+        let (mut client, connection) = tokio_postgres::connect(&self.url, NoTls)
+            .await
+            .map_err(pg_error)?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::error!(error = %pg_error(error), "the PostgreSQL connection ended");
+            }
+        });
+        migrate(&mut client).await?;
+        let (listener, notes) = notify::listen(&self.url).await?;
+        let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
+        let inner = Arc::new(Inner {
+            client,
+            _listener: listener,
+            instance: uuid::Uuid::new_v4().to_string(),
+            limits: self.limits,
+            lease: self.lease,
+            clock: Arc::new(SystemClock),
+            watchers: Mutex::new(HashMap::new()),
+            cancels: Mutex::new(Some(cancel_receiver)),
+        });
+        lease::renew(&inner).await?;
+        lease::sweep(&inner).await?;
+        tokio::spawn(notify::dispatch(
+            Arc::downgrade(&inner),
+            notes,
+            cancel_sender,
+        ));
+        tokio::spawn(lease::keep(Arc::downgrade(&inner)));
+        tracing::info!(instance = %inner.instance, lease_ms = inner.lease.as_millis() as u64,
+            "tasks are kept in PostgreSQL");
+        Ok(PostgresStore { inner })
+    }
+}
+
+/// A [`TaskStore`] in PostgreSQL that several server instances share (see the module doc).
+#[derive(Clone)]
+pub struct PostgresStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Client,
+    /// The listening connection's client: the connection lives as long as it.
+    _listener: Client,
+    /// This instance's id: the owner of the tasks it runs.
+    instance: String,
+    limits: Limits,
+    lease: Duration,
+    clock: Arc<dyn Clock>,
+    /// Watchers of tasks running elsewhere, by task id.
+    watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
+    /// Cancel requests for the manager, until it takes them.
+    cancels: Mutex<Option<mpsc::Receiver<String>>>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("instance", &self.inner.instance)
+            .field("limits", &self.inner.limits)
+            .field("lease", &self.inner.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+fn pg_error(error: tokio_postgres::Error) -> StoreError {
+    match error.as_db_error() {
+        Some(db) => StoreError::Other(format!("postgres: {db}")),
+        None => StoreError::Other(format!("postgres: {error}")),
+    }
+}
+
+impl PostgresStore {
+    /// Default: at most 1 MiB of history (as JSON) per task.
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+    /// Default: terminal tasks are forgotten an hour after their last update.
+    pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
+    /// Default: tasks waiting for input are forgotten a week after their last update.
+    pub const DEFAULT_INTERRUPTED_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+    /// Default lease of an instance on the tasks it runs.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+    /// A builder for the database at `url` (`postgres://user:password@host:port/database`
+    /// or `host=... user=...`).
+    pub fn builder(url: impl Into<String>) -> PostgresBuilder {
+        PostgresBuilder {
+            url: url.into(),
+            limits: Limits {
+                max_history: usize::MAX,
+                max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
+                finished_ttl: Self::DEFAULT_FINISHED_TTL,
+                interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
+            },
+            lease: Self::DEFAULT_LEASE,
+        }
+    }
+
+    /// This instance's id, the owner of the tasks it runs.
+    pub fn instance(&self) -> &str {
+        &self.inner.instance
+    }
+}
+
+impl Inner {
+    fn now_ms(&self) -> i64 {
+        millis(self.clock.now())
+    }
+
+    /// When a task in `state` written now is forgotten (never while it runs).
+    fn expiry(&self, state: TaskState) -> Option<i64> {
+        let ttl = if state.is_terminal() {
+            self.limits.finished_ttl
+        } else if state.is_interrupted() {
+            self.limits.interrupted_ttl
+        } else {
+            return None;
+        };
+        Some(
+            self.now_ms()
+                .saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+        )
+    }
+
+    /// The owner a task in `state` written by this instance has.
+    fn owner(&self, state: TaskState) -> Option<&str> {
+        matches!(state, TaskState::Submitted | TaskState::Working).then_some(&*self.instance)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                &format!(
+                    "SELECT {COLUMNS} FROM a2ui_tasks
+                     WHERE id = $1 AND (expires_ms IS NULL OR expires_ms > $2)"
+                ),
+                &[&id, &self.now_ms()],
+            )
+            .await
+            .map_err(pg_error)?;
+        row.map(|row| read_row(&row)?.decode(ENGINE)).transpose()
+    }
+
+    async fn put(&self, mut task: Task) -> Result<(), StoreError> {
+        trim_history(
+            &mut task.history,
+            self.limits.max_history,
+            self.limits.max_history_bytes,
+        );
+        let state = task.status.state;
+        let row = Row::encode(&task);
+        self.client
+            .execute(
+                "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
+                    history, artifacts, metadata, expires_ms, owner)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4,
+                    status_message = $5, history = $6, artifacts = $7, metadata = $8,
+                    expires_ms = $9, owner = $10",
+                &[
+                    &row.id,
+                    &row.context_id,
+                    &row.state,
+                    &row.status_ts,
+                    &row.status_message,
+                    &row.history,
+                    &row.artifacts,
+                    &row.metadata,
+                    &self.expiry(state),
+                    &self.owner(state),
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+        Ok(())
+    }
+
+    async fn replace(&self, expected: &TaskStatus, mut task: Task) -> Result<bool, StoreError> {
+        trim_history(
+            &mut task.history,
+            self.limits.max_history,
+            self.limits.max_history_bytes,
+        );
+        let state = task.status.state;
+        let row = Row::encode(&task);
+        let expected_ts = expected.timestamp.clone().unwrap_or_default();
+        let changed = self
+            .client
+            .execute(
+                "UPDATE a2ui_tasks SET context_id = $2, state = $3, status_ts = $4,
+                    status_message = $5, history = $6, artifacts = $7, metadata = $8,
+                    expires_ms = $9, owner = $10
+                 WHERE id = $1 AND state = $11 AND status_ts = $12
+                    AND (expires_ms IS NULL OR expires_ms > $13)",
+                &[
+                    &row.id,
+                    &row.context_id,
+                    &row.state,
+                    &row.status_ts,
+                    &row.status_message,
+                    &row.history,
+                    &row.artifacts,
+                    &row.metadata,
+                    &self.expiry(state),
+                    &self.owner(state),
+                    &expected.state.as_str(),
+                    &expected_ts,
+                    &self.now_ms(),
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+        Ok(changed == 1)
+    }
+
+    async fn list(&self, query: &TaskListQuery) -> Result<Option<TaskPage>, StoreError> {
+        let cursor = match &query.page_token {
+            Some(token) => match PageCursor::parse(token) {
+                Some(cursor) => Some(cursor),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
+        let mut args = Args::default();
+        let mut filters = format!(
+            "(expires_ms IS NULL OR expires_ms > {})",
+            args.push(self.now_ms())
+        );
+        if let Some(context) = &query.context_id {
+            filters.push_str(&format!(" AND context_id = {}", args.push(context.clone())));
+        }
+        if let Some(state) = query.state {
+            filters.push_str(&format!(" AND state = {}", args.push(state.as_str())));
+        }
+        if let Some(after) = &query.status_timestamp_after {
+            let after = normalized_timestamp(after);
+            filters.push_str(&format!(" AND status_ts >= {}", args.push(after)));
+        }
+        let total_size: i64 = self
+            .client
+            .query_one(
+                &format!("SELECT COUNT(*) FROM a2ui_tasks WHERE {filters}"),
+                &args.refs(),
+            )
+            .await
+            .map_err(pg_error)?
+            .try_get(0)
+            .map_err(pg_error)?;
+        if let Some(cursor) = &cursor {
+            let ts = args.push(cursor.timestamp().to_owned());
+            let id = args.push(cursor.id().to_owned());
+            filters.push_str(&format!(
+                " AND (status_ts < {ts} OR (status_ts = {ts} AND id < {id}))"
+            ));
+        }
+        let limit = args.push(
+            i64::try_from(page_size)
+                .unwrap_or(i64::MAX)
+                .saturating_add(1),
+        );
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT {COLUMNS} FROM a2ui_tasks WHERE {filters}
+                     ORDER BY status_ts DESC, id DESC LIMIT {limit}"
+                ),
+                &args.refs(),
+            )
+            .await
+            .map_err(pg_error)?;
+        let mut tasks = rows
+            .iter()
+            .map(|row| read_row(row)?.decode(ENGINE))
+            .collect::<Result<Vec<_>, _>>()?;
+        let more = tasks.len() > page_size;
+        tasks.truncate(page_size);
+        let next_page_token = match (more, tasks.last()) {
+            (true, Some(last)) => PageCursor::of(last).token(),
+            _ => String::new(),
+        };
+        Ok(Some(TaskPage {
+            tasks,
+            next_page_token,
+            page_size,
+            total_size: usize::try_from(total_size).unwrap_or(0),
+        }))
+    }
+}
+
+/// Positional query arguments, numbered as they are pushed.
+#[derive(Default)]
+struct Args(Vec<Box<dyn ToSql + Sync + Send>>);
+
+impl Args {
+    /// Adds `value`; returns its placeholder (`$n`).
+    fn push(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
+        self.0.push(Box::new(value));
+        format!("${}", self.0.len())
+    }
+
+    fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.0
+            .iter()
+            .map(|value| value.as_ref() as &(dyn ToSql + Sync))
+            .collect()
+    }
+}
+
+fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {
+    Ok(Row {
+        id: row.try_get(0).map_err(pg_error)?,
+        context_id: row.try_get(1).map_err(pg_error)?,
+        state: row.try_get(2).map_err(pg_error)?,
+        status_ts: row.try_get(3).map_err(pg_error)?,
+        status_message: row.try_get(4).map_err(pg_error)?,
+        history: row.try_get(5).map_err(pg_error)?,
+        artifacts: row.try_get(6).map_err(pg_error)?,
+        metadata: row.try_get(7).map_err(pg_error)?,
+    })
+}
+
+fn millis(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Applies the migrations the database lacks, under an advisory lock, in one transaction.
+async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let transaction = client.transaction().await.map_err(pg_error)?;
+    transaction
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(pg_error)?;
+    transaction
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS a2ui_schema_migrations (
+                version BIGINT PRIMARY KEY,
+                applied_at TEXT NOT NULL
+            )",
+        )
+        .await
+        .map_err(pg_error)?;
+    let applied: i64 = transaction
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM a2ui_schema_migrations",
+            &[],
+        )
+        .await
+        .map_err(pg_error)?
+        .try_get(0)
+        .map_err(pg_error)?;
+    let known = MIGRATIONS.len() as i64;
+    if applied > known {
+        return Err(StoreError::Other(format!(
+            "the task database has schema version {applied}; this a2ui-agent knows up to {known}"
+        )));
+    }
+    for (index, step) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+        transaction.batch_execute(step).await.map_err(pg_error)?;
+        transaction
+            .execute(
+                "INSERT INTO a2ui_schema_migrations (version, applied_at) VALUES ($1, $2)",
+                &[&(index as i64 + 1), &timestamp(SystemTime::now())],
+            )
+            .await
+            .map_err(pg_error)?;
+    }
+    transaction.commit().await.map_err(pg_error)
+}
+
+impl TaskStore for PostgresStore {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(self.inner.get(id))
+    }
+
+    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.inner.put(task))
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        Box::pin(self.inner.list(query))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        expected: &'a TaskStatus,
+        task: Task,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.inner.replace(expected, task))
+    }
+
+    fn cluster(&self) -> Option<Arc<dyn Cluster>> {
+        Some(Arc::new(self.clone()))
+    }
+}

@@ -1,0 +1,157 @@
+//! A task as the SQL stores keep it: one row of text columns, JSON where the value is nested.
+//!
+//! SQLite and PostgreSQL store the same columns, so the encoding (A2A 0.3 JSON for messages
+//! and artifacts) and the checked decoding live here once; each engine only moves the
+//! strings in and out. Decoding never trusts the database: a row that does not read back
+//! is a [`StoreError`] naming the task, not a panic.
+
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::StoreError;
+use crate::a2a::v0_3::{decode_message, decode_part, encode_artifact, encode_message};
+use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
+use crate::task::timestamp;
+
+/// What a task that was running when its server stopped says afterwards.
+pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";
+
+/// The columns a task is kept in, in [`Row`]'s field order.
+pub(super) const COLUMNS: &str =
+    "id, context_id, state, status_ts, status_message, history, artifacts, metadata";
+
+/// A task's columns as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Row {
+    pub(super) id: String,
+    pub(super) context_id: String,
+    pub(super) state: String,
+    /// The status timestamp ("" when unset): the listing order (newest first, then id).
+    pub(super) status_ts: String,
+    pub(super) status_message: Option<String>,
+    pub(super) history: String,
+    pub(super) artifacts: String,
+    pub(super) metadata: Option<String>,
+}
+
+fn corrupt(engine: &str, id: &str, what: impl std::fmt::Display) -> StoreError {
+    StoreError::Other(format!("{engine}: task {id} cannot be read back: {what}"))
+}
+
+impl Row {
+    /// The columns of `task`.
+    pub(super) fn encode(task: &Task) -> Self {
+        Row {
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            state: task.status.state.as_str().to_owned(),
+            status_ts: task.status.timestamp.clone().unwrap_or_default(),
+            status_message: task
+                .status
+                .message
+                .as_ref()
+                .map(|message| encode_message(message).to_string()),
+            history: Value::Array(task.history.iter().map(encode_message).collect()).to_string(),
+            artifacts: Value::Array(task.artifacts.iter().map(encode_artifact).collect())
+                .to_string(),
+            metadata: task
+                .metadata
+                .as_ref()
+                .map(|map| Value::Object(map.clone()).to_string()),
+        }
+    }
+
+    /// The task these columns hold; `engine` names the database in errors.
+    pub(super) fn decode(self, engine: &str) -> Result<Task, StoreError> {
+        let id = self.id;
+        let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
+        let state = TaskState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == self.state)
+            .ok_or_else(|| corrupt(&format!("unknown state {:?}", self.state)))?;
+        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e));
+        let message = |value: &Value| decode_message(value, "message").map_err(|e| corrupt(&e));
+        let status_message = match &self.status_message {
+            Some(text) => Some(message(&json(text)?)?),
+            None => None,
+        };
+        let history = match json(&self.history)? {
+            Value::Array(items) => items.iter().map(message).collect::<Result<_, _>>()?,
+            _ => return Err(corrupt(&"history is not an array")),
+        };
+        let artifacts = match json(&self.artifacts)? {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| decode_artifact(item).ok_or_else(|| corrupt(&"bad artifact")))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(corrupt(&"artifacts is not an array")),
+        };
+        let metadata = match &self.metadata {
+            Some(text) => match json(text)? {
+                Value::Object(map) => Some(map),
+                _ => return Err(corrupt(&"metadata is not an object")),
+            },
+            None => None,
+        };
+        Ok(Task {
+            id,
+            context_id: self.context_id,
+            status: TaskStatus {
+                state,
+                message: status_message,
+                timestamp: (!self.status_ts.is_empty()).then_some(self.status_ts),
+            },
+            artifacts,
+            history,
+            metadata,
+        })
+    }
+}
+
+fn decode_artifact(value: &Value) -> Option<Artifact> {
+    let object = value.as_object()?;
+    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
+    let parts = object
+        .get("parts")?
+        .as_array()?
+        .iter()
+        .map(|part| decode_part(part, "part").ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some(Artifact {
+        artifact_id: text("artifactId")?,
+        name: text("name"),
+        description: text("description"),
+        parts,
+        extensions: object
+            .get("extensions")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        metadata: object.get("metadata").and_then(Value::as_object).cloned(),
+    })
+}
+
+/// `task` (left running by a server that stopped) as `failed`, saying so; the partial reply
+/// the agent had sent is kept in the history.
+pub(super) fn stopped(mut task: Task, now: SystemTime) -> Task {
+    if let Some(partial) = task.status.message.take() {
+        task.history.push(partial);
+    }
+    let mut message = Message::agent(
+        format!("{}-stopped", task.id),
+        vec![Part::text(STOPPED_MESSAGE)],
+    );
+    message.task_id = Some(task.id.clone());
+    message.context_id = Some(task.context_id.clone());
+    task.status = TaskStatus {
+        state: TaskState::Failed,
+        message: Some(message),
+        timestamp: Some(timestamp(now)),
+    };
+    task
+}

@@ -1,0 +1,363 @@
+//! `serve --store postgres://`: two real `a2ui-agent` processes on one throwaway PostgreSQL
+//! cluster behave as one server. A task started on A is read, listed, watched and canceled
+//! through B; a conversation waiting on A continues through B, and two instances racing to
+//! continue it cannot both win; an instance killed with SIGKILL mid-stream has its task
+//! failed by its peer once its lease expires. The SQL listing also pages exactly as the
+//! reference pager does. Skipped without PostgreSQL (see `support::postgres`).
+#![cfg(feature = "cli")]
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use a2ui_agent::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskState, TaskStatus};
+use a2ui_agent::task::{PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
+
+/// The lease the instances take: short, so failover takes about a second.
+const LEASE_MS: &str = "1000";
+
+/// `a2ui-agent serve --store URL` on a free port, demo chunks `delay_ms` apart.
+async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
+    serve_with(url, delay_ms, &[]).await
+}
+
+/// [`serve`] with `extra` arguments.
+async fn serve_with(
+    url: &str,
+    delay_ms: u64,
+    extra: &[&str],
+) -> (tokio::process::Child, TestServer) {
+    let delay = delay_ms.to_string();
+    let mut args = vec![
+        "--min-delay-ms",
+        &delay,
+        "--max-delay-ms",
+        &delay,
+        "--store",
+        url,
+        "--lease-ms",
+        LEASE_MS,
+    ];
+    args.extend_from_slice(extra);
+    let command = serve_command(&args);
+    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+    (child, TestServer::external(url))
+}
+
+/// Opens a stream of a new "Dinner?" task on `server` and reads it until the task works.
+async fn start_streaming(server: &TestServer) -> (SseReader, String) {
+    let response = server
+        .open_stream(
+            "message/stream",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    let mut events = SseReader::new(response);
+    loop {
+        let event = events.next_event().await.expect("the stream ended early");
+        let result = &event["result"];
+        if result["status"]["state"] == "working" {
+            let id = result["taskId"].as_str().or(result["id"].as_str()).unwrap();
+            return (events, id.to_owned());
+        }
+    }
+}
+
+/// Reads `events` to the final update (for at most 20 s: keep-alive comments would let a
+/// stream without one go on forever); returns it and the text the updates before carried.
+async fn read_to_final(events: &mut SseReader) -> (Value, String) {
+    tokio::time::timeout(Duration::from_secs(20), read_to_final_forever(events))
+        .await
+        .expect("no final update within 20 s")
+}
+
+async fn read_to_final_forever(events: &mut SseReader) -> (Value, String) {
+    let mut text = String::new();
+    loop {
+        let event = events.next_event().await.expect("the stream ended early");
+        let result = event["result"].clone();
+        if result["final"] == true {
+            return (result, text);
+        }
+        let parts = &result["status"]["message"]["parts"];
+        if parts.is_array() {
+            text.push_str(&text_of(parts));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_task_running_on_one_instance_is_read_watched_and_canceled_through_the_other() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("cancel");
+    // Slow chunks: the reply takes far longer than the test.
+    let (_a_child, a) = serve(&url, 100).await;
+    let (_b_child, b) = serve(&url, 100).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+
+    assert_eq!(b.get_task(&task_id).await["status"]["state"], "working");
+    let page = b
+        .call_v1("ListTasks", json!({"status": "TASK_STATE_WORKING"}))
+        .await;
+    assert_eq!(page["result"]["totalSize"], 1, "{page}");
+    assert_eq!(page["result"]["tasks"][0]["id"], task_id.as_str());
+
+    // B's subscriber gets the updates A's agent streams.
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    let first = b_events.next_event().await.unwrap();
+    assert_eq!(first["result"]["id"], task_id.as_str(), "{first}");
+    let update = loop {
+        let update = b_events.next_event().await.unwrap();
+        assert_eq!(update["result"]["status"]["state"], "working", "{update}");
+        if update["result"]["status"]["message"]["parts"].is_array() {
+            break update;
+        }
+    };
+    assert!(
+        !text_of(&update["result"]["status"]["message"]["parts"]).is_empty(),
+        "{update}"
+    );
+
+    // A cancel through B stops A's agent.
+    let asked = Instant::now();
+    let canceled = b.result("tasks/cancel", json!({"id": task_id})).await;
+    let took = asked.elapsed();
+    assert_eq!(canceled["status"]["state"], "canceled", "{canceled}");
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "canceled", "{a_final}");
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "canceled", "{b_final}");
+    assert_eq!(a.get_task(&task_id).await["status"]["state"], "canceled");
+    println!("cancel through the other instance took {took:?}");
+}
+
+#[tokio::test]
+async fn a_conversation_waiting_on_one_instance_continues_through_the_other_and_only_once() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("continue");
+    // Chunks 20 ms apart: a turn lasts long enough for two continuations to collide.
+    let (_a_child, a) = serve(&url, 20).await;
+    let (_b_child, b) = serve(&url, 20).await;
+    let first = a
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    assert_eq!(first["status"]["state"], "input-required", "{first}");
+    let task_id = first["id"].as_str().unwrap().to_owned();
+
+    // Both instances are asked to continue it at once: exactly one runs the turn.
+    let answer = params(
+        json!([{"kind": "text", "text": "The Japanese one, please."}]),
+        None,
+        Some(&task_id),
+    );
+    let (from_a, from_b) = tokio::join!(
+        a.call("message/send", answer.clone()),
+        b.call("message/send", answer.clone())
+    );
+    let (won, lost) = match (&from_a["result"], &from_b["result"]) {
+        (Value::Object(_), Value::Null) => (&from_a, &from_b),
+        (Value::Null, Value::Object(_)) => (&from_b, &from_a),
+        _ => panic!("exactly one continuation must win: {from_a} / {from_b}"),
+    };
+    assert_eq!(lost["error"]["code"], -32004, "{lost}");
+    assert_eq!(won["result"]["id"], task_id.as_str());
+    let history = won["result"]["history"].as_array().unwrap();
+    assert!(
+        text_of(&history[1]["parts"]).contains("Sakura House"),
+        "{won}"
+    );
+    // The history holds one continuation: the loser left no trace.
+    let kept = b.get_task(&task_id).await;
+    let users = kept["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .count();
+    assert_eq!(users, 2, "{kept}");
+}
+
+#[tokio::test]
+async fn an_instance_killed_mid_stream_has_its_task_failed_by_its_peer_within_the_lease() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("failover");
+    let (mut a_child, a) = serve(&url, 400).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    a_child.start_kill().unwrap();
+    a_child.wait().await.unwrap();
+    let killed = Instant::now();
+    drop(a_events);
+    // B's watcher sees the task end, failed, once A's lease expires.
+    let (last, _) = read_to_final(&mut b_events).await;
+    let took = killed.elapsed();
+    assert_eq!(last["status"]["state"], "failed", "{last}");
+    let task = b.get_task(&task_id).await;
+    assert_eq!(task["status"]["state"], "failed", "{task}");
+    assert_eq!(
+        text_of(&task["status"]["message"]["parts"]),
+        STOPPED_MESSAGE
+    );
+    let lease = Duration::from_millis(LEASE_MS.parse().unwrap());
+    assert!(took < lease * 3, "failover took {took:?}");
+    println!("failover after SIGKILL took {took:?} (lease {lease:?})");
+    let page = b
+        .call_v1("ListTasks", json!({"status": "TASK_STATE_WORKING"}))
+        .await;
+    assert_eq!(page["result"]["totalSize"], 0, "{page}");
+}
+
+#[tokio::test]
+async fn a_task_cut_off_by_a_graceful_shutdown_is_stored_failed_and_its_watchers_told() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("shutdown");
+    // Chunks 3 s apart: the reply is still streaming at A's 1 s drain deadline.
+    let (mut a_child, a) = serve_with(&url, 3000, &["--drain-deadline", "1"]).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (_a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    let pid = a_child.id().unwrap().to_string();
+    let termed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(termed.success());
+    let status = tokio::time::timeout(Duration::from_secs(20), a_child.wait())
+        .await
+        .expect("A did not exit after SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let (last, _) = read_to_final(&mut b_events).await;
+    assert_eq!(last["status"]["state"], "failed", "{last}");
+    let task = b.get_task(&task_id).await;
+    assert_eq!(task["status"]["state"], "failed", "{task}");
+}
+
+fn task(id: &str, state: TaskState, second: u32) -> Task {
+    Task {
+        id: id.into(),
+        context_id: if id.len() % 2 == 0 { "even" } else { "odd" }.into(),
+        status: TaskStatus {
+            state,
+            message: Some(Message::agent(format!("{id}-m"), vec![Part::text("hi")])),
+            timestamp: Some(format!("2026-01-01T00:00:{second:02}.000Z")),
+        },
+        artifacts: vec![Artifact {
+            artifact_id: "a".into(),
+            name: Some("n".into()),
+            description: None,
+            parts: vec![Part::text("x")],
+            extensions: vec!["urn:x".into()],
+            metadata: None,
+        }],
+        history: vec![Message::agent(
+            format!("{id}-h"),
+            vec![Part::text("earlier")],
+        )],
+        metadata: None,
+    }
+}
+
+/// A store on a schema of its own in the `listing` database (a fresh table per case).
+async fn store_in_new_schema(url: &str) -> PostgresStore {
+    static CASE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let schema = format!(
+        "case_{}",
+        CASE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .unwrap();
+    PostgresStore::builder(format!("{url}?options=-csearch_path%3D{schema}"))
+        .connect()
+        .await
+        .unwrap()
+}
+
+fn listing_url() -> Option<&'static str> {
+    static URL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    URL.get_or_init(|| support::postgres::cluster().map(|c| c.database("listing")))
+        .as_deref()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// SQL listing gives the same pages as the reference `list_page` over the same tasks,
+    /// for every filter.
+    #[test]
+    fn listing_matches_the_reference_pager(
+        seconds in proptest::collection::vec(0u32..5, 0..25),
+        page_size in 1usize..6,
+        by_context in any::<bool>(),
+        by_state in proptest::option::of(0usize..3),
+        after in proptest::option::of(0u32..5),
+    ) {
+        let Some(url) = listing_url() else {
+            return Ok(());
+        };
+        let states = [TaskState::Completed, TaskState::InputRequired, TaskState::Working];
+        let tasks: Vec<Task> = seconds
+            .iter()
+            .enumerate()
+            .map(|(i, s)| task(&format!("{i}").repeat(i % 3 + 1), states[i % 3], *s))
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let store = store_in_new_schema(url).await;
+            for task in &tasks {
+                store.put(task.clone()).await.unwrap();
+            }
+            let mut query = TaskListQuery {
+                context_id: by_context.then(|| "even".to_owned()),
+                state: by_state.map(|i| states[i]),
+                status_timestamp_after: after.map(|s| format!("2026-01-01T00:00:{s:02}Z")),
+                page_size,
+                ..TaskListQuery::default()
+            };
+            loop {
+                let expected = list_page(tasks.iter(), &query).unwrap();
+                let got = store.list(&query).await.unwrap().unwrap();
+                prop_assert_eq!(&got, &expected);
+                if got.next_page_token.is_empty() {
+                    break;
+                }
+                query.page_token = Some(got.next_page_token);
+            }
+            Ok(())
+        })?;
+    }
+}

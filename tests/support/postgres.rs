@@ -1,0 +1,186 @@
+//! A throwaway PostgreSQL cluster for the tests that need the real engine.
+//!
+//! The first test that asks starts one cluster for the whole test binary: `initdb` in a
+//! temp dir, `pg_ctl start` on a free loopback port (trust authentication, fsync off), and a
+//! watchdog shell that stops the cluster and removes the dir once the test process is gone
+//! (statics are never dropped, and a panicking test must not leave a server behind). Each
+//! test then creates its own database. PostgreSQL refuses to run as root: as root, the
+//! binaries run as `postgres` through `runuser`, in a dir that user owns.
+//!
+//! Without the binaries (Debian's `postgresql` package, or `A2UI_PG_BIN`), [`cluster`]
+//! prints a skip and returns `None`, unless `A2UI_REQUIRE_POSTGRES=1`, when it fails.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A running throwaway cluster.
+pub struct Postgres {
+    bin: PathBuf,
+    port: u16,
+    as_postgres: bool,
+}
+
+/// The cluster of this test binary, started on first use; `None` when PostgreSQL is absent.
+pub fn cluster() -> Option<&'static Postgres> {
+    static CLUSTER: OnceLock<Option<Postgres>> = OnceLock::new();
+    CLUSTER.get_or_init(start).as_ref()
+}
+
+fn binaries() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("A2UI_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+fn start() -> Option<Postgres> {
+    let Some(bin) = binaries() else {
+        assert!(
+            std::env::var("A2UI_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "A2UI_REQUIRE_POSTGRES=1 but no PostgreSQL binaries (/usr/lib/postgresql/*/bin)"
+        );
+        println!("skipped: PostgreSQL is not installed (apt-get install postgresql)");
+        return None;
+    };
+    let as_postgres = is_root();
+    let dir = std::env::temp_dir().join(format!("a2ui-pg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    if as_postgres {
+        run(Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(&dir));
+    }
+    let data = dir.join("data");
+    let cluster = Postgres {
+        bin,
+        port: free_port(),
+        as_postgres,
+    };
+    run(cluster.command("initdb").arg("-D").arg(&data).args([
+        "-U",
+        "postgres",
+        "--auth=trust",
+        "-E",
+        "UTF8",
+        "--no-sync",
+    ]));
+    let options = format!(
+        "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
+        cluster.port,
+        dir.display()
+    );
+    run(cluster
+        .command("pg_ctl")
+        .arg("-D")
+        .arg(&data)
+        .arg("-l")
+        .arg(dir.join("log"))
+        .args(["-w", "-o", &options, "start"]));
+    cluster.watch(&dir, &data);
+    Some(cluster)
+}
+
+impl Postgres {
+    /// A fresh database named after `name` (unique in this binary); its URL.
+    pub fn database(&self, name: &str) -> String {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let database = format!("{name}_{}", COUNT.fetch_add(1, Ordering::Relaxed));
+        run(self.command("createdb").args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "postgres",
+            &database,
+        ]));
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// A PostgreSQL program, run as `postgres` when this is root.
+    fn command(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(path);
+            command
+        } else {
+            Command::new(path)
+        }
+    }
+
+    /// Stops the cluster and removes `dir` once this process has exited.
+    // The watchdog outlives this process by design: it is never waited for.
+    #[allow(clippy::zombie_processes)]
+    fn watch(&self, dir: &Path, data: &Path) {
+        let stop = format!(
+            "{} {} -D {} -m immediate stop",
+            if self.as_postgres {
+                "runuser -u postgres --"
+            } else {
+                ""
+            },
+            self.bin.join("pg_ctl").display(),
+            data.display()
+        );
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {stop}; rm -rf {dir}",
+            pid = std::process::id(),
+            dir = dir.display()
+        );
+        // In a session of its own: a signal to this process group does not reach it.
+        let mut command = if Path::new("/usr/bin/setsid").exists() {
+            let mut command = Command::new("/usr/bin/setsid");
+            command.arg("sh");
+            command
+        } else {
+            Command::new("sh")
+        };
+        command
+            .args(["-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+    }
+}
+
+fn run(command: &mut Command) {
+    let output = command.stdin(Stdio::null()).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
