@@ -103,12 +103,39 @@ impl StreamParser {
     /// (its `path` after its `value`, or [`EmitMode::Cumulative`](super::EmitMode)) is healed
     /// once per chunk, at a cost linear in its size.
     pub fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
+        self.feed_checked(chunk).0
+    }
+
+    /// [`feed`](Self::feed), also saying how many messages at the end of the last part
+    /// already passed the configured [`ReadinessCheck`](super::ReadinessCheck) (0 without
+    /// one).
+    ///
+    /// Those are the messages sent before they closed; a caller that validates every message
+    /// with the same check the readiness hook runs can skip them instead of checking them
+    /// twice. Messages that closed are never checked by the parser.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::parser::{ParsedPart, ParserConfig, StreamParser};
+    ///
+    /// let config = ParserConfig::default().readiness(|_: &serde_json::Value| true);
+    /// let mut parser = StreamParser::new(config);
+    /// let (parts, checked) = parser.feed_checked(r#"<a2ui-json>[{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"a","component":"Text","text":"x"},"#);
+    /// assert!(matches!(&parts[..], [ParsedPart::A2ui(messages)] if messages.len() == 1));
+    /// assert_eq!(checked, 1);
+    /// let (parts, checked) = parser.feed_checked(r#"{"id":"b","component":"Text","text":"y"}]}}]</a2ui-json>"#);
+    /// assert_eq!(parts.len(), 1);
+    /// assert_eq!(checked, 0);
+    /// ```
+    pub fn feed_checked(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
         };
+        let mut checked = 0;
         if self.error.is_some() {
-            return out.parts;
+            return (out.parts, checked);
         }
         let mut input = std::mem::take(&mut self.tail);
         let joined;
@@ -128,6 +155,10 @@ impl StreamParser {
                     loc: &self.loc,
                     out: &mut messages,
                 });
+                // What a snapshot sends passed the readiness check; what closed did not.
+                if self.config.readiness.is_some() {
+                    checked = messages.len();
+                }
                 out.messages(&mut messages);
             } else {
                 out.text(self.text.flush());
@@ -137,7 +168,7 @@ impl StreamParser {
         self.tail = input.get(held..).unwrap_or_default().to_owned();
         self.loc
             .advance(input.as_bytes().get(..held).unwrap_or_default());
-        out.parts
+        (out.parts, checked)
     }
 
     /// The error that ended the stream early, if any: a block that closed unreadable, or a

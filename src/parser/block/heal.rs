@@ -16,6 +16,9 @@ use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.
+    ///
+    /// Everything it emits has passed the readiness check (the driver reports those messages
+    /// as checked, [`StreamParser::feed_checked`](crate::parser::StreamParser::feed_checked)).
     pub(in crate::parser) fn snapshot(&mut self, cx: &mut Cx<'_>) {
         if self.phase != Phase::Message {
             return;
