@@ -65,6 +65,14 @@ impl Block {
         let expect = self.frames.last().map_or(0, |f| f.expect as u8);
         match &self.comp {
             Some(comp) => (comp.trunc, 0, 0, 0),
+            // Between two components the snapshot is the one taken inside the next (the
+            // buffer ends where that component will begin): one signature, so a chunk that
+            // ends between components does not heal the envelope again, twice.
+            None if self.lit == Lit::None
+                && self.frames.last().is_some_and(|f| f.role == Role::Components) =>
+            {
+                (self.buf.len(), 0, 0, 0)
+            }
             None => {
                 let lit = match self.lit {
                     Lit::None => 0,
