@@ -118,7 +118,8 @@ async fn resubscribing_gives_the_current_task_then_the_events_that_follow() {
         }
         last = Some(event);
     }
-    assert_eq!(texts[..2], ["two", "three"]);
+    // Both chunks may be released before the server reads the first: then they come joined.
+    assert_eq!(texts.concat(), "twothree");
     assert_eq!(last.unwrap()["result"]["final"], true);
 }
 
