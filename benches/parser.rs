@@ -268,7 +268,10 @@ fn targets(
             .keys()
             .map(|(name, _)| name.as_str())
             .filter_map(|name| ratio(name).map(|r| (r, name.to_owned())))
-            .fold((0.0f64, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+            .fold(
+                (0.0f64, String::new()),
+                |a, b| if b.0 > a.0 { b } else { a },
+            )
     };
     let at = |name: &str, size: usize| times.get(&(name.to_owned(), size)).copied();
     let verdict = |ratio: f64, limit: f64| if ratio <= limit { "met" } else { "NOT met" };

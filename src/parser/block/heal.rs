@@ -69,7 +69,10 @@ impl Block {
             // buffer ends where that component will begin): one signature, so a chunk that
             // ends between components does not heal the envelope again, twice.
             None if self.lit == Lit::None
-                && self.frames.last().is_some_and(|f| f.role == Role::Components) =>
+                && self
+                    .frames
+                    .last()
+                    .is_some_and(|f| f.role == Role::Components) =>
             {
                 (self.buf.len(), 0, 0, 0)
             }
