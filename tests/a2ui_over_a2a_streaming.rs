@@ -294,6 +294,56 @@ async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_s
 }
 
 #[tokio::test]
+async fn an_orphan_fails_the_stream_when_its_block_closes_before_the_text_after_it() {
+    let agent = |_request: Request| async move {
+        let create = json!({"version": "v0.9", "createSurface": {"surfaceId": "s",
+            "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}});
+        let chunks = [
+            format!("Here.<a2ui-json>[{create}, "),
+            "{\"version\": \"v0.9\", \"updateComponents\": {\"surfaceId\": \"s\", \"components\": [\
+             {\"id\": \"root\", \"component\": \"Text\", \"text\": \"hi\"},\
+             {\"id\": \"stray\", \"component\": \"Text\", \"text\": \"lost\"}]}}]"
+                .to_owned(),
+            "</a2ui-json>".to_owned(),
+            "Later text.".to_owned(),
+            "<a2ui-json>[{\"version\": \"v0.9\", \"updateComponents\": {\"surfaceId\": \"s\", \"components\": [\
+             {\"id\": \"root\", \"component\": \"Column\", \"children\": [\"stray\"]}]}}]</a2ui-json>"
+                .to_owned(),
+        ];
+        // One chunk at a time, as from a socket: chunks already waiting are read as one, and
+        // a failure drops what else that one read completed (the text before the block).
+        let chunks = futures::StreamExt::then(futures::stream::iter(chunks), |chunk| async move {
+            tokio::task::yield_now().await;
+            Ok::<_, AgentError>(chunk)
+        });
+        Ok::<_, AgentError>(Reply::stream(chunks))
+    };
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    let version = ProtocolVersion::V0_9;
+    let caps = capabilities(version, &[version.basic_catalog_id()]);
+    let answer = server
+        .exchange(
+            "message/stream",
+            params(json!([{"kind": "text", "text": "draw"}]), Some(caps), None),
+            &[version.extension_uri()],
+        )
+        .await;
+    let last = answer.last();
+    assert_eq!(last["status"]["state"], "failed");
+    let reason = text_of(&last["status"]["message"]["parts"]);
+    assert!(
+        reason.contains("component 'stray' is not reachable from the root 'root'"),
+        "{reason}"
+    );
+    let sent = text_of(&answer.reply_parts());
+    assert!(sent.contains("Here."), "{sent}");
+    assert!(
+        !sent.contains("Later text."),
+        "text after the block was sent: {sent}"
+    );
+}
+
+#[tokio::test]
 async fn message_send_answers_unparseable_output_as_text() {
     let text = "Look:\n<a2ui-json>[{\"version\": \"v0.9\", oops</a2ui-json>\nDone.";
     let agent = move |_request: Request| async move { Ok::<_, AgentError>(Reply::text(text)) };
