@@ -88,9 +88,13 @@ fn main() {
 
     // 1. Latency, paced chunks.
     let mut latencies = Vec::new();
-    for _ in 0..responses.min(5) {
+    let paced_rounds = responses.min(5);
+    let mut sent_bytes = 0;
+    let paced_before = thread_cpu(SERVER_THREAD);
+    for _ in 0..paced_rounds {
         stamps.lock().unwrap().clear();
-        let frames = client.block_on(stream_once(&url));
+        let (frames, bytes) = client.block_on(stream_once(&url));
+        sent_bytes = bytes;
         let stamps = stamps.lock().unwrap().clone();
         for (id, chunk_index) in &completes {
             let (Some(Some(sent)), Some(received)) = (stamps.get(*chunk_index), frames.get(id))
@@ -100,6 +104,7 @@ fn main() {
             latencies.push(received.saturating_duration_since(*sent));
         }
     }
+    let paced_cpu = (thread_cpu(SERVER_THREAD) - paced_before) / paced_rounds as u32;
     latencies.sort();
     let pick = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     println!(
@@ -108,6 +113,14 @@ fn main() {
         pick(0.5),
         pick(0.99),
         latencies.last().unwrap()
+    );
+    let json_bytes = text
+        .split_once("<a2ui-json>")
+        .and_then(|(_, rest)| rest.split_once("</a2ui-json>"))
+        .map_or(text.len(), |(json, _)| json.trim().len());
+    println!(
+        "A2UI bytes sent (compact JSON of the data parts) / block JSON: {sent_bytes} / {json_bytes} = {:.3}",
+        sent_bytes as f64 / json_bytes as f64
     );
 
     // 2. CPU per response, unpaced; more rounds, as /proc counts in 10 ms ticks.
@@ -132,6 +145,10 @@ fn main() {
         chunks.len()
     );
     println!("  server thread     {server_cpu:?}");
+    println!(
+        "  server thread, paced 1 chunk/{:?} (as a model streams): {paced_cpu:?} ({paced_rounds} responses, 10 ms ticks)",
+        chunk_pause()
+    );
     println!(
         "  parser alone      {bare:?}   (server = {:.1}x)",
         ratio(server_cpu, bare)
@@ -292,8 +309,9 @@ async fn start(
     url
 }
 
-/// One `message/stream` read to the end; when each component's frame arrived.
-async fn stream_once(url: &str) -> HashMap<String, Instant> {
+/// One `message/stream` read to the end; when each component's frame arrived, and the bytes
+/// of the A2UI messages received (compact JSON).
+async fn stream_once(url: &str) -> (HashMap<String, Instant>, usize) {
     let version = ProtocolVersion::V0_9;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {
         "message": {"kind": "message", "role": "user", "messageId": "m",
@@ -311,6 +329,7 @@ async fn stream_once(url: &str) -> HashMap<String, Instant> {
     let mut stream = response.bytes_stream();
     let mut buffer = String::new();
     let mut seen = HashMap::new();
+    let mut bytes = 0;
     while let Some(chunk) = stream.next().await {
         let now = Instant::now();
         buffer.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
@@ -325,13 +344,16 @@ async fn stream_once(url: &str) -> HashMap<String, Instant> {
                 continue;
             }
             for part in parts.as_array().into_iter().flatten() {
+                if part.get("data").is_some() {
+                    bytes += part["data"].to_string().len();
+                }
                 for id in component_ids(&part["data"]) {
                     seen.entry(id).or_insert(now);
                 }
             }
         }
     }
-    seen
+    (seen, bytes)
 }
 
 /// CPU time (user + system) of this process's threads named `name`, from /proc.

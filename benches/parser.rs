@@ -207,6 +207,7 @@ fn summary() {
     };
     let serde_linearity = serde_time(3200) / serde_time(100);
     let mut whole_times = std::collections::BTreeMap::new();
+    let mut emitted_at = std::collections::BTreeMap::new();
     for fx in fixtures() {
         let serde = seconds_per_call(|| {
             black_box(serde_json::from_slice::<Value>(black_box(fx.json.as_bytes())).unwrap());
@@ -230,6 +231,7 @@ fn summary() {
                 emitted_batched
             );
             whole_times.insert((fx.name.clone(), size), (t, serde));
+            emitted_at.insert((fx.name.clone(), size), emitted);
         }
     }
     for size in CHUNKS {
@@ -250,6 +252,46 @@ fn summary() {
         "serde_json alone: time(3200) / time(100) = {serde_linearity:.1} (32 x {:.3})",
         serde_linearity / 32.0
     );
+    targets(&whole_times, &emitted_at);
+}
+
+/// The targets (default per-component mode), each with its worst ratio and whether
+/// it is met: 16-byte chunks within 2x of serde_json on the whole JSON, 4-byte chunks within
+/// 2x of the whole-input parse, bytes emitted within 1.2x of the JSON on the realistic v0.9
+/// form (16-byte chunks).
+fn targets(
+    times: &std::collections::BTreeMap<(String, usize), (f64, f64)>,
+    emitted: &std::collections::BTreeMap<(String, usize), f64>,
+) {
+    let worst = |ratio: &dyn Fn(&str) -> Option<f64>| {
+        times
+            .keys()
+            .map(|(name, _)| name.as_str())
+            .filter_map(|name| ratio(name).map(|r| (r, name.to_owned())))
+            .fold(
+                (0.0f64, String::new()),
+                |a, b| if b.0 > a.0 { b } else { a },
+            )
+    };
+    let at = |name: &str, size: usize| times.get(&(name.to_owned(), size)).copied();
+    let verdict = |ratio: f64, limit: f64| if ratio <= limit { "met" } else { "NOT met" };
+    let (r16, n16) = worst(&|name| at(name, 16).map(|(t, serde)| t / serde));
+    println!(
+        "target 16B chunks <= 2.0x serde_json whole: worst {r16:.2}x ({n16}): {}",
+        verdict(r16, 2.0)
+    );
+    let (r4, n4) = worst(&|name| Some(at(name, 4)?.0 / at(name, usize::MAX)?.0));
+    println!(
+        "target 4B chunks <= 2.0x whole-input parse: worst {r4:.2}x ({n4}): {}",
+        verdict(r4, 2.0)
+    );
+    let form = "realistic/contact-form-v0.9";
+    if let Some(&bytes) = emitted.get(&(form.to_owned(), 16)) {
+        println!(
+            "target bytes sent <= 1.2x input ({form}, 16B chunks): {bytes:.3}x: {}",
+            verdict(bytes, 1.2)
+        );
+    }
 }
 
 fn benches(c: &mut Criterion) {

@@ -21,7 +21,12 @@ async fn words(request: Request) -> Result<Reply, AgentError> {
         .split_inclusive(' ')
         .map(|word| Ok(word.to_owned()))
         .collect();
-    Ok(Reply::stream(futures::stream::iter(words)))
+    // One word at a time, as from a socket: chunks already waiting are joined.
+    let words = futures::stream::iter(words).then(|word| async {
+        tokio::task::yield_now().await;
+        word
+    });
+    Ok(Reply::stream(words))
 }
 
 #[tokio::test]
@@ -100,6 +105,24 @@ async fn a_stream_sends_the_task_then_working_updates_per_chunk_then_a_final_upd
         json!([{"kind": "text", "text": "one two three"}])
     );
     assert_eq!(task["status"]["message"]["messageId"], *streamed_ids[0]);
+}
+
+#[tokio::test]
+async fn chunks_already_waiting_when_one_is_read_go_out_in_one_working_update() {
+    // A model faster than the server: every chunk is there before the first is read.
+    let agent = |_request: Request| async {
+        let chunks = ["one ", "two ", "three"].map(|c| Ok::<_, AgentError>(c.to_owned()));
+        Ok(Reply::stream(futures::stream::iter(chunks)))
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let sse = server.stream("message/stream", text_message("go")).await;
+    let results = sse.results();
+    let texts: Vec<&str> = results[2..results.len() - 1]
+        .iter()
+        .filter_map(|update| update["status"]["message"]["parts"][0]["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["one two three"]);
+    assert_eq!(results.last().unwrap()["final"], true);
 }
 
 #[tokio::test]

@@ -148,6 +148,14 @@ pub trait FormatReader: Send {
     /// finished response returns nothing here.
     fn feed(&mut self, chunk: &str) -> Vec<ParsedPart>;
 
+    /// [`feed`](Self::feed), also saying how many messages at the end of the last part
+    /// already passed the readiness check of the reader's [`ParserConfig`] (as
+    /// [`StreamParser::feed_checked`] does), so a caller validating with that same check can
+    /// skip them. The default: none.
+    fn feed_checked(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
+        (self.feed(chunk), 0)
+    }
+
     /// The error that makes the rest of the response unreadable, known before the end (a
     /// block that closed unreadable, a limit exceeded), so a server can stop early.
     fn error(&self) -> Option<&ParseError>;
@@ -229,6 +237,10 @@ struct StreamReader(StreamParser);
 impl FormatReader for StreamReader {
     fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
         self.0.feed(chunk)
+    }
+
+    fn feed_checked(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
+        self.0.feed_checked(chunk)
     }
 
     fn error(&self) -> Option<&ParseError> {

@@ -108,13 +108,40 @@ impl StreamParser {
     /// (its `path` after its `value`, or [`EmitMode::Cumulative`](super::EmitMode)) is healed
     /// once per chunk, at a cost linear in its size.
     pub fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
+        self.feed_checked(chunk).0
+    }
+
+    /// [`feed`](Self::feed), also saying how many messages at the end of the last part
+    /// already passed the configured [`ReadinessCheck`](super::ReadinessCheck) (0 without
+    /// one).
+    ///
+    /// Those are the messages sent before they closed; a caller that validates every message
+    /// with the same check the readiness hook runs can skip them instead of checking them
+    /// twice. Messages that closed are never checked by the parser.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::parser::{ParsedPart, ParserConfig, StreamParser};
+    ///
+    /// let config = ParserConfig::default().readiness(|_: &serde_json::Value| true);
+    /// let mut parser = StreamParser::new(config);
+    /// let (parts, checked) = parser.feed_checked(r#"<a2ui-json>[{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"a","component":"Text","text":"x"},"#);
+    /// assert!(matches!(&parts[..], [ParsedPart::A2ui(messages)] if messages.len() == 1));
+    /// assert_eq!(checked, 1);
+    /// let (parts, checked) = parser.feed_checked(r#"{"id":"b","component":"Text","text":"y"}]}}]</a2ui-json>"#);
+    /// assert_eq!(parts.len(), 1);
+    /// assert_eq!(checked, 0);
+    /// ```
+    pub fn feed_checked(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
             block_ends: Vec::new(),
         };
+        let mut checked = 0;
         if self.error.is_some() {
-            return out.parts;
+            return (out.parts, checked);
         }
         let mut input = std::mem::take(&mut self.tail);
         let joined;
@@ -134,6 +161,10 @@ impl StreamParser {
                     loc: &self.loc,
                     out: &mut messages,
                 });
+                // What a snapshot sends passed the readiness check; what closed did not.
+                if self.config.readiness.is_some() {
+                    checked = messages.len();
+                }
                 out.messages(&mut messages);
             } else {
                 out.text(self.text.flush());
@@ -144,7 +175,7 @@ impl StreamParser {
         self.loc
             .advance(input.as_bytes().get(..held).unwrap_or_default());
         self.block_ends = out.block_ends;
-        out.parts
+        (out.parts, checked)
     }
 
     /// Where blocks closed in the parts the last [`feed`](Self::feed) returned: for each

@@ -41,6 +41,9 @@ use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
 use crate::request::prepared::Prepared;
 
+/// How many bytes of agent output that are already waiting are read as one chunk at most.
+const JOIN_READY_BYTES: usize = 16 * 1024;
+
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
     pub(crate) store: Arc<dyn TaskStore>,
@@ -500,20 +503,38 @@ impl TaskManager {
             ReplyBody::Stream(stream) => stream,
         };
         let mut chunks = AssertUnwindSafe(chunks).catch_unwind();
-        while let Some(item) = chunks.next().await {
-            let new = match item {
-                Ok(Ok(chunk)) => {
-                    guard.record(&chunk);
-                    sink.push(&chunk)
-                }
+        // An item (or the end) read ahead while joining chunks that were already waiting.
+        let mut ahead = None;
+        loop {
+            let item = match ahead.take() {
+                Some(item) => item,
+                None => chunks.next().await,
+            };
+            let Some(item) = item else { break };
+            let mut chunk = match item {
+                Ok(Ok(chunk)) => chunk,
                 Ok(Err(error)) => {
                     return Attempt::Done(Outcome::Failed(error.message().to_owned()));
                 }
                 Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
             };
-            match new {
-                Ok(new) => {
-                    let (new, invalid) = guard.screen(new);
+            // Chunks that are already there join this one: one feed, one update and one SSE
+            // frame for all they complete, instead of one per chunk. Nothing waits for a chunk
+            // still to come, so no part is sent later than it would be alone.
+            while chunk.len() < JOIN_READY_BYTES {
+                match chunks.next().now_or_never() {
+                    Some(Some(Ok(Ok(more)))) => chunk.push_str(&more),
+                    Some(other) => {
+                        ahead = Some(other);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            guard.record(&chunk);
+            match sink.push_checked(&chunk) {
+                Ok((new, checked)) => {
+                    let (new, invalid) = guard.screen(new, checked);
                     self.progress(running, reply_id, new, parts).await;
                     if let Some(errors) = invalid {
                         // Dropping the rest of the reply stops the agent (and its model).
@@ -525,7 +546,7 @@ impl TaskManager {
         }
         match sink.finish() {
             Ok(new) => {
-                let (new, invalid) = guard.screen(new);
+                let (new, invalid) = guard.screen(new, 0);
                 self.progress(running, reply_id, new, parts).await;
                 if let Some(errors) = invalid.or_else(|| guard.finish()) {
                     return Attempt::Invalid(errors);

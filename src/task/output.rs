@@ -28,6 +28,14 @@ pub(crate) trait OutputPipeline: Send + Sync + 'static {
 pub(crate) trait OutputSink: Send {
     /// The parts completed by `chunk` (possibly none).
     fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError>;
+    /// [`push`](Self::push), also saying how many A2UI parts at the end of the result already
+    /// passed the negotiated processor's
+    /// [`check_message`](crate::processor::RequestProcessor::check_message) (the parser's
+    /// readiness check while they were still arriving), so the repair guard need not check
+    /// them again. The default: none.
+    fn push_checked(&mut self, chunk: &str) -> Result<(Vec<Part>, usize), OutputError> {
+        Ok((self.push(chunk)?, 0))
+    }
     /// The parts still held back at the end of the reply.
     fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError>;
 }
@@ -87,16 +95,32 @@ pub(crate) struct A2uiStream {
 
 impl OutputSink for A2uiStream {
     fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
-        let parsed = self.reader.feed(chunk);
+        Ok(self.push_checked(chunk)?.0)
+    }
+
+    fn push_checked(&mut self, chunk: &str) -> Result<(Vec<Part>, usize), OutputError> {
+        // The reader's readiness check is the processor's `check_message` (see
+        // `RequestProcessor::parser_config`): what it passed is reported as checked.
+        let (parsed, checked) = self.reader.feed_checked(chunk);
         if let Some(error) = self.reader.error() {
             return Err(unreadable(error));
         }
-        watched(
+        let checked = match parsed.last() {
+            Some(ParsedPart::A2ui(messages)) => messages
+                .iter()
+                .rev()
+                .take(checked)
+                .filter(|m| m.is_object())
+                .count(),
+            _ => 0,
+        };
+        let parts = watched(
             &mut self.watch,
             parsed,
             self.reader.block_ends(),
             self.version,
-        )
+        )?;
+        Ok((parts, checked))
     }
 
     fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {

@@ -124,20 +124,30 @@ impl Guard {
     }
 
     /// The parts that may go to the client: all of `parts`, or those before the first A2UI
-    /// message that does not validate, with its errors.
+    /// message that does not validate, with its errors. The last `checked` parts already
+    /// passed the processor's `check_message` (the reader's readiness check, see
+    /// [`OutputSink::push_checked`](super::output::OutputSink::push_checked)) and are not
+    /// checked again.
     pub(crate) fn screen(
         &mut self,
         mut parts: Vec<Part>,
+        checked: usize,
     ) -> (Vec<Part>, Option<Vec<ValidationError>>) {
         let Some(processor) = &self.processor else {
             return (parts, None);
         };
+        let unchecked = parts.len().saturating_sub(checked);
         for index in 0..parts.len() {
             let Part::Data { data, .. } = &parts[index] else {
                 continue;
             };
             let message = Value::Object(data.clone());
-            match processor.check_message(&message) {
+            let verdict = if index < unchecked {
+                processor.check_message(&message)
+            } else {
+                Ok(())
+            };
+            match verdict {
                 Ok(()) => self.sent.push(message),
                 Err(error) => {
                     parts.truncate(index);

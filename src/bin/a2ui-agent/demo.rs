@@ -51,7 +51,8 @@ impl Default for DemoConfig {
 }
 
 impl DemoConfig {
-    /// The same chunking with no pauses: for tests and benchmarks.
+    /// The same chunking with no pauses (each chunk still arrives on its own, after a yield
+    /// to the runtime): for tests and benchmarks.
     #[must_use]
     #[allow(dead_code)] // the tests that include this file use it; the binary does not
     pub fn without_delays(self) -> Self {
@@ -475,7 +476,11 @@ fn stream_text(text: String, config: DemoConfig, seed: u64) -> Reply {
     let delays = chunks.iter().map(|(_, delay)| *delay).collect::<Vec<_>>();
     let stream = futures::stream::iter(chunks.into_iter().map(|(c, _)| c).zip(delays)).then(
         |(chunk, delay)| async move {
-            if !delay.is_zero() {
+            if delay.is_zero() {
+                // Still one chunk at a time, as from a socket: the server joins only chunks
+                // that are already waiting.
+                tokio::task::yield_now().await;
+            } else {
                 tokio::time::sleep(delay).await;
             }
             Ok(chunk)

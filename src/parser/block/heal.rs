@@ -16,6 +16,9 @@ use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.
+    ///
+    /// Everything it emits has passed the readiness check (the driver reports those messages
+    /// as checked, [`StreamParser::feed_checked`](crate::parser::StreamParser::feed_checked)).
     pub(in crate::parser) fn snapshot(&mut self, cx: &mut Cx<'_>) {
         if self.phase != Phase::Message {
             return;
@@ -64,6 +67,17 @@ impl Block {
         let expect = self.frames.last().map_or(0, |f| f.expect as u8);
         match &self.comp {
             Some(comp) => (comp.trunc, 0, 0, 0),
+            // Between two components the snapshot is the one taken inside the next (the
+            // buffer ends where that component will begin): one signature, so a chunk that
+            // ends between components does not heal the envelope again, twice.
+            None if self.lit == Lit::None
+                && self
+                    .frames
+                    .last()
+                    .is_some_and(|f| f.role == Role::Components) =>
+            {
+                (self.buf.len(), 0, 0, 0)
+            }
             None => {
                 let lit = match self.lit {
                     Lit::None => 0,
