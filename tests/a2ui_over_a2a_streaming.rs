@@ -310,13 +310,10 @@ async fn an_orphan_fails_the_stream_when_its_block_closes_before_the_text_after_
              {\"id\": \"root\", \"component\": \"Column\", \"children\": [\"stray\"]}]}}]</a2ui-json>"
                 .to_owned(),
         ];
-        // One chunk at a time, as from a socket: chunks already waiting are read as one, and
-        // a failure drops what else that one read completed (the text before the block).
-        let chunks = futures::StreamExt::then(futures::stream::iter(chunks), |chunk| async move {
-            tokio::task::yield_now().await;
-            Ok::<_, AgentError>(chunk)
-        });
-        Ok::<_, AgentError>(Reply::stream(chunks))
+        // Every chunk is there at once, so the server reads them as one: the text before the
+        // broken block must still go out before the task fails.
+        let chunks: Vec<Result<String, AgentError>> = chunks.into_iter().map(Ok).collect();
+        Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
     };
     let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;

@@ -541,7 +541,11 @@ impl TaskManager {
                         return Attempt::Invalid(errors);
                     }
                 }
-                Err(error) => return Attempt::Done(Outcome::Failed(error.0)),
+                Err(error) => {
+                    let (before, _) = guard.screen(error.before, 0);
+                    self.progress(running, reply_id, before, parts).await;
+                    return Attempt::Done(Outcome::Failed(error.reason));
+                }
             }
         }
         match sink.finish() {
@@ -552,7 +556,11 @@ impl TaskManager {
                     return Attempt::Invalid(errors);
                 }
             }
-            Err(error) => return Attempt::Done(Outcome::Failed(error.0)),
+            Err(error) => {
+                let (before, _) = guard.screen(error.before, 0);
+                self.progress(running, reply_id, before, parts).await;
+                return Attempt::Done(Outcome::Failed(error.reason));
+            }
         }
         Attempt::Done(Outcome::Finished {
             state: final_state,

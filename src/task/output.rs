@@ -41,8 +41,28 @@ pub(crate) trait OutputSink: Send {
 }
 
 /// The agent's output cannot be turned into parts; fails the task with this reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OutputError(pub(crate) String);
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct OutputError {
+    /// Why the task fails.
+    pub(crate) reason: String,
+    /// The parts the same read completed before the failure (text before a broken block,
+    /// say): they go out before the task fails, as they would have had they come alone.
+    pub(crate) before: Vec<Part>,
+}
+
+impl OutputError {
+    fn new(reason: String) -> Self {
+        OutputError {
+            reason,
+            before: Vec::new(),
+        }
+    }
+
+    fn after(mut self, before: Vec<Part>) -> Self {
+        self.before = before;
+        self
+    }
+}
 
 /// Each non-empty chunk becomes one text part.
 #[derive(Debug, Clone, Copy, Default)]
@@ -103,7 +123,13 @@ impl OutputSink for A2uiStream {
         // `RequestProcessor::parser_config`): what it passed is reported as checked.
         let (parsed, checked) = self.reader.feed_checked(chunk);
         if let Some(error) = self.reader.error() {
-            return Err(unreadable(error));
+            let error = unreadable(error);
+            // What the read completed before the broken block is sound; trees are still
+            // watched so a cycle among those parts is not sent either.
+            return Err(match watched(&mut self.watch, parsed, &[], self.version) {
+                Ok(before) => error.after(before),
+                Err(earlier) => earlier,
+            });
         }
         let checked = match parsed.last() {
             Some(ParsedPart::A2ui(messages)) => messages
@@ -147,20 +173,37 @@ fn watched(
     version: ProtocolVersion,
 ) -> Result<Vec<Part>, OutputError> {
     let mut ends = block_ends.iter().peekable();
-    for (index, part) in parsed.iter().enumerate() {
+    let mut failure = None;
+    'parts: for (index, part) in parsed.iter().enumerate() {
         while ends.next_if(|&&end| end <= index).is_some() {
-            block_closed(watch)?;
+            if let Err(error) = block_closed(watch) {
+                failure = Some((index, error));
+                break 'parts;
+            }
         }
         if let ParsedPart::A2ui(messages) = part {
             for message in messages {
-                watch.observe(message).map_err(|error| undrawable(&error))?;
+                if let Err(error) = watch.observe(message) {
+                    failure = Some((index, undrawable(&error)));
+                    break 'parts;
+                }
             }
         }
     }
-    for _ in ends {
-        block_closed(watch)?;
+    if failure.is_none()
+        && let Some(error) = ends.find_map(|_| block_closed(watch).err())
+    {
+        failure = Some((parsed.len(), error));
     }
-    Ok(to_parts(parsed, version))
+    match failure {
+        None => Ok(to_parts(parsed, version)),
+        // The parts before the one at fault go out; it and what follows do not.
+        Some((index, error)) => {
+            let mut parsed = parsed;
+            parsed.truncate(index);
+            Err(error.after(to_parts(parsed, version)))
+        }
+    }
 }
 
 fn block_closed(watch: &mut TreeWatch) -> Result<(), OutputError> {
@@ -171,7 +214,7 @@ fn block_closed(watch: &mut TreeWatch) -> Result<(), OutputError> {
 }
 
 fn undrawable(error: &ValidationError) -> OutputError {
-    OutputError(format!(
+    OutputError::new(format!(
         "The agent wrote an A2UI component tree that cannot be drawn: {error}"
     ))
 }
@@ -205,7 +248,7 @@ impl OutputSink for A2uiWhole {
 }
 
 fn unreadable(error: &ParseError) -> OutputError {
-    OutputError(format!("The agent wrote A2UI that cannot be read: {error}"))
+    OutputError::new(format!("The agent wrote A2UI that cannot be read: {error}"))
 }
 
 /// Text parts as they are; one DataPart per A2UI message, `data` the message object and
