@@ -367,10 +367,23 @@ mod tests {
         let later = r#"</a2ui-json>Later text.<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "root", "component": "Column", "children": ["stray"]}]}}]</a2ui-json>"#;
         let error = sink.push(later).unwrap_err();
         assert!(
-            error.0.contains("component 'stray' is not reachable"),
+            error.reason.contains("component 'stray' is not reachable"),
             "{}",
-            error.0
+            error.reason
         );
+        // Nothing that read completed comes after the closing block: "Later text." stays out.
+        assert_eq!(texts(&error.before), "");
+    }
+
+    #[test]
+    fn the_parts_before_a_failure_in_one_read_still_go_out() {
+        let mut sink = stream();
+        let reply = format!(
+            r#"Here.<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]</a2ui-json>Later text."#
+        );
+        let error = sink.push(&reply).unwrap_err();
+        assert!(error.reason.contains("not reachable"), "{}", error.reason);
+        assert_eq!(texts(&error.before), "Here.");
     }
 
     #[test]
