@@ -14,6 +14,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::task::Poll;
 
 use futures::{FutureExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
@@ -283,7 +284,7 @@ impl TaskManager {
                 message: None,
                 timestamp: Some(timestamp),
             };
-            Some(status_event(task, false))
+            Some(|task: &Task| status_event(task, false))
         });
         let stopped = async {
             match stop.await {
@@ -293,16 +294,33 @@ impl TaskManager {
             }
         };
         let work = async {
-            // Stored as working, so a listing filtered by state finds it.
-            if let Err(error) = self.store.put(running.snapshot()).await {
-                tracing::warn!(%error, "could not store the working task");
+            // The `working` state is stored so a listing filtered by state finds the task. A
+            // run that ends without the agent ever waiting needs no such write (its final
+            // state is stored right after): it is stored before a subscriber sees `working`,
+            // else only once the agent first waits.
+            let watched = started.is_some();
+            if watched {
+                self.store_working(&running).await;
             }
             running.deliver(started).await;
-            match job {
-                Job::Answer { request, streaming } => {
-                    self.drive(&running, &reply_id, *request, streaming).await
+            let job = async {
+                match job {
+                    Job::Answer { request, streaming } => {
+                        self.drive(&running, &reply_id, *request, streaming).await
+                    }
+                    Job::Refuse(reason) => Outcome::Failed(reason),
                 }
-                Job::Refuse(reason) => Outcome::Failed(reason),
+            };
+            let mut job = std::pin::pin!(job);
+            if watched {
+                return job.await;
+            }
+            match futures::poll!(job.as_mut()) {
+                Poll::Ready(outcome) => outcome,
+                Poll::Pending => {
+                    self.store_working(&running).await;
+                    job.await
+                }
             }
         };
         let outcome = tokio::select! {
@@ -311,6 +329,13 @@ impl TaskManager {
             outcome = work => outcome,
         };
         self.settle(&running, &reply_id, outcome).await;
+    }
+
+    /// Stores the running task as it is now (`working`).
+    async fn store_working(&self, running: &Running) {
+        if let Err(error) = self.store.put(running.snapshot()).await {
+            tracing::warn!(%error, "could not store the working task");
+        }
     }
 
     /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
@@ -444,7 +469,7 @@ impl TaskManager {
                 message: Some(message),
                 timestamp: Some(timestamp),
             };
-            Some(status_event(task, false))
+            Some(|task: &Task| status_event(task, false))
         });
         running.deliver(delivery).await;
     }
@@ -492,13 +517,15 @@ impl TaskManager {
                 timestamp: Some(timestamp),
             };
             final_task = Some(task.clone());
-            let mut event = status_event(task, true);
-            if already_streamed {
-                if let StreamEvent::StatusUpdate(update) = &mut event {
-                    update.status.message = None;
+            Some(move |task: &Task| {
+                let mut event = status_event(task, true);
+                if already_streamed {
+                    if let StreamEvent::StatusUpdate(update) = &mut event {
+                        update.status.message = None;
+                    }
                 }
-            }
-            Some(event)
+                event
+            })
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
         if let Err(error) = self.store.put(task.clone()).await {
