@@ -72,6 +72,17 @@ fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     })
 }
 
+/// A `SendMessageRequest` body, decoded straight from its text when it reads that way.
+fn send_body(body: &Bytes) -> Result<crate::a2a::SendRequest, ApiError> {
+    let decoded = std::str::from_utf8(body)
+        .ok()
+        .and_then(v1_0::decode_send_json);
+    match decoded {
+        Some(decoded) => Ok(decoded?),
+        None => Ok(v1_0::decode_send_params(Some(&parse_body(body)?))?),
+    }
+}
+
 /// `POST /message:send`.
 pub(crate) async fn message_send(
     State(state): State<Arc<ServerState>>,
@@ -81,9 +92,11 @@ pub(crate) async fn message_send(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let send = v1_0::decode_send_params(Some(&parse_body(&body)?))?;
-        let sent = ops::send(&state, &headers, send).await?;
-        let response = json(StatusCode::OK, &v1_0::encode_send_result(&sent.task));
+        let sent = ops::send(&state, &headers, send_body(&body)?).await?;
+        // Serializing borrowed strings and JSON values cannot fail.
+        let result = serde_json::to_string(&v1_0::send_result(&sent.task))
+            .map_err(|_| RpcError::internal())?;
+        let response = (StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], result).into_response();
         Ok(with_extensions_header(response, &sent.activated))
     };
     answer(result.await, "message:send")
@@ -98,7 +111,7 @@ pub(crate) async fn message_stream(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let send = v1_0::decode_send_params(Some(&parse_body(&body)?))?;
+        let send = send_body(&body)?;
         ops::stream(&state, &headers, send, Framing::Rest).await
     };
     answer(result.await, "message:stream")
