@@ -61,6 +61,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nest("/agent", server.router())
         .layer(middleware::from_fn_with_state(requests, count));
     println!("listening on {base}/ (agent at {base}/agent)");
-    axum::serve(listener, app).await?;
+    // With connect info the agent knows each client's address, so the per-client cap on
+    // running tasks (`Limits::max_running_tasks_per_client`) holds here too.
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .await?;
     Ok(())
 }

@@ -185,7 +185,8 @@ async fn missing_or_ill_typed_params_are_invalid_params_naming_the_field() {
         (
             request(
                 "message/send",
-                json!({"message": {"role": "user", "messageId": "m", "parts": []},
+                json!({"message": {"role": "user", "messageId": "m",
+                                   "parts": [{"kind": "text", "text": "x"}]},
                        "configuration": {"blocking": "yes"}}),
             ),
             "params.configuration.blocking: expected a boolean",
@@ -223,8 +224,25 @@ async fn unknown_fields_are_ignored() {
 async fn a_body_over_the_limit_gets_http_413_and_the_next_request_is_served() {
     let server = server().await;
     let big = "x".repeat(64 * 1024 + 1);
-    let (status, _) = server.post_raw(big).await;
+    let (status, answer) = server.post_raw(big.clone()).await;
     assert_eq!(status, 413);
+    // A JSON-RPC client reads the refusal as a JSON-RPC error, not as an unparsable page.
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("over the limit")),
+        "{answer}"
+    );
+    assert_still_serves(&server).await;
+    // The HTTP+JSON binding answers with its own error body.
+    let (status, answer) = server
+        .rest("POST", "message:send", Some(Value::String(big)))
+        .await;
+    assert_eq!(status, 413);
+    assert_eq!(answer["error"]["code"], 413, "{answer}");
+    assert_eq!(answer["error"]["status"], "INVALID_ARGUMENT", "{answer}");
     assert_still_serves(&server).await;
 }
 

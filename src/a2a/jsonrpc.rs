@@ -403,6 +403,42 @@ impl<'a, T: Serialize> Success<'a, T> {
     }
 }
 
+/// The `id` of a request body that could not be decoded, found without building a model of
+/// the rest (which is skipped, not kept): `null` when the body is not a JSON object with
+/// one string or number `id`.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::jsonrpc::{Id, peek_id};
+///
+/// assert_eq!(peek_id(br#"{"id":"7","params":{"x":[1,2,3]}}"#), Id::String("7".into()));
+/// assert_eq!(peek_id(br#"{"id":1,"id":2}"#), Id::Null);
+/// assert_eq!(peek_id(b"{"), Id::Null);
+/// ```
+pub fn peek_id(body: &[u8]) -> Id {
+    #[derive(serde::Deserialize)]
+    struct OnlyId {
+        id: Option<IdValue>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum IdValue {
+        Number(serde_json::Number),
+        String(String),
+    }
+    // Unknown members are skipped by serde (IgnoredAny); a repeated `id` is an error.
+    match serde_json::from_slice::<OnlyId>(body) {
+        Ok(OnlyId {
+            id: Some(IdValue::Number(number)),
+        }) => Id::Number(number),
+        Ok(OnlyId {
+            id: Some(IdValue::String(text)),
+        }) => Id::String(text),
+        _ => Id::Null,
+    }
+}
+
 /// A success response: `{"jsonrpc":"2.0","id":..,"result":..}`.
 pub fn success(id: &Id, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": Value::from(id), "result": result})

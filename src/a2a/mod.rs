@@ -6,6 +6,7 @@
 //! its conversions, so a protocol version adds a module instead of reshaping the model.
 //! Nothing here knows about A2UI or HTTP.
 
+pub mod budget;
 pub mod card;
 pub mod jsonrpc;
 mod params;

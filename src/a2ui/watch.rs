@@ -5,8 +5,24 @@
 //! fail (the official parsers raise "circular reference" mid-stream). [`TreeWatch`] is fed
 //! each message as it is sent, keeps each surface's child references (owned, so it lives
 //! across chunks), and reports a cycle or self-reference as soon as the component closing it
-//! arrives. A component that can never be reached from its surface's root is known only once
-//! the surface's components are all in, so [`TreeWatch::finish`] reports it.
+//! arrives.
+//!
+//! A component that can never be reached from its surface's root is known once the surface's
+//! tree is complete, which the official A2UI agent SDK takes to be the close of the block (the
+//! `<a2ui-json>` element) that created the surface: its validator checks each block's message
+//! list on its own, and raises "Component 'x' is not reachable from 'root'" only for a
+//! surface whose creation (`createSurface`, v0.8 `beginRendering`) is in that block, never
+//! looking at later blocks. So [`TreeWatch::block_closed`] reports, for each surface created
+//! in the block that just closed (and whose root component has arrived), every component
+//! sent for it so far that its root does not reach: a later block cannot attach it. A surface
+//! whose root is still missing at that close is checked at the close of the block that brings
+//! it. Components a later block adds to a surface created earlier may still be attached by a
+//! block after them (the official validator does not check such a block), so those are
+//! reported when the reply ends, by [`TreeWatch::finish`], with anything never checked.
+//! Unlike the official validator, which reads each components message alone, the tree is
+//! the surface's: a component listed in another message of the block is reachable through it.
+//! A component an update orphaned (something referred to it before) is never reported:
+//! renderers drop it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -58,6 +74,8 @@ struct Watched {
     ids: Vec<String>,
     /// Every id any component referred to, even one replaced since.
     referenced: HashSet<String>,
+    /// Whether the surface was created in the open block and is checked when a block closes.
+    check_at_close: bool,
 }
 
 impl TreeWatch {
@@ -96,9 +114,11 @@ impl TreeWatch {
             "createSurface" => {
                 *surface = Watched::default();
                 surface.created_here = true;
+                surface.check_at_close = true;
             }
             "beginRendering" => {
                 surface.created_here = true;
+                surface.check_at_close = true;
                 surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
             }
             _ => {}
@@ -134,42 +154,89 @@ impl TreeWatch {
         Ok(())
     }
 
-    /// The response ended (or its block closed): the components of surfaces it created that
-    /// their root can never reach. A component an update orphaned (something referred to it
-    /// before) is not reported: renderers drop it.
+    /// A block (an `<a2ui-json>` element) closed: the components of the surfaces created in
+    /// it that their root can never reach (see the [module docs](self) for which).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{ProtocolVersion, TreeWatch, Validator};
+    /// use serde_json::json;
+    ///
+    /// let v = ProtocolVersion::V0_9;
+    /// let mut watch = TreeWatch::new(Validator::basic(v));
+    /// let block = [
+    ///     json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": v.basic_catalog_id()}}),
+    ///     json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+    ///         {"id": "root", "component": "Text", "text": "hi"},
+    ///         {"id": "stray", "component": "Text", "text": "lost"}]}}),
+    /// ];
+    /// for message in &block {
+    ///     watch.observe(message).unwrap();
+    /// }
+    /// let errors = watch.block_closed();
+    /// assert!(errors[0].message.contains("component 'stray' is not reachable"));
+    /// ```
+    pub fn block_closed(&mut self) -> Vec<ValidationError> {
+        let mut errors = Vec::new();
+        for surface_id in &self.order {
+            let Some(surface) = self.surfaces.get_mut(surface_id) else {
+                continue;
+            };
+            if surface.check_at_close && surface.children.contains_key(surface.root()) {
+                surface.check_at_close = false;
+                surface.unreachable(surface_id, &mut errors);
+            }
+        }
+        errors
+    }
+
+    /// The response ended: the components of surfaces it created that their root can never
+    /// reach. A component an update orphaned (something referred to it before) is not
+    /// reported: renderers drop it.
     pub fn finish(&self) -> Vec<ValidationError> {
         let mut errors = Vec::new();
         for surface_id in &self.order {
-            let Some(surface) = self.surfaces.get(surface_id) else {
-                continue;
-            };
-            let root = surface.root.as_deref().unwrap_or("root");
-            if !surface.created_here || !surface.children.contains_key(root) {
-                continue;
-            }
-            let mut reached: HashSet<&str> = HashSet::from([root]);
-            let mut stack = vec![root];
-            while let Some(id) = stack.pop() {
-                for child in surface.children.get(id).into_iter().flatten() {
-                    if reached.insert(child) {
-                        stack.push(child);
-                    }
-                }
-            }
-            for id in &surface.ids {
-                if !reached.contains(id.as_str()) && !surface.referenced.contains(id) {
-                    errors.push(ValidationError::new(
-                        "",
-                        format!(
-                            "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
-                        ),
-                        Some(surface_id),
-                        None,
-                    ));
+            if let Some(surface) = self.surfaces.get(surface_id) {
+                if surface.created_here && surface.children.contains_key(surface.root()) {
+                    surface.unreachable(surface_id, &mut errors);
                 }
             }
         }
         errors
+    }
+}
+
+impl Watched {
+    /// The root's id: named by v0.8 `beginRendering`, else `root`.
+    fn root(&self) -> &str {
+        self.root.as_deref().unwrap_or("root")
+    }
+
+    /// Reports each component the root does not reach and nothing ever referred to.
+    fn unreachable(&self, surface_id: &str, errors: &mut Vec<ValidationError>) {
+        let root = self.root();
+        let mut reached: HashSet<&str> = HashSet::from([root]);
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            for child in self.children.get(id).into_iter().flatten() {
+                if reached.insert(child) {
+                    stack.push(child);
+                }
+            }
+        }
+        for id in &self.ids {
+            if !reached.contains(id.as_str()) && !self.referenced.contains(id) {
+                errors.push(ValidationError::new(
+                    "",
+                    format!(
+                        "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
+                    ),
+                    Some(surface_id),
+                    None,
+                ));
+            }
+        }
     }
 }
 
@@ -311,6 +378,89 @@ mod tests {
             errors[0].message.contains("'stray' is not reachable"),
             "{}",
             errors[0]
+        );
+    }
+
+    fn create() -> Value {
+        json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}})
+    }
+
+    #[test]
+    fn an_unreachable_component_is_reported_when_the_creating_block_closes() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(json!([
+            {"id": "root", "component": "Card", "child": "body"},
+            {"id": "stray", "component": "Text", "text": "y"}
+        ])))
+        .unwrap();
+        let errors = w.block_closed();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].message.contains("'stray' is not reachable"),
+            "{}",
+            errors[0]
+        );
+        // Checked once: the next block's close does not report it again.
+        assert!(w.block_closed().is_empty());
+    }
+
+    #[test]
+    fn a_child_sent_in_a_later_block_is_not_an_orphan() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(
+            json!([{"id": "root", "component": "Card", "child": "body"}]),
+        ))
+        .unwrap();
+        assert!(w.block_closed().is_empty());
+        w.observe(&update(
+            json!([{"id": "body", "component": "Text", "text": "x"}]),
+        ))
+        .unwrap();
+        assert!(w.block_closed().is_empty());
+        assert!(w.finish().is_empty());
+    }
+
+    #[test]
+    fn a_surface_without_its_root_yet_is_checked_at_the_block_that_brings_it() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(
+            json!([{"id": "stray", "component": "Text", "text": "y"}]),
+        ))
+        .unwrap();
+        assert!(w.block_closed().is_empty());
+        w.observe(&update(
+            json!([{"id": "root", "component": "Text", "text": "x"}]),
+        ))
+        .unwrap();
+        let errors = w.block_closed();
+        assert!(
+            errors[0].message.contains("'stray' is not reachable"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn a_stray_in_a_later_update_block_waits_for_the_end_of_the_reply() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(json!([{"id": "root", "component": "Column", "children": ["a"]}, {"id": "a", "component": "Text", "text": "a"}])))
+            .unwrap();
+        assert!(w.block_closed().is_empty());
+        w.observe(&update(
+            json!([{"id": "b", "component": "Text", "text": "b"}]),
+        ))
+        .unwrap();
+        assert!(
+            w.block_closed().is_empty(),
+            "a later block may still attach it"
+        );
+        let errors = w.finish();
+        assert!(
+            errors[0].message.contains("'b' is not reachable"),
+            "{errors:?}"
         );
     }
 

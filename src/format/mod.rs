@@ -152,6 +152,13 @@ pub trait FormatReader: Send {
     /// block that closed unreadable, a limit exceeded), so a server can stop early.
     fn error(&self) -> Option<&ParseError>;
 
+    /// Where blocks closed in the parts the last [`feed`](Self::feed) returned: for each, how
+    /// many of those parts came before it (see [`StreamParser::block_ends`]). A format
+    /// without blocks read as they stream returns none.
+    fn block_ends(&self) -> &[usize] {
+        &[]
+    }
+
     /// Ends the response and returns the parts not yet returned.
     ///
     /// # Errors
@@ -226,6 +233,10 @@ impl FormatReader for StreamReader {
 
     fn error(&self) -> Option<&ParseError> {
         self.0.error()
+    }
+
+    fn block_ends(&self) -> &[usize] {
+        self.0.block_ends()
     }
 
     fn finish(self: Box<Self>) -> Result<Vec<ParsedPart>, ParseError> {

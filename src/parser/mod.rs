@@ -27,9 +27,10 @@
 //! is held between chunks, each component and message is deserialized once from its slice, and
 //! only the message still arriving is retained. In [`EmitMode::Delta`] (the default) nothing
 //! unchanged is sent twice: the components of a message still arriving are sent as they close
-//! (or in batches that outweigh their envelope, [`ParserConfig::delta_batch`]), and a v0.9
-//! data model update still arriving is sent per key path, each member of its `value` once as
-//! it finishes (the first replacing the value at `path`, the later ones at `path/key`). A
+//! (or in batches that outweigh their envelope, [`ParserConfig::delta_batch`]), and a data
+//! model update still arriving is sent per key path, each member of its v0.9 `value` (entry
+//! of its v0.8 `contents`) once as it finishes (the first replacing the value at `path`, the
+//! later ones at `path/key`). A
 //! message that closes within one `feed` is sent as written.
 //!
 //! # Example

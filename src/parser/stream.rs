@@ -42,6 +42,8 @@ pub struct StreamParser {
     tail: String,
     loc: Locator,
     error: Option<ParseError>,
+    /// For the parts the last `feed` returned, how many came before each block that closed.
+    block_ends: Vec<usize>,
 }
 
 /// The parts one feed produced, with adjacent messages of one block merged into one part.
@@ -49,6 +51,8 @@ struct Out {
     parts: Vec<ParsedPart>,
     /// Whether the last part is messages of the open block (more may join it).
     joinable: bool,
+    /// How many parts came before each block that closed.
+    block_ends: Vec<usize>,
 }
 
 impl Out {
@@ -84,6 +88,7 @@ impl StreamParser {
             tail: String::new(),
             loc: Locator::default(),
             error: None,
+            block_ends: Vec::new(),
         }
     }
 
@@ -106,6 +111,7 @@ impl StreamParser {
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
+            block_ends: Vec::new(),
         };
         if self.error.is_some() {
             return out.parts;
@@ -137,7 +143,29 @@ impl StreamParser {
         self.tail = input.get(held..).unwrap_or_default().to_owned();
         self.loc
             .advance(input.as_bytes().get(..held).unwrap_or_default());
+        self.block_ends = out.block_ends;
         out.parts
+    }
+
+    /// Where blocks closed in the parts the last [`feed`](Self::feed) returned: for each
+    /// block whose close tag it read, how many of those parts came before the close. A
+    /// consumer that checks each block as a whole (a surface's tree complete at its block's
+    /// close) checks there, before reading on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::parser::{ParserConfig, StreamParser};
+    ///
+    /// let mut parser = StreamParser::new(ParserConfig::default());
+    /// let parts = parser.feed(
+    ///     "A<a2ui-json>[{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"s\"}}]</a2ui-json>B<a2ui-json>",
+    /// );
+    /// assert_eq!(parts.len(), 3); // "A", the message, "B"
+    /// assert_eq!(parser.block_ends(), &[2]);
+    /// ```
+    pub fn block_ends(&self) -> &[usize] {
+        &self.block_ends
     }
 
     /// The error that ended the stream early, if any: a block that closed unreadable, or a
@@ -163,6 +191,7 @@ impl StreamParser {
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
+            block_ends: Vec::new(),
         };
         if self.in_block {
             self.block.finish(&tail, &self.loc)?;
@@ -193,6 +222,7 @@ impl StreamParser {
                     Advance::Closed(next) => {
                         self.in_block = false;
                         out.joinable = false;
+                        out.block_ends.push(out.parts.len());
                         i = next;
                     }
                     Advance::Hold(at) => return at,

@@ -10,12 +10,58 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use axum::http::HeaderMap;
+use axum::extract::{ConnectInfo, Request};
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
 
 use super::limits::Limits;
 use super::throttle::Throttle;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::task::manager::Running;
+
+tokio::task_local! {
+    /// The peer of the connection whose request is being handled, for the per-client task
+    /// cap (the handlers of both bindings reach it without threading it through).
+    static PEER: SocketAddr;
+}
+
+/// The peer address of the request being handled, when the server knows it: set by
+/// [`with_peer`] from axum's `ConnectInfo`.
+pub(crate) fn peer() -> Option<SocketAddr> {
+    PEER.try_with(|peer| *peer).ok()
+}
+
+/// Makes the request's peer address (axum's `ConnectInfo<SocketAddr>`, which
+/// [`A2uiServer::serve`](super::A2uiServer::serve) sets, and so does `axum::serve` with
+/// `into_make_service_with_connect_info::<SocketAddr>()`) known to [`peer`] while the
+/// handler runs, so the per-client cap holds wherever the router is served.
+pub(crate) async fn with_peer(request: Request, next: Next) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    match peer {
+        Some(peer) => PEER.scope(peer, next.run(request)).await,
+        None => next.run(request).await,
+    }
+}
+
+/// The `Retry-After` (seconds) sent with a "server busy" answer: tasks end all the time, so
+/// a second is a fair first wait.
+pub(crate) const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// `response` with `Retry-After` when `error` says the server is busy (REST's 503, and the
+/// JSON-RPC answer carrying the busy error).
+pub(crate) fn with_retry_after(mut response: Response, error: &RpcError) -> Response {
+    if error.code == ErrorCode::ServerBusy {
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    }
+    response
+}
 
 /// Counts running tasks against the [`Limits`].
 #[derive(Debug)]

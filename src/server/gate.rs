@@ -22,6 +22,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
+use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
+use crate::a2a::v1_0;
+
 /// The media types a JSON-RPC body may declare (parameters such as `charset` aside).
 const JSON_TYPES: [&str; 2] = ["application/json", "application/a2a+json"];
 
@@ -139,6 +142,7 @@ pub(crate) async fn read_body(
         );
     }
     let (parts, body) = request.into_parts();
+    let dialect = Dialect::of(parts.uri.path());
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)
@@ -147,17 +151,19 @@ pub(crate) async fn read_body(
     let too_large = format!("the body is over the limit of {} bytes", budget.limit);
     let drainable = budget.limit.saturating_add(DRAIN_BOUND) as u64;
     if declared.is_some_and(|length| length > drainable) {
-        return refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large, true);
+        return dialect.refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large, true);
     }
     match tokio::time::timeout(budget.timeout, collect(body, budget.limit)).await {
-        Err(_) => refuse(
+        Err(_) => dialect.refuse(
             StatusCode::REQUEST_TIMEOUT,
             "the body did not arrive in time",
             true,
         ),
-        Ok(Err(Unreadable)) => refuse(StatusCode::BAD_REQUEST, "the body could not be read", true),
+        Ok(Err(Unreadable)) => {
+            dialect.refuse(StatusCode::BAD_REQUEST, "the body could not be read", true)
+        }
         Ok(Ok(Collected::TooLarge { drained })) => {
-            refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large, !drained)
+            dialect.refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large, !drained)
         }
         Ok(Ok(Collected::Body(bytes))) => {
             next.run(Request::from_parts(parts, Body::from(bytes)))
@@ -225,6 +231,61 @@ async fn collect(mut body: Body, limit: usize) -> Result<Collected, Unreadable> 
         return Ok(Collected::TooLarge { drained: true });
     }
     Ok(Collected::Body(Bytes::from(kept)))
+}
+
+/// How a refused body is answered: a client of either binding reads the refusal as it reads
+/// any other error of its binding, not as an unparsable page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// The JSON-RPC route (`/`): a JSON-RPC error with a null id (the request was not read).
+    JsonRpc,
+    /// The HTTP+JSON routes: a `google.rpc.Status` body.
+    Rest,
+}
+
+impl Dialect {
+    fn of(path: &str) -> Self {
+        if path == "/" {
+            Dialect::JsonRpc
+        } else {
+            Dialect::Rest
+        }
+    }
+
+    /// The refusal with `status` and a JSON body saying `reason`; `close` as in [`refuse`].
+    fn refuse(self, status: StatusCode, reason: &str, close: bool) -> Response {
+        let body = match self {
+            Dialect::JsonRpc => jsonrpc::failure(
+                &Id::Null,
+                &RpcError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("Invalid Request: {reason}"),
+                ),
+            ),
+            Dialect::Rest => {
+                let error = RpcError::new(ErrorCode::InvalidRequest, reason);
+                let (_, mut body) = v1_0::rest_error_body(&error);
+                body["error"]["code"] = status.as_u16().into();
+                body
+            }
+        };
+        let content_type = match self {
+            Dialect::JsonRpc => "application/json",
+            Dialect::Rest => "application/a2a+json",
+        };
+        let mut response = (
+            status,
+            [(CONTENT_TYPE, HeaderValue::from_static(content_type))],
+            body.to_string(),
+        )
+            .into_response();
+        if close {
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
 }
 
 /// A short plain-text refusal; `close` asks the client to close the connection (its request

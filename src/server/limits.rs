@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::a2a::budget::DecodeBudget;
+
 /// Time and count limits of a server; see [`ServerBuilder::limits`](super::ServerBuilder::limits).
 ///
 /// The connection limits (`header_read_timeout`, `idle_timeout`, `max_connections`,
@@ -55,10 +57,24 @@ pub struct Limits {
     pub max_running_tasks_per_client: usize,
     /// The request header naming the client for `max_running_tasks_per_client` (for
     /// instance `X-Forwarded-For` behind a proxy); `None` (the default) keys clients by
-    /// their peer IP address. A request with neither (the router served by something else
-    /// than [`A2uiServer::serve`](super::A2uiServer::serve)) counts only against
+    /// their peer IP address, which the [`router`](super::A2uiServer::router) reads from
+    /// axum's `ConnectInfo<SocketAddr>`: [`A2uiServer::serve`](super::A2uiServer::serve)
+    /// sets it, and so does `axum::serve` given
+    /// `router.into_make_service_with_connect_info::<SocketAddr>()`. A request with neither
+    /// header nor peer address (a router served without connect info) counts only against
     /// `max_running_tasks`.
     pub client_key_header: Option<String>,
+    /// The most parts one message may have (default 100); more is a -32602 error (400 on
+    /// the HTTP+JSON binding), found while the body is read, before it is decoded.
+    pub max_parts_per_message: usize,
+    /// The most bytes one part may take as sent (default 512 KiB); more is -32602.
+    pub max_part_bytes: usize,
+    /// The most bytes one message may take as sent (default 1 MiB); more is -32602.
+    pub max_message_bytes: usize,
+    /// The most JSON values (scalars, arrays, objects, keys) one request body may hold
+    /// (default 20,000); more is -32602. A value costs tens of bytes once decoded whatever
+    /// its size on the wire, so this bounds the memory a body can claim.
+    pub max_json_values: usize,
 }
 
 impl Limits {
@@ -77,6 +93,16 @@ impl Limits {
     pub const DEFAULT_MAX_RUNNING_TASKS: usize = 1024;
     /// The default of [`Limits::max_running_tasks_per_client`]: 64.
     pub const DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT: usize = 64;
+
+    /// The budget a request body is read within.
+    pub(crate) fn decode_budget(&self) -> DecodeBudget {
+        DecodeBudget {
+            max_parts: self.max_parts_per_message,
+            max_part_bytes: self.max_part_bytes,
+            max_message_bytes: self.max_message_bytes,
+            max_values: self.max_json_values,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -90,6 +116,10 @@ impl Default for Limits {
             max_running_tasks: Self::DEFAULT_MAX_RUNNING_TASKS,
             max_running_tasks_per_client: Self::DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT,
             client_key_header: None,
+            max_parts_per_message: DecodeBudget::DEFAULT_MAX_PARTS,
+            max_part_bytes: DecodeBudget::DEFAULT_MAX_PART_BYTES,
+            max_message_bytes: DecodeBudget::DEFAULT_MAX_MESSAGE_BYTES,
+            max_json_values: DecodeBudget::DEFAULT_MAX_VALUES,
         }
     }
 }

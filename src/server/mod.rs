@@ -21,7 +21,9 @@
 //! (timeouts, a connection cap, shutdown with a drain deadline). Every request also passes
 //! the gate: a JSON `Content-Type` (415 otherwise), an allowed `Host` (403), a body within
 //! its size and time budget (413, 408), the token when one is set (401), and a cap on running
-//! tasks (a "server busy" JSON-RPC error).
+//! tasks (a "server busy" JSON-RPC error, with `Retry-After`). A body is then walked within
+//! the decoding budget ([`crate::a2a::budget`]: parts, bytes, values, no repeated key) before
+//! it is decoded.
 //!
 //! A `message/stream` response carries, one SSE `data:` line each: the Task (`submitted`), a
 //! `working` update when the agent starts, one `working` update per piece of output (the
@@ -57,7 +59,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{any, get, post};
 
 pub use error::BuildError;
@@ -65,6 +67,7 @@ pub use limits::Limits;
 pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
 use crate::a2a::TaskState;
+use crate::a2a::budget::DecodeBudget;
 use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
 use crate::agent::Agent;
@@ -87,6 +90,8 @@ pub(crate) struct ServerState {
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
     pub(crate) admission: Arc<Admission>,
+    /// What a request body may hold, checked before it is decoded.
+    pub(crate) budget: DecodeBudget,
 }
 
 /// An A2A server for one agent. Cheap to clone.
@@ -181,6 +186,7 @@ impl A2uiServer {
                 any(rest::push_configs),
             )
             .route("/extendedAgentCard", get(rest::extended_card))
+            .layer(from_fn(admission::with_peer))
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
         // future and a service clone per request.
@@ -297,8 +303,8 @@ impl fmt::Debug for ServerBuilder {
 impl ServerBuilder {
     /// Default interval of `: keep-alive` comments on silent streams: 2 s.
     pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(2);
-    /// Default request body limit: 4 MiB.
-    pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
+    /// Default request body limit: 1 MiB.
+    pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
     /// Default number of messages a task's history keeps: 256.
     pub const DEFAULT_MAX_HISTORY: usize = 256;
 
@@ -328,7 +334,9 @@ impl ServerBuilder {
         self
     }
 
-    /// The largest request body accepted; larger ones get HTTP 413 (default 4 MiB).
+    /// The largest request body accepted; larger ones get HTTP 413 (default 1 MiB). What a
+    /// body within it may hold is bounded by the decoding budget of [`Limits`]
+    /// (`max_parts_per_message`, `max_part_bytes`, `max_message_bytes`, `max_json_values`).
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
         self
@@ -521,6 +529,7 @@ impl ServerBuilder {
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
                 admission: Arc::new(Admission::new(&self.limits)),
+                budget: self.limits.decode_budget(),
             }),
             body_limit: self.body_limit,
             limits: Arc::new(self.limits),

@@ -28,7 +28,7 @@ pub(crate) async fn send(
     check_send(state, &send)?;
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::serve::peer())?;
+    let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, false).await?;
     permit.release_when_done(&started.running);
@@ -61,7 +61,7 @@ pub(crate) async fn stream(
 ) -> Result<Response, ApiError> {
     check_send(state, &send)?;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::serve::peer())?;
+    let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, true).await?;
     permit.release_when_done(&started.running);

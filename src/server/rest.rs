@@ -23,10 +23,12 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 
 use super::ServerState;
+use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
 use super::sse::Framing;
 use super::version::{self, Version};
+use crate::a2a::budget;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0;
 
@@ -41,10 +43,11 @@ fn json(status: StatusCode, body: &Value) -> Response {
 fn error_response(error: ApiError, operation: &str) -> Response {
     let error = error.into_rpc(operation);
     let (status, body) = v1_0::rest_error_body(&error);
-    json(
+    let response = json(
         StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         &body,
-    )
+    );
+    with_retry_after(response, &error)
 }
 
 fn answer(result: Result<Response, ApiError>, operation: &str) -> Response {
@@ -66,20 +69,25 @@ fn check_version(headers: &HeaderMap, query: Option<&str>) -> Result<(), ApiErro
     }
 }
 
-fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
+/// The body as JSON, once it has passed the decoding budget (which also refuses repeated
+/// keys): any refusal is a 400.
+fn parse_body(state: &ServerState, body: &Bytes) -> Result<Value, ApiError> {
+    budget::check(body, &state.budget).map_err(|refusal| ApiError::from(refusal.to_rpc(false)))?;
     serde_json::from_slice(body).map_err(|error| {
         RpcError::new(ErrorCode::ParseError, format!("Parse error: {error}")).into()
     })
 }
 
-/// A `SendMessageRequest` body, decoded straight from its text when it reads that way.
-fn send_body(body: &Bytes) -> Result<crate::a2a::SendRequest, ApiError> {
+/// A `SendMessageRequest` body within the decoding budget, decoded straight from its text
+/// when it reads that way.
+fn send_body(state: &ServerState, body: &Bytes) -> Result<crate::a2a::SendRequest, ApiError> {
+    budget::check(body, &state.budget).map_err(|refusal| ApiError::from(refusal.to_rpc(false)))?;
     let decoded = std::str::from_utf8(body)
         .ok()
         .and_then(v1_0::decode_send_json);
     match decoded {
         Some(decoded) => Ok(decoded?),
-        None => Ok(v1_0::decode_send_params(Some(&parse_body(body)?))?),
+        None => Ok(v1_0::decode_send_params(Some(&parse_body(state, body)?))?),
     }
 }
 
@@ -92,7 +100,7 @@ pub(crate) async fn message_send(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let sent = ops::send(&state, &headers, send_body(&body)?).await?;
+        let sent = ops::send(&state, &headers, send_body(&state, &body)?).await?;
         // Serializing borrowed strings and JSON values cannot fail.
         let result = serde_json::to_string(&v1_0::send_result(&sent.task))
             .map_err(|_| RpcError::internal())?;
@@ -111,7 +119,7 @@ pub(crate) async fn message_stream(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let send = send_body(&body)?;
+        let send = send_body(&state, &body)?;
         ops::stream(&state, &headers, send, Framing::Rest).await
     };
     answer(result.await, "message:stream")

@@ -3,8 +3,14 @@
 //! Reads the envelope, picks the protocol version ([`super::version`]: slash methods are
 //! 0.3, PascalCase ones 1.0), dispatches by method, and answers every outcome — success or
 //! error — with HTTP 200 and a JSON-RPC response in that version's shape (or an SSE stream for
-//! the streaming methods). The only non-200 answers come before an envelope exists: 413 for a
-//! body over the limit and 405 for another HTTP method, both from axum.
+//! the streaming methods). The only non-200 answers come before an envelope exists: from the
+//! gate ([`super::gate`]) 413, 408 or 400 for a body over the limit, too slow or unreadable
+//! (each with a JSON-RPC error body, id null) and 415 for a body that is not JSON; 405 from
+//! axum for another HTTP method.
+//!
+//! The body is walked within the decoding budget ([`crate::a2a::budget`]) before it is
+//! decoded: a key repeated among the envelope's members is -32600, one repeated deeper or a
+//! broken budget (too many parts, too long a part or message, too many values) -32602.
 
 use std::sync::Arc;
 
@@ -18,10 +24,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::ServerState;
+use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
 use super::sse::{self, Framing};
 use super::version::{self, Version};
+use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{SendRequest, v0_3, v1_0};
 
@@ -44,7 +52,10 @@ impl IntoResponse for RpcResponse {
     fn into_response(self) -> Response {
         match self.outcome {
             Ok(result) => Json(Success::new(&self.id, result)).into_response(),
-            Err(error) => Json(Framing::Rpc(self.id, self.version).error(&error)).into_response(),
+            Err(error) => with_retry_after(
+                Json(Framing::Rpc(self.id, self.version).error(&error)).into_response(),
+                &error,
+            ),
         }
     }
 }
@@ -58,7 +69,11 @@ pub(crate) async fn handle(
     let requested = version::requested(&headers, None);
     // Errors before the method is known answer in the shape the header asked for.
     let header_version = requested.clone().ok().flatten().unwrap_or(Version::V0_3);
-    let request = match jsonrpc::decode_request_raw(&body) {
+    // The budget walk first: a body that breaks it is never decoded into a model.
+    let decoded = budget::check(&body, &state.budget)
+        .map_err(|refusal| (jsonrpc::peek_id(&body), refusal.to_rpc(true)))
+        .and_then(|()| jsonrpc::decode_request_raw(&body));
+    let request = match decoded {
         Ok(request) => request,
         Err((id, error)) => {
             tracing::debug!(code = error.code.code(), message = %error.message, "bad envelope");
@@ -108,7 +123,9 @@ pub(crate) async fn handle(
         Err(error) => {
             let error = error.into_rpc(&method);
             if streaming {
-                sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive)
+                let stream =
+                    sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive);
+                with_retry_after(stream, &error)
             } else {
                 RpcResponse {
                     id,

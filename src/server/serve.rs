@@ -42,18 +42,6 @@ const FINAL_GRACE: Duration = Duration::from_secs(1);
 /// How long a connection closed for idleness gets to say goodbye before it is dropped.
 const IDLE_GRACE: Duration = Duration::from_secs(1);
 
-tokio::task_local! {
-    /// The peer of the connection whose request is being handled, for the per-client task
-    /// cap (the handlers of both bindings reach it without threading it through).
-    static PEER: SocketAddr;
-}
-
-/// The peer address of the request being handled, when it came through
-/// [`A2uiServer::serve`].
-pub(crate) fn peer() -> Option<SocketAddr> {
-    PEER.try_with(|peer| *peer).ok()
-}
-
 /// The default listen backlog of [`bind`]: 1024 pending connections.
 pub const DEFAULT_BACKLOG: u32 = 1024;
 
@@ -281,9 +269,7 @@ async fn connection(
             request.extensions_mut().insert(ConnectInfo(peer));
             let router = router.clone();
             async move {
-                let response = PEER
-                    .scope(peer, router.oneshot(request.map(Body::new)))
-                    .await?;
+                let response = router.oneshot(request.map(Body::new)).await?;
                 // The request stays in flight until its response body (an SSE stream) ends.
                 Ok::<_, Infallible>(response.map(|body| {
                     Body::new(body.map_frame(move |frame| {

@@ -77,7 +77,8 @@ impl OutputPipeline for ReplyOutput {
 
 /// A streamed reply read by the negotiated format as it arrives, its component trees
 /// watched as they are sent: a cycle fails the task as soon as it closes, a component the
-/// root can never reach when the reply ends.
+/// root can never reach when the block that created its surface closes (or, for one a
+/// later block added, when the reply ends); see [`TreeWatch`].
 pub(crate) struct A2uiStream {
     reader: Box<dyn FormatReader>,
     version: ProtocolVersion,
@@ -90,7 +91,12 @@ impl OutputSink for A2uiStream {
         if let Some(error) = self.reader.error() {
             return Err(unreadable(error));
         }
-        watched(&mut self.watch, parsed, self.version)
+        watched(
+            &mut self.watch,
+            parsed,
+            self.reader.block_ends(),
+            self.version,
+        )
     }
 
     fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
@@ -100,7 +106,7 @@ impl OutputSink for A2uiStream {
             mut watch,
         } = *self;
         let parsed = reader.finish().map_err(|error| unreadable(&error))?;
-        let parts = watched(&mut watch, parsed, version)?;
+        let parts = watched(&mut watch, parsed, &[], version)?;
         match watch.finish().into_iter().next() {
             Some(error) => Err(undrawable(&error)),
             None => Ok(parts),
@@ -108,20 +114,36 @@ impl OutputSink for A2uiStream {
     }
 }
 
-/// The parts of `parsed`, once `watch` has seen their messages.
+/// The parts of `parsed`, once `watch` has seen their messages and, where a block closed
+/// (after `block_ends[i]` parts), checked the trees that block completed.
 fn watched(
     watch: &mut TreeWatch,
     parsed: Vec<ParsedPart>,
+    block_ends: &[usize],
     version: ProtocolVersion,
 ) -> Result<Vec<Part>, OutputError> {
-    for part in &parsed {
+    let mut ends = block_ends.iter().peekable();
+    for (index, part) in parsed.iter().enumerate() {
+        while ends.next_if(|&&end| end <= index).is_some() {
+            block_closed(watch)?;
+        }
         if let ParsedPart::A2ui(messages) = part {
             for message in messages {
                 watch.observe(message).map_err(|error| undrawable(&error))?;
             }
         }
     }
+    for _ in ends {
+        block_closed(watch)?;
+    }
     Ok(to_parts(parsed, version))
+}
+
+fn block_closed(watch: &mut TreeWatch) -> Result<(), OutputError> {
+    match watch.block_closed().into_iter().next() {
+        Some(error) => Err(undrawable(&error)),
+        None => Ok(()),
+    }
 }
 
 fn undrawable(error: &ValidationError) -> OutputError {
@@ -243,6 +265,65 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
+    use crate::a2ui::Validator;
+    use crate::format::{DirectJson, OutputFormat};
+    use crate::parser::ParserConfig;
+
+    fn stream() -> A2uiStream {
+        A2uiStream {
+            reader: DirectJson.reader(ParserConfig::default()),
+            version: ProtocolVersion::V0_9,
+            watch: TreeWatch::new(Validator::basic(ProtocolVersion::V0_9)),
+        }
+    }
+
+    const CREATE: &str = r#"{"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": "https://a2ui.org/specification/v0_9/basic_catalog.json"}}"#;
+
+    fn texts(parts: &[Part]) -> String {
+        parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_orphan_fails_the_stream_when_its_block_closes_before_the_text_after_it() {
+        let mut sink = stream();
+        let open = format!(
+            r#"Here.<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]"#
+        );
+        let parts = sink.push(&open).unwrap();
+        assert_eq!(texts(&parts), "Here.");
+        let later = r#"</a2ui-json>Later text.<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "root", "component": "Column", "children": ["stray"]}]}}]</a2ui-json>"#;
+        let error = sink.push(later).unwrap_err();
+        assert!(
+            error.0.contains("component 'stray' is not reachable"),
+            "{}",
+            error.0
+        );
+    }
+
+    #[test]
+    fn a_child_a_later_block_sends_passes() {
+        let mut sink = stream();
+        let reply = [
+            format!(
+                r#"<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "body"}}]}}}}]</a2ui-json>"#
+            ),
+            "Meanwhile.".to_owned(),
+            r#"<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "body", "component": "Text", "text": "hi"}]}}]</a2ui-json>"#.to_owned(),
+        ];
+        let mut parts = Vec::new();
+        for chunk in &reply {
+            parts.extend(sink.push(chunk).unwrap());
+        }
+        parts.extend(Box::new(sink).finish().unwrap());
+        assert_eq!(texts(&parts), "Meanwhile.");
+        assert_eq!(parts.len(), 4);
+    }
 
     #[test]
     fn adjacent_plain_text_parts_are_joined_and_others_kept_in_order() {

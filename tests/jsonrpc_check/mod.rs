@@ -1,15 +1,36 @@
 //! What the `jsonrpc_v0_3` fuzz target checks of one input, shared with the corpus replay test:
-//! decoded the way the server does (the envelope, then the params of the method it names), no
-//! input may panic; every refusal must answer as a JSON-RPC error object; and a message that
+//! decoded the way the server does (the decoding budget's walk, the envelope, then the params of
+//! the method it names), no input may panic; the walk calls a body malformed only when
+//! serde_json does, and passes only bodies serde_json reads; every refusal must answer as a
+//! JSON-RPC error object; and a message that
 //! decodes must encode and decode again to the same message (nothing a client sent is lost or
 //! invented on the way through).
 
-use a2ui_agent::a2a::jsonrpc::{self, RpcError};
+use a2ui_agent::a2a::budget::{self, DecodeBudget, RefusalKind};
+use a2ui_agent::a2a::jsonrpc::{self, ErrorCode, RpcError};
 use a2ui_agent::a2a::v0_3;
 
 /// Runs the checks on `data`; panics on a finding.
 pub fn check(data: &[u8]) {
-    let request = match jsonrpc::decode_request(data) {
+    let decoded = jsonrpc::decode_request(data);
+    let is_json = !matches!(&decoded, Err((_, error)) if error.code == ErrorCode::ParseError);
+    if let Err(refusal) = budget::check(data, &DecodeBudget::default()) {
+        // Too deep for serde_json is over the walk's own depth budget first.
+        if refusal.kind == RefusalKind::Syntax {
+            assert!(
+                !is_json,
+                "the budget walk calls JSON malformed: {refusal:?}"
+            );
+        }
+        let answer = jsonrpc::failure(&jsonrpc::peek_id(data), &refusal.to_rpc(true));
+        assert!(answer["error"]["code"].is_i64(), "{answer}");
+        return;
+    }
+    assert!(
+        is_json,
+        "the budget walk passed a body serde_json cannot read"
+    );
+    let request = match decoded {
         Ok(request) => request,
         Err((id, error)) => {
             let answer = jsonrpc::failure(&id, &error);

@@ -143,6 +143,9 @@ pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
     let message_id = message.req_str("messageId")?.to_owned();
     let parts_path = message.path_of("parts");
     let parts = match message.req("parts")? {
+        Value::Array(parts) if parts.is_empty() => {
+            return Err(message.error("parts", Problem::Expected("at least one part")));
+        }
         Value::Array(parts) => parts
             .iter()
             .enumerate()
@@ -389,7 +392,8 @@ mod tests {
 
     #[test]
     fn unknown_members_are_ignored_and_null_is_absent() {
-        let params = json!({"message": {"messageId": "m", "role": "user", "parts": [],
+        let params = json!({"message": {"messageId": "m", "role": "user",
+            "parts": [{"kind": "text", "text": "x"}],
             "taskId": null, "surprise": {"deep": true}}, "other": 1});
         let decoded = decode_send_params(Some(&params)).unwrap();
         assert_eq!(decoded.message.task_id, None);

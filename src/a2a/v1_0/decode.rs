@@ -85,14 +85,56 @@ struct WireMessage {
     reference_task_ids: Option<Vec<String>>,
 }
 
-#[derive(Deserialize)]
+/// A message's role as sent. The proto JSON mapping names it (`ROLE_USER`) and lets parsers
+/// take the enum's number too (`1`); the 0.3 spellings (`user`, `agent`) are taken as well,
+/// because 1.0-draft clients (the A2A TCK's transitional suites among them) still send them.
 enum WireRole {
-    #[serde(rename = "ROLE_USER")]
     User,
-    #[serde(rename = "ROLE_AGENT")]
     Agent,
-    #[serde(rename = "ROLE_UNSPECIFIED")]
     Unspecified,
+}
+
+impl<'de> Deserialize<'de> for WireRole {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RoleVisitor;
+
+        impl serde::de::Visitor<'_> for RoleVisitor {
+            type Value = WireRole;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("ROLE_USER or ROLE_AGENT")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<WireRole, E> {
+                match name {
+                    "ROLE_USER" | "user" => Ok(WireRole::User),
+                    "ROLE_AGENT" | "agent" => Ok(WireRole::Agent),
+                    "ROLE_UNSPECIFIED" => Ok(WireRole::Unspecified),
+                    other => Err(E::invalid_value(serde::de::Unexpected::Str(other), &self)),
+                }
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<WireRole, E> {
+                match number {
+                    0 => Ok(WireRole::Unspecified),
+                    1 => Ok(WireRole::User),
+                    2 => Ok(WireRole::Agent),
+                    other => Err(E::invalid_value(
+                        serde::de::Unexpected::Unsigned(other),
+                        &self,
+                    )),
+                }
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<WireRole, E> {
+                u64::try_from(number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(number), &self))
+                    .and_then(|number| self.visit_u64(number))
+            }
+        }
+
+        deserializer.deserialize_any(RoleVisitor)
+    }
 }
 
 #[derive(Deserialize)]
@@ -273,18 +315,24 @@ fn decode_message(message: WireMessage, path: &str) -> Result<Message, WireError
             ));
         }
     };
-    let parts = message
-        .parts
-        .ok_or_else(|| missing("parts"))?
+    let message_id = message
+        .message_id
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| missing("messageId"))?;
+    let parts = message.parts.ok_or_else(|| missing("parts"))?;
+    if parts.is_empty() {
+        return Err(WireError::new(
+            format!("{path}.parts"),
+            "expected at least one part",
+        ));
+    }
+    let parts = parts
         .into_iter()
         .enumerate()
         .map(|(index, part)| decode_part(part, &format!("{path}.parts[{index}]")))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Message {
-        message_id: message
-            .message_id
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| missing("messageId"))?,
+        message_id,
         role,
         parts,
         context_id: message.context_id.filter(|id| !id.is_empty()),
@@ -348,6 +396,36 @@ mod tests {
     }
 
     #[test]
+    fn a_role_is_taken_by_name_by_number_and_in_its_0_3_spelling() {
+        for (role, expected) in [
+            (json!("ROLE_USER"), Role::User),
+            (json!(1), Role::User),
+            (json!("user"), Role::User),
+            (json!("ROLE_AGENT"), Role::Agent),
+            (json!(2), Role::Agent),
+            (json!("agent"), Role::Agent),
+        ] {
+            let params =
+                json!({"message": {"messageId": "m", "role": role, "parts": [{"text": "x"}]}});
+            let send = decode_send_params(Some(&params)).unwrap();
+            assert_eq!(send.message.role, expected, "{role}");
+        }
+        for role in [
+            json!("ROLE_UNSPECIFIED"),
+            json!(0),
+            json!(3),
+            json!(-1),
+            json!("USER"),
+            json!(true),
+        ] {
+            let params =
+                json!({"message": {"messageId": "m", "role": role, "parts": [{"text": "x"}]}});
+            let error = send_error(params);
+            assert!(error.starts_with("params.message.role"), "{role}: {error}");
+        }
+    }
+
+    #[test]
     fn each_bad_member_is_named_by_its_path() {
         assert_eq!(
             decode_send_params(None).unwrap_err().to_string(),
@@ -362,10 +440,9 @@ mod tests {
             send_error(json!({"message": {"messageId": 1, "role": "ROLE_USER", "parts": []}})),
             "params.message.messageId: invalid type: integer `1`, expected a string"
         );
-        let error = send_error(json!({"message": {"messageId": "m", "role": "user", "parts": []}}));
-        assert!(
-            error.starts_with("params.message.role: unknown variant `user`"),
-            "{error}"
+        assert_eq!(
+            send_error(json!({"message": {"messageId": "m", "role": "USER", "parts": []}})),
+            "params.message.role: invalid value: string \"USER\", expected ROLE_USER or ROLE_AGENT"
         );
         assert_eq!(
             send_error(json!({"message": {"messageId": "m", "role": "ROLE_USER",
@@ -380,7 +457,7 @@ mod tests {
         );
         assert_eq!(
             send_error(
-                json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []},
+                json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]},
                 "configuration": {"historyLength": -1}})
             ),
             "params.configuration.historyLength: expected a non-negative integer"
@@ -399,6 +476,8 @@ mod tests {
             json!({"message": {"messageId": "m", "role": "ROLE_USER",
                 "parts": [{"data": {"x": 1}, "mediaType": "application/a2ui+json"}]}}),
             json!({}),
+            json!({"message": {"messageId": "m", "role": 1, "parts": [{"text": "a"}]}}),
+            json!({"message": {"messageId": "m", "role": "agent", "parts": []}}),
             json!({"message": {"messageId": "m", "role": "ROLE_UNSPECIFIED", "parts": []}}),
             json!({"message": {"messageId": "", "role": "ROLE_USER", "parts": []}}),
             json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{}]}}),
@@ -414,7 +493,7 @@ mod tests {
         }
         for refused in [
             json!({"message": {"messageId": 1, "role": "ROLE_USER", "parts": []}}),
-            json!({"message": {"messageId": "m", "role": "user", "parts": []}}),
+            json!({"message": {"messageId": "m", "role": "robot", "parts": []}}),
             json!([]),
             json!(null),
         ] {

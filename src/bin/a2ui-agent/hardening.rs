@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use a2ui_agent::a2a::budget::DecodeBudget;
 use a2ui_agent::server::{DEFAULT_BACKLOG, Limits, ServerBuilder};
 
 /// Limits, hosts, authentication and CORS of `a2ui-agent serve`.
@@ -37,6 +38,21 @@ pub struct Hardening {
     /// The most tasks one client may have running at once.
     #[arg(long, default_value_t = Limits::DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT)]
     max_running_tasks_per_client: usize,
+    /// The largest request body in bytes (then 413).
+    #[arg(long, value_name = "BYTES", default_value_t = ServerBuilder::DEFAULT_BODY_LIMIT)]
+    body_limit: usize,
+    /// The most parts one message may have (then -32602, or 400).
+    #[arg(long, default_value_t = DecodeBudget::DEFAULT_MAX_PARTS)]
+    max_parts_per_message: usize,
+    /// The most bytes one part may take as sent (then -32602, or 400).
+    #[arg(long, value_name = "BYTES", default_value_t = DecodeBudget::DEFAULT_MAX_PART_BYTES)]
+    max_part_bytes: usize,
+    /// The most bytes one message may take as sent (then -32602, or 400).
+    #[arg(long, value_name = "BYTES", default_value_t = DecodeBudget::DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// The most JSON values one request body may hold (then -32602, or 400).
+    #[arg(long, default_value_t = DecodeBudget::DEFAULT_MAX_VALUES)]
+    max_json_values: usize,
     /// The header naming a client for the per-client cap (e.g. X-Forwarded-For behind a
     /// proxy); default: the peer's IP address.
     #[arg(long, value_name = "HEADER")]
@@ -79,9 +95,14 @@ impl Hardening {
             max_running_tasks: self.max_running_tasks,
             max_running_tasks_per_client: self.max_running_tasks_per_client,
             client_key_header: self.client_key_header,
+            max_parts_per_message: self.max_parts_per_message,
+            max_part_bytes: self.max_part_bytes,
+            max_message_bytes: self.max_message_bytes,
+            max_json_values: self.max_json_values,
         };
         builder = builder
             .limits(limits)
+            .body_limit(self.body_limit)
             .cancel_on_disconnect(self.cancel_on_disconnect)
             .cors_origins(self.cors_origins);
         if !self.allowed_hosts.is_empty() {

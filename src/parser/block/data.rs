@@ -11,7 +11,27 @@
 //! - each later member `k` is sent as its own update at `path/k` (a JSON Pointer, `~` and `/`
 //!   escaped).
 //!
-//! Applied in order, these reach the state the whole message reaches. With
+//! Applied in order, these reach the state the whole message reaches.
+//!
+//! A v0.8 `dataModelUpdate` is streamed the same way, entry by entry of its `contents` array
+//! (`{"key": .., "valueString"|"valueNumber"|"valueBoolean"|"valueMap": ..}`), as the
+//! official v0.8 renderer (`A2uiMessageProcessor` of the A2UI web renderers) applies it: the
+//! contents replace the value at `path` (the whole model at `/` or without a path), and a
+//! single entry keyed `.` sets the value at `path` itself ("set primitive at path"). So:
+//!
+//! - the first emission is the message with the entries finished so far (held while it
+//!   would be a lone entry whose key names no path segment, like `.`, which the renderer
+//!   would read as that convention);
+//! - each later entry `k` is sent at `path/k` as `[{"key": ".", <its value>}]` (v0.8 paths are
+//!   not JSON Pointers: the renderer splits them on `/` and `.`, as it splits the keys of
+//!   `contents`, so `k` is appended as written);
+//! - a later entry that form would not reproduce (a key naming no segment, an entry without
+//!   a value, a value the renderer would re-read as a key/value list, like the string `"[]"`)
+//!   re-sends the entries finished so far at `path`, which replaces what the earlier
+//!   emissions built with the same state.
+//!
+//! A v0.8 update without a `path` before its `contents` is sent the old way (once it
+//! closes), since a `path` arriving later would move it. With
 //! [`ParserConfig::delta_batch`](crate::parser::ParserConfig::delta_batch) above 0, finished
 //! members wait until they outweigh the envelope by that ratio (a small data model is then
 //! sent whole when it closes, as written). A string member under a
@@ -23,9 +43,19 @@ use serde_json::{Map, Value};
 
 use super::{Block, Cx, Expect, Lit, Role};
 
+/// Which data model update shape is streamed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// v0.9+ `updateDataModel`: members of the `value` object.
+    Value,
+    /// v0.8 `dataModelUpdate`: entries of the `contents` array.
+    Contents,
+}
+
 /// The `value` object of a data model update being streamed member by member.
 #[derive(Debug)]
 pub(super) struct DataStream {
+    shape: Shape,
     /// The message without its `value`: `{"version":..,"updateDataModel":{"surfaceId":..,"path":..}}`.
     envelope: Value,
     /// The action name, to reach the body inside `envelope`.
@@ -36,6 +66,8 @@ pub(super) struct DataStream {
     base: String,
     /// Index in the frame stack of the `value` object.
     depth: usize,
+    /// Buffer index of the first member (just after the opening bracket).
+    start: usize,
     /// Buffer index up to which members were sent (the first unsent member starts after it).
     sent_to: usize,
     /// Buffer index where the last member followed by a `,` ended.
@@ -59,9 +91,10 @@ impl DataStream {
 }
 
 impl Block {
-    /// The `value` object of a data model update opened at buffer index `open` (its `{` is not
-    /// pushed yet): stream it if the envelope names its surface and path. Returns its role.
-    pub(super) fn data_opened(&mut self, key_start: usize, cx: &Cx<'_>) -> Role {
+    /// The `value` object (v0.8: `contents` array) of a data model update opened after the
+    /// key at buffer index `key_start` (its bracket is not pushed yet): stream it if the
+    /// envelope names its surface and path. Returns its role.
+    pub(super) fn data_opened(&mut self, key_start: usize, v08: bool, cx: &Cx<'_>) -> Role {
         if self.frames.len() != 2 || cx.config.mode != crate::parser::EmitMode::Delta {
             return Role::Other;
         }
@@ -90,11 +123,13 @@ impl Block {
         };
         let base = path.trim_end_matches('/').to_owned();
         self.data = Some(DataStream {
+            shape: if v08 { Shape::Contents } else { Shape::Value },
             envelope,
             envelope_len: bytes.len(),
             action,
             base,
             depth: self.frames.len(),
+            start: self.buf.len() + 1,
             sent_to: self.buf.len() + 1,
             finished_to: self.buf.len() + 1,
             started: false,
@@ -128,14 +163,23 @@ impl Block {
         if !force && pending.len() < batch {
             return;
         }
-        let mut object = Vec::with_capacity(pending.len() + 2);
-        object.push(b'{');
-        object.extend_from_slice(pending);
-        object.push(b'}');
-        let Ok(Value::Object(members)) = serde_json::from_slice::<Value>(&object) else {
-            return;
+        let sent = match data.shape {
+            Shape::Value => {
+                let Ok(Value::Object(members)) = serde_json::from_slice(&wrap(b'{', pending, b'}'))
+                else {
+                    return;
+                };
+                self.send_members(members, force, cx)
+            }
+            Shape::Contents => {
+                let Ok(entries) = serde_json::from_slice::<Vec<Value>>(&wrap(b'[', pending, b']'))
+                else {
+                    return;
+                };
+                self.send_entries(entries, end, force, cx)
+            }
         };
-        if self.send_members(members, force, cx) {
+        if sent {
             if let Some(data) = &mut self.data {
                 data.sent_to = end;
             }
@@ -148,7 +192,8 @@ impl Block {
         let Some(frame) = self.frames.last() else {
             return;
         };
-        if self.frames.len() != data.depth + 1
+        if data.shape != Shape::Value
+            || self.frames.len() != data.depth + 1
             || self.lit != (Lit::Str { key: false })
             || data.healed_at == self.buf.len()
         {
@@ -212,25 +257,151 @@ impl Block {
                 Value::Object(members),
             )]
         };
-        if !force {
-            if let Some(check) = &cx.config.readiness {
-                if !messages.iter().all(|m| check.is_ready(m)) {
+        deliver(data, messages, force, cx)
+    }
+
+    /// Sends v0.8 `contents` entries finished up to buffer index `end`: the message with
+    /// them the first time, then one update per entry at `path/key` (or, for an entry that
+    /// form would not reproduce, the entries so far again at `path`). Returns whether they
+    /// went out.
+    fn send_entries(
+        &mut self,
+        entries: Vec<Value>,
+        end: usize,
+        force: bool,
+        cx: &mut Cx<'_>,
+    ) -> bool {
+        let Some(data) = &self.data else {
+            return false;
+        };
+        let path = data
+            .envelope
+            .get(&data.action)
+            .and_then(|body| body.get("path"))
+            .cloned()
+            .unwrap_or_else(|| Value::String("/".to_owned()));
+        let whole = |entries: Vec<Value>| {
+            with_member(
+                &data.envelope,
+                &data.action,
+                path.clone(),
+                "contents",
+                Value::Array(entries),
+            )
+        };
+        let messages = if !data.started {
+            if let [lone] = entries.as_slice() {
+                if !force && entry_key(lone).is_none_or(|key| !names_segment(key)) {
                     return false;
                 }
             }
+            vec![whole(entries)]
+        } else {
+            let mut messages = Vec::with_capacity(entries.len());
+            for entry in &entries {
+                match at_own_path(entry) {
+                    Some((key, entry)) => messages.push(with_member(
+                        &data.envelope,
+                        &data.action,
+                        Value::String(format!("{}/{key}", data.base)),
+                        "contents",
+                        Value::Array(vec![entry]),
+                    )),
+                    None => {
+                        // Everything finished so far, at `path`: replaces what went before.
+                        let so_far = self.buf.get(data.start..end).unwrap_or_default();
+                        let Ok(all) =
+                            serde_json::from_slice::<Vec<Value>>(&wrap(b'[', so_far, b']'))
+                        else {
+                            return false;
+                        };
+                        messages = vec![whole(all)];
+                        break;
+                    }
+                }
+            }
+            messages
+        };
+        match &mut self.data {
+            Some(data) => deliver(data, messages, force, cx),
+            None => false,
         }
-        data.started = true;
-        cx.out.extend(messages);
-        true
     }
+}
+
+/// Sends `messages` of the stream `data` if they are ready (or `force`d). Returns whether they
+/// went out.
+fn deliver(data: &mut DataStream, messages: Vec<Value>, force: bool, cx: &mut Cx<'_>) -> bool {
+    if !force {
+        if let Some(check) = &cx.config.readiness {
+            if !messages.iter().all(|m| check.is_ready(m)) {
+                return false;
+            }
+        }
+    }
+    data.started = true;
+    cx.out.extend(messages);
+    true
+}
+
+/// `open`, `inner`, `close` in one buffer: a list of members made a JSON object or array.
+fn wrap(open: u8, inner: &[u8], close: u8) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(inner.len() + 2);
+    bytes.push(open);
+    bytes.extend_from_slice(inner);
+    bytes.push(close);
+    bytes
+}
+
+/// The `key` of a v0.8 `contents` entry.
+fn entry_key(entry: &Value) -> Option<&str> {
+    entry.get("key").and_then(Value::as_str)
+}
+
+/// Whether a v0.8 key names at least one path segment: the renderer splits keys and paths on
+/// `/` and `.`, so a key made of those alone (or empty) names the path it is under.
+fn names_segment(key: &str) -> bool {
+    key.chars().any(|c| c != '/' && c != '.')
+}
+
+/// A v0.8 `contents` entry as the lone entry of an update at `path/key`: its key and the
+/// entry keyed `.`, when the renderer reads that the way it reads the entry in the list.
+///
+/// Not when the key names no segment, the entry has no value, or its value is one the
+/// renderer would read again as a key/value list (an array outside `valueMap`, or a string
+/// holding a JSON array, which it parses).
+fn at_own_path(entry: &Value) -> Option<(&str, Value)> {
+    let object = entry.as_object()?;
+    let key = entry_key(entry).filter(|key| names_segment(key))?;
+    // The renderer reads the first member whose name starts with `value`.
+    let (name, value) = object.iter().find(|(name, _)| name.starts_with("value"))?;
+    let reread = match value {
+        Value::Array(_) => name != "valueMap",
+        Value::String(text) => {
+            let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            text.starts_with('[') && text.ends_with(']')
+        }
+        _ => false,
+    };
+    if reread {
+        return None;
+    }
+    let mut own = object.clone();
+    own.insert("key".to_owned(), Value::String(".".to_owned()));
+    Some((key, Value::Object(own)))
 }
 
 /// `envelope` with `path` and `value` set in its body.
 fn with_value(envelope: &Value, action: &str, path: Value, value: Value) -> Value {
+    with_member(envelope, action, path, "value", value)
+}
+
+/// `envelope` with `path` and the member `name` (`value`, v0.8 `contents`) set in its body.
+fn with_member(envelope: &Value, action: &str, path: Value, name: &str, value: Value) -> Value {
     let mut message = envelope.clone();
     if let Some(body) = message.get_mut(action).and_then(Value::as_object_mut) {
         body.insert("path".to_owned(), path);
-        body.insert("value".to_owned(), value);
+        body.insert(name.to_owned(), value);
     }
     message
 }

@@ -18,8 +18,9 @@ pub(super) enum ActionKind {
     Components,
     /// A data model update, healed and sent as it grows.
     DataModel,
-    /// Anything else (`createSurface`, `beginRendering`, `deleteSurface`, v0.8
-    /// `dataModelUpdate`, unknown actions): sent once its object closes.
+    /// Anything else (`createSurface`, `beginRendering`, `deleteSurface`, unknown actions):
+    /// sent once its object closes. A v0.8 `dataModelUpdate` whose `path` came before its
+    /// `contents` is streamed per entry (see `data`).
     Whole,
 }
 

@@ -24,6 +24,8 @@ impl Block {
             return;
         };
         match kind {
+            // A v0.8 `dataModelUpdate` streamed entry by entry.
+            ActionKind::Whole if self.data.is_some() => self.data_members(false, cx),
             ActionKind::Whole => {}
             ActionKind::Components => {
                 if !self.tracker.has_unsent(cx.config.mode) || self.tracker.below_batch(cx) {

@@ -154,7 +154,12 @@ impl Block {
                     && self.action.as_deref().map(ActionKind::of)
                         == Some(ActionKind::DataModel) =>
             {
-                self.data_opened(parent.key.0, cx)
+                self.data_opened(parent.key.0, false, cx)
+            }
+            (Kind::Arr, Role::Action)
+                if key == b"contents" && self.action.as_deref() == Some("dataModelUpdate") =>
+            {
+                self.data_opened(parent.key.0, true, cx)
             }
             (Kind::Obj, Role::Components) => {
                 self.comp = Some(OpenComponent {
