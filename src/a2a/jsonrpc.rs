@@ -4,8 +4,11 @@
 //! decoding, task lifecycle, ...) converts into it with `From`, so the code a client sees is
 //! chosen next to the failure, and the HTTP layer only frames it.
 
+use std::borrow::Cow;
 use std::fmt;
 
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// The JSON-RPC request id, echoed unchanged (same JSON type) in the response.
@@ -25,6 +28,16 @@ impl From<&Id> for Value {
             Id::Null => Value::Null,
             Id::Number(number) => Value::Number(number.clone()),
             Id::String(text) => Value::String(text.clone()),
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Null => serializer.serialize_unit(),
+            Id::Number(number) => number.serialize(serializer),
+            Id::String(text) => serializer.serialize_str(text),
         }
     }
 }
@@ -310,6 +323,86 @@ pub fn decode_request(body: &[u8]) -> Result<Request, (Id, RpcError)> {
     })
 }
 
+/// A decoded request whose `params` are still JSON text, so a method can decode them straight
+/// into its own types (no `Value` tree on the way).
+#[derive(Debug)]
+pub(crate) struct RawRequest<'a> {
+    /// The id to echo.
+    pub(crate) id: Id,
+    /// The method name.
+    pub(crate) method: Cow<'a, str>,
+    /// The params, if present and not `null`.
+    pub(crate) params: Option<Cow<'a, RawValue>>,
+}
+
+/// [`decode_request`] without building a `Value` of the body: the envelope is read into a
+/// borrowed struct and `params` left as text. A body that does not read that way (not an
+/// object, escapes in `method`, duplicate members, a bad `jsonrpc` or id, ...) goes through
+/// [`decode_request`], so every refusal, and every body accepted, is exactly its.
+///
+/// # Errors
+///
+/// Those of [`decode_request`].
+pub(crate) fn decode_request_raw(body: &[u8]) -> Result<RawRequest<'_>, (Id, RpcError)> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        jsonrpc: &'a str,
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+        method: &'a str,
+        #[serde(borrow, default)]
+        params: Option<&'a RawValue>,
+    }
+    if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) {
+        let id = match envelope
+            .id
+            .map(|raw| serde_json::from_str::<Value>(raw.get()))
+        {
+            None => Some(Id::Null),
+            Some(Ok(Value::Number(number))) => Some(Id::Number(number)),
+            Some(Ok(Value::String(text))) => Some(Id::String(text)),
+            Some(_) => None,
+        };
+        if let (Some(id), "2.0") = (id, envelope.jsonrpc) {
+            return Ok(RawRequest {
+                id,
+                method: Cow::Borrowed(envelope.method),
+                params: envelope.params.map(Cow::Borrowed),
+            });
+        }
+    }
+    let Request { id, method, params } = decode_request(body)?;
+    let params = match params {
+        None | Some(Value::Null) => None,
+        // Serializing a `Value` cannot fail.
+        Some(value) => serde_json::value::to_raw_value(&value).ok().map(Cow::Owned),
+    };
+    Ok(RawRequest {
+        id,
+        method: Cow::Owned(method),
+        params,
+    })
+}
+
+/// A success response with a result already encoded, serialized in one pass.
+#[derive(Serialize)]
+pub(crate) struct Success<'a, T> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    result: T,
+}
+
+impl<'a, T: Serialize> Success<'a, T> {
+    /// `{"jsonrpc":"2.0","id":..,"result":..}`.
+    pub(crate) fn new(id: &'a Id, result: T) -> Self {
+        Self {
+            jsonrpc: "2.0",
+            id,
+            result,
+        }
+    }
+}
+
 /// The `id` of a request body that could not be decoded, found without building a model of
 /// the rest (which is skipped, not kept): `null` when the body is not a JSON object with
 /// one string or number `id`.
@@ -412,6 +505,72 @@ mod tests {
             if let Err((_, error)) = decode_request(&body) {
                 proptest::prop_assert!(matches!(error.code, ErrorCode::ParseError | ErrorCode::InvalidRequest));
             }
+        }
+    }
+
+    /// Bodies the fast envelope reader takes, and bodies it hands to the `Value` reader:
+    /// both give what `decode_request` gives.
+    #[test]
+    fn the_raw_reader_agrees_with_the_value_reader() {
+        let bodies: [&[u8]; 12] = [
+            br#"{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"a":[1,{"b":null}]}}"#,
+            br#"{"jsonrpc":"2.0","id":"x","method":"m","params":null}"#,
+            br#"{"jsonrpc":"2.0","method":"m"}"#,
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"mA","params":[]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{},"params":{"x":1}}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#,
+            br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":3}"#,
+            br#"{"id":1,"method":"m"}"#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"m"}]"#,
+            b"{",
+            br#"{"jsonrpc":"2.0","id":null,"method":"m","extra":{"deep":[[]]}}"#,
+        ];
+        for body in bodies {
+            let (raw, expected) = raw_and_value_readings(body);
+            assert_eq!(raw, expected, "{}", String::from_utf8_lossy(body));
+        }
+    }
+
+    fn raw_and_value_readings(body: &[u8]) -> (String, String) {
+        let expected = decode_request(body).map(|request| {
+            let params = request.params.filter(|params| !params.is_null());
+            (request.id, request.method, params)
+        });
+        let raw = decode_request_raw(body).map(|request| {
+            let params = request
+                .params
+                .map(|raw| serde_json::from_str::<Value>(raw.get()).unwrap());
+            (request.id, request.method.into_owned(), params)
+        });
+        (format!("{raw:?}"), format!("{expected:?}"))
+    }
+
+    proptest::proptest! {
+        /// Near-valid envelopes of any shape: the raw reader gives what the `Value` reader
+        /// gives.
+        #[test]
+        fn the_raw_reader_agrees_on_any_envelope(
+            body in crate::a2a::any_json("(2\\.0|1\\.0|m|SendMessage|[a-z]{0,3})", "(jsonrpc|id|method|params|x)")
+        ) {
+            let (raw, expected) = raw_and_value_readings(body.to_string().as_bytes());
+            proptest::prop_assert_eq!(raw, expected);
+        }
+    }
+
+    #[test]
+    fn a_success_serializes_its_id_with_its_json_type() {
+        for (id, expected) in [
+            (Id::Null, json!(null)),
+            (Id::String("a".into()), json!("a")),
+            (Id::Number(7.into()), json!(7)),
+        ] {
+            let text = serde_json::to_string(&Success::new(&id, 1)).unwrap();
+            let value: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                value,
+                json!({"jsonrpc": "2.0", "id": expected, "result": 1})
+            );
         }
     }
 

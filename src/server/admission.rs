@@ -167,11 +167,8 @@ impl Admission {
 
 impl Permit {
     /// Keeps the place until `running` ends.
-    pub(crate) fn release_when_done(self, running: Arc<Running>) {
-        tokio::spawn(async move {
-            running.wait_done().await;
-            drop(self);
-        });
+    pub(crate) fn release_when_done(self, running: &Running) {
+        running.hold_until_done(Box::new(self));
     }
 }
 

@@ -187,8 +187,13 @@ impl A2uiServer {
             )
             .route("/extendedAgentCard", get(rest::extended_card))
             .layer(from_fn(admission::with_peer))
-            .layer(from_fn_with_state(budget, gate::read_body))
-            .layer(from_fn_with_state(self.secret.clone(), auth::require));
+            .layer(from_fn_with_state(budget, gate::read_body));
+        // Layers that would let every request through are left out: each costs a boxed
+        // future and a service clone per request.
+        let api = match &self.secret {
+            Some(_) => api.layer(from_fn_with_state(self.secret.clone(), auth::require)),
+            None => api,
+        };
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::agent_card));
@@ -199,9 +204,12 @@ impl A2uiServer {
         }
         let router = public
             .merge(api)
-            .layer(DefaultBodyLimit::max(self.body_limit))
-            .layer(from_fn_with_state(Arc::new(hosts), gate::check_host))
-            .with_state(self.state.clone());
+            .layer(DefaultBodyLimit::max(self.body_limit));
+        let router = match hosts {
+            HostPolicy::Any => router,
+            hosts => router.layer(from_fn_with_state(Arc::new(hosts), gate::check_host)),
+        };
+        let router = router.with_state(self.state.clone());
         match auth::cors(&self.cors_origins) {
             Some(cors) => router.layer(cors),
             None => router,

@@ -31,7 +31,7 @@ pub(crate) async fn send(
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, false).await?;
-    permit.release_when_done(started.running.clone());
+    permit.release_when_done(&started.running);
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -64,7 +64,7 @@ pub(crate) async fn stream(
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
     let started = state.tasks.start(prepared, true).await?;
-    permit.release_when_done(started.running.clone());
+    permit.release_when_done(&started.running);
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));

@@ -78,6 +78,19 @@ fn parse_body(state: &ServerState, body: &Bytes) -> Result<Value, ApiError> {
     })
 }
 
+/// A `SendMessageRequest` body within the decoding budget, decoded straight from its text
+/// when it reads that way.
+fn send_body(state: &ServerState, body: &Bytes) -> Result<crate::a2a::SendRequest, ApiError> {
+    budget::check(body, &state.budget).map_err(|refusal| ApiError::from(refusal.to_rpc(false)))?;
+    let decoded = std::str::from_utf8(body)
+        .ok()
+        .and_then(v1_0::decode_send_json);
+    match decoded {
+        Some(decoded) => Ok(decoded?),
+        None => Ok(v1_0::decode_send_params(Some(&parse_body(state, body)?))?),
+    }
+}
+
 /// `POST /message:send`.
 pub(crate) async fn message_send(
     State(state): State<Arc<ServerState>>,
@@ -87,9 +100,11 @@ pub(crate) async fn message_send(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let send = v1_0::decode_send_params(Some(&parse_body(&state, &body)?))?;
-        let sent = ops::send(&state, &headers, send).await?;
-        let response = json(StatusCode::OK, &v1_0::encode_send_result(&sent.task));
+        let sent = ops::send(&state, &headers, send_body(&state, &body)?).await?;
+        // Serializing borrowed strings and JSON values cannot fail.
+        let result = serde_json::to_string(&v1_0::send_result(&sent.task))
+            .map_err(|_| RpcError::internal())?;
+        let response = (StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], result).into_response();
         Ok(with_extensions_header(response, &sent.activated))
     };
     answer(result.await, "message:send")
@@ -104,7 +119,7 @@ pub(crate) async fn message_stream(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let send = v1_0::decode_send_params(Some(&parse_body(&state, &body)?))?;
+        let send = send_body(&state, &body)?;
         ops::stream(&state, &headers, send, Framing::Rest).await
     };
     answer(result.await, "message:stream")

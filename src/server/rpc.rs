@@ -19,7 +19,9 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::ServerState;
 use super::admission::with_retry_after;
@@ -28,20 +30,28 @@ use super::ops::{self, with_extensions_header};
 use super::sse::{self, Framing};
 use super::version::{self, Version};
 use crate::a2a::budget;
-use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
-use crate::a2a::{v0_3, v1_0};
+use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
+use crate::a2a::{SendRequest, v0_3, v1_0};
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
     id: Id,
     version: Version,
-    outcome: Result<Value, RpcError>,
+    outcome: Result<Payload, RpcError>,
+}
+
+/// A method's result: a `Value`, or JSON text encoded straight from the model.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Payload {
+    Value(Value),
+    Encoded(Box<RawValue>),
 }
 
 impl IntoResponse for RpcResponse {
     fn into_response(self) -> Response {
         match self.outcome {
-            Ok(result) => Json(jsonrpc::success(&self.id, result)).into_response(),
+            Ok(result) => Json(Success::new(&self.id, result)).into_response(),
             Err(error) => with_retry_after(
                 Json(Framing::Rpc(self.id, self.version).error(&error)).into_response(),
                 &error,
@@ -62,7 +72,7 @@ pub(crate) async fn handle(
     // The budget walk first: a body that breaks it is never decoded into a model.
     let decoded = budget::check(&body, &state.budget)
         .map_err(|refusal| (jsonrpc::peek_id(&body), refusal.to_rpc(true)))
-        .and_then(|()| jsonrpc::decode_request(&body));
+        .and_then(|()| jsonrpc::decode_request_raw(&body));
     let request = match decoded {
         Ok(request) => request,
         Err((id, error)) => {
@@ -75,11 +85,12 @@ pub(crate) async fn handle(
             .into_response();
         }
     };
-    let jsonrpc::Request { id, method, params } = request;
+    let jsonrpc::RawRequest { id, method, params } = request;
+    let params = params.as_deref();
     tracing::debug!(%method, "json-rpc request");
     let version = version::of_method(&method);
     let streaming = matches!(
-        method.as_str(),
+        &*method,
         "message/stream" | "tasks/resubscribe" | "SendStreamingMessage" | "SubscribeToTask"
     );
     let outcome = match (requested, version) {
@@ -128,10 +139,34 @@ pub(crate) async fn handle(
 }
 
 enum Answer {
-    Json(Value),
+    Json(Payload),
     /// A result and the extension URIs to echo.
-    Echoed(Value, Vec<String>),
+    Echoed(Payload, Vec<String>),
     Stream(Response),
+}
+
+impl Answer {
+    fn value(result: Value) -> Answer {
+        Answer::Json(Payload::Value(result))
+    }
+}
+
+/// `params` read into a `Value`, for the methods decoded from one.
+fn params_value(params: Option<&RawValue>) -> Result<Option<Value>, ApiError> {
+    params
+        .map(|raw| serde_json::from_str(raw.get()))
+        .transpose()
+        .map_err(|error| {
+            RpcError::new(ErrorCode::ParseError, format!("Parse error: {error}")).into()
+        })
+}
+
+/// 1.0 send params, decoded straight from their text when they read that way.
+fn send_params_1_0(params: Option<&RawValue>) -> Result<SendRequest, ApiError> {
+    if let Some(decoded) = params.and_then(|raw| v1_0::decode_send_json(raw.get())) {
+        return Ok(decoded?);
+    }
+    Ok(v1_0::decode_send_params(params_value(params)?.as_ref())?)
 }
 
 fn method_not_found(method: &str) -> ApiError {
@@ -147,15 +182,16 @@ async fn dispatch_0_3(
     headers: &HeaderMap,
     id: &Id,
     method: &str,
-    params: Option<Value>,
+    params: Option<&RawValue>,
 ) -> Result<Answer, ApiError> {
+    let params = params_value(params)?;
     let params = params.as_ref();
     let framing = || Framing::Rpc(id.clone(), Version::V0_3);
     match method {
         "message/send" => {
             let sent = ops::send(state, headers, v0_3::decode_send_params(params)?).await?;
             Ok(Answer::Echoed(
-                v0_3::encode_task(&sent.task),
+                Payload::Value(v0_3::encode_task(&sent.task)),
                 sent.activated,
             ))
         }
@@ -168,14 +204,14 @@ async fn dispatch_0_3(
         "tasks/get" => {
             let query = v0_3::decode_query_params(params)?;
             let task = state.tasks.get(&query.id).await?;
-            Ok(Answer::Json(v0_3::encode_task(
+            Ok(Answer::value(v0_3::encode_task(
                 &task.with_history_length(query.history_length),
             )))
         }
         "tasks/cancel" => {
             let task_id = v0_3::decode_id_params(params)?;
             let task = state.tasks.cancel(&task_id).await?;
-            Ok(Answer::Json(v0_3::encode_task(&task)))
+            Ok(Answer::value(v0_3::encode_task(&task)))
         }
         "tasks/resubscribe" => {
             let task_id = v0_3::decode_id_params(params)?;
@@ -197,46 +233,45 @@ async fn dispatch_1_0(
     headers: &HeaderMap,
     id: &Id,
     method: &str,
-    params: Option<Value>,
+    raw: Option<&RawValue>,
 ) -> Result<Answer, ApiError> {
-    let params = params.as_ref();
     let framing = || Framing::Rpc(id.clone(), Version::V1_0);
     match method {
         "SendMessage" => {
-            let sent = ops::send(state, headers, v1_0::decode_send_params(params)?).await?;
-            Ok(Answer::Echoed(
-                v1_0::encode_send_result(&sent.task),
-                sent.activated,
-            ))
+            let sent = ops::send(state, headers, send_params_1_0(raw)?).await?;
+            // Serializing borrowed strings and JSON values cannot fail.
+            let result = serde_json::value::to_raw_value(&v1_0::send_result(&sent.task))
+                .map_err(|_| RpcError::internal())?;
+            Ok(Answer::Echoed(Payload::Encoded(result), sent.activated))
         }
         "SendStreamingMessage" => {
-            let send = v1_0::decode_send_params(params)?;
+            let send = send_params_1_0(raw)?;
             ops::stream(state, headers, send, framing())
                 .await
                 .map(Answer::Stream)
         }
         "GetTask" => {
-            let query = v1_0::decode_query_params(params)?;
+            let query = v1_0::decode_query_params(params_value(raw)?.as_ref())?;
             let task = state.tasks.get(&query.id).await?;
-            Ok(Answer::Json(v1_0::encode_task(
+            Ok(Answer::value(v1_0::encode_task(
                 &task.with_history_length(query.history_length),
             )))
         }
         "ListTasks" => {
-            let query = v1_0::decode_list_params(params)?;
+            let query = v1_0::decode_list_params(params_value(raw)?.as_ref())?;
             let page = state.tasks.list(&query).await?;
-            Ok(Answer::Json(v1_0::encode_page(
+            Ok(Answer::value(v1_0::encode_page(
                 &page,
                 query.include_artifacts,
             )))
         }
         "CancelTask" => {
-            let task_id = v1_0::decode_id_params(params)?;
+            let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;
             let task = state.tasks.cancel(&task_id).await?;
-            Ok(Answer::Json(v1_0::encode_task(&task)))
+            Ok(Answer::value(v1_0::encode_task(&task)))
         }
         "SubscribeToTask" => {
-            let task_id = v1_0::decode_id_params(params)?;
+            let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;
             ops::subscribe(state, &task_id, framing())
                 .await
                 .map(Answer::Stream)

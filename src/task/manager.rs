@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::{FutureExt, StreamExt};
@@ -309,7 +310,7 @@ impl TaskManager {
             }
             None => self.store.put(task.clone()).await?,
         }
-        let (running, cancel_rx) = Running::start(task.clone(), lifecycle);
+        let (running, cancel_rx) = Running::start(task.clone(), lifecycle, self.cluster.is_some());
         let events = stream.then(|| running.subscribe().1);
         self.running
             .lock()
@@ -412,7 +413,7 @@ impl TaskManager {
                 message: None,
                 timestamp: Some(timestamp),
             };
-            Some(status_event(task, false))
+            Some(|task: &Task| status_event(task, false))
         });
         let stopped = async {
             match stop.await {
@@ -422,16 +423,33 @@ impl TaskManager {
             }
         };
         let work = async {
-            // Stored as working, so a listing filtered by state finds it.
-            if let Err(error) = self.store.put(running.snapshot()).await {
-                tracing::warn!(%error, "could not store the working task");
+            // The `working` state is stored so a listing filtered by state finds the task. A
+            // run that ends without the agent ever waiting needs no such write (its final
+            // state is stored right after): it is stored before a subscriber sees `working`,
+            // else only once the agent first waits.
+            let watched = started.is_some();
+            if watched {
+                self.store_working(&running).await;
             }
             self.send(&running, started).await;
-            match job {
-                Job::Answer { request, streaming } => {
-                    self.drive(&running, &reply_id, *request, streaming).await
+            let job = async {
+                match job {
+                    Job::Answer { request, streaming } => {
+                        self.drive(&running, &reply_id, *request, streaming).await
+                    }
+                    Job::Refuse(reason) => Outcome::Failed(reason),
                 }
-                Job::Refuse(reason) => Outcome::Failed(reason),
+            };
+            let mut job = std::pin::pin!(job);
+            if watched {
+                return job.await;
+            }
+            match futures::poll!(job.as_mut()) {
+                Poll::Ready(outcome) => outcome,
+                Poll::Pending => {
+                    self.store_working(&running).await;
+                    job.await
+                }
             }
         };
         let outcome = tokio::select! {
@@ -440,6 +458,13 @@ impl TaskManager {
             outcome = work => outcome,
         };
         self.settle(&running, &reply_id, outcome).await;
+    }
+
+    /// Stores the running task as it is now (`working`).
+    async fn store_working(&self, running: &Running) {
+        if let Err(error) = self.store.put(running.snapshot()).await {
+            tracing::warn!(%error, "could not store the working task");
+        }
     }
 
     /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
@@ -599,7 +624,7 @@ impl TaskManager {
                 message: Some(message),
                 timestamp: Some(timestamp),
             };
-            Some(status_event(task, false))
+            Some(|task: &Task| status_event(task, false))
         });
         self.send(running, delivery).await;
     }
@@ -646,13 +671,15 @@ impl TaskManager {
                 timestamp: Some(timestamp),
             };
             final_task = Some(task.clone());
-            let mut event = status_event(task, true);
-            if already_streamed {
-                if let StreamEvent::StatusUpdate(update) = &mut event {
-                    update.status.message = None;
+            Some(move |task: &Task| {
+                let mut event = status_event(task, true);
+                if already_streamed {
+                    if let StreamEvent::StatusUpdate(update) = &mut event {
+                        update.status.message = None;
+                    }
                 }
-            }
-            Some(event)
+                event
+            })
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
         if let Err(error) = self.store.put(task.clone()).await {

@@ -24,9 +24,13 @@ const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
 
 /// A task the agent is working on.
 pub(crate) struct Running {
+    /// Whether events are built for other instances too (a shared store).
+    published: bool,
     shared: Mutex<Shared>,
     cancel: Mutex<Option<oneshot::Sender<Stop>>>,
     done: watch::Sender<Option<Done>>,
+    /// What lives as long as the run (an admission permit); `None` once it has ended.
+    held: Mutex<Option<Vec<Box<dyn Send>>>>,
 }
 
 struct Shared {
@@ -69,9 +73,16 @@ pub(crate) struct Done {
 impl Running {
     /// A running entry for `task`, without subscribers, and the receiving end of its cancel
     /// signal.
-    pub(crate) fn start(task: Task, lifecycle: Lifecycle) -> (Arc<Self>, oneshot::Receiver<Stop>) {
+    /// `published`: every event is built even without a local subscriber, because the
+    /// store is shared and other instances may be watching (see [`super::store::Cluster`]).
+    pub(crate) fn start(
+        task: Task,
+        lifecycle: Lifecycle,
+        published: bool,
+    ) -> (Arc<Self>, oneshot::Receiver<Stop>) {
         let (cancel, canceled) = oneshot::channel();
         let running = Arc::new(Running {
+            published,
             shared: Mutex::new(Shared {
                 task,
                 lifecycle,
@@ -79,6 +90,7 @@ impl Running {
             }),
             cancel: Mutex::new(Some(cancel)),
             done: watch::Sender::new(None),
+            held: Mutex::new(Some(Vec::new())),
         });
         (running, canceled)
     }
@@ -89,13 +101,19 @@ impl Running {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Changes the task and takes the event `change` returns with the current subscribers,
-    /// atomically with respect to [`Running::subscribe`]: a subscriber's snapshot either
-    /// includes the change, or the subscriber receives its event.
-    pub(super) fn update(
+    /// Changes the task and takes the event with the current subscribers, atomically with
+    /// respect to [`Running::subscribe`]: a subscriber's snapshot either includes the change,
+    /// or the subscriber receives its event. `change` returns `None` to refuse the change, or
+    /// how to build the event from the changed task, which happens only when someone will
+    /// receive it: a local subscriber, or other instances when `published` (`None` then means
+    /// there is nothing to deliver).
+    pub(super) fn update<E>(
         &self,
-        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<StreamEvent>,
-    ) -> Option<Delivery> {
+        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<E>,
+    ) -> Option<Delivery>
+    where
+        E: FnOnce(&Task) -> StreamEvent,
+    {
         let mut shared = self.lock();
         let Shared {
             task,
@@ -104,8 +122,11 @@ impl Running {
         } = &mut *shared;
         let event = change(task, lifecycle)?;
         subscribers.retain(|subscriber| !subscriber.is_closed());
+        if subscribers.is_empty() && !self.published {
+            return None;
+        }
         Some(Delivery {
-            event: Arc::new(event),
+            event: Arc::new(event(task)),
             to: subscribers.clone(),
         })
     }
@@ -159,8 +180,31 @@ impl Running {
         }
     }
 
-    /// Marks the run as ended: wakes [`Running::wait_done`].
+    /// Keeps `value` until the run ends, then drops it (at once when it has ended): e.g. the
+    /// admission permit of the request that started it, without a task waiting for the end.
+    pub(crate) fn hold_until_done(&self, value: Box<dyn Send>) {
+        let mut held = self
+            .held
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match held.as_mut() {
+            Some(values) => values.push(value),
+            None => {
+                drop(held);
+                drop(value);
+            }
+        }
+    }
+
+    /// Marks the run as ended: drops what it held (so a client that reacts to the end finds
+    /// its permit free), then wakes [`Running::wait_done`].
     pub(super) fn finish(&self, done: Done) {
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        drop(held);
         self.done.send_replace(Some(done));
     }
 

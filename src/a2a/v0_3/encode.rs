@@ -1,5 +1,6 @@
 //! Model → A2A 0.3 JSON: `kind` tags, camelCase names, optional members left out when empty.
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::a2a::{
@@ -7,55 +8,132 @@ use crate::a2a::{
     TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 
+/// A message as 0.3 JSON, borrowed from the model: serialized straight to text (or counted)
+/// without a `Value` tree.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireMessage<'a> {
+    kind: &'static str,
+    message_id: &'a str,
+    role: &'static str,
+    parts: WireParts<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reference_task_ids: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    extensions: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+/// Parts, serialized one by one as they are read.
+struct WireParts<'a>(&'a [Part]);
+
+impl Serialize for WireParts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(wire_part))
+    }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum WirePart<'a> {
+    Text {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'a Metadata>,
+    },
+    Data {
+        data: &'a Map<String, Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'a Metadata>,
+    },
+    File {
+        file: WireFile<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'a Metadata>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireFile<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mime_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+}
+
+/// `message` as 0.3 JSON, to serialize (what [`encode_message`] gives, without the `Value`).
+pub(crate) fn wire_message(message: &Message) -> WireMessage<'_> {
+    WireMessage {
+        kind: "message",
+        message_id: &message.message_id,
+        role: match message.role {
+            Role::User => "user",
+            Role::Agent => "agent",
+        },
+        parts: WireParts(&message.parts),
+        context_id: message.context_id.as_deref(),
+        task_id: message.task_id.as_deref(),
+        reference_task_ids: &message.reference_task_ids,
+        extensions: &message.extensions,
+        metadata: message.metadata.as_ref(),
+    }
+}
+
+fn wire_part(part: &Part) -> WirePart<'_> {
+    match part {
+        Part::Text { text, metadata } => WirePart::Text {
+            text,
+            metadata: metadata.as_ref(),
+        },
+        Part::Data { data, metadata } => WirePart::Data {
+            data,
+            metadata: metadata.as_ref(),
+        },
+        Part::File { file, metadata } => {
+            let (bytes, uri) = match &file.body {
+                FileBody::Bytes(bytes) => (Some(bytes.as_str()), None),
+                FileBody::Uri(uri) => (None, Some(uri.as_str())),
+            };
+            WirePart::File {
+                file: WireFile {
+                    bytes,
+                    uri,
+                    mime_type: file.mime_type.as_deref(),
+                    name: file.name.as_deref(),
+                },
+                metadata: metadata.as_ref(),
+            }
+        }
+    }
+}
+
+fn to_value(wire: impl Serialize) -> Value {
+    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
+    serde_json::to_value(wire).unwrap_or(Value::Null)
+}
+
 /// Encodes a message.
 pub fn encode_message(message: &Message) -> Value {
-    let mut object = Map::new();
-    object.insert("kind".into(), "message".into());
-    object.insert("messageId".into(), message.message_id.clone().into());
-    let role = match message.role {
-        Role::User => "user",
-        Role::Agent => "agent",
-    };
-    object.insert("role".into(), role.into());
-    object.insert("parts".into(), encode_parts(&message.parts));
-    insert_opt(&mut object, "contextId", message.context_id.as_deref());
-    insert_opt(&mut object, "taskId", message.task_id.as_deref());
-    insert_strings(&mut object, "referenceTaskIds", &message.reference_task_ids);
-    insert_strings(&mut object, "extensions", &message.extensions);
-    insert_metadata(&mut object, message.metadata.as_ref());
-    Value::Object(object)
+    to_value(wire_message(message))
 }
 
 /// Encodes a part.
 pub fn encode_part(part: &Part) -> Value {
-    let mut object = Map::new();
-    match part {
-        Part::Text { text, .. } => {
-            object.insert("kind".into(), "text".into());
-            object.insert("text".into(), text.clone().into());
-        }
-        Part::Data { data, .. } => {
-            object.insert("kind".into(), "data".into());
-            object.insert("data".into(), Value::Object(data.clone()));
-        }
-        Part::File { file, .. } => {
-            let mut inner = Map::new();
-            match &file.body {
-                FileBody::Bytes(bytes) => inner.insert("bytes".into(), bytes.clone().into()),
-                FileBody::Uri(uri) => inner.insert("uri".into(), uri.clone().into()),
-            };
-            insert_opt(&mut inner, "mimeType", file.mime_type.as_deref());
-            insert_opt(&mut inner, "name", file.name.as_deref());
-            object.insert("kind".into(), "file".into());
-            object.insert("file".into(), Value::Object(inner));
-        }
-    }
-    insert_metadata(&mut object, part.metadata());
-    Value::Object(object)
+    to_value(wire_part(part))
 }
 
 fn encode_parts(parts: &[Part]) -> Value {
-    Value::Array(parts.iter().map(encode_part).collect())
+    to_value(WireParts(parts))
 }
 
 /// Encodes a task status.

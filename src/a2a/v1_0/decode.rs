@@ -194,7 +194,19 @@ struct ListTasksRequest {
 /// );
 /// ```
 pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireError> {
-    let request: SendMessageRequest = parse(params, "params")?;
+    send_request(parse(params, "params")?)
+}
+
+/// Decodes `SendMessage` params given as JSON text straight into the wire structs, without a
+/// `Value` tree: `None` when the text does not read that way (the caller then decodes it with
+/// [`decode_send_params`], which names the member at fault); else what
+/// [`decode_send_params`] gives for the same params.
+pub(crate) fn decode_send_json(json: &str) -> Option<Result<SendRequest, WireError>> {
+    let request = serde_json::from_str::<Option<SendMessageRequest>>(json).ok()??;
+    Some(send_request(request))
+}
+
+fn send_request(request: SendMessageRequest) -> Result<SendRequest, WireError> {
     let message = request
         .message
         .ok_or_else(|| WireError::new("params.message", "missing"))?;
@@ -450,6 +462,46 @@ mod tests {
             ),
             "params.configuration.historyLength: expected a non-negative integer"
         );
+    }
+
+    /// The text decoder takes what it can and gives what the `Value` decoder gives.
+    #[test]
+    fn the_text_decoder_agrees_with_the_value_decoder() {
+        let accepted = [
+            json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}],
+                "metadata": {"a": [1]}, "contextId": "c", "extensions": ["urn:x"]},
+                "configuration": {"historyLength": 2, "returnImmediately": true,
+                    "acceptedOutputModes": ["text/plain"]},
+                "metadata": {"k": "v"}}),
+            json!({"message": {"messageId": "m", "role": "ROLE_USER",
+                "parts": [{"data": {"x": 1}, "mediaType": "application/a2ui+json"}]}}),
+            json!({}),
+            json!({"message": {"messageId": "m", "role": 1, "parts": [{"text": "a"}]}}),
+            json!({"message": {"messageId": "m", "role": "agent", "parts": []}}),
+            json!({"message": {"messageId": "m", "role": "ROLE_UNSPECIFIED", "parts": []}}),
+            json!({"message": {"messageId": "", "role": "ROLE_USER", "parts": []}}),
+            json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{}]}}),
+        ];
+        for params in accepted {
+            let from_text = decode_send_json(&params.to_string()).expect("read as text");
+            let from_value = decode_send_params(Some(&params));
+            assert_eq!(
+                format!("{from_text:?}"),
+                format!("{from_value:?}"),
+                "{params}"
+            );
+        }
+        for refused in [
+            json!({"message": {"messageId": 1, "role": "ROLE_USER", "parts": []}}),
+            json!({"message": {"messageId": "m", "role": "robot", "parts": []}}),
+            json!([]),
+            json!(null),
+        ] {
+            assert!(
+                decode_send_json(&refused.to_string()).is_none(),
+                "{refused}"
+            );
+        }
     }
 
     #[test]

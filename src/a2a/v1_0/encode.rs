@@ -263,7 +263,13 @@ pub fn encode_task(value: &Task) -> Value {
 
 /// Encodes the result of `SendMessage`: a `SendMessageResponse` holding the task.
 pub fn encode_send_result(value: &Task) -> Value {
-    to_value(WireResponse::Task(task(value, true)))
+    to_value(send_result(value))
+}
+
+/// The result of `SendMessage`, to serialize straight into a response body (what
+/// [`encode_send_result`] gives, without the `Value` tree).
+pub(crate) fn send_result(value: &Task) -> impl Serialize + '_ {
+    WireResponse::Task(task(value, true))
 }
 
 /// Encodes one page of `ListTasks`; artifacts only when the query asked for them.

@@ -7,7 +7,7 @@
 use std::io;
 
 use crate::a2a::Message;
-use crate::a2a::v0_3::encode_message;
+use crate::a2a::v0_3::wire_message;
 
 /// The size of `message` as JSON, in bytes, without building the string.
 pub(crate) fn json_size(message: &Message) -> usize {
@@ -22,8 +22,8 @@ pub(crate) fn json_size(message: &Message) -> usize {
         }
     }
     let mut count = Count(0);
-    // Writing a `Value` into a sink that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut count, &encode_message(message));
+    // Writing borrowed strings and JSON values into a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, &wire_message(message));
     count.0
 }
 
@@ -52,11 +52,34 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::a2a::Part;
+    use crate::a2a::v0_3::encode_message;
+    use crate::a2a::{FileBody, FileContent, Part};
 
     #[test]
     fn the_size_is_the_length_of_the_json() {
-        let message = Message::agent("m", vec![Part::text("héllo \"x\"")]);
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("mimeType".into(), "application/json".into());
+        let mut message = Message::agent(
+            "m",
+            vec![
+                Part::text("héllo \"x\""),
+                Part::Data {
+                    data: metadata.clone(),
+                    metadata: Some(metadata.clone()),
+                },
+                Part::File {
+                    file: FileContent {
+                        body: FileBody::Uri("https://e/x.png".into()),
+                        mime_type: Some("image/png".into()),
+                        name: None,
+                    },
+                    metadata: None,
+                },
+            ],
+        );
+        message.context_id = Some("c".into());
+        message.extensions = vec!["urn:x".into()];
+        message.metadata = Some(metadata);
         assert_eq!(
             json_size(&message),
             encode_message(&message).to_string().len()
