@@ -26,10 +26,11 @@
 # the hang-up cancels it (the disconnect path). Run both for a full check.
 #
 # Usage: scripts/soak.sh [--duration SECS] [--streams N] [--store STORE] [--instances 1|2]
-#                        [--ttl SECS] [--cancel-on-disconnect] [--no-build]
+#                        [--ttl SECS] [--cancel-on-disconnect] [--no-build] [--debug]
 #   --store   any value `a2ui-agent serve --store` takes (memory, sqlite:PATH, ...);
 #             two instances need a store they share (not memory).
 #   --no-build  reuse target/release/a2ui-agent and target/release/examples/soak_client.
+#   --debug     use (and build) the debug binaries instead: quicker to build, for a smoke run.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +43,7 @@ instances=1
 ttl=30
 cancel_on_disconnect=()
 build=1
+profile=release
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
@@ -51,7 +53,8 @@ while [[ $# -gt 0 ]]; do
         --ttl) ttl="$2"; shift 2 ;;
         --cancel-on-disconnect) cancel_on_disconnect=(--cancel-on-disconnect); shift ;;
         --no-build) build=0; shift ;;
-        -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --debug) profile=debug; shift ;;
+        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "soak: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -64,10 +67,12 @@ if [[ "$instances" == 2 && "$store" == memory ]]; then
 fi
 
 if [[ "$build" == 1 ]]; then
-    cargo build --release --quiet --bin a2ui-agent --example soak_client
+    flags=(--quiet --bin a2ui-agent --example soak_client)
+    [[ "$profile" == release ]] && flags+=(--release)
+    cargo build "${flags[@]}"
 fi
-server_bin="$root/target/release/a2ui-agent"
-client_bin="$root/target/release/examples/soak_client"
+server_bin="$root/target/$profile/a2ui-agent"
+client_bin="$root/target/$profile/examples/soak_client"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/a2ui-soak.XXXXXX")"
 pids=()
