@@ -24,7 +24,8 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve a model (--model-url, --model) or the built-in demo agent over A2A.
-    Serve(serve::Args),
+    // Boxed: its many options make it much larger than the other commands' arguments.
+    Serve(Box<serve::Args>),
     /// Split model output into text and A2UI messages, as the server does while streaming.
     Parse(parse::Args),
     /// Print the system prompt a model is given for a protocol version and its catalogs.
@@ -36,7 +37,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Parse(args) => parse::run(args),
         Command::Prompt(args) => prompt::run(args),
         Command::Validate(args) => validate::run(args),
