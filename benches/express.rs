@@ -8,7 +8,6 @@
 //! Run: `cargo bench --bench express -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Instant;
 
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
@@ -16,32 +15,12 @@ use a2ui_agent::format::express::Express;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
 
+mod common;
+
 const V: ProtocolVersion = ProtocolVersion::V0_9;
 
-/// Each example's messages, or none (after saying so) when the reference is absent.
-fn examples() -> Vec<Vec<Value>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/a2ui/v0_9/catalogs/basic/examples");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "skipped the Express benchmarks: {} is absent",
-            dir.display()
-        );
-        return Vec::new();
-    };
-    let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    paths.sort();
-    paths
-        .iter()
-        .filter_map(|p| {
-            let value: Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
-            value.get("messages")?.as_array().cloned()
-        })
-        .collect()
-}
-
 fn express(c: &mut Criterion) {
-    let responses = examples();
+    let responses = common::v0_9_examples("the Express benchmarks");
     if responses.is_empty() {
         return;
     }

@@ -8,43 +8,15 @@
 //! Run: `cargo bench --bench validate -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Instant;
 
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion, Validator};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
 
-const V: ProtocolVersion = ProtocolVersion::V0_9;
+mod common;
 
-/// The example responses, or an empty list (after saying so) when the reference is absent.
-fn examples() -> Vec<Vec<Value>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/a2ui/v0_9/catalogs/basic/examples");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "skipped the example benchmarks: {} is absent",
-            dir.display()
-        );
-        return Vec::new();
-    };
-    let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    paths.sort();
-    paths
-        .iter()
-        .filter_map(|p| {
-            let value: Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
-            match value {
-                Value::Object(mut map) => match map.remove("messages")? {
-                    Value::Array(messages) => Some(messages),
-                    _ => None,
-                },
-                Value::Array(messages) => Some(messages),
-                _ => None,
-            }
-        })
-        .collect()
-}
+const V: ProtocolVersion = ProtocolVersion::V0_9;
 
 fn compile(c: &mut Criterion) {
     let document = Catalog::basic(V).schema().clone();
@@ -54,7 +26,7 @@ fn compile(c: &mut Criterion) {
 }
 
 fn check(c: &mut Criterion) {
-    let responses = examples();
+    let responses = common::v0_9_examples("the example benchmarks");
     if responses.is_empty() {
         return;
     }

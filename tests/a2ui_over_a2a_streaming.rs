@@ -29,17 +29,8 @@ const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V0_8, ProtocolVersion::
 async fn a_stream_with_the_extension_and_capabilities_gives_valid_data_parts_per_version() {
     let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     for version in VERSIONS {
-        let caps = capabilities(version, &[version.basic_catalog_id()]);
         let answer = server
-            .exchange(
-                "message/stream",
-                params(
-                    json!([{"kind": "text", "text": "Dinner for two?"}]),
-                    Some(caps),
-                    None,
-                ),
-                &[version.extension_uri()],
-            )
+            .ask("message/stream", version, "Dinner for two?")
             .await;
         assert_eq!(
             answer.extensions_header.as_deref(),
@@ -72,14 +63,7 @@ async fn a_stream_with_the_extension_and_capabilities_gives_valid_data_parts_per
 async fn working_updates_carry_new_parts_only_and_no_component_twice() {
     let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
-    let caps = capabilities(version, &[version.basic_catalog_id()]);
-    let answer = server
-        .exchange(
-            "message/stream",
-            params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
-            &[version.extension_uri()],
-        )
-        .await;
+    let answer = server.ask("message/stream", version, "hi").await;
     let working = answer.working_messages();
     let mut ids = Vec::new();
     for message in &working {
@@ -106,14 +90,7 @@ async fn working_updates_carry_new_parts_only_and_no_component_twice() {
 async fn message_send_answers_with_text_and_one_data_part_per_message() {
     let server = spawn(a2ui_builder(demo()).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
-    let caps = capabilities(version, &[version.basic_catalog_id()]);
-    let answer = server
-        .exchange(
-            "message/send",
-            params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
-            &[version.extension_uri()],
-        )
-        .await;
+    let answer = server.ask("message/send", version, "hi").await;
     assert_eq!(
         answer.extensions_header.as_deref(),
         Some(version.extension_uri())
@@ -301,14 +278,7 @@ async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_s
     };
     let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
-    let caps = capabilities(version, &[version.basic_catalog_id()]);
-    let answer = server
-        .exchange(
-            "message/stream",
-            params(json!([{"kind": "text", "text": "draw"}]), Some(caps), None),
-            &[version.extension_uri()],
-        )
-        .await;
+    let answer = server.ask("message/stream", version, "draw").await;
     let last = answer.last();
     assert_eq!(last["status"]["state"], "failed");
     let reason = text_of(&last["status"]["message"]["parts"]);
@@ -329,14 +299,7 @@ async fn message_send_answers_unparseable_output_as_text() {
     let agent = move |_request: Request| async move { Ok::<_, AgentError>(Reply::text(text)) };
     let server = spawn(a2ui_builder(agent).build().unwrap()).await;
     let version = ProtocolVersion::V0_9;
-    let caps = capabilities(version, &[version.basic_catalog_id()]);
-    let answer = server
-        .exchange(
-            "message/send",
-            params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
-            &[version.extension_uri()],
-        )
-        .await;
+    let answer = server.ask("message/send", version, "hi").await;
     let task = answer.last();
     assert_eq!(task["status"]["state"], "input-required");
     assert_eq!(
@@ -499,14 +462,7 @@ async fn a_finish_only_format_sends_one_working_update_with_every_part_at_the_en
     )
     .await;
     let version = ProtocolVersion::V0_9;
-    let caps = capabilities(version, &[version.basic_catalog_id()]);
-    let answer = server
-        .exchange(
-            "message/stream",
-            params(json!([{"kind": "text", "text": "hi"}]), Some(caps), None),
-            &[version.extension_uri()],
-        )
-        .await;
+    let answer = server.ask("message/stream", version, "hi").await;
     let working = answer.working_messages();
     assert_eq!(working.len(), 1);
     let parts = &working[0]["parts"];

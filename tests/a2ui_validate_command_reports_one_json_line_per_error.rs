@@ -1,34 +1,14 @@
 //! `a2ui-agent validate`: exit 0 for valid messages, 1 with one JSON line per problem, 2 when
 //! the input cannot be read; input as a JSON array, JSON lines, stdin or a file.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use serde_json::Value;
+mod cli;
+use cli::json_lines as lines;
 
+/// `a2ui-agent validate ARGS…` reading `stdin`.
 fn validate(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .arg("validate")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    cli::run_with_stdin(&[&["validate"], args].concat(), stdin)
 }
 
 const CREATE: &str = r#"{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}"#;

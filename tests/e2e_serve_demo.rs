@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use serde_json::json;
-use support::{
-    TestServer, a2ui_messages, capabilities, params, serve_command, spawn_binary, text_of,
-};
+use support::{TestServer, a2ui_messages, params, serve_command, spawn_binary, text_of};
 
 /// Runs `a2ui-agent serve --port 0` without pauses; the child and the URL it serves on.
 async fn serve() -> (tokio::process::Child, TestServer) {
@@ -29,18 +27,7 @@ async fn the_serve_command_streams_valid_demo_surfaces_in_the_negotiated_version
         2
     );
     for version in [ProtocolVersion::V0_9, ProtocolVersion::V0_8] {
-        let caps = capabilities(version, &[version.basic_catalog_id()]);
-        let answer = server
-            .exchange(
-                "message/stream",
-                params(
-                    json!([{"kind": "text", "text": "Dinner?"}]),
-                    Some(caps),
-                    None,
-                ),
-                &[version.extension_uri()],
-            )
-            .await;
+        let answer = server.ask("message/stream", version, "Dinner?").await;
         assert_eq!(
             answer.extensions_header.as_deref(),
             Some(version.extension_uri())

@@ -2,33 +2,8 @@
 //! would: the built binary, real files, JSON lines out.
 #![cfg(feature = "cli")]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-use serde_json::Value;
-
-fn temp_file(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("a2ui-express-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    String::from_utf8(output.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+mod cli;
+use cli::{json_lines as lines, run, temp_file};
 
 const RESPONSE: &str = "Your order:\n<a2ui>\nroot = Card(Column([Text(\"Soup\"), Text($/price)]))\n\
     $/price = \"$8\"\n</a2ui>\nAnything else?";

@@ -121,18 +121,7 @@ fn check_parts(parts: &Value, version: ProtocolVersion) {
 async fn a_stream_gets_one_working_update_at_the_end_with_every_part() {
     for version in [ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
         let server = server(version).await;
-        let caps = capabilities(version, &[version.basic_catalog_id()]);
-        let answer = server
-            .exchange(
-                "message/stream",
-                params(
-                    json!([{"kind": "text", "text": "a table"}]),
-                    Some(caps),
-                    None,
-                ),
-                &[version.extension_uri()],
-            )
-            .await;
+        let answer = server.ask("message/stream", version, "a table").await;
         assert_eq!(
             answer.extensions_header.as_deref(),
             Some(version.extension_uri())
@@ -155,18 +144,7 @@ async fn a_stream_gets_one_working_update_at_the_end_with_every_part() {
 async fn message_send_answers_with_the_same_parts() {
     for version in [ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
         let server = server(version).await;
-        let caps = capabilities(version, &[version.basic_catalog_id()]);
-        let answer = server
-            .exchange(
-                "message/send",
-                params(
-                    json!([{"kind": "text", "text": "a table"}]),
-                    Some(caps),
-                    None,
-                ),
-                &[version.extension_uri()],
-            )
-            .await;
+        let answer = server.ask("message/send", version, "a table").await;
         let task = answer.last();
         assert_eq!(task["status"]["state"], "input-required", "{task}");
         check_parts(&task["status"]["message"]["parts"], version);

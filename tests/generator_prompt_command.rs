@@ -2,29 +2,10 @@
 //! binary, real files.
 #![cfg(feature = "cli")]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
 use serde_json::{Value, json};
 
-fn temp_file(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("a2ui-prompt-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
+mod cli;
+use cli::{run, stdout, temp_file};
 
 #[test]
 fn prompt_prints_the_same_prompt_every_time() {

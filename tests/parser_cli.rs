@@ -1,32 +1,15 @@
 //! `a2ui-agent parse` run as a user would: the built binary, real files, JSON lines out.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
-fn temp_file(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("a2ui-parse-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
+mod cli;
+use cli::{json_lines as lines, temp_file};
 
+/// `a2ui-agent parse ARGS…`.
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_a2ui-agent"))
-        .arg("parse")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    String::from_utf8(output.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    cli::run(&[&["parse"], args].concat())
 }
 
 const RESPONSE: &str = "Here it is.\n<a2ui-json>[{\"version\": \"v0.9\", \"updateComponents\": \

@@ -242,7 +242,7 @@ async fn list_tasks_filters_by_context_and_state_and_pages_newest_first() {
         assert_eq!(page["totalSize"], 3, "{page}");
         assert_eq!(page["pageSize"], 2, "{page}");
         for task in page["tasks"].as_array().unwrap() {
-            assert_eq!(task["history"], json!([]), "historyLength=0: {task}");
+            assert!(task.get("history").is_none(), "historyLength=0: {task}");
             assert!(task.get("artifacts").is_none(), "{task}");
             listed.push(task["id"].as_str().unwrap().to_owned());
         }

@@ -419,6 +419,19 @@ impl TestServer {
         }
     }
 
+    /// Asks in plain words as a renderer of `version` with its basic catalog would: the
+    /// A2UI extension activated and the capabilities in the message metadata.
+    pub async fn ask(&self, method: &str, version: ProtocolVersion, text: &str) -> Answer {
+        let caps = capabilities(version, &[version.basic_catalog_id()]);
+        let parts = json!([{"kind": "text", "text": text}]);
+        self.exchange(
+            method,
+            params(parts, Some(caps), None),
+            &[version.extension_uri()],
+        )
+        .await
+    }
+
     /// Calls `method` with `params`, sending `extensions` in the `X-A2A-Extensions` header;
     /// reads the whole answer (SSE or JSON) and the echoed `X-A2A-Extensions`.
     pub async fn exchange(&self, method: &str, params: Value, extensions: &[&str]) -> Answer {

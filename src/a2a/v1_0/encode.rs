@@ -63,6 +63,9 @@ struct WireTask<'a> {
     status: WireStatus<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     artifacts: Option<Vec<WireArtifact<'a>>>,
+    /// Left out when empty, as the proto JSON mapping leaves out every empty repeated field
+    /// (and the spec asks for `historyLength: 0`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     history: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<&'a Metadata>,
