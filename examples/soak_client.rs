@@ -145,6 +145,13 @@ async fn main() {
         load(&counts.busy),
         load(&counts.errors),
     );
+    // The load is over: say when, so the script can read the memory the load left before
+    // the checks below (a burst of reads of every task) add their own.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    println!("load-ended-at={now}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let ids: Vec<String> = shared
         .tasks
         .lock()
