@@ -11,7 +11,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskState, TaskStatus};
-use a2ui_agent::task::{PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
+use a2ui_agent::task::{PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
@@ -286,8 +286,43 @@ fn task(id: &str, state: TaskState, second: u32) -> Task {
     }
 }
 
+#[tokio::test]
+async fn a_reply_over_the_parts_budget_and_old_history_over_the_history_budget_are_not_kept() {
+    let Some(url) = listing_url() else {
+        return;
+    };
+    let store = store_in_new_schema_with(url, |builder| {
+        builder.max_parts_bytes(1_000).max_history_bytes(2_000)
+    })
+    .await;
+    let mut task = task("budget", TaskState::Completed, 1);
+    task.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
+    task.history = (0..10)
+        .map(|i| Message::agent(format!("h{i}"), vec![Part::text("z".repeat(500))]))
+        .collect();
+    store.put(task).await.unwrap();
+    let kept = store.get("budget").await.unwrap().unwrap();
+    let reply = kept.status.message.unwrap();
+    assert_eq!(reply.message_id, "r", "the reply keeps its id");
+    let notice = reply.parts[0].as_text().unwrap_or_default();
+    assert!(notice.contains("not kept"), "{notice}");
+    let ids: Vec<&str> = kept.history.iter().map(|m| m.message_id.as_str()).collect();
+    assert!(
+        (1..10).contains(&ids.len()) && ids.last() == Some(&"h9"),
+        "the oldest history goes first: {ids:?}"
+    );
+}
+
 /// A store on a schema of its own in the `listing` database (a fresh table per case).
 async fn store_in_new_schema(url: &str) -> PostgresStore {
+    store_in_new_schema_with(url, |builder| builder).await
+}
+
+/// As [`store_in_new_schema`], with the builder's options set by `options`.
+async fn store_in_new_schema_with(
+    url: &str,
+    options: impl FnOnce(PostgresBuilder) -> PostgresBuilder,
+) -> PostgresStore {
     static CASE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let schema = format!(
         "case_{}",
@@ -301,10 +336,12 @@ async fn store_in_new_schema(url: &str) -> PostgresStore {
         .batch_execute(&format!("CREATE SCHEMA {schema}"))
         .await
         .unwrap();
-    PostgresStore::builder(format!("{url}?options=-csearch_path%3D{schema}"))
-        .connect()
-        .await
-        .unwrap()
+    options(PostgresStore::builder(format!(
+        "{url}?options=-csearch_path%3D{schema}"
+    )))
+    .connect()
+    .await
+    .unwrap()
 }
 
 fn listing_url() -> Option<&'static str> {

@@ -1,5 +1,6 @@
 //! The server's task memory stays bounded: finished tasks are forgotten past the store's
-//! capacity or idle time, and running tasks are never forgotten.
+//! capacity or idle time, running tasks are never forgotten, and a task keeps at most its
+//! byte budget.
 
 mod support;
 
@@ -91,16 +92,45 @@ async fn a_store_full_of_running_tasks_refuses_new_ones_and_recovers_when_they_f
     let mut params = text_message("first");
     params["configuration"] = json!({"blocking": false});
     let first = server.result("message/send", params).await;
-    assert_eq!(
-        server
-            .error_code("message/send", text_message("second"))
-            .await,
-        -32603
-    );
+    // The client is told to come back later, not that the server broke.
+    let refused = server.call("message/send", text_message("second")).await;
+    assert_eq!(refused["error"]["code"], -32000, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("Server busy"), "{message}");
     gate.add_permits(2);
     server
         .wait_for_state(first["id"].as_str().unwrap(), "completed")
         .await;
     let third = server.result("message/send", text_message("third")).await;
     assert_eq!(third["status"]["state"], "completed");
+}
+
+#[tokio::test]
+async fn a_reply_too_large_for_the_store_is_streamed_whole_and_kept_as_a_note() {
+    let big = |_request: Request| async {
+        Ok::<_, AgentError>(Reply::text("z".repeat(20_000)).with_final_state(TaskState::Completed))
+    };
+    let server = spawn(
+        builder(big)
+            .store(InMemoryStore::new().max_parts_bytes(4_000))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let sent = server.result("message/send", text_message("x")).await;
+    let whole = sent["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(whole.len(), 20_000, "the caller gets the whole reply");
+    let kept = server.result("tasks/get", json!({"id": sent["id"]})).await;
+    assert_eq!(kept["status"]["state"], "completed");
+    let message = &kept["status"]["message"];
+    assert_eq!(message["messageId"], sent["status"]["message"]["messageId"]);
+    let note = message["parts"][0]["text"].as_str().unwrap();
+    assert!(note.contains("not kept"), "{note}");
+    assert!(
+        kept.to_string().len() < 5_000,
+        "{} bytes kept",
+        kept.to_string().len()
+    );
 }

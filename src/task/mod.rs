@@ -219,6 +219,13 @@ impl From<TaskError> for RpcError {
             TaskError::Terminal { .. } | TaskError::Busy { .. } => ErrorCode::UnsupportedOperation,
             TaskError::ContextMismatch { .. } | TaskError::BadPageToken => ErrorCode::InvalidParams,
             TaskError::Store(StoreError::Unsupported(_)) => ErrorCode::UnsupportedOperation,
+            TaskError::Store(full) if full.is_full() => {
+                // How full is none of the client's business; it only needs to retry.
+                return RpcError::new(
+                    ErrorCode::ServerBusy,
+                    "Server busy: the task store is full of running tasks; retry later",
+                );
+            }
             TaskError::IllegalTransition { .. } | TaskError::Store(_) => {
                 return RpcError::internal();
             }
@@ -263,6 +270,22 @@ mod tests {
             let mut task = Lifecycle::resume(interrupted);
             assert!(task.transition(TaskState::Completed).is_err());
             task.transition(TaskState::Working).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_full_store_answers_busy() {
+        for full in [
+            StoreError::Full { capacity: 3 },
+            StoreError::OverBudget { max_bytes: 3 },
+        ] {
+            let error = RpcError::from(TaskError::Store(full));
+            assert_eq!(error.code, ErrorCode::ServerBusy);
+            assert!(
+                error.message.starts_with("Server busy"),
+                "{}",
+                error.message
+            );
         }
     }
 

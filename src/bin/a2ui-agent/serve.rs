@@ -68,6 +68,17 @@ pub struct Args {
     /// How long a finished task stays readable, in seconds.
     #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
     finished_ttl_secs: u64,
+    /// The most bytes (tasks as JSON) the `memory` store keeps; settled tasks are forgotten
+    /// to make room, and new tasks are refused ("server busy") when running ones fill it.
+    #[arg(long, value_name = "BYTES", default_value_t = InMemoryStore::DEFAULT_MAX_BYTES)]
+    store_max_bytes: usize,
+    /// The most bytes of history (as JSON) one task keeps; the oldest messages go first.
+    #[arg(long, value_name = "BYTES", default_value_t = InMemoryStore::DEFAULT_MAX_HISTORY_BYTES)]
+    task_max_history_bytes: usize,
+    /// The most bytes of status message and artifacts (as JSON) one task keeps; a reply
+    /// larger than that is stored as a note saying it was not kept.
+    #[arg(long, value_name = "BYTES", default_value_t = InMemoryStore::DEFAULT_MAX_PARTS_BYTES)]
+    task_max_parts_bytes: usize,
 }
 
 /// The `--store` argument.
@@ -163,16 +174,29 @@ async fn with_store(
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
     let ttl = Duration::from_secs(args.finished_ttl_secs);
     Ok(match &args.store {
-        StoreSpec::Memory => builder.store(InMemoryStore::new().idle_timeout(ttl)),
+        StoreSpec::Memory => builder.store(
+            InMemoryStore::new()
+                .idle_timeout(ttl)
+                .max_bytes(args.store_max_bytes)
+                .max_history_bytes(args.task_max_history_bytes)
+                .max_parts_bytes(args.task_max_parts_bytes),
+        ),
         StoreSpec::Sqlite(path) => {
             let store = SqliteStore::open(path)
                 .map_err(|error| format!("--store sqlite:{}: {error}", path.display()))?;
             tracing::info!(path = %path.display(), "tasks are kept in SQLite");
-            builder.store(store.finished_ttl(ttl))
+            builder.store(
+                store
+                    .finished_ttl(ttl)
+                    .max_history_bytes(args.task_max_history_bytes)
+                    .max_parts_bytes(args.task_max_parts_bytes),
+            )
         }
         StoreSpec::Postgres(url) => {
             let store = PostgresStore::builder(url.as_str())
                 .finished_ttl(ttl)
+                .max_history_bytes(args.task_max_history_bytes)
+                .max_parts_bytes(args.task_max_parts_bytes)
                 .lease(Duration::from_millis(args.lease_ms))
                 .connect()
                 .await

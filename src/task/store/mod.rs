@@ -4,10 +4,13 @@
 //! runs for weeks must not grow without bound, so the in-memory store holds at most
 //! `capacity` tasks and forgets *settled* tasks (terminal, or waiting for the user) that were
 //! not updated for `idle_timeout`, oldest first. Tasks the agent is working on are never
-//! evicted; when every slot holds one, new tasks are refused.
+//! evicted; when every slot holds one, new tasks are refused. Every store bounds what one
+//! task keeps by messages and by bytes (`budget`), and the in-memory store also bounds the
+//! bytes of all its tasks, keeping each as compact JSON (`packed`).
 
 mod budget;
 mod cluster;
+mod packed;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -30,6 +33,8 @@ use std::time::{Duration, SystemTime};
 
 use futures::future::{self, BoxFuture};
 
+use self::budget::Budget;
+use self::packed::Packed;
 use super::page::list_page;
 use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 use crate::task::clock::{Clock, SystemClock};
@@ -126,7 +131,8 @@ pub trait TaskStore: Send + Sync + 'static {
     }
 }
 
-/// A store failure. The client sees a generic internal error; the detail is logged.
+/// A store failure. The client sees a generic internal error (or, for a full store, the
+/// server's "busy" error); the detail is logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
     /// Every slot holds a task that cannot be evicted.
@@ -134,10 +140,25 @@ pub enum StoreError {
         /// The store's capacity.
         capacity: usize,
     },
+    /// The tasks that cannot be evicted hold so many bytes that a new one would not fit.
+    OverBudget {
+        /// The store's byte budget.
+        max_bytes: usize,
+    },
     /// The store does not do this operation.
     Unsupported(&'static str),
     /// Any other failure.
     Other(String),
+}
+
+impl StoreError {
+    /// Whether the store refused for lack of room (the server answers "busy": retry later).
+    pub fn is_full(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Full { .. } | StoreError::OverBudget { .. }
+        )
+    }
 }
 
 impl fmt::Display for StoreError {
@@ -145,6 +166,12 @@ impl fmt::Display for StoreError {
         match self {
             StoreError::Full { capacity } => {
                 write!(f, "task store full: {capacity} tasks are all running")
+            }
+            StoreError::OverBudget { max_bytes } => {
+                write!(
+                    f,
+                    "task store full: running tasks hold its {max_bytes} bytes"
+                )
             }
             StoreError::Unsupported(what) => write!(f, "this task store does not support {what}"),
             StoreError::Other(message) => f.write_str(message),
@@ -156,6 +183,25 @@ impl std::error::Error for StoreError {}
 
 /// The default store: a bounded map in memory.
 ///
+/// Bounds, each with a builder method:
+///
+/// - [`capacity`](Self::capacity) tasks and [`max_bytes`](Self::max_bytes) bytes in all
+///   (tasks measured as their JSON). To make room, settled tasks are forgotten, least
+///   recently updated first; when the tasks that are left all run, a *new* task is refused
+///   with [`StoreError::Full`] or [`StoreError::OverBudget`] (clients get "server busy").
+///   An update of a task already kept is never refused: a running task that grows while
+///   nothing else can be evicted may take the store past `max_bytes`, by at most its own
+///   per-task budget.
+/// - Per task, [`max_history`](Self::max_history) messages,
+///   [`max_history_bytes`](Self::max_history_bytes) of history and
+///   [`max_parts_bytes`](Self::max_parts_bytes) of status message and artifacts. The oldest
+///   history goes first; a single message or artifact too large for what is left keeps its
+///   ids but its parts read back as one text part saying how large they were and that the
+///   store did not keep them (stream subscribers got them as they came).
+///
+/// Tasks are kept as compact JSON and decoded when read, so the store's memory is close to
+/// the JSON size of its tasks (an A2UI task as Rust values is several times larger).
+///
 /// # Example
 ///
 /// ```
@@ -164,13 +210,15 @@ impl std::error::Error for StoreError {}
 ///
 /// let store = InMemoryStore::new()
 ///     .capacity(1_000)
+///     .max_bytes(64 << 20)
+///     .max_parts_bytes(256 << 10)
 ///     .idle_timeout(Duration::from_secs(600));
 /// ```
 pub struct InMemoryStore {
     capacity: usize,
+    max_bytes: usize,
     idle_timeout: Duration,
-    max_history: usize,
-    max_history_bytes: usize,
+    budget: Budget,
     clock: Arc<dyn Clock>,
     inner: Mutex<Inner>,
 }
@@ -181,12 +229,41 @@ struct Inner {
     /// Settled tasks by last update, oldest first: the eviction order.
     settled: BTreeMap<u64, String>,
     next_seq: u64,
+    /// The bytes of every task kept.
+    bytes: usize,
+    /// The bytes of the settled ones (the rest cannot be evicted).
+    settled_bytes: usize,
 }
 
 struct Entry {
-    task: Task,
+    task: Packed,
     updated: SystemTime,
     seq: u64,
+}
+
+impl Inner {
+    /// Forgets task `id`, if kept.
+    fn remove(&mut self, id: &str) -> Option<Entry> {
+        let entry = self.tasks.remove(id)?;
+        let size = entry.task.bytes();
+        self.bytes -= size;
+        if self.settled.remove(&entry.seq).is_some() {
+            self.settled_bytes -= size;
+        }
+        Some(entry)
+    }
+
+    /// Forgets the least recently updated settled task; false when there is none.
+    fn evict_oldest(&mut self) -> bool {
+        match self.settled.first_key_value() {
+            Some((_, id)) => {
+                let id = id.clone();
+                self.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl Default for InMemoryStore {
@@ -199,9 +276,9 @@ impl fmt::Debug for InMemoryStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InMemoryStore")
             .field("capacity", &self.capacity)
+            .field("max_bytes", &self.max_bytes)
             .field("idle_timeout", &self.idle_timeout)
-            .field("max_history", &self.max_history)
-            .field("max_history_bytes", &self.max_history_bytes)
+            .field("budget", &self.budget)
             .field("len", &self.len())
             .finish()
     }
@@ -210,19 +287,22 @@ impl fmt::Debug for InMemoryStore {
 impl InMemoryStore {
     /// Default capacity: 10,000 tasks.
     pub const DEFAULT_CAPACITY: usize = 10_000;
+    /// Default byte budget of all tasks together (as JSON): 256 MiB.
+    pub const DEFAULT_MAX_BYTES: usize = 256 << 20;
     /// Default idle timeout of settled tasks: one hour.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
-
     /// Default: at most 1 MiB of history (as JSON) per task.
-    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = Budget::DEFAULT_MAX_HISTORY_BYTES;
+    /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
+    pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
 
-    /// A store with the default capacity and idle timeout, on the system clock.
+    /// A store with the default bounds, on the system clock.
     pub fn new() -> Self {
         Self {
             capacity: Self::DEFAULT_CAPACITY,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
-            max_history: usize::MAX,
-            max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
+            budget: Budget::DEFAULT,
             clock: Arc::new(SystemClock),
             inner: Mutex::new(Inner::default()),
         }
@@ -232,6 +312,14 @@ impl InMemoryStore {
     #[must_use]
     pub fn capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
+        self
+    }
+
+    /// The most bytes (tasks as JSON) kept at once; see the type's documentation for what
+    /// happens when they are reached.
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
         self
     }
 
@@ -247,15 +335,23 @@ impl InMemoryStore {
     /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
     #[must_use]
     pub fn max_history(mut self, messages: usize) -> Self {
-        self.max_history = messages.max(1);
+        self.budget.max_history = messages.max(1);
         self
     }
 
-    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, the
-    /// newest is always kept.
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
+    /// the newest, if larger on its own, keeps its ids but not its parts.
     #[must_use]
     pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.max_history_bytes = bytes;
+        self.budget.max_history_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
+    /// not fit keeps its ids but its parts read back as a notice saying they were not kept.
+    #[must_use]
+    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+        self.budget.max_parts_bytes = bytes;
         self
     }
 
@@ -281,6 +377,11 @@ impl InMemoryStore {
         self.len() == 0
     }
 
+    /// How many bytes (tasks as JSON) are kept now.
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner
             .lock()
@@ -292,42 +393,57 @@ impl InMemoryStore {
             .is_ok_and(|idle| idle >= self.idle_timeout)
     }
 
-    fn get_now(&self, id: &str) -> Option<Task> {
+    fn get_now(&self, id: &str) -> Result<Option<Task>, StoreError> {
         let now = self.clock.now();
         let mut inner = self.lock();
-        let entry = inner.tasks.get(id)?;
-        if is_settled(&entry.task) && self.is_expired(entry.updated, now) {
-            let seq = entry.seq;
-            inner.settled.remove(&seq);
-            inner.tasks.remove(id);
-            return None;
+        let Some(entry) = inner.tasks.get(id) else {
+            return Ok(None);
+        };
+        if is_settled(entry.task.header()) && self.is_expired(entry.updated, now) {
+            inner.remove(id);
+            return Ok(None);
         }
-        Some(entry.task.clone())
+        let packed = entry.task.clone();
+        drop(inner);
+        packed.unpack().map(Some)
     }
 
     fn put_now(&self, mut task: Task) -> Result<(), StoreError> {
-        budget::trim_history(&mut task.history, self.max_history, self.max_history_bytes);
+        self.budget.apply(&mut task);
+        let task = Packed::pack(task);
+        let size = task.bytes();
+        let settled = is_settled(task.header());
         let now = self.clock.now();
         let mut inner = self.lock();
         self.evict_idle(&mut inner, now);
-        if let Some(old) = inner.tasks.get(&task.id) {
-            let seq = old.seq;
-            inner.settled.remove(&seq);
-        } else if inner.tasks.len() >= self.capacity {
-            let Some((_, oldest)) = inner.settled.pop_first() else {
+        let id = task.header().id.clone();
+        if inner.remove(&id).is_none() {
+            // A new task: refused, before anything is evicted, if the running ones leave
+            // no room for it.
+            if inner.tasks.len() - inner.settled.len() >= self.capacity {
                 return Err(StoreError::Full {
                     capacity: self.capacity,
                 });
-            };
-            inner.tasks.remove(&oldest);
+            }
+            if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
+                return Err(StoreError::OverBudget {
+                    max_bytes: self.max_bytes,
+                });
+            }
         }
+        while (inner.tasks.len() >= self.capacity
+            || inner.bytes.saturating_add(size) > self.max_bytes)
+            && inner.evict_oldest()
+        {}
         let seq = inner.next_seq;
         inner.next_seq += 1;
-        if is_settled(&task) {
-            inner.settled.insert(seq, task.id.clone());
+        inner.bytes += size;
+        if settled {
+            inner.settled.insert(seq, id.clone());
+            inner.settled_bytes += size;
         }
         inner.tasks.insert(
-            task.id.clone(),
+            id,
             Entry {
                 task,
                 updated: now,
@@ -338,16 +454,13 @@ impl InMemoryStore {
     }
 
     fn evict_idle(&self, inner: &mut Inner, now: SystemTime) {
-        while let Some((&seq, id)) = inner.settled.first_key_value() {
+        while let Some((_, id)) = inner.settled.first_key_value() {
             let expired = inner
                 .tasks
                 .get(id)
                 .is_none_or(|entry| self.is_expired(entry.updated, now));
-            if !expired {
+            if !expired || !inner.evict_oldest() {
                 break;
-            }
-            if let Some(id) = inner.settled.remove(&seq) {
-                inner.tasks.remove(&id);
             }
         }
     }
@@ -361,7 +474,7 @@ fn is_settled(task: &Task) -> bool {
 
 impl TaskStore for InMemoryStore {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        Box::pin(future::ready(Ok(self.get_now(id))))
+        Box::pin(future::ready(self.get_now(id)))
     }
 
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -374,13 +487,30 @@ impl TaskStore for InMemoryStore {
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let now = self.clock.now();
         let inner = self.lock();
-        let live = inner
-            .tasks
-            .values()
-            .filter(|entry| !(is_settled(&entry.task) && self.is_expired(entry.updated, now)));
-        let page = list_page(live.map(|entry| &entry.task), query);
+        let live = inner.tasks.values().filter(|entry| {
+            !(is_settled(entry.task.header()) && self.is_expired(entry.updated, now))
+        });
+        // The page is chosen by the headers; only its tasks are decoded, out of the lock.
+        let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {
+            let packed: Vec<Option<Packed>> = page
+                .tasks
+                .iter()
+                .map(|header| inner.tasks.get(&header.id).map(|e| e.task.clone()))
+                .collect();
+            (page, packed)
+        });
         drop(inner);
-        Box::pin(future::ready(Ok(page)))
+        let page = page
+            .map(|(mut page, packed)| {
+                page.tasks = packed
+                    .iter()
+                    .flatten()
+                    .map(Packed::unpack)
+                    .collect::<Result<_, _>>()?;
+                Ok(page)
+            })
+            .transpose();
+        Box::pin(future::ready(page))
     }
 }
 
@@ -452,8 +582,8 @@ mod tests {
         store.put_now(task("b", TaskState::InputRequired)).unwrap();
         store.put_now(task("a", TaskState::Completed)).unwrap();
         store.put_now(task("c", TaskState::Working)).unwrap();
-        assert!(store.get_now("b").is_none());
-        assert!(store.get_now("a").is_some());
+        assert!(store.get_now("b").unwrap().is_none());
+        assert!(store.get_now("a").unwrap().is_some());
         assert_eq!(store.len(), 2);
     }
 
@@ -467,8 +597,8 @@ mod tests {
             store.put_now(task("c", TaskState::Working)),
             Err(StoreError::Full { capacity: 2 })
         );
-        assert!(store.get_now("a").is_some());
-        assert!(store.get_now("b").is_some());
+        assert!(store.get_now("a").unwrap().is_some());
+        assert!(store.get_now("b").unwrap().is_some());
     }
 
     #[test]
@@ -477,10 +607,10 @@ mod tests {
         store.put_now(task("done", TaskState::Completed)).unwrap();
         store.put_now(task("running", TaskState::Working)).unwrap();
         clock.advance(Duration::from_secs(59));
-        assert!(store.get_now("done").is_some());
+        assert!(store.get_now("done").unwrap().is_some());
         clock.advance(Duration::from_secs(1));
-        assert!(store.get_now("done").is_none());
-        assert!(store.get_now("running").is_some());
+        assert!(store.get_now("done").unwrap().is_none());
+        assert!(store.get_now("running").unwrap().is_some());
     }
 
     #[test]
@@ -494,7 +624,7 @@ mod tests {
                 .collect()
         };
         let ids = |store: &InMemoryStore| -> Vec<String> {
-            let task = store.get_now("t").unwrap();
+            let task = store.get_now("t").unwrap().unwrap();
             task.history.into_iter().map(|m| m.message_id).collect()
         };
         long.history = messages(100);
@@ -503,6 +633,81 @@ mod tests {
         long.history = messages(900);
         store.put_now(long).unwrap();
         assert_eq!(ids(&store), ["m8", "m9"]);
+    }
+
+    fn sized(id: &str, state: TaskState, bytes: usize) -> Task {
+        use crate::a2a::{Message, Part};
+        let mut task = task(id, state);
+        task.history = vec![Message::agent("m", vec![Part::text("x".repeat(bytes))])];
+        task
+    }
+
+    #[test]
+    fn a_store_over_its_byte_budget_evicts_settled_tasks_then_refuses_new_ones() {
+        let store = InMemoryStore::new().max_bytes(10_000);
+        store
+            .put_now(sized("old", TaskState::Completed, 4_000))
+            .unwrap();
+        store
+            .put_now(sized("run1", TaskState::Working, 4_000))
+            .unwrap();
+        // No room for a third: the settled one goes.
+        store
+            .put_now(sized("run2", TaskState::Working, 4_000))
+            .unwrap();
+        assert!(store.get_now("old").unwrap().is_none());
+        assert!(store.bytes() <= 10_000, "{} bytes", store.bytes());
+        // Only running tasks left: a new one is refused, and nothing is lost.
+        assert_eq!(
+            store.put_now(sized("run3", TaskState::Working, 4_000)),
+            Err(StoreError::OverBudget { max_bytes: 10_000 })
+        );
+        assert!(StoreError::OverBudget { max_bytes: 1 }.is_full());
+        assert!(store.get_now("run1").unwrap().is_some());
+        // A running task that settles with a bigger reply is still stored.
+        store
+            .put_now(sized("run1", TaskState::Completed, 5_000))
+            .unwrap();
+        let settled = store.get_now("run1").unwrap().unwrap();
+        assert_eq!(settled.status.state, TaskState::Completed);
+        // It can now make room for a new task.
+        store
+            .put_now(sized("run3", TaskState::Working, 4_000))
+            .unwrap();
+        assert!(store.get_now("run1").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reply_over_the_parts_budget_is_kept_as_a_notice() {
+        use crate::a2a::{Message, Part};
+        let store = InMemoryStore::new().max_parts_bytes(1_000);
+        let mut big = task("t", TaskState::Completed);
+        big.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
+        store.put_now(big).unwrap();
+        assert!(store.bytes() < 2_000, "{} bytes", store.bytes());
+        let reply = store.get_now("t").unwrap().unwrap().status.message.unwrap();
+        assert_eq!(reply.message_id, "r");
+        let text = reply.parts[0].as_text().unwrap();
+        assert!(text.contains("50"), "{text}");
+        assert!(text.contains("not kept"), "{text}");
+    }
+
+    #[test]
+    fn listing_returns_whole_tasks() {
+        use crate::a2a::{Message, Part};
+        let store = InMemoryStore::new();
+        let mut done = task("t", TaskState::Completed);
+        done.status.message = Some(Message::agent("r", vec![Part::text("reply")]));
+        done.history = vec![Message::agent("h", vec![Part::text("earlier")])];
+        store.put_now(done.clone()).unwrap();
+        let page = block_on(store.list(&TaskListQuery::default()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(page.tasks, vec![done]);
+    }
+
+    fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+        futures::executor::block_on(future)
     }
 
     #[test]

@@ -10,8 +10,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::StoreError;
-use crate::a2a::v0_3::{decode_message, decode_part, encode_artifact, encode_message};
-use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
+use super::packed::decode_artifact;
+use crate::a2a::v0_3::{decode_message, encode_artifact, encode_message};
+use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::task::timestamp;
 
 /// What a task that was running when its server stopped says afterwards.
@@ -107,33 +108,6 @@ impl Row {
             metadata,
         })
     }
-}
-
-fn decode_artifact(value: &Value) -> Option<Artifact> {
-    let object = value.as_object()?;
-    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
-    let parts = object
-        .get("parts")?
-        .as_array()?
-        .iter()
-        .map(|part| decode_part(part, "part").ok())
-        .collect::<Option<Vec<_>>>()?;
-    Some(Artifact {
-        artifact_id: text("artifactId")?,
-        name: text("name"),
-        description: text("description"),
-        parts,
-        extensions: object
-            .get("extensions")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        metadata: object.get("metadata").and_then(Value::as_object).cloned(),
-    })
 }
 
 /// `task` (left running by a server that stopped) as `failed`, saying so; the partial reply

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::budget::trim_history;
+use super::budget::Budget;
 use super::row::{COLUMNS, Row, stopped};
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
@@ -61,6 +61,7 @@ const MIGRATIONS: &[&str] = &["
 /// let store = SqliteStore::open_in_memory()?
 ///     .max_history(50)
 ///     .max_history_bytes(256 * 1024)
+///     .max_parts_bytes(256 * 1024)
 ///     .finished_ttl(Duration::from_secs(3600));
 /// # Ok(()) }
 /// ```
@@ -73,8 +74,7 @@ pub struct SqliteStore {
 
 #[derive(Debug, Clone, Copy)]
 struct Limits {
-    max_history: usize,
-    max_history_bytes: usize,
+    budget: Budget,
     finished_ttl: Duration,
     interrupted_ttl: Duration,
 }
@@ -96,7 +96,9 @@ fn sql_error(error: rusqlite::Error) -> StoreError {
 
 impl SqliteStore {
     /// Default: at most 1 MiB of history (as JSON) per task.
-    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = Budget::DEFAULT_MAX_HISTORY_BYTES;
+    /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
+    pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
     /// Default: terminal tasks are forgotten an hour after their last update.
     pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
     /// Default: tasks waiting for input are forgotten a week after their last update.
@@ -139,8 +141,7 @@ impl SqliteStore {
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             limits: Limits {
-                max_history: usize::MAX,
-                max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
+                budget: Budget::DEFAULT,
                 finished_ttl: Self::DEFAULT_FINISHED_TTL,
                 interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
             },
@@ -153,15 +154,24 @@ impl SqliteStore {
     /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
     #[must_use]
     pub fn max_history(mut self, messages: usize) -> Self {
-        self.limits.max_history = messages.max(1);
+        self.limits.budget.max_history = messages.max(1);
         self
     }
 
-    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, the
-    /// newest is always kept.
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
+    /// the newest, if larger on its own, keeps its ids but not its parts.
     #[must_use]
     pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_history_bytes = bytes;
+        self.limits.budget.max_history_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
+    /// not fit keeps its ids but its parts read back as a notice saying they were not kept
+    /// (the same rule as [`InMemoryStore`](super::InMemoryStore)'s).
+    #[must_use]
+    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+        self.limits.budget.max_parts_bytes = bytes;
         self
     }
 
@@ -348,11 +358,7 @@ impl TaskStore for SqliteStore {
         let now = self.now_ms();
         let limits = self.limits;
         self.blocking(move |connection| {
-            trim_history(
-                &mut task.history,
-                limits.max_history,
-                limits.max_history_bytes,
-            );
+            limits.budget.apply(&mut task);
             let state = task.status.state;
             let expires_ms = if state.is_terminal() {
                 Some(add_ms(now, limits.finished_ttl))
@@ -648,6 +654,29 @@ mod tests {
             1,
             "the newest message is kept whatever its size"
         );
+        assert_eq!(kept[0].message_id, "huge");
+        let notice = kept[0].parts[0].as_text().unwrap_or_default();
+        assert!(notice.contains("not kept"), "its parts are not: {notice}");
+    }
+
+    #[test]
+    fn a_reply_over_the_parts_budget_reads_back_as_a_notice() {
+        let store = SqliteStore::open_in_memory()
+            .unwrap()
+            .max_parts_bytes(1_000);
+        let mut task = task("t", TaskState::Completed, 1);
+        task.artifacts.clear();
+        task.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
+        block_on(store.put(task)).unwrap();
+        let reply = block_on(store.get("t"))
+            .unwrap()
+            .unwrap()
+            .status
+            .message
+            .unwrap();
+        assert_eq!(reply.message_id, "r");
+        let notice = reply.parts[0].as_text().unwrap_or_default();
+        assert!(notice.contains("not kept"), "{notice}");
     }
 
     #[test]

@@ -34,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
-use super::budget::trim_history;
+use super::budget::Budget;
 use super::row::{COLUMNS, Row};
 use super::{Cluster, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
@@ -106,8 +106,7 @@ pub struct PostgresBuilder {
 
 #[derive(Debug, Clone, Copy)]
 struct Limits {
-    max_history: usize,
-    max_history_bytes: usize,
+    budget: Budget,
     finished_ttl: Duration,
     interrupted_ttl: Duration,
 }
@@ -116,14 +115,24 @@ impl PostgresBuilder {
     /// The most history messages a task keeps (at least 1); the oldest go first.
     #[must_use]
     pub fn max_history(mut self, messages: usize) -> Self {
-        self.limits.max_history = messages.max(1);
+        self.limits.budget.max_history = messages.max(1);
         self
     }
 
-    /// The most bytes of history (as JSON) a task keeps; the newest message is always kept.
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
+    /// the newest, if larger on its own, keeps its ids but not its parts.
     #[must_use]
     pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_history_bytes = bytes;
+        self.limits.budget.max_history_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
+    /// not fit keeps its ids but its parts read back as a notice saying they were not kept
+    /// (the same rule as the other stores').
+    #[must_use]
+    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+        self.limits.budget.max_parts_bytes = bytes;
         self
     }
 
@@ -233,7 +242,9 @@ fn pg_error(error: tokio_postgres::Error) -> StoreError {
 
 impl PostgresStore {
     /// Default: at most 1 MiB of history (as JSON) per task.
-    pub const DEFAULT_MAX_HISTORY_BYTES: usize = 1 << 20;
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = Budget::DEFAULT_MAX_HISTORY_BYTES;
+    /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
+    pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
     /// Default: terminal tasks are forgotten an hour after their last update.
     pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
     /// Default: tasks waiting for input are forgotten a week after their last update.
@@ -247,8 +258,7 @@ impl PostgresStore {
         PostgresBuilder {
             url: url.into(),
             limits: Limits {
-                max_history: usize::MAX,
-                max_history_bytes: Self::DEFAULT_MAX_HISTORY_BYTES,
+                budget: Budget::DEFAULT,
                 finished_ttl: Self::DEFAULT_FINISHED_TTL,
                 interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
             },
@@ -303,11 +313,7 @@ impl Inner {
     }
 
     async fn put(&self, mut task: Task) -> Result<(), StoreError> {
-        trim_history(
-            &mut task.history,
-            self.limits.max_history,
-            self.limits.max_history_bytes,
-        );
+        self.limits.budget.apply(&mut task);
         let state = task.status.state;
         let row = Row::encode(&task);
         self.client
@@ -337,11 +343,7 @@ impl Inner {
     }
 
     async fn replace(&self, expected: &TaskStatus, mut task: Task) -> Result<bool, StoreError> {
-        trim_history(
-            &mut task.history,
-            self.limits.max_history,
-            self.limits.max_history_bytes,
-        );
+        self.limits.budget.apply(&mut task);
         let state = task.status.state;
         let row = Row::encode(&task);
         let expected_ts = expected.timestamp.clone().unwrap_or_default();
