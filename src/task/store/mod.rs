@@ -17,6 +17,7 @@ mod postgres;
 mod row;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod wanted;
 
 pub use cluster::Cluster;
 #[cfg(feature = "postgres")]
@@ -35,6 +36,7 @@ use futures::future::{self, BoxFuture};
 
 use self::budget::Budget;
 use self::packed::Packed;
+use self::wanted::Wanted;
 use super::page::list_page;
 use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 use crate::task::clock::{Clock, SystemClock};
@@ -81,6 +83,10 @@ pub trait TaskStore: Send + Sync + 'static {
     /// One page of the tasks matching `query`, newest status first (A2A 1.0 `ListTasks`);
     /// `Ok(None)` when the page token is not one this store wrote. [`list_page`] does the
     /// filtering and paging over any iterator of tasks.
+    ///
+    /// A store may leave out what the query does not ask for, and should when decoding it
+    /// costs: the artifacts unless `query.include_artifacts`, and history beyond the newest
+    /// `query.history_length` messages. The caller trims the rest.
     ///
     /// The default refuses with [`StoreError::Unsupported`] (clients get
     /// `UnsupportedOperationError`), so a store written before listing existed still works.
@@ -500,12 +506,13 @@ impl TaskStore for InMemoryStore {
             (page, packed)
         });
         drop(inner);
+        let wanted = Wanted::listed(query);
         let page = page
             .map(|(mut page, packed)| {
                 page.tasks = packed
                     .iter()
                     .flatten()
-                    .map(Packed::unpack)
+                    .map(|task| task.unpack_wanted(wanted))
                     .collect::<Result<_, _>>()?;
                 Ok(page)
             })
@@ -693,17 +700,38 @@ mod tests {
     }
 
     #[test]
-    fn listing_returns_whole_tasks() {
-        use crate::a2a::{Message, Part};
+    fn listing_returns_what_the_query_asks_for_of_each_task() {
+        use crate::a2a::{Artifact, Message, Part};
         let store = InMemoryStore::new();
         let mut done = task("t", TaskState::Completed);
         done.status.message = Some(Message::agent("r", vec![Part::text("reply")]));
-        done.history = vec![Message::agent("h", vec![Part::text("earlier")])];
+        done.history = vec![
+            Message::agent("h1", vec![Part::text("earlier")]),
+            Message::agent("h2", vec![Part::text("later")]),
+        ];
+        done.artifacts = vec![Artifact {
+            artifact_id: "a".into(),
+            name: None,
+            description: None,
+            parts: vec![Part::text("ui")],
+            extensions: vec![],
+            metadata: None,
+        }];
         store.put_now(done.clone()).unwrap();
-        let page = block_on(store.list(&TaskListQuery::default()))
-            .unwrap()
-            .unwrap();
-        assert_eq!(page.tasks, vec![done]);
+        let list = |query: TaskListQuery| block_on(store.list(&query)).unwrap().unwrap().tasks;
+        let whole = TaskListQuery {
+            include_artifacts: true,
+            ..TaskListQuery::default()
+        };
+        assert_eq!(list(whole), vec![done.clone()]);
+        // 1.0's default: no artifacts; and only the newest message of the history.
+        let newest = TaskListQuery {
+            history_length: Some(1),
+            ..TaskListQuery::default()
+        };
+        done.artifacts.clear();
+        done.history.remove(0);
+        assert_eq!(list(newest), vec![done]);
     }
 
     fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {

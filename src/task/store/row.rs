@@ -8,9 +8,11 @@
 use std::time::SystemTime;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::StoreError;
 use super::packed::decode_artifact;
+use super::wanted::Wanted;
 use crate::a2a::v0_3::{decode_message, encode_artifact, encode_message};
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::task::timestamp;
@@ -65,6 +67,12 @@ impl Row {
 
     /// The task these columns hold; `engine` names the database in errors.
     pub(super) fn decode(self, engine: &str) -> Result<Task, StoreError> {
+        self.decode_wanted(engine, Wanted::ALL)
+    }
+
+    /// The task these columns hold with only the `wanted` parts decoded: the history
+    /// messages and artifacts left out are skipped as text, never built as values.
+    pub(super) fn decode_wanted(self, engine: &str, wanted: Wanted) -> Result<Task, StoreError> {
         let id = self.id;
         let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
         let state = TaskState::ALL
@@ -72,21 +80,25 @@ impl Row {
             .find(|state| state.as_str() == self.state)
             .ok_or_else(|| corrupt(&format!("unknown state {:?}", self.state)))?;
         let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e));
-        let message = |value: &Value| decode_message(value, "message").map_err(|e| corrupt(&e));
-        let status_message = match &self.status_message {
-            Some(text) => Some(message(&json(text)?)?),
-            None => None,
-        };
-        let history = match json(&self.history)? {
-            Value::Array(items) => items.iter().map(message).collect::<Result<_, _>>()?,
-            _ => return Err(corrupt(&"history is not an array")),
-        };
-        let artifacts = match json(&self.artifacts)? {
-            Value::Array(items) => items
+        let message = |text: &str| decode_message(&json(text)?, "message").map_err(|e| corrupt(&e));
+        let items = |what: &str, error| corrupt(&format!("{what} is not a JSON array: {error}"));
+        let status_message = self.status_message.as_deref().map(message).transpose()?;
+        let history = raw_items(&self.history).map_err(|e| items("history", e))?;
+        let skip = wanted.history_skip(history.len());
+        let history = history[skip..]
+            .iter()
+            .map(|raw| message(raw.get()))
+            .collect::<Result<_, _>>()?;
+        let artifacts = if wanted.artifacts {
+            raw_items(&self.artifacts)
+                .map_err(|e| items("artifacts", e))?
                 .iter()
-                .map(|item| decode_artifact(item).ok_or_else(|| corrupt(&"bad artifact")))
-                .collect::<Result<_, _>>()?,
-            _ => return Err(corrupt(&"artifacts is not an array")),
+                .map(|raw| {
+                    decode_artifact(&json(raw.get())?).ok_or_else(|| corrupt(&"bad artifact"))
+                })
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
         };
         let metadata = match &self.metadata {
             Some(text) => match json(text)? {
@@ -108,6 +120,11 @@ impl Row {
             metadata,
         })
     }
+}
+
+/// The items of a JSON array, each still text.
+fn raw_items(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
+    serde_json::from_str(text)
 }
 
 /// `task` (left running by a server that stopped) as `failed`, saying so; the partial reply

@@ -435,7 +435,7 @@ impl Inner {
             .map_err(pg_error)?;
         let mut tasks = rows
             .iter()
-            .map(|row| read_row(row)?.decode(ENGINE))
+            .map(|row| read_row(row)?.decode_wanted(ENGINE, super::wanted::Wanted::listed(query)))
             .collect::<Result<Vec<_>, _>>()?;
         let more = tasks.len() > page_size;
         tasks.truncate(page_size);
