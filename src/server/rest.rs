@@ -136,10 +136,10 @@ pub(crate) async fn list_tasks(
         let params = query_params(query.as_deref())?;
         let query = v1_0::decode_list_params(Some(&params))?;
         let page = state.tasks.list(&query).await?;
-        Ok(json(
-            StatusCode::OK,
-            &v1_0::encode_page(&page, query.include_artifacts),
-        ))
+        // Serializing borrowed strings and JSON values cannot fail.
+        let body = serde_json::to_string(&v1_0::page_result(&page, query.include_artifacts))
+            .map_err(|_| RpcError::internal())?;
+        Ok((StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], body).into_response())
     };
     answer(result.await, "tasks:list")
 }

@@ -260,10 +260,11 @@ async fn dispatch_1_0(
         "ListTasks" => {
             let query = v1_0::decode_list_params(params_value(raw)?.as_ref())?;
             let page = state.tasks.list(&query).await?;
-            Ok(Answer::value(v1_0::encode_page(
-                &page,
-                query.include_artifacts,
-            )))
+            // Serializing borrowed strings and JSON values cannot fail.
+            let result =
+                serde_json::value::to_raw_value(&v1_0::page_result(&page, query.include_artifacts))
+                    .map_err(|_| RpcError::internal())?;
+            Ok(Answer::Json(Payload::Encoded(result)))
         }
         "CancelTask" => {
             let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;

@@ -7,23 +7,31 @@
 //! migrations compiled into the binary, applied in order at open and recorded in a
 //! `schema_migrations` table.
 //!
-//! Each call runs on tokio's blocking pool (`spawn_blocking`): SQLite calls block, and one
-//! connection behind a mutex is all a single process needs (SQLite has one writer anyway).
+//! SQLite calls block, so the connection lives on a thread of its own (the *worker*) and each
+//! call is a job sent to it over a bounded channel, answered on a oneshot. One connection is
+//! all a single process needs (SQLite has one writer anyway), and one thread bounds what
+//! concurrent reads cost: with `spawn_blocking` per call, 16 concurrent reads parked 16+
+//! threads of tokio's blocking pool on the connection's mutex, each decoding tasks in its own
+//! malloc arena, and a burst of listings left the process hundreds of MB larger. Jobs beyond
+//! the queue's room wait in their callers (async), not in threads.
 //!
 //! A task the previous process left `submitted` or `working` cannot be finished by anyone:
 //! its agent died with the process. [`SqliteStore::open`] stores such tasks as `failed`, with
 //! a status message saying the server stopped while the task ran. Tasks waiting for input
 //! continue normally.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::{mpsc, oneshot};
 
 use super::budget::Budget;
 use super::row::{COLUMNS, Row, stopped};
+use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::task::page::{PageCursor, normalized_timestamp};
@@ -67,9 +75,40 @@ const MIGRATIONS: &[&str] = &["
 /// ```
 #[derive(Clone)]
 pub struct SqliteStore {
-    connection: Arc<Mutex<Connection>>,
+    worker: Worker,
     limits: Limits,
     clock: Arc<dyn Clock>,
+}
+
+/// A job for the worker: it runs with the connection and sends its answer itself.
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The sending end of the worker thread's queue; the thread ends (closing the connection)
+/// when the last clone of the store is dropped.
+#[derive(Clone)]
+struct Worker {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Worker {
+    /// How many jobs wait for the worker before callers wait to send theirs.
+    const QUEUE: usize = 64;
+
+    /// Starts the thread that owns `connection`.
+    fn start(mut connection: Connection) -> Result<Self, StoreError> {
+        let (jobs, mut queue) = mpsc::channel::<Job>(Self::QUEUE);
+        std::thread::Builder::new()
+            .name("a2ui-sqlite".into())
+            .spawn(move || {
+                while let Some(job) = queue.blocking_recv() {
+                    job(&mut connection);
+                }
+            })
+            .map_err(|error| {
+                StoreError::Other(format!("sqlite: cannot start its thread: {error}"))
+            })?;
+        Ok(Self { jobs })
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -139,7 +178,7 @@ impl SqliteStore {
         migrate(&mut connection)?;
         fail_orphans(&mut connection, now)?;
         Ok(Self {
-            connection: Arc::new(Mutex::new(connection)),
+            worker: Worker::start(connection)?,
             limits: Limits {
                 budget: Budget::DEFAULT,
                 finished_ttl: Self::DEFAULT_FINISHED_TTL,
@@ -200,21 +239,26 @@ impl SqliteStore {
         millis(self.clock.now())
     }
 
-    /// Runs `job` on the blocking pool with the connection.
+    /// Runs `job` with the connection on the store's thread.
     fn blocking<T: Send + 'static>(
         &self,
         job: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
-        let connection = self.connection.clone();
+        let jobs = self.worker.jobs.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
-                let mut connection = connection
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                job(&mut connection)
-            })
-            .await
-            .map_err(|error| StoreError::Other(format!("sqlite worker: {error}")))?
+            let stopped = || StoreError::Other("sqlite: the store's thread has stopped".into());
+            let (answer, answered) = oneshot::channel();
+            let job: Job = Box::new(move |connection| {
+                // A panic fails this call, not the thread every later call needs.
+                let result =
+                    catch_unwind(AssertUnwindSafe(|| job(connection))).unwrap_or_else(|_| {
+                        Err(StoreError::Other("sqlite: a store call panicked".into()))
+                    });
+                // The caller may have gone (its request was dropped): nothing to tell.
+                let _ = answer.send(result);
+            });
+            jobs.send(job).await.map_err(|_| stopped())?;
+            answered.await.map_err(|_| stopped())?
         })
     }
 }
@@ -443,9 +487,10 @@ fn list(
         .map_err(sql_error)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql_error)?;
+    let wanted = Wanted::listed(query);
     let mut tasks = rows
         .into_iter()
-        .map(|row| row.decode(ENGINE))
+        .map(|row| row.decode_wanted(ENGINE, wanted))
         .collect::<Result<Vec<_>, _>>()?;
     let more = tasks.len() > page_size;
     tasks.truncate(page_size);
@@ -504,6 +549,15 @@ mod tests {
             .block_on(future)
     }
 
+    /// The first column of the first row `sql` returns, read on the store's thread.
+    fn query<T: rusqlite::types::FromSql + Send + 'static>(
+        store: &SqliteStore,
+        sql: &'static str,
+    ) -> T {
+        block_on(store.blocking(move |c| c.query_row(sql, [], |r| r.get(0)).map_err(sql_error)))
+            .unwrap()
+    }
+
     fn temp_path(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("a2ui-sqlite-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -522,22 +576,80 @@ mod tests {
         let store = SqliteStore::open(&path).unwrap();
         let read = block_on(store.get("t1")).unwrap();
         assert_eq!(read, Some(stored));
-        let version: i64 = store
-            .connection
-            .lock()
-            .unwrap()
-            .query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
+        let version: i64 = query(&store, "SELECT MAX(version) FROM schema_migrations");
         assert_eq!(version, MIGRATIONS.len() as i64);
-        let mode: String = store
-            .connection
-            .lock()
-            .unwrap()
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .unwrap();
+        let mode: String = query(&store, "PRAGMA journal_mode");
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn concurrent_calls_share_one_thread_and_a_panic_fails_only_its_call() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .enable_all()
+            .build()
+            .unwrap();
+        let store = SqliteStore::open_in_memory().unwrap();
+        let threads = runtime.block_on(async {
+            let calls = (0..64).map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    store
+                        .blocking(|_| {
+                            std::thread::sleep(Duration::from_millis(1));
+                            let thread = std::thread::current();
+                            Ok((thread.id(), thread.name().map(str::to_owned)))
+                        })
+                        .await
+                })
+            });
+            futures::future::join_all(calls).await
+        });
+        let threads: std::collections::HashSet<_> = threads
+            .into_iter()
+            .map(|joined| joined.unwrap().unwrap())
+            .collect();
+        let names: Vec<_> = threads.iter().map(|(_, name)| name.as_deref()).collect();
+        assert_eq!(names, [Some("a2ui-sqlite")], "64 calls ran on {threads:?}");
+
+        let panicked = block_on(store.blocking(|_| -> Result<(), StoreError> { panic!("bug") }));
+        assert!(
+            matches!(panicked, Err(StoreError::Other(_))),
+            "{panicked:?}"
+        );
+        block_on(store.put(task("after", TaskState::Working, 1))).unwrap();
+        assert!(block_on(store.get("after")).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_listing_decodes_only_what_the_query_asks_for() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let mut stored = task("t", TaskState::Completed, 1);
+        stored
+            .history
+            .push(Message::agent("t-h2", vec![Part::text("later")]));
+        block_on(store.put(stored.clone())).unwrap();
+        let whole = TaskListQuery {
+            include_artifacts: true,
+            ..TaskListQuery::default()
+        };
+        assert_eq!(
+            block_on(store.list(&whole)).unwrap().unwrap().tasks,
+            [stored.clone()]
+        );
+        // An artifact and an older message that would not decode are not decoded when the
+        // query does not want them.
+        let sql = r#"UPDATE tasks SET artifacts = '[{"bad":1}]',
+            history = '[{"bad":2},' || substr(history, 2)"#;
+        block_on(store.blocking(move |c| c.execute(sql, []).map_err(sql_error))).unwrap();
+        let listed = TaskListQuery {
+            history_length: Some(2),
+            ..TaskListQuery::default()
+        };
+        let page = block_on(store.list(&listed)).unwrap().unwrap();
+        stored.artifacts.clear();
+        assert_eq!(page.tasks, [stored]);
+        assert!(block_on(store.list(&whole)).is_err());
     }
 
     #[test]
@@ -614,12 +726,7 @@ mod tests {
             // Expired rows are deleted on the next write, not only hidden.
             store.put(task("new", TaskState::Working, 4)).await.unwrap();
         });
-        let rows: i64 = store
-            .connection
-            .lock()
-            .unwrap()
-            .query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0))
-            .unwrap();
+        let rows: i64 = query(&store, "SELECT COUNT(*) FROM tasks");
         assert_eq!(rows, 2);
     }
 
@@ -701,6 +808,8 @@ mod tests {
             by_context in any::<bool>(),
             by_state in proptest::option::of(0usize..3),
             after in proptest::option::of(0u32..5),
+            include_artifacts in any::<bool>(),
+            history_length in proptest::option::of(0usize..2),
         ) {
             let states = [TaskState::Completed, TaskState::InputRequired, TaskState::Working];
             let tasks: Vec<Task> = seconds
@@ -719,10 +828,23 @@ mod tests {
                 state: by_state.map(|i| states[i]),
                 status_timestamp_after: after.map(|s| format!("2026-01-01T00:00:{s:02}Z")),
                 page_size,
+                include_artifacts,
+                history_length,
                 ..TaskListQuery::default()
             };
             loop {
-                let expected = list_page(tasks.iter(), &query).unwrap();
+                // What the query does not ask for is left out.
+                let mut expected = list_page(tasks.iter(), &query).unwrap();
+                expected.tasks = expected
+                    .tasks
+                    .into_iter()
+                    .map(|mut task| {
+                        if !include_artifacts {
+                            task.artifacts.clear();
+                        }
+                        task.with_history_length(history_length)
+                    })
+                    .collect();
                 let got = block_on(store.list(&query)).unwrap().unwrap();
                 prop_assert_eq!(&got, &expected);
                 if got.next_page_token.is_empty() {
