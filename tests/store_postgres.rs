@@ -362,6 +362,8 @@ proptest! {
         by_context in any::<bool>(),
         by_state in proptest::option::of(0usize..3),
         after in proptest::option::of(0u32..5),
+        include_artifacts in any::<bool>(),
+        history_length in proptest::option::of(0usize..2),
     ) {
         let Some(url) = listing_url() else {
             return Ok(());
@@ -383,10 +385,20 @@ proptest! {
                 state: by_state.map(|i| states[i]),
                 status_timestamp_after: after.map(|s| format!("2026-01-01T00:00:{s:02}Z")),
                 page_size,
+                include_artifacts,
+                history_length,
                 ..TaskListQuery::default()
             };
             loop {
-                let expected = list_page(tasks.iter(), &query).unwrap();
+                // What the query does not ask for is left out.
+                let mut expected = list_page(tasks.iter(), &query).unwrap();
+                for task in &mut expected.tasks {
+                    if !include_artifacts {
+                        task.artifacts.clear();
+                    }
+                    let skip = history_length.map_or(0, |keep| task.history.len().saturating_sub(keep));
+                    task.history.drain(..skip);
+                }
                 let got = store.list(&query).await.unwrap().unwrap();
                 prop_assert_eq!(&got, &expected);
                 if got.next_page_token.is_empty() {
