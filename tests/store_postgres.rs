@@ -2,7 +2,10 @@
 //! cluster behave as one server. A task started on A is read, listed, watched and canceled
 //! through B; a conversation waiting on A continues through B, and two instances racing to
 //! continue it cannot both win; an instance killed with SIGKILL mid-stream has its task
-//! failed by its peer once its lease expires. The SQL listing also pages exactly as the
+//! failed by its peer once its lease expires. An instance whose database connections are
+//! killed (a restart, a failover, an idle-connection killer) answers errors while it cannot
+//! reconnect and works again once it can, and its watchers still get the final update of a
+//! task that ended while it was not listening. The SQL listing also pages exactly as the
 //! reference pager does. Skipped without PostgreSQL (see `support::postgres`).
 #![cfg(feature = "cli")]
 
@@ -259,6 +262,206 @@ async fn a_task_cut_off_by_a_graceful_shutdown_is_stored_failed_and_its_watchers
     assert_eq!(last["status"]["state"], "failed", "{last}");
     let task = b.get_task(&task_id).await;
     assert_eq!(task["status"]["state"], "failed", "{task}");
+}
+
+/// Connections of the test's own, to act on the instances' connections to the database at
+/// a URL: one to the `postgres` database (a database cannot refuse connections to itself),
+/// one to the tasks' database. Neither is ever terminated.
+struct Admin {
+    client: tokio_postgres::Client,
+    tasks: tokio_postgres::Client,
+    database: String,
+}
+
+/// The `application_name` of the [`Admin`] connections.
+const ADMIN: &str = "a2ui-test-admin";
+
+impl Admin {
+    async fn connect(url: &str) -> Admin {
+        let (server, database) = url.rsplit_once('/').unwrap();
+        let connect = |url: String| async move {
+            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            client
+        };
+        Admin {
+            client: connect(format!("{server}/postgres?application_name={ADMIN}")).await,
+            tasks: connect(format!("{url}?application_name={ADMIN}")).await,
+            database: database.to_owned(),
+        }
+    }
+
+    /// Whether new connections to the database are accepted (existing ones stay).
+    async fn allow_connections(&self, allow: bool) {
+        self.client
+            .batch_execute(&format!(
+                "ALTER DATABASE \"{}\" ALLOW_CONNECTIONS {allow}",
+                self.database
+            ))
+            .await
+            .unwrap();
+    }
+
+    /// Kills the other backends of the database that match `filter` (SQL on
+    /// `pg_stat_activity`); how many.
+    async fn terminate(&self, filter: &str) -> i64 {
+        self.client
+            .query_one(
+                &format!(
+                    "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+                     WHERE datname = $1 AND application_name <> $2 AND ({filter})"
+                ),
+                &[&self.database, &ADMIN],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    }
+
+    /// The stored state of task `id`.
+    async fn state(&self, id: &str) -> String {
+        self.tasks
+            .query_one("SELECT state FROM a2ui_tasks WHERE id = $1", &[&id])
+            .await
+            .unwrap()
+            .get(0)
+    }
+}
+
+/// Calls `tasks/get` for `id` on `server` until `done` accepts the response (for at most
+/// `within`); the last response.
+async fn poll_get(
+    server: &TestServer,
+    id: &str,
+    within: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        // Each call is bounded too: a store waiting for its connection must not hang.
+        let response = tokio::time::timeout(
+            Duration::from_secs(20),
+            server.call("tasks/get", json!({"id": id})),
+        )
+        .await
+        .expect("tasks/get hung");
+        if done(&response) || Instant::now() > deadline {
+            return response;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_instance_whose_database_connections_are_killed_answers_again_once_it_reconnects() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("reconnect");
+    let (_child, server) = serve(&url, 0).await;
+    let first = server
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    let task_id = first["id"].as_str().unwrap().to_owned();
+
+    // The database refuses new connections, and the instance's are killed.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin.terminate("true").await;
+    assert!(killed >= 2, "killed {killed} backends");
+    // Meanwhile requests fail with an error rather than hang.
+    let down = poll_get(&server, &task_id, Duration::from_secs(20), |r| {
+        r.get("error").is_some()
+    })
+    .await;
+    assert_eq!(down["error"]["code"], -32603, "{down}");
+
+    // Once the database takes connections again, the same instance answers again.
+    admin.allow_connections(true).await;
+    let back = poll_get(&server, &task_id, Duration::from_secs(30), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    assert_eq!(
+        back["result"]["status"]["state"], "input-required",
+        "{back}"
+    );
+
+    // A new task runs and continues through it.
+    let new = server
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    assert_eq!(new["status"]["state"], "input-required", "{new}");
+    let new_id = new["id"].as_str().unwrap();
+    let answer = params(
+        json!([{"kind": "text", "text": "The Japanese one, please."}]),
+        None,
+        Some(new_id),
+    );
+    let continued = server.result("message/send", answer).await;
+    assert_eq!(
+        continued["status"]["state"], "input-required",
+        "{continued}"
+    );
+    let history = continued["history"].as_array().unwrap();
+    assert!(
+        text_of(&history[1]["parts"]).contains("Sakura House"),
+        "{continued}"
+    );
+    let kept = server.get_task(new_id).await;
+    let users = kept["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .count();
+    assert_eq!(users, 2, "both turns are stored: {kept}");
+}
+
+#[tokio::test]
+async fn a_watcher_gets_the_final_update_of_a_task_that_ended_while_its_listener_was_down() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("relisten");
+    let (_a_child, a) = serve(&url, 50).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    let first = b_events.next_event().await.unwrap();
+    assert_eq!(first["result"]["id"], task_id.as_str(), "{first}");
+
+    // The listening connections are killed (the last query of a listener is its LISTEN, or
+    // the ping it sends now and then), and cannot come back until the task ended on A.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin
+        .terminate("query LIKE 'LISTEN%' OR query = 'SELECT 1'")
+        .await;
+    assert!(killed >= 2, "killed {killed} listeners");
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(admin.state(&task_id).await, "input-required");
+    admin.allow_connections(true).await;
+
+    // B listens again and tells its subscriber how the task ended.
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "input-required", "{b_final}");
+    assert!(
+        text_of(&b_final["status"]["message"]["parts"]).contains("restaurants"),
+        "the final update carries the stored reply: {b_final}"
+    );
 }
 
 fn task(id: &str, state: TaskState, second: u32) -> Task {

@@ -10,33 +10,43 @@
 //! large-event rows and long-dead instances.
 
 use std::sync::{Arc, Weak};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::super::row::{COLUMNS, stopped};
 use super::{ENGINE, Inner, pg_error, read_row};
 use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
 use crate::task::StoreError;
 
-/// Renews this instance's lease (creating it at start).
+/// Renews this instance's lease (creating it at start). Warns when the lease had lapsed (the
+/// database was out of reach for longer than it): peers may have failed this instance's
+/// running tasks meanwhile, as they should.
 pub(super) async fn renew(inner: &Inner) -> Result<(), StoreError> {
-    inner
-        .client
-        .execute(
-            "INSERT INTO a2ui_instances (id, heartbeat) VALUES ($1, now())
-             ON CONFLICT (id) DO UPDATE SET heartbeat = now()",
-            &[&inner.instance],
-        )
-        .await
+    let db = inner.conn.session()?;
+    let lapsed: Option<bool> = db
+        .bounded(db.query_one(
+            "WITH previous AS (SELECT heartbeat FROM a2ui_instances WHERE id = $1)
+             INSERT INTO a2ui_instances (id, heartbeat) VALUES ($1, now())
+             ON CONFLICT (id) DO UPDATE SET heartbeat = now()
+             RETURNING (SELECT heartbeat < now() - make_interval(secs => $2) FROM previous)",
+            &[&inner.instance, &inner.lease.as_secs_f64()],
+        ))
+        .await?
+        .try_get(0)
         .map_err(pg_error)?;
+    if lapsed == Some(true) {
+        tracing::warn!(instance = %inner.instance,
+            "the lease lapsed while the database was out of reach: \
+             peers may have failed the tasks this instance runs");
+    }
     Ok(())
 }
 
 /// Fails the running tasks of instances whose lease expired, and deletes what expired.
 pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
     let lease = inner.lease.as_secs_f64();
-    let orphans = inner
-        .client
-        .query(
+    let db = inner.conn.session()?;
+    let orphans = db
+        .bounded(db.query(
             &format!(
                 "SELECT {COLUMNS}, owner FROM a2ui_tasks t
                  WHERE expires_ms IS NULL AND state IN ('submitted', 'working')
@@ -44,16 +54,14 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
                        AND i.heartbeat > now() - make_interval(secs => $1))"
             ),
             &[&lease],
-        )
-        .await
-        .map_err(pg_error)?;
+        ))
+        .await?;
     for row in &orphans {
         let owner: Option<String> = row.try_get(8).map_err(pg_error)?;
         let task = stopped(read_row(row)?.decode(ENGINE)?, SystemTime::now());
         let encoded = super::super::row::Row::encode(&task);
-        let changed = inner
-            .client
-            .execute(
+        let changed = db
+            .bounded(db.execute(
                 "UPDATE a2ui_tasks SET state = $2, status_ts = $3, status_message = $4,
                     history = $5, expires_ms = $6, owner = NULL
                  WHERE id = $1 AND owner IS NOT DISTINCT FROM $7
@@ -67,9 +75,8 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
                     &inner.expiry(task.status.state),
                     &owner,
                 ],
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         if changed == 1 {
             tracing::warn!(task_id = %task.id, owner = owner.as_deref().unwrap_or("none"),
                 "the instance running the task stopped renewing its lease: failed");
@@ -83,31 +90,45 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
             inner.publish(&event).await?;
         }
     }
-    inner
-        .client
-        .batch_execute(&format!(
-            "DELETE FROM a2ui_tasks WHERE expires_ms <= {now};
+    db.bounded(db.batch_execute(&format!(
+        "DELETE FROM a2ui_tasks WHERE expires_ms <= {now};
              DELETE FROM a2ui_events WHERE created < now() - interval '5 minutes';
              DELETE FROM a2ui_instances WHERE heartbeat < now() - interval '1 day';",
-            now = inner.now_ms()
-        ))
-        .await
-        .map_err(pg_error)
+        now = inner.now_ms()
+    )))
+    .await
 }
 
-/// Renews the lease and sweeps every third of the lease, until the store is dropped.
+/// Renews the lease and sweeps every third of the lease, and at once when the database is
+/// back after an outage, until the store is dropped. While the query connection is down it
+/// waits (the connection logs the outage).
 pub(super) async fn keep(store: Weak<Inner>) {
-    let every = store
+    let Some((every, mut reconnections)) = store
         .upgrade()
-        .map_or(Duration::from_secs(10), |inner| inner.lease / 3);
+        .map(|inner| (inner.lease / 3, inner.conn.reconnections()))
+    else {
+        return;
+    };
+    reconnections.mark_unchanged();
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticks.tick().await;
     loop {
-        ticks.tick().await;
+        tokio::select! {
+            _ = ticks.tick() => {}
+            changed = reconnections.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                ticks.reset();
+            }
+        }
         let Some(inner) = store.upgrade() else {
             break;
         };
+        if !inner.conn.is_up() {
+            continue;
+        }
         if let Err(error) = beat(&inner).await {
             tracing::warn!(%error, "could not renew the PostgreSQL lease or sweep");
         }

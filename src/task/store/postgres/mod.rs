@@ -19,9 +19,16 @@
 //! `a2ui_schema_migrations`.
 //!
 //! One connection carries the queries (tokio-postgres pipelines concurrent ones on it) and a
-//! second one listens. Limitations: no TLS (`sslmode=require` is refused), and a lost
-//! connection is not re-established: the store then answers errors until restarted.
+//! second one listens. A lost connection (database restart, failover, idle-connection
+//! killer) is re-established with backoff (100 ms doubling to 5 s): while the query
+//! connection is down, every request fails at once with a [`StoreError`], and succeeds again
+//! once it is back (see `conn`); the listening connection re-issues its LISTENs and settles
+//! the watchers whose task ended meanwhile (see `notify`); the lease is renewed as soon as
+//! the database is back (see `lease`). An instance cut off for longer than its lease has its
+//! running tasks failed by a peer, as if it had crashed. Limitation: no TLS
+//! (`sslmode=require` is refused).
 
+mod conn;
 mod lease;
 mod notify;
 
@@ -32,7 +39,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
 use super::row::{COLUMNS, Row};
@@ -167,19 +174,15 @@ impl PostgresBuilder {
     /// [`StoreError::Other`] when the database cannot be reached or was set up by a newer
     /// version of this crate.
     pub async fn connect(self) -> Result<PostgresStore, StoreError> {
-        let (mut client, connection) = tokio_postgres::connect(&self.url, NoTls)
-            .await
-            .map_err(pg_error)?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::error!(error = %pg_error(error), "the PostgreSQL connection ended");
-            }
-        });
+        let config: Config = self.url.parse().map_err(pg_error)?;
+        let (mut client, connection) = conn::open(&config).await?;
+        let conn = conn::Connection::start(config.clone(), connection);
         migrate(&mut client).await?;
-        let (listener, notes) = notify::listen(&self.url).await?;
+        conn.install(client);
+        let (listener, notes) = notify::listen(&config).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
-            client,
+            conn,
             _listener: listener,
             instance: uuid::Uuid::new_v4().to_string(),
             limits: self.limits,
@@ -209,9 +212,10 @@ pub struct PostgresStore {
 }
 
 struct Inner {
-    client: Client,
-    /// The listening connection's client: the connection lives as long as it.
-    _listener: Client,
+    /// The query connection.
+    conn: conn::Connection,
+    /// The listening connection: it is kept up as long as this lives.
+    _listener: notify::Listener,
     /// This instance's id: the owner of the tasks it runs.
     instance: String,
     limits: Limits,
@@ -298,17 +302,16 @@ impl Inner {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
-        let row = self
-            .client
-            .query_opt(
+        let db = self.conn.session()?;
+        let row = db
+            .bounded(db.query_opt(
                 &format!(
                     "SELECT {COLUMNS} FROM a2ui_tasks
                      WHERE id = $1 AND (expires_ms IS NULL OR expires_ms > $2)"
                 ),
                 &[&id, &self.now_ms()],
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         row.map(|row| read_row(&row)?.decode(ENGINE)).transpose()
     }
 
@@ -316,29 +319,28 @@ impl Inner {
         self.limits.budget.apply(&mut task);
         let state = task.status.state;
         let row = Row::encode(&task);
-        self.client
-            .execute(
-                "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
+        let db = self.conn.session()?;
+        db.bounded(db.execute(
+            "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
                     history, artifacts, metadata, expires_ms, owner)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                  ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
                     expires_ms = $9, owner = $10",
-                &[
-                    &row.id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.status_message,
-                    &row.history,
-                    &row.artifacts,
-                    &row.metadata,
-                    &self.expiry(state),
-                    &self.owner(state),
-                ],
-            )
-            .await
-            .map_err(pg_error)?;
+            &[
+                &row.id,
+                &row.context_id,
+                &row.state,
+                &row.status_ts,
+                &row.status_message,
+                &row.history,
+                &row.artifacts,
+                &row.metadata,
+                &self.expiry(state),
+                &self.owner(state),
+            ],
+        ))
+        .await?;
         Ok(())
     }
 
@@ -347,9 +349,9 @@ impl Inner {
         let state = task.status.state;
         let row = Row::encode(&task);
         let expected_ts = expected.timestamp.clone().unwrap_or_default();
-        let changed = self
-            .client
-            .execute(
+        let db = self.conn.session()?;
+        let changed = db
+            .bounded(db.execute(
                 "UPDATE a2ui_tasks SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
                     expires_ms = $9, owner = $10
@@ -370,9 +372,8 @@ impl Inner {
                     &expected_ts,
                     &self.now_ms(),
                 ],
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         Ok(changed == 1)
     }
 
@@ -400,14 +401,13 @@ impl Inner {
             let after = normalized_timestamp(after);
             filters.push_str(&format!(" AND status_ts >= {}", args.push(after)));
         }
-        let total_size: i64 = self
-            .client
-            .query_one(
+        let db = self.conn.session()?;
+        let total_size: i64 = db
+            .bounded(db.query_one(
                 &format!("SELECT COUNT(*) FROM a2ui_tasks WHERE {filters}"),
                 &args.refs(),
-            )
-            .await
-            .map_err(pg_error)?
+            ))
+            .await?
             .try_get(0)
             .map_err(pg_error)?;
         if let Some(cursor) = &cursor {
@@ -422,17 +422,15 @@ impl Inner {
                 .unwrap_or(i64::MAX)
                 .saturating_add(1),
         );
-        let rows = self
-            .client
-            .query(
+        let rows = db
+            .bounded(db.query(
                 &format!(
                     "SELECT {COLUMNS} FROM a2ui_tasks WHERE {filters}
                      ORDER BY status_ts DESC, id DESC LIMIT {limit}"
                 ),
                 &args.refs(),
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         let mut tasks = rows
             .iter()
             .map(|row| read_row(row)?.decode(ENGINE))
