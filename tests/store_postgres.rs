@@ -27,7 +27,7 @@ async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) 
     serve_with(url, delay_ms, &[]).await
 }
 
-/// [`serve`] with `extra` arguments.
+/// [`serve`] with `extra` arguments (which may set another `--lease-ms`).
 async fn serve_with(
     url: &str,
     delay_ms: u64,
@@ -41,9 +41,10 @@ async fn serve_with(
         &delay,
         "--store",
         url,
-        "--lease-ms",
-        LEASE_MS,
     ];
+    if !extra.contains(&"--lease-ms") {
+        args.extend_from_slice(&["--lease-ms", LEASE_MS]);
+    }
     args.extend_from_slice(extra);
     let command = serve_command(&args);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
@@ -461,6 +462,51 @@ async fn a_watcher_gets_the_final_update_of_a_task_that_ended_while_its_listener
     assert!(
         text_of(&b_final["status"]["message"]["parts"]).contains("restaurants"),
         "the final update carries the stored reply: {b_final}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_that_ends_while_its_instance_cannot_reach_the_database_is_stored_once_it_can() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outage");
+    // A lease far longer than the outage: no peer may fail the task meanwhile.
+    let lease = ["--lease-ms", "60000"];
+    let (_a_child, a) = serve_with(&url, 50, &lease).await;
+    let (_b_child, b) = serve_with(&url, 0, &lease).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    // Every connection of both instances is killed, and none can come back until A's
+    // reply ended: A could neither store nor announce it.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin.terminate("true").await;
+    assert!(killed >= 4, "killed {killed} backends");
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(
+        admin.state(&task_id).await,
+        "working",
+        "the row missed the end"
+    );
+    admin.allow_connections(true).await;
+
+    // Once back, A stores how the task ended and B's subscriber hears of it.
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "input-required", "{b_final}");
+    let task = poll_get(&b, &task_id, Duration::from_secs(30), |r| {
+        r["result"]["status"]["state"] == "input-required"
+    })
+    .await;
+    assert_eq!(
+        task["result"]["status"]["state"], "input-required",
+        "{task}"
     );
 }
 

@@ -12,9 +12,9 @@
 use std::sync::{Arc, Weak};
 use std::time::SystemTime;
 
-use super::super::row::{COLUMNS, stopped};
+use super::super::row::{COLUMNS, Row, stopped};
 use super::{ENGINE, Inner, pg_error, read_row};
-use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
+use crate::a2a::{StreamEvent, Task, TaskStatusUpdateEvent};
 use crate::task::StoreError;
 
 /// Renews this instance's lease (creating it at start). Warns when the lease had lapsed (the
@@ -59,7 +59,7 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
     for row in &orphans {
         let owner: Option<String> = row.try_get(8).map_err(pg_error)?;
         let task = stopped(read_row(row)?.decode(ENGINE)?, SystemTime::now());
-        let encoded = super::super::row::Row::encode(&task);
+        let encoded = Row::encode(&task);
         let changed = db
             .bounded(db.execute(
                 "UPDATE a2ui_tasks SET state = $2, status_ts = $3, status_message = $4,
@@ -137,5 +137,68 @@ pub(super) async fn keep(store: Weak<Inner>) {
 
 async fn beat(inner: &Arc<Inner>) -> Result<(), StoreError> {
     renew(inner).await?;
-    sweep(inner).await
+    let saved = save_unsaved(inner).await;
+    sweep(inner).await?;
+    saved
+}
+
+/// Writes the tasks this instance settled while the database was out of reach (their rows
+/// still say they run), then sends their final update to the watchers. Only a row still
+/// running under this instance is written: one a peer failed because the lease lapsed
+/// stays failed.
+pub(super) async fn save_unsaved(inner: &Inner) -> Result<(), StoreError> {
+    let pending: Vec<Task> = inner.unsaved().values().cloned().collect();
+    for task in pending {
+        let written = match write_unsaved(inner, &task).await {
+            Ok(written) => written,
+            // The database is out of reach again: retry at the next beat.
+            Err(error) if !inner.conn.is_up() => return Err(error),
+            Err(error) => {
+                tracing::warn!(task_id = %task.id, %error, "could not store how the task ended");
+                inner.saved(&task);
+                continue;
+            }
+        };
+        inner.saved(&task);
+        if written {
+            tracing::info!(task_id = %task.id, state = %task.status.state,
+                "stored how the task ended once the database was back");
+            inner
+                .publish(&StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id: task.id.clone(),
+                    context_id: task.context_id.clone(),
+                    status: task.status.clone(),
+                    is_final: true,
+                    metadata: None,
+                }))
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes settled `task` if its row still runs under this instance; whether it did.
+async fn write_unsaved(inner: &Inner, task: &Task) -> Result<bool, StoreError> {
+    let row = Row::encode(task);
+    let db = inner.conn.session()?;
+    db.bounded(db.execute(
+        "UPDATE a2ui_tasks SET context_id = $2, state = $3, status_ts = $4,
+            status_message = $5, history = $6, artifacts = $7, metadata = $8,
+            expires_ms = $9, owner = NULL
+         WHERE id = $1 AND owner = $10 AND state IN ('submitted', 'working')",
+        &[
+            &row.id,
+            &row.context_id,
+            &row.state,
+            &row.status_ts,
+            &row.status_message,
+            &row.history,
+            &row.artifacts,
+            &row.metadata,
+            &inner.expiry(task.status.state),
+            &inner.instance,
+        ],
+    ))
+    .await
+    .map(|changed| changed == 1)
 }

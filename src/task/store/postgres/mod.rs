@@ -190,6 +190,7 @@ impl PostgresBuilder {
             clock: Arc::new(SystemClock),
             watchers: Mutex::new(HashMap::new()),
             cancels: Mutex::new(Some(cancel_receiver)),
+            unsaved: Mutex::new(HashMap::new()),
         });
         lease::renew(&inner).await?;
         lease::sweep(&inner).await?;
@@ -225,6 +226,18 @@ struct Inner {
     watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
     /// Cancel requests for the manager, until it takes them.
     cancels: Mutex<Option<mpsc::Receiver<String>>>,
+    /// Tasks this instance settled while the database was out of reach, by id: written
+    /// (and announced) once it is back, so their rows do not stay `working` under a lease
+    /// that is renewed again (see `lease::save_unsaved`). At most [`MAX_UNSAVED`].
+    unsaved: Mutex<HashMap<String, Task>>,
+}
+
+/// The most settled tasks kept for writing once the database is back.
+const MAX_UNSAVED: usize = 1_024;
+
+/// Whether a task in `state` is done running (for now).
+fn settled(state: TaskState) -> bool {
+    state.is_terminal() || state.is_interrupted()
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -317,8 +330,40 @@ impl Inner {
 
     async fn put(&self, mut task: Task) -> Result<(), StoreError> {
         self.limits.budget.apply(&mut task);
+        let written = self.write(&task).await;
+        let mut unsaved = self.unsaved();
+        if written.is_ok() {
+            unsaved.remove(&task.id);
+        } else if settled(task.status.state)
+            && (unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id))
+        {
+            unsaved.insert(task.id.clone(), task);
+        }
+        written
+    }
+
+    /// The tasks whose settling write failed, by id (see `lease::save_unsaved`).
+    fn unsaved(&self) -> std::sync::MutexGuard<'_, HashMap<String, Task>> {
+        self.unsaved
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Forgets unsaved `task`, now written (or given up), unless it settled again meanwhile.
+    fn saved(&self, task: &Task) {
+        let mut unsaved = self.unsaved();
+        if unsaved
+            .get(&task.id)
+            .is_some_and(|kept| kept.status == task.status)
+        {
+            unsaved.remove(&task.id);
+        }
+    }
+
+    /// Inserts or overwrites `task`'s row.
+    async fn write(&self, task: &Task) -> Result<(), StoreError> {
         let state = task.status.state;
-        let row = Row::encode(&task);
+        let row = Row::encode(task);
         let db = self.conn.session()?;
         db.bounded(db.execute(
             "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
