@@ -8,6 +8,14 @@
 //! conditional on the task still being that instance's and still running, so it never
 //! overwrites a task that settled meanwhile. The sweep also deletes expired tasks, old
 //! large-event rows and long-dead instances.
+//!
+//! Across a lost connection: the keeper waits while the database is out of reach and beats
+//! as soon as it is back, before the lease lapses if the outage was shorter. A task this
+//! instance settled meanwhile could not be written, and its row would say `working` under a
+//! live lease for ever: the beat writes it (only over a row still running under this
+//! instance) and publishes its final update. After an outage longer than the lease, peers
+//! have failed this instance's running tasks, as they would a crashed instance's; that
+//! stands, and the renewal logs a warning.
 
 use std::sync::{Arc, Weak};
 use std::time::SystemTime;

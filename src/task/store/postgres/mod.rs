@@ -23,10 +23,11 @@
 //! killer) is re-established with backoff (100 ms doubling to 5 s): while the query
 //! connection is down, every request fails at once with a [`StoreError`], and succeeds again
 //! once it is back (see `conn`); the listening connection re-issues its LISTENs and settles
-//! the watchers whose task ended meanwhile (see `notify`); the lease is renewed as soon as
-//! the database is back (see `lease`). An instance cut off for longer than its lease has its
-//! running tasks failed by a peer, as if it had crashed. Limitation: no TLS
-//! (`sslmode=require` is refused).
+//! the watchers whose task ended meanwhile (see `notify`); as soon as the database is back
+//! the lease is renewed and the tasks this instance settled meanwhile, whose writes failed,
+//! are stored and announced (see `lease`). An instance cut off for longer than its lease has
+//! its running tasks failed by a peer, as if it had crashed; that stands. Limitation: no
+//! TLS (`sslmode=require` is refused).
 
 mod conn;
 mod lease;
