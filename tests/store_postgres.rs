@@ -305,6 +305,23 @@ impl Admin {
             .unwrap();
     }
 
+    /// Creates role `name`, a superuser that can log in.
+    async fn create_role(&self, name: &str) {
+        self.client
+            .batch_execute(&format!("CREATE ROLE \"{name}\" LOGIN SUPERUSER"))
+            .await
+            .unwrap();
+    }
+
+    /// Whether role `name` may open new connections (existing ones stay).
+    async fn allow_login(&self, name: &str, allow: bool) {
+        let login = if allow { "LOGIN" } else { "NOLOGIN" };
+        self.client
+            .batch_execute(&format!("ALTER ROLE \"{name}\" {login}"))
+            .await
+            .unwrap();
+    }
+
     /// Kills the other backends of the database that match `filter` (SQL on
     /// `pg_stat_activity`); how many.
     async fn terminate(&self, filter: &str) -> i64 {
@@ -508,6 +525,47 @@ async fn a_task_that_ends_while_its_instance_cannot_reach_the_database_is_stored
         task["result"]["status"]["state"], "input-required",
         "{task}"
     );
+}
+
+#[tokio::test]
+async fn an_instance_cut_off_for_longer_than_its_lease_does_not_undo_the_failure_stored_by_its_peer()
+ {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("lapse");
+    let admin = Admin::connect(&url).await;
+    // A connects as a role of its own, so that only A can be kept out.
+    let role = format!("{}_a", admin.database);
+    admin.create_role(&role).await;
+    let a_url = url.replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
+    // Chunks 250 ms apart: A's agent is still replying when A gets the database back.
+    let (_a_child, a) = serve(&a_url, 250).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    // A loses the database; once A's lease lapses, B fails A's task.
+    admin.allow_login(&role, false).await;
+    let killed = admin.terminate(&format!("usename = '{role}'")).await;
+    assert!(killed >= 2, "killed {killed} backends");
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "failed", "{b_final}");
+
+    // A comes back and its agent finishes the reply: the failure B's subscriber saw stands.
+    admin.allow_login(&role, true).await;
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(admin.state(&task_id).await, "failed");
+    let task = poll_get(&a, &task_id, Duration::from_secs(30), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    assert_eq!(task["result"]["status"]["state"], "failed", "{task}");
 }
 
 fn task(id: &str, state: TaskState, second: u32) -> Task {

@@ -6,8 +6,10 @@
 //! instance sweeps first stores the task as `failed` saying the server stopped, and publishes
 //! that final update so watchers on other instances see the stream end. The write is
 //! conditional on the task still being that instance's and still running, so it never
-//! overwrites a task that settled meanwhile. The sweep also deletes expired tasks, old
-//! large-event rows and long-dead instances.
+//! overwrites a task that settled meanwhile. The failed row keeps naming the instance as
+//! its owner (a task this instance settles itself has none): should that instance come
+//! back, its later writes of the task are dropped, and the failure its watchers saw stands.
+//! The sweep also deletes expired tasks, old large-event rows and long-dead instances.
 //!
 //! Across a lost connection: the keeper waits while the database is out of reach and beats
 //! as soon as it is back, before the lease lapses if the outage was shorter. A task this
@@ -15,7 +17,7 @@
 //! live lease for ever: the beat writes it (only over a row still running under this
 //! instance) and publishes its final update. After an outage longer than the lease, peers
 //! have failed this instance's running tasks, as they would a crashed instance's; that
-//! stands, and the renewal logs a warning.
+//! stands (see above), and the renewal logs a warning.
 
 use std::sync::{Arc, Weak};
 use std::time::SystemTime;
@@ -71,7 +73,7 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
         let changed = db
             .bounded(db.execute(
                 "UPDATE a2ui_tasks SET state = $2, status_ts = $3, status_message = $4,
-                    history = $5, expires_ms = $6, owner = NULL
+                    history = $5, expires_ms = $6
                  WHERE id = $1 AND owner IS NOT DISTINCT FROM $7
                     AND state IN ('submitted', 'working')",
                 &[

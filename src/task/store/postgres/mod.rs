@@ -361,32 +361,42 @@ impl Inner {
         }
     }
 
-    /// Inserts or overwrites `task`'s row.
+    /// Inserts or overwrites `task`'s row, except a row a peer failed because this
+    /// instance's lease lapsed (a settled row still naming this instance as its owner: see
+    /// `lease::sweep`): that failure stands, and the run's later writes are dropped.
     async fn write(&self, task: &Task) -> Result<(), StoreError> {
         let state = task.status.state;
         let row = Row::encode(task);
         let db = self.conn.session()?;
-        db.bounded(db.execute(
-            "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
+        let written = db
+            .bounded(db.execute(
+                "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
                     history, artifacts, metadata, expires_ms, owner)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                  ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
-                    expires_ms = $9, owner = $10",
-            &[
-                &row.id,
-                &row.context_id,
-                &row.state,
-                &row.status_ts,
-                &row.status_message,
-                &row.history,
-                &row.artifacts,
-                &row.metadata,
-                &self.expiry(state),
-                &self.owner(state),
-            ],
-        ))
-        .await?;
+                    expires_ms = $9, owner = $10
+                 WHERE a2ui_tasks.owner IS DISTINCT FROM $11
+                    OR a2ui_tasks.state IN ('submitted', 'working')",
+                &[
+                    &row.id,
+                    &row.context_id,
+                    &row.state,
+                    &row.status_ts,
+                    &row.status_message,
+                    &row.history,
+                    &row.artifacts,
+                    &row.metadata,
+                    &self.expiry(state),
+                    &self.owner(state),
+                    &self.instance,
+                ],
+            ))
+            .await?;
+        if written == 0 {
+            tracing::warn!(task_id = %task.id, state = %state,
+                "not stored: a peer failed the task while this instance's lease had lapsed");
+        }
         Ok(())
     }
 
