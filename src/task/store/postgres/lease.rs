@@ -102,8 +102,8 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
     }
     db.bounded(db.batch_execute(&format!(
         "DELETE FROM a2ui_tasks WHERE expires_ms <= {now};
-             DELETE FROM a2ui_events WHERE created < now() - interval '5 minutes';
-             DELETE FROM a2ui_instances WHERE heartbeat < now() - interval '1 day';",
+         DELETE FROM a2ui_events WHERE created < now() - interval '5 minutes';
+         DELETE FROM a2ui_instances WHERE heartbeat < now() - interval '1 day';",
         now = inner.now_ms()
     )))
     .await

@@ -335,10 +335,13 @@ impl Inner {
         let mut unsaved = self.unsaved();
         if written.is_ok() {
             unsaved.remove(&task.id);
-        } else if settled(task.status.state)
-            && (unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id))
-        {
-            unsaved.insert(task.id.clone(), task);
+        } else if settled(task.status.state) {
+            if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
+                unsaved.insert(task.id.clone(), task);
+            } else {
+                tracing::warn!(task_id = %task.id,
+                    "too many tasks wait to be stored: this one will stay as last stored");
+            }
         }
         written
     }

@@ -19,7 +19,9 @@
 //! included, since the updates that carried it may be lost) and its stream ends; one that
 //! still runs keeps its watchers, which see its updates from then on (those sent during the
 //! outage are missing); one no longer stored has its watchers' streams end. Cancel requests
-//! sent during the outage are lost too: requesters ask again until the task settles.
+//! sent during the outage are lost too: requesters ask again until the task settles. A
+//! large event that cannot be read back (the query connection is down) is followed by the
+//! same settling, once the table can be read.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Weak};
@@ -193,21 +195,21 @@ pub(super) async fn dispatch(
         let Some(inner) = store.upgrade() else {
             break;
         };
-        let note = match note {
-            Note::Notification(note) => note,
-            Note::Resumed => {
-                // Apart: the query connection may still be down, and events keep flowing.
-                tokio::spawn(resync(store.clone()));
-                continue;
-            }
+        let missed = match note {
+            Note::Resumed => true,
+            Note::Notification(note) => match note.channel() {
+                CANCELS => {
+                    // A full queue drops the request: the instance that sent it asks again.
+                    let _ = cancels.try_send(note.payload().to_owned());
+                    false
+                }
+                EVENTS => !inner.route(note.payload()).await,
+                _ => false,
+            },
         };
-        match note.channel() {
-            CANCELS => {
-                // A full queue drops the request: the instance that sent it asks again.
-                let _ = cancels.try_send(note.payload().to_owned());
-            }
-            EVENTS => inner.route(note.payload()).await,
-            _ => {}
+        if missed {
+            // Apart: the query connection may still be down, and notes keep flowing.
+            tokio::spawn(resync(store.clone()));
         }
     }
 }
@@ -273,25 +275,33 @@ impl Inner {
     }
 
     /// Hands the event in a notification to the watchers of its task, if any.
-    async fn route(&self, payload: &str) {
+    /// Returns false when the event was written to the table and could not be read back
+    /// (the query connection is down): the caller settles the watchers later.
+    async fn route(&self, payload: &str) -> bool {
         let Ok(Value::Object(note)) = serde_json::from_str::<Value>(payload) else {
             tracing::warn!("ignoring a malformed task event notification");
-            return;
+            return true;
         };
         let Some(task_id) = note.get("t").and_then(Value::as_str) else {
-            return;
+            return true;
         };
         if !self.watched(task_id) {
-            return;
+            return true;
         }
         let event = match (note.get("e"), note.get("ref").and_then(Value::as_i64)) {
             (Some(event), _) => decode_event(event),
-            (None, Some(id)) => self.read_large(id).await,
+            (None, Some(id)) => match self.read_large(id).await {
+                Ok(event) => event,
+                Err(error) => {
+                    tracing::debug!(task_id, %error, "could not read a large task event");
+                    return false;
+                }
+            },
             (None, None) => None,
         };
         let Some(event) = event else {
             tracing::warn!(task_id, "ignoring a task event that does not decode");
-            return;
+            return true;
         };
         let last = matches!(&event, StreamEvent::StatusUpdate(update) if update.is_final);
         let event = Arc::new(event);
@@ -302,6 +312,7 @@ impl Inner {
                 watchers.remove(task_id);
             }
         }
+        true
     }
 
     fn watchers(
@@ -316,15 +327,17 @@ impl Inner {
         self.watchers().contains_key(task_id)
     }
 
-    /// An event written to `a2ui_events` because it was too large to notify.
-    async fn read_large(&self, id: i64) -> Option<StreamEvent> {
-        let db = self.conn.session().ok()?;
+    /// An event written to `a2ui_events` because it was too large to notify; `None` when
+    /// it is gone or does not decode.
+    async fn read_large(&self, id: i64) -> Result<Option<StreamEvent>, StoreError> {
+        let db = self.conn.session()?;
         let row = db
             .bounded(db.query_opt("SELECT payload FROM a2ui_events WHERE id = $1", &[&id]))
-            .await
-            .ok()??;
-        let payload: String = row.try_get(0).ok()?;
-        decode_event(&serde_json::from_str(&payload).ok()?)
+            .await?;
+        Ok(row.and_then(|row| {
+            let payload: String = row.try_get(0).ok()?;
+            decode_event(&serde_json::from_str(&payload).ok()?)
+        }))
     }
 
     /// Sends `event` to the instances watching its task.
