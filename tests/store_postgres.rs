@@ -338,6 +338,22 @@ impl Admin {
             .get(0)
     }
 
+    /// The pids of the instances' query connections (a listener's last query is its LISTEN
+    /// or the ping it sends now and then).
+    async fn query_backends(&self) -> Vec<i32> {
+        self.client
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2
+                   AND query NOT LIKE 'LISTEN%' AND query <> 'SELECT 1'",
+                &[&self.database, &ADMIN],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect()
+    }
+
     /// The stored state of task `id`.
     async fn state(&self, id: &str) -> String {
         self.tasks
@@ -566,6 +582,65 @@ async fn an_instance_cut_off_for_longer_than_its_lease_does_not_undo_the_failure
     })
     .await;
     assert_eq!(task["result"]["status"]["state"], "failed", "{task}");
+}
+
+/// A process stopped with SIGSTOP; continued when dropped (even when the test fails).
+struct Frozen(i32);
+
+impl Frozen {
+    fn new(pid: i32) -> Frozen {
+        signal(pid, "STOP");
+        Frozen(pid)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(self.0, "CONT");
+    }
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to process `pid`.
+fn signal(pid: i32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
+
+#[tokio::test]
+async fn a_connection_that_stops_answering_is_given_up_and_replaced() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("frozen");
+    let (_child, server) = serve(&url, 0).await;
+    let first = server
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    let task_id = first["id"].as_str().unwrap().to_owned();
+
+    // The backend serving the instance's queries freezes: no answer, no reset, as when a
+    // firewall drops a connection silently.
+    let admin = Admin::connect(&url).await;
+    let frozen = admin.query_backends().await;
+    assert_eq!(frozen.len(), 1, "{frozen:?}");
+    let stopped = Frozen::new(frozen[0]);
+    // A request fails within the query bound, and the instance connects again.
+    let response = poll_get(&server, &task_id, Duration::from_secs(60), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    drop(stopped);
+    assert_eq!(
+        response["result"]["status"]["state"], "input-required",
+        "{response}"
+    );
+    assert_ne!(admin.query_backends().await, frozen);
 }
 
 fn task(id: &str, state: TaskState, second: u32) -> Task {
