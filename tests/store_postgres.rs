@@ -417,10 +417,15 @@ async fn an_instance_whose_database_connections_are_killed_answers_again_once_it
 
     // Once the database takes connections again, the same instance answers again.
     admin.allow_connections(true).await;
+    let allowed = Instant::now();
     let back = poll_get(&server, &task_id, Duration::from_secs(30), |r| {
         r.get("result").is_some()
     })
     .await;
+    println!(
+        "answered again {:?} after the database took connections",
+        allowed.elapsed()
+    );
     assert_eq!(
         back["result"]["status"]["state"], "input-required",
         "{back}"
@@ -630,12 +635,15 @@ async fn a_connection_that_stops_answering_is_given_up_and_replaced() {
     let frozen = admin.query_backends().await;
     assert_eq!(frozen.len(), 1, "{frozen:?}");
     let stopped = Frozen::new(frozen[0]);
+    let froze = Instant::now();
     // A request fails within the query bound, and the instance connects again.
     let response = poll_get(&server, &task_id, Duration::from_secs(60), |r| {
         r.get("result").is_some()
     })
     .await;
+    let took = froze.elapsed();
     drop(stopped);
+    println!("answered again {took:?} after the connection froze");
     assert_eq!(
         response["result"]["status"]["state"], "input-required",
         "{response}"
