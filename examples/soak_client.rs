@@ -20,7 +20,7 @@
 //! cargo run --release --example soak_client -- --urls http://127.0.0.1:8080/ --duration 20 --streams 8
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -80,6 +80,17 @@ struct Counts {
     continuations: AtomicU64,
     busy: AtomicU64,
     errors: AtomicU64,
+    /// Each kind of error seen (transport error, or JSON-RPC code and message), counted.
+    error_kinds: Mutex<BTreeMap<String, u64>>,
+}
+
+impl Counts {
+    fn error(&self, kind: String) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut kinds) = self.error_kinds.lock() {
+            *kinds.entry(kind).or_default() += 1;
+        }
+    }
 }
 
 struct Shared {
@@ -145,6 +156,11 @@ async fn main() {
         load(&counts.busy),
         load(&counts.errors),
     );
+    if let Ok(kinds) = counts.error_kinds.lock() {
+        for (kind, n) in kinds.iter() {
+            println!("soak_client: error x{n}: {kind}");
+        }
+    }
     // The load is over: say when, so the script can read the memory the load left before
     // the checks below (a burst of reads of every task) add their own.
     let now = std::time::SystemTime::now()
@@ -262,8 +278,8 @@ async fn stream(
         "params": {"message": message}});
     let response = match request.json(&body).send().await {
         Ok(response) => response,
-        Err(_) => {
-            shared.counts.errors.fetch_add(1, Ordering::Relaxed);
+        Err(error) => {
+            shared.counts.error(format!("sending the request: {error}"));
             return None;
         }
     };
@@ -273,9 +289,12 @@ async fn stream(
     let mut id = task_id.map(str::to_owned);
     let mut state = String::new();
     while let Some(chunk) = bytes.next().await {
-        let Ok(chunk) = chunk else {
-            shared.counts.errors.fetch_add(1, Ordering::Relaxed);
-            return None;
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(error) => {
+                shared.counts.error(format!("reading the stream: {error}"));
+                return None;
+            }
         };
         buffer.extend_from_slice(&chunk);
         while let Some(end) = find(&buffer, b"\n\n") {
@@ -284,12 +303,19 @@ async fn stream(
                 continue;
             };
             if let Some(error) = event.get("error") {
-                let counter = if error["code"] == -32000 {
-                    &shared.counts.busy
+                if error["code"] == -32000 {
+                    shared.counts.busy.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    &shared.counts.errors
-                };
-                counter.fetch_add(1, Ordering::Relaxed);
+                    let during = if task_id.is_some() {
+                        "continuing a task"
+                    } else {
+                        "a new task"
+                    };
+                    shared.counts.error(format!(
+                        "{during}: JSON-RPC {} {}",
+                        error["code"], error["message"]
+                    ));
+                }
                 return None;
             }
             let result = &event["result"];

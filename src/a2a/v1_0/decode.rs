@@ -152,13 +152,33 @@ struct WirePart {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GetTaskRequest {
-    id: String,
+    id: Option<String>,
+    name: Option<String>,
     history_length: Option<i64>,
 }
 
 #[derive(Deserialize)]
 struct IdRequest {
-    id: String,
+    id: Option<String>,
+    name: Option<String>,
+}
+
+/// The task a request names: its `id`, or else, as drafts of 1.0 wrote it (and the A2A TCK
+/// still sends it), a resource `name` of the form `tasks/{id}`.
+fn task_id(id: Option<String>, name: Option<String>) -> Result<String, WireError> {
+    if let Some(id) = id {
+        return Ok(id);
+    }
+    match name {
+        None => Err(WireError::new("params.id", "missing")),
+        Some(name) => match name.strip_prefix("tasks/") {
+            Some(id) if !id.is_empty() && !id.contains('/') => Ok(id.to_owned()),
+            _ => Err(WireError::new(
+                "params.name",
+                "expected tasks/{id} (or give params.id)",
+            )),
+        },
+    }
 }
 
 #[derive(Deserialize)]
@@ -235,7 +255,7 @@ fn send_request(request: SendMessageRequest) -> Result<SendRequest, WireError> {
 pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQuery, WireError> {
     let request: GetTaskRequest = parse(params, "params")?;
     Ok(TaskQuery {
-        id: request.id,
+        id: task_id(request.id, request.name)?,
         history_length: count(request.history_length, "params.historyLength")?,
     })
 }
@@ -247,7 +267,7 @@ pub fn decode_query_params(params: Option<&Value>) -> Result<TaskQuery, WireErro
 /// A [`WireError`] naming the first missing or ill-typed member.
 pub fn decode_id_params(params: Option<&Value>) -> Result<String, WireError> {
     let request: IdRequest = parse(params, "params")?;
-    Ok(request.id)
+    task_id(request.id, request.name)
 }
 
 /// Decodes `ListTasks` params; absent params list everything. A page size over
@@ -393,6 +413,27 @@ mod tests {
 
     fn send_error(params: Value) -> String {
         decode_send_params(Some(&params)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_task_is_named_by_id_or_by_its_draft_resource_name() {
+        for params in [
+            json!({"id": "t1", "historyLength": 2}),
+            json!({"name": "tasks/t1", "historyLength": 2}),
+            json!({"id": "t1", "name": "tasks/other", "historyLength": 2}),
+        ] {
+            let query = decode_query_params(Some(&params)).unwrap();
+            assert_eq!((query.id.as_str(), query.history_length), ("t1", Some(2)));
+            assert_eq!(decode_id_params(Some(&params)).unwrap(), "t1", "{params}");
+        }
+        let missing = decode_id_params(Some(&json!({}))).unwrap_err().to_string();
+        assert!(missing.contains("params.id"), "{missing}");
+        for name in ["t1", "tasks/", "tasks/a/b", "contexts/t1"] {
+            let error = decode_query_params(Some(&json!({ "name": name })))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("params.name"), "{name}: {error}");
+        }
     }
 
     #[test]
