@@ -8,14 +8,9 @@
 //!
 //! A connection that dies silently (no reset ever arrives) would leave queries waiting for
 //! an answer forever: each query therefore gets [`QUERY_TIMEOUT`], and one that runs out
-//! abandons the connection, so the keeper drops it and connects again.
-//!
-//! # Example
-//!
-//! ```ignore
-//! let db = conn.session()?;
-//! let row = db.bounded(db.query_one("SELECT 1", &[])).await?;
-//! ```
+//! abandons the connection, so the keeper drops it and connects again. A request takes the
+//! live connection with [`Connection::session`] and queries through [`Session::bounded`]:
+//! `let db = conn.session()?; db.bounded(db.query_one("SELECT 1", &[])).await?`.
 
 use std::future::Future;
 use std::ops::Deref;
@@ -245,5 +240,32 @@ impl Deref for Session {
 
     fn deref(&self) -> &Client {
         &self.client
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn retries_come_at_once_then_back_off_doubling_up_to_the_cap() {
+        let start = tokio::time::Instant::now();
+        let mut waits = Vec::new();
+        let done = retry("test", || {
+            waits.push(start.elapsed());
+            let attempt = waits.len();
+            async move {
+                if attempt < 9 {
+                    Err(StoreError::Other("down".into()))
+                } else {
+                    Ok(attempt)
+                }
+            }
+        })
+        .await;
+        assert_eq!(done, 9);
+        let ms: Vec<u128> = waits.iter().map(Duration::as_millis).collect();
+        // 0, then +100, +200, +400, +800, +1600, +3200, then +5000 (capped) each.
+        assert_eq!(ms, [0, 100, 300, 700, 1500, 3100, 6300, 11300, 16300]);
     }
 }
