@@ -185,13 +185,7 @@ async fn a_conversation_waiting_on_one_instance_continues_through_the_other_and_
     );
     // The history holds one continuation: the loser left no trace.
     let kept = b.get_task(&task_id).await;
-    let users = kept["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "user")
-        .count();
-    assert_eq!(users, 2, "{kept}");
+    assert_eq!(user_messages(&kept), 2, "{kept}");
 }
 
 #[tokio::test]
@@ -388,6 +382,28 @@ async fn poll_get(
     }
 }
 
+/// How many of `task`'s history messages are the user's.
+fn user_messages(task: &Value) -> usize {
+    task["history"].as_array().map_or(0, |history| {
+        history
+            .iter()
+            .filter(|message| message["role"] == "user")
+            .count()
+    })
+}
+
+/// Sends "Dinner?" to `server` as a new task; its id, once it waits for input.
+async fn ask_dinner(server: &TestServer) -> String {
+    let task = server
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    assert_eq!(task["status"]["state"], "input-required", "{task}");
+    task["id"].as_str().unwrap().to_owned()
+}
+
 #[tokio::test]
 async fn an_instance_whose_database_connections_are_killed_answers_again_once_it_reconnects() {
     let Some(cluster) = support::postgres::cluster() else {
@@ -395,13 +411,7 @@ async fn an_instance_whose_database_connections_are_killed_answers_again_once_it
     };
     let url = cluster.database("reconnect");
     let (_child, server) = serve(&url, 0).await;
-    let first = server
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    let task_id = first["id"].as_str().unwrap().to_owned();
+    let task_id = ask_dinner(&server).await;
 
     // The database refuses new connections, and the instance's are killed.
     let admin = Admin::connect(&url).await;
@@ -432,18 +442,11 @@ async fn an_instance_whose_database_connections_are_killed_answers_again_once_it
     );
 
     // A new task runs and continues through it.
-    let new = server
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    assert_eq!(new["status"]["state"], "input-required", "{new}");
-    let new_id = new["id"].as_str().unwrap();
+    let new_id = ask_dinner(&server).await;
     let answer = params(
         json!([{"kind": "text", "text": "The Japanese one, please."}]),
         None,
-        Some(new_id),
+        Some(&new_id),
     );
     let continued = server.result("message/send", answer).await;
     assert_eq!(
@@ -455,14 +458,8 @@ async fn an_instance_whose_database_connections_are_killed_answers_again_once_it
         text_of(&history[1]["parts"]).contains("Sakura House"),
         "{continued}"
     );
-    let kept = server.get_task(new_id).await;
-    let users = kept["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "user")
-        .count();
-    assert_eq!(users, 2, "both turns are stored: {kept}");
+    let kept = server.get_task(&new_id).await;
+    assert_eq!(user_messages(&kept), 2, "both turns are stored: {kept}");
 }
 
 #[tokio::test]
@@ -621,13 +618,7 @@ async fn a_connection_that_stops_answering_is_given_up_and_replaced() {
     };
     let url = cluster.database("frozen");
     let (_child, server) = serve(&url, 0).await;
-    let first = server
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    let task_id = first["id"].as_str().unwrap().to_owned();
+    let task_id = ask_dinner(&server).await;
 
     // The backend serving the instance's queries freezes: no answer, no reset, as when a
     // firewall drops a connection silently.

@@ -23,7 +23,7 @@ use std::sync::{Arc, Weak};
 use std::time::SystemTime;
 
 use super::super::row::{COLUMNS, Row, stopped};
-use super::{ENGINE, Inner, pg_error, read_row};
+use super::{ENGINE, Inner, pg_error, read_row, row_args};
 use crate::a2a::{StreamEvent, Task, TaskStatusUpdateEvent};
 use crate::task::StoreError;
 
@@ -196,18 +196,7 @@ async fn write_unsaved(inner: &Inner, task: &Task) -> Result<bool, StoreError> {
             status_message = $5, history = $6, artifacts = $7, metadata = $8,
             expires_ms = $9, owner = NULL
          WHERE id = $1 AND owner = $10 AND state IN ('submitted', 'working')",
-        &[
-            &row.id,
-            &row.context_id,
-            &row.state,
-            &row.status_ts,
-            &row.status_message,
-            &row.history,
-            &row.artifacts,
-            &row.metadata,
-            &inner.expiry(task.status.state),
-            &inner.instance,
-        ],
+        &row_args(&row, &[&inner.expiry(task.status.state), &inner.instance]),
     ))
     .await
     .map(|changed| changed == 1)

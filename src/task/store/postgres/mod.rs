@@ -381,19 +381,10 @@ impl Inner {
                     expires_ms = $9, owner = $10
                  WHERE a2ui_tasks.owner IS DISTINCT FROM $11
                     OR a2ui_tasks.state IN ('submitted', 'working')",
-                &[
-                    &row.id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.status_message,
-                    &row.history,
-                    &row.artifacts,
-                    &row.metadata,
-                    &self.expiry(state),
-                    &self.owner(state),
-                    &self.instance,
-                ],
+                &row_args(
+                    &row,
+                    &[&self.expiry(state), &self.owner(state), &self.instance],
+                ),
             ))
             .await?;
         if written == 0 {
@@ -416,21 +407,16 @@ impl Inner {
                     expires_ms = $9, owner = $10
                  WHERE id = $1 AND state = $11 AND status_ts = $12
                     AND (expires_ms IS NULL OR expires_ms > $13)",
-                &[
-                    &row.id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.status_message,
-                    &row.history,
-                    &row.artifacts,
-                    &row.metadata,
-                    &self.expiry(state),
-                    &self.owner(state),
-                    &expected.state.as_str(),
-                    &expected_ts,
-                    &self.now_ms(),
-                ],
+                &row_args(
+                    &row,
+                    &[
+                        &self.expiry(state),
+                        &self.owner(state),
+                        &expected.state.as_str(),
+                        &expected_ts,
+                        &self.now_ms(),
+                    ],
+                ),
             ))
             .await?;
         Ok(changed == 1)
@@ -526,6 +512,23 @@ impl Args {
             .map(|value| value.as_ref() as &(dyn ToSql + Sync))
             .collect()
     }
+}
+
+/// The arguments of a write of `row`: its columns as `$1` (id) to `$8` (metadata), then
+/// `rest` from `$9` on.
+fn row_args<'a>(row: &'a Row, rest: &[&'a (dyn ToSql + Sync)]) -> Vec<&'a (dyn ToSql + Sync)> {
+    let mut args: Vec<&(dyn ToSql + Sync)> = vec![
+        &row.id,
+        &row.context_id,
+        &row.state,
+        &row.status_ts,
+        &row.status_message,
+        &row.history,
+        &row.artifacts,
+        &row.metadata,
+    ];
+    args.extend_from_slice(rest);
+    args
 }
 
 fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {
