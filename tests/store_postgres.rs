@@ -2,7 +2,10 @@
 //! cluster behave as one server. A task started on A is read, listed, watched and canceled
 //! through B; a conversation waiting on A continues through B, and two instances racing to
 //! continue it cannot both win; an instance killed with SIGKILL mid-stream has its task
-//! failed by its peer once its lease expires. The SQL listing also pages exactly as the
+//! failed by its peer once its lease expires. An instance whose database connections are
+//! killed (a restart, a failover, an idle-connection killer) answers errors while it cannot
+//! reconnect and works again once it can, and its watchers still get the final update of a
+//! task that ended while it was not listening. The SQL listing also pages exactly as the
 //! reference pager does. Skipped without PostgreSQL (see `support::postgres`).
 #![cfg(feature = "cli")]
 
@@ -24,7 +27,7 @@ async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) 
     serve_with(url, delay_ms, &[]).await
 }
 
-/// [`serve`] with `extra` arguments.
+/// [`serve`] with `extra` arguments (which may set another `--lease-ms`).
 async fn serve_with(
     url: &str,
     delay_ms: u64,
@@ -38,9 +41,10 @@ async fn serve_with(
         &delay,
         "--store",
         url,
-        "--lease-ms",
-        LEASE_MS,
     ];
+    if !extra.contains(&"--lease-ms") {
+        args.extend_from_slice(&["--lease-ms", LEASE_MS]);
+    }
     args.extend_from_slice(extra);
     let command = serve_command(&args);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
@@ -181,13 +185,7 @@ async fn a_conversation_waiting_on_one_instance_continues_through_the_other_and_
     );
     // The history holds one continuation: the loser left no trace.
     let kept = b.get_task(&task_id).await;
-    let users = kept["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "user")
-        .count();
-    assert_eq!(users, 2, "{kept}");
+    assert_eq!(user_messages(&kept), 2, "{kept}");
 }
 
 #[tokio::test]
@@ -259,6 +257,389 @@ async fn a_task_cut_off_by_a_graceful_shutdown_is_stored_failed_and_its_watchers
     assert_eq!(last["status"]["state"], "failed", "{last}");
     let task = b.get_task(&task_id).await;
     assert_eq!(task["status"]["state"], "failed", "{task}");
+}
+
+/// Connections of the test's own, to act on the instances' connections to the database at
+/// a URL: one to the `postgres` database (a database cannot refuse connections to itself),
+/// one to the tasks' database. Neither is ever terminated.
+struct Admin {
+    client: tokio_postgres::Client,
+    tasks: tokio_postgres::Client,
+    database: String,
+}
+
+/// The `application_name` of the [`Admin`] connections.
+const ADMIN: &str = "a2ui-test-admin";
+
+impl Admin {
+    async fn connect(url: &str) -> Admin {
+        let (server, database) = url.rsplit_once('/').unwrap();
+        let connect = |url: String| async move {
+            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            client
+        };
+        Admin {
+            client: connect(format!("{server}/postgres?application_name={ADMIN}")).await,
+            tasks: connect(format!("{url}?application_name={ADMIN}")).await,
+            database: database.to_owned(),
+        }
+    }
+
+    /// Whether new connections to the database are accepted (existing ones stay).
+    async fn allow_connections(&self, allow: bool) {
+        self.client
+            .batch_execute(&format!(
+                "ALTER DATABASE \"{}\" ALLOW_CONNECTIONS {allow}",
+                self.database
+            ))
+            .await
+            .unwrap();
+    }
+
+    /// Creates role `name`, a superuser that can log in.
+    async fn create_role(&self, name: &str) {
+        self.client
+            .batch_execute(&format!("CREATE ROLE \"{name}\" LOGIN SUPERUSER"))
+            .await
+            .unwrap();
+    }
+
+    /// Whether role `name` may open new connections (existing ones stay).
+    async fn allow_login(&self, name: &str, allow: bool) {
+        let login = if allow { "LOGIN" } else { "NOLOGIN" };
+        self.client
+            .batch_execute(&format!("ALTER ROLE \"{name}\" {login}"))
+            .await
+            .unwrap();
+    }
+
+    /// Kills the other backends of the database that match `filter` (SQL on
+    /// `pg_stat_activity`); how many.
+    async fn terminate(&self, filter: &str) -> i64 {
+        self.client
+            .query_one(
+                &format!(
+                    "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+                     WHERE datname = $1 AND application_name <> $2 AND ({filter})"
+                ),
+                &[&self.database, &ADMIN],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    }
+
+    /// The pids of the instances' query connections (a listener's last query is its LISTEN
+    /// or the ping it sends now and then).
+    async fn query_backends(&self) -> Vec<i32> {
+        self.client
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2
+                   AND query NOT LIKE 'LISTEN%' AND query <> 'SELECT 1'",
+                &[&self.database, &ADMIN],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect()
+    }
+
+    /// The stored state of task `id`.
+    async fn state(&self, id: &str) -> String {
+        self.tasks
+            .query_one("SELECT state FROM a2ui_tasks WHERE id = $1", &[&id])
+            .await
+            .unwrap()
+            .get(0)
+    }
+}
+
+/// Calls `tasks/get` for `id` on `server` until `done` accepts the response (for at most
+/// `within`); the last response.
+async fn poll_get(
+    server: &TestServer,
+    id: &str,
+    within: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        // Each call is bounded too: a store waiting for its connection must not hang.
+        let response = tokio::time::timeout(
+            Duration::from_secs(20),
+            server.call("tasks/get", json!({"id": id})),
+        )
+        .await
+        .expect("tasks/get hung");
+        if done(&response) || Instant::now() > deadline {
+            return response;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// How many of `task`'s history messages are the user's.
+fn user_messages(task: &Value) -> usize {
+    task["history"].as_array().map_or(0, |history| {
+        history
+            .iter()
+            .filter(|message| message["role"] == "user")
+            .count()
+    })
+}
+
+/// Sends "Dinner?" to `server` as a new task; its id, once it waits for input.
+async fn ask_dinner(server: &TestServer) -> String {
+    let task = server
+        .result(
+            "message/send",
+            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+        )
+        .await;
+    assert_eq!(task["status"]["state"], "input-required", "{task}");
+    task["id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn an_instance_whose_database_connections_are_killed_answers_again_once_it_reconnects() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("reconnect");
+    let (_child, server) = serve(&url, 0).await;
+    let task_id = ask_dinner(&server).await;
+
+    // The database refuses new connections, and the instance's are killed.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin.terminate("true").await;
+    assert!(killed >= 2, "killed {killed} backends");
+    // Meanwhile requests fail with an error rather than hang.
+    let down = poll_get(&server, &task_id, Duration::from_secs(20), |r| {
+        r.get("error").is_some()
+    })
+    .await;
+    assert_eq!(down["error"]["code"], -32603, "{down}");
+
+    // Once the database takes connections again, the same instance answers again.
+    admin.allow_connections(true).await;
+    let allowed = Instant::now();
+    let back = poll_get(&server, &task_id, Duration::from_secs(30), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    println!(
+        "answered again {:?} after the database took connections",
+        allowed.elapsed()
+    );
+    assert_eq!(
+        back["result"]["status"]["state"], "input-required",
+        "{back}"
+    );
+
+    // A new task runs and continues through it.
+    let new_id = ask_dinner(&server).await;
+    let answer = params(
+        json!([{"kind": "text", "text": "The Japanese one, please."}]),
+        None,
+        Some(&new_id),
+    );
+    let continued = server.result("message/send", answer).await;
+    assert_eq!(
+        continued["status"]["state"], "input-required",
+        "{continued}"
+    );
+    let history = continued["history"].as_array().unwrap();
+    assert!(
+        text_of(&history[1]["parts"]).contains("Sakura House"),
+        "{continued}"
+    );
+    let kept = server.get_task(&new_id).await;
+    assert_eq!(user_messages(&kept), 2, "both turns are stored: {kept}");
+}
+
+#[tokio::test]
+async fn a_watcher_gets_the_final_update_of_a_task_that_ended_while_its_listener_was_down() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("relisten");
+    let (_a_child, a) = serve(&url, 50).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    let first = b_events.next_event().await.unwrap();
+    assert_eq!(first["result"]["id"], task_id.as_str(), "{first}");
+
+    // The listening connections are killed (the last query of a listener is its LISTEN, or
+    // the ping it sends now and then), and cannot come back until the task ended on A.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin
+        .terminate("query LIKE 'LISTEN%' OR query = 'SELECT 1'")
+        .await;
+    assert!(killed >= 2, "killed {killed} listeners");
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(admin.state(&task_id).await, "input-required");
+    admin.allow_connections(true).await;
+
+    // B listens again and tells its subscriber how the task ended.
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "input-required", "{b_final}");
+    assert!(
+        text_of(&b_final["status"]["message"]["parts"]).contains("restaurants"),
+        "the final update carries the stored reply: {b_final}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_that_ends_while_its_instance_cannot_reach_the_database_is_stored_once_it_can() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outage");
+    // A lease far longer than the outage: no peer may fail the task meanwhile.
+    let lease = ["--lease-ms", "60000"];
+    let (_a_child, a) = serve_with(&url, 50, &lease).await;
+    let (_b_child, b) = serve_with(&url, 0, &lease).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    // Every connection of both instances is killed, and none can come back until A's
+    // reply ended: A could neither store nor announce it.
+    let admin = Admin::connect(&url).await;
+    admin.allow_connections(false).await;
+    let killed = admin.terminate("true").await;
+    assert!(killed >= 4, "killed {killed} backends");
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(
+        admin.state(&task_id).await,
+        "working",
+        "the row missed the end"
+    );
+    admin.allow_connections(true).await;
+
+    // Once back, A stores how the task ended and B's subscriber hears of it.
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "input-required", "{b_final}");
+    let task = poll_get(&b, &task_id, Duration::from_secs(30), |r| {
+        r["result"]["status"]["state"] == "input-required"
+    })
+    .await;
+    assert_eq!(
+        task["result"]["status"]["state"], "input-required",
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn an_instance_cut_off_for_longer_than_its_lease_does_not_undo_the_failure_stored_by_its_peer()
+ {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("lapse");
+    let admin = Admin::connect(&url).await;
+    // A connects as a role of its own, so that only A can be kept out.
+    let role = format!("{}_a", admin.database);
+    admin.create_role(&role).await;
+    let a_url = url.replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
+    // Chunks 250 ms apart: A's agent is still replying when A gets the database back.
+    let (_a_child, a) = serve(&a_url, 250).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let (mut a_events, task_id) = start_streaming(&a).await;
+    let mut b_events = SseReader::new(
+        b.open_stream("tasks/resubscribe", json!({"id": task_id}))
+            .await,
+    );
+    b_events.next_event().await.unwrap();
+
+    // A loses the database; once A's lease lapses, B fails A's task.
+    admin.allow_login(&role, false).await;
+    let killed = admin.terminate(&format!("usename = '{role}'")).await;
+    assert!(killed >= 2, "killed {killed} backends");
+    let (b_final, _) = read_to_final(&mut b_events).await;
+    assert_eq!(b_final["status"]["state"], "failed", "{b_final}");
+
+    // A comes back and its agent finishes the reply: the failure B's subscriber saw stands.
+    admin.allow_login(&role, true).await;
+    let (a_final, _) = read_to_final(&mut a_events).await;
+    assert_eq!(a_final["status"]["state"], "input-required", "{a_final}");
+    assert_eq!(admin.state(&task_id).await, "failed");
+    let task = poll_get(&a, &task_id, Duration::from_secs(30), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    assert_eq!(task["result"]["status"]["state"], "failed", "{task}");
+}
+
+/// A process stopped with SIGSTOP; continued when dropped (even when the test fails).
+struct Frozen(i32);
+
+impl Frozen {
+    fn new(pid: i32) -> Frozen {
+        signal(pid, "STOP");
+        Frozen(pid)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(self.0, "CONT");
+    }
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to process `pid`.
+fn signal(pid: i32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
+
+#[tokio::test]
+async fn a_connection_that_stops_answering_is_given_up_and_replaced() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("frozen");
+    let (_child, server) = serve(&url, 0).await;
+    let task_id = ask_dinner(&server).await;
+
+    // The backend serving the instance's queries freezes: no answer, no reset, as when a
+    // firewall drops a connection silently.
+    let admin = Admin::connect(&url).await;
+    let frozen = admin.query_backends().await;
+    assert_eq!(frozen.len(), 1, "{frozen:?}");
+    let stopped = Frozen::new(frozen[0]);
+    let froze = Instant::now();
+    // A request fails within the query bound, and the instance connects again.
+    let response = poll_get(&server, &task_id, Duration::from_secs(60), |r| {
+        r.get("result").is_some()
+    })
+    .await;
+    let took = froze.elapsed();
+    drop(stopped);
+    println!("answered again {took:?} after the connection froze");
+    assert_eq!(
+        response["result"]["status"]["state"], "input-required",
+        "{response}"
+    );
+    assert_ne!(admin.query_backends().await, frozen);
 }
 
 fn task(id: &str, state: TaskState, second: u32) -> Task {

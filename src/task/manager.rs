@@ -66,6 +66,8 @@ pub(crate) struct TaskManager {
     cluster: Option<Arc<dyn Cluster>>,
     /// Whether the loop that takes other instances' cancel requests runs.
     listening: AtomicBool,
+    /// Whether the last event could not be published (one warning per outage, not per event).
+    publish_failing: AtomicBool,
 }
 
 /// How long a cancel waits for the instance that runs the task to stop it.
@@ -148,6 +150,7 @@ impl TaskManager {
             released: Notify::new(),
             cluster,
             listening: AtomicBool::new(false),
+            publish_failing: AtomicBool::new(false),
         }
     }
 
@@ -212,8 +215,15 @@ impl TaskManager {
     /// Sends an event to the other instances, if the store is shared.
     async fn publish(&self, event: Option<SharedEvent>) {
         if let (Some(cluster), Some(event)) = (&self.cluster, event) {
-            if let Err(error) = cluster.publish(&event).await {
-                tracing::warn!(%error, "could not publish a task event to the other instances");
+            match cluster.publish(&event).await {
+                Err(error) if !self.publish_failing.swap(true, Ordering::Relaxed) => {
+                    tracing::warn!(%error, "could not publish a task event to the other instances");
+                }
+                Err(error) => tracing::debug!(%error, "could not publish a task event"),
+                Ok(()) if self.publish_failing.swap(false, Ordering::Relaxed) => {
+                    tracing::info!("task events reach the other instances again");
+                }
+                Ok(()) => {}
             }
         }
     }

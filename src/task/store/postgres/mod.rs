@@ -19,9 +19,17 @@
 //! `a2ui_schema_migrations`.
 //!
 //! One connection carries the queries (tokio-postgres pipelines concurrent ones on it) and a
-//! second one listens. Limitations: no TLS (`sslmode=require` is refused), and a lost
-//! connection is not re-established: the store then answers errors until restarted.
+//! second one listens. A lost connection (database restart, failover, idle-connection
+//! killer) is re-established with backoff (100 ms doubling to 5 s): while the query
+//! connection is down, every request fails at once with a [`StoreError`], and succeeds again
+//! once it is back (see `conn`); the listening connection re-issues its LISTENs and settles
+//! the watchers whose task ended meanwhile (see `notify`); as soon as the database is back
+//! the lease is renewed and the tasks this instance settled meanwhile, whose writes failed,
+//! are stored and announced (see `lease`). An instance cut off for longer than its lease has
+//! its running tasks failed by a peer, as if it had crashed; that stands. Limitation: no
+//! TLS (`sslmode=require` is refused).
 
+mod conn;
 mod lease;
 mod notify;
 
@@ -32,7 +40,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
 use super::row::{COLUMNS, Row};
@@ -167,19 +175,15 @@ impl PostgresBuilder {
     /// [`StoreError::Other`] when the database cannot be reached or was set up by a newer
     /// version of this crate.
     pub async fn connect(self) -> Result<PostgresStore, StoreError> {
-        let (mut client, connection) = tokio_postgres::connect(&self.url, NoTls)
-            .await
-            .map_err(pg_error)?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::error!(error = %pg_error(error), "the PostgreSQL connection ended");
-            }
-        });
+        let config: Config = self.url.parse().map_err(pg_error)?;
+        let (mut client, connection) = conn::open(&config).await?;
+        let conn = conn::Connection::start(config.clone(), connection);
         migrate(&mut client).await?;
-        let (listener, notes) = notify::listen(&self.url).await?;
+        conn.install(client);
+        let (listener, notes) = notify::listen(&config).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
-            client,
+            conn,
             _listener: listener,
             instance: uuid::Uuid::new_v4().to_string(),
             limits: self.limits,
@@ -187,6 +191,7 @@ impl PostgresBuilder {
             clock: Arc::new(SystemClock),
             watchers: Mutex::new(HashMap::new()),
             cancels: Mutex::new(Some(cancel_receiver)),
+            unsaved: Mutex::new(HashMap::new()),
         });
         lease::renew(&inner).await?;
         lease::sweep(&inner).await?;
@@ -209,9 +214,10 @@ pub struct PostgresStore {
 }
 
 struct Inner {
-    client: Client,
-    /// The listening connection's client: the connection lives as long as it.
-    _listener: Client,
+    /// The query connection.
+    conn: conn::Connection,
+    /// The listening connection: it is kept up as long as this lives.
+    _listener: notify::Listener,
     /// This instance's id: the owner of the tasks it runs.
     instance: String,
     limits: Limits,
@@ -221,6 +227,18 @@ struct Inner {
     watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
     /// Cancel requests for the manager, until it takes them.
     cancels: Mutex<Option<mpsc::Receiver<String>>>,
+    /// Tasks this instance settled while the database was out of reach, by id: written
+    /// (and announced) once it is back, so their rows do not stay `working` under a lease
+    /// that is renewed again (see `lease::save_unsaved`). At most [`MAX_UNSAVED`].
+    unsaved: Mutex<HashMap<String, Task>>,
+}
+
+/// The most settled tasks kept for writing once the database is back.
+const MAX_UNSAVED: usize = 1_024;
+
+/// Whether a task in `state` is done running (for now).
+fn settled(state: TaskState) -> bool {
+    state.is_terminal() || state.is_interrupted()
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -298,47 +316,81 @@ impl Inner {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
-        let row = self
-            .client
-            .query_opt(
+        let db = self.conn.session()?;
+        let row = db
+            .bounded(db.query_opt(
                 &format!(
                     "SELECT {COLUMNS} FROM a2ui_tasks
                      WHERE id = $1 AND (expires_ms IS NULL OR expires_ms > $2)"
                 ),
                 &[&id, &self.now_ms()],
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         row.map(|row| read_row(&row)?.decode(ENGINE)).transpose()
     }
 
     async fn put(&self, mut task: Task) -> Result<(), StoreError> {
         self.limits.budget.apply(&mut task);
+        let written = self.write(&task).await;
+        let mut unsaved = self.unsaved();
+        if written.is_ok() {
+            unsaved.remove(&task.id);
+        } else if settled(task.status.state) {
+            if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
+                unsaved.insert(task.id.clone(), task);
+            } else {
+                tracing::warn!(task_id = %task.id,
+                    "too many tasks wait to be stored: this one will stay as last stored");
+            }
+        }
+        written
+    }
+
+    /// The tasks whose settling write failed, by id (see `lease::save_unsaved`).
+    fn unsaved(&self) -> std::sync::MutexGuard<'_, HashMap<String, Task>> {
+        self.unsaved
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Forgets unsaved `task`, now written (or given up), unless it settled again meanwhile.
+    fn saved(&self, task: &Task) {
+        let mut unsaved = self.unsaved();
+        if unsaved
+            .get(&task.id)
+            .is_some_and(|kept| kept.status == task.status)
+        {
+            unsaved.remove(&task.id);
+        }
+    }
+
+    /// Inserts or overwrites `task`'s row, except a row a peer failed because this
+    /// instance's lease lapsed (a settled row still naming this instance as its owner: see
+    /// `lease::sweep`): that failure stands, and the run's later writes are dropped.
+    async fn write(&self, task: &Task) -> Result<(), StoreError> {
         let state = task.status.state;
-        let row = Row::encode(&task);
-        self.client
-            .execute(
+        let row = Row::encode(task);
+        let db = self.conn.session()?;
+        let written = db
+            .bounded(db.execute(
                 "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
                     history, artifacts, metadata, expires_ms, owner)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                  ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
-                    expires_ms = $9, owner = $10",
-                &[
-                    &row.id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.status_message,
-                    &row.history,
-                    &row.artifacts,
-                    &row.metadata,
-                    &self.expiry(state),
-                    &self.owner(state),
-                ],
-            )
-            .await
-            .map_err(pg_error)?;
+                    expires_ms = $9, owner = $10
+                 WHERE a2ui_tasks.owner IS DISTINCT FROM $11
+                    OR a2ui_tasks.state IN ('submitted', 'working')",
+                &row_args(
+                    &row,
+                    &[&self.expiry(state), &self.owner(state), &self.instance],
+                ),
+            ))
+            .await?;
+        if written == 0 {
+            tracing::warn!(task_id = %task.id, state = %state,
+                "not stored: a peer failed the task while this instance's lease had lapsed");
+        }
         Ok(())
     }
 
@@ -347,32 +399,26 @@ impl Inner {
         let state = task.status.state;
         let row = Row::encode(&task);
         let expected_ts = expected.timestamp.clone().unwrap_or_default();
-        let changed = self
-            .client
-            .execute(
+        let db = self.conn.session()?;
+        let changed = db
+            .bounded(db.execute(
                 "UPDATE a2ui_tasks SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
                     expires_ms = $9, owner = $10
                  WHERE id = $1 AND state = $11 AND status_ts = $12
                     AND (expires_ms IS NULL OR expires_ms > $13)",
-                &[
-                    &row.id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.status_message,
-                    &row.history,
-                    &row.artifacts,
-                    &row.metadata,
-                    &self.expiry(state),
-                    &self.owner(state),
-                    &expected.state.as_str(),
-                    &expected_ts,
-                    &self.now_ms(),
-                ],
-            )
-            .await
-            .map_err(pg_error)?;
+                &row_args(
+                    &row,
+                    &[
+                        &self.expiry(state),
+                        &self.owner(state),
+                        &expected.state.as_str(),
+                        &expected_ts,
+                        &self.now_ms(),
+                    ],
+                ),
+            ))
+            .await?;
         Ok(changed == 1)
     }
 
@@ -400,14 +446,13 @@ impl Inner {
             let after = normalized_timestamp(after);
             filters.push_str(&format!(" AND status_ts >= {}", args.push(after)));
         }
-        let total_size: i64 = self
-            .client
-            .query_one(
+        let db = self.conn.session()?;
+        let total_size: i64 = db
+            .bounded(db.query_one(
                 &format!("SELECT COUNT(*) FROM a2ui_tasks WHERE {filters}"),
                 &args.refs(),
-            )
-            .await
-            .map_err(pg_error)?
+            ))
+            .await?
             .try_get(0)
             .map_err(pg_error)?;
         if let Some(cursor) = &cursor {
@@ -422,17 +467,15 @@ impl Inner {
                 .unwrap_or(i64::MAX)
                 .saturating_add(1),
         );
-        let rows = self
-            .client
-            .query(
+        let rows = db
+            .bounded(db.query(
                 &format!(
                     "SELECT {COLUMNS} FROM a2ui_tasks WHERE {filters}
                      ORDER BY status_ts DESC, id DESC LIMIT {limit}"
                 ),
                 &args.refs(),
-            )
-            .await
-            .map_err(pg_error)?;
+            ))
+            .await?;
         let mut tasks = rows
             .iter()
             .map(|row| read_row(row)?.decode_wanted(ENGINE, super::wanted::Wanted::listed(query)))
@@ -469,6 +512,23 @@ impl Args {
             .map(|value| value.as_ref() as &(dyn ToSql + Sync))
             .collect()
     }
+}
+
+/// The arguments of a write of `row`: its columns as `$1` (id) to `$8` (metadata), then
+/// `rest` from `$9` on.
+fn row_args<'a>(row: &'a Row, rest: &[&'a (dyn ToSql + Sync)]) -> Vec<&'a (dyn ToSql + Sync)> {
+    let mut args: Vec<&(dyn ToSql + Sync)> = vec![
+        &row.id,
+        &row.context_id,
+        &row.state,
+        &row.status_ts,
+        &row.status_message,
+        &row.history,
+        &row.artifacts,
+        &row.metadata,
+    ];
+    args.extend_from_slice(rest);
+    args
 }
 
 fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {

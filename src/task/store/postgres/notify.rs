@@ -10,16 +10,33 @@
 //!
 //! A watcher that does not take its events (its buffer of [`WATCH_BUFFER`] is full) is cut
 //! off rather than slowing every other watcher; its stream ends.
+//!
+//! The listening connection is re-established when lost (with the backoff of `conn`), and
+//! pinged every [`PING_EVERY`] so that one that died silently is noticed (and an idle
+//! connection killer sees traffic). Notifications sent while it was down are lost, so once
+//! it listens again, every watcher is settled from the table: a watched task that ended or
+//! waits for input meanwhile gets its stored status as its final update (its message
+//! included, since the updates that carried it may be lost) and its stream ends; one that
+//! still runs keeps its watchers, which see its updates from then on (those sent during the
+//! outage are missing); one no longer stored has its watchers' streams end. Cancel requests
+//! sent during the outage are lost too: requesters ask again until the task settles. A
+//! large event that cannot be read back (the query connection is down) is followed by the
+//! same settling, once the table can be read.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Notification};
+use tokio::task::JoinHandle;
+use tokio_postgres::{AsyncMessage, Client, Config, Notification};
 
-use super::{Inner, PostgresStore, pg_error};
+use super::super::row::COLUMNS;
+use super::conn::{self, PgConnection, QUERY_TIMEOUT};
+use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::a2a::v0_3::{decode_message, encode_message};
 use crate::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
 use crate::task::{Cluster, StoreError};
@@ -35,82 +52,256 @@ const NOTE_BUFFER: usize = 1_024;
 const WATCH_BUFFER: usize = 256;
 /// How many cancel requests wait for the manager (more are dropped: requesters ask again).
 pub(super) const CANCEL_BUFFER: usize = 256;
+/// How often the listening connection is checked.
+const PING_EVERY: Duration = Duration::from_secs(15);
 
-/// Opens the listening connection: its client, and the notifications it receives.
+/// What the listening connection hands the dispatcher.
+pub(super) enum Note {
+    /// A notification on one of the channels.
+    Notification(Notification),
+    /// The connection was lost and listens again: notifications may have been missed.
+    Resumed,
+}
+
+/// The listening connection, kept up by a task of its own while this lives.
+pub(super) struct Listener(JoinHandle<()>);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Opens the listening connection: its keeper, and the notes it hands on.
 pub(super) async fn listen(
-    url: &str,
-) -> Result<(Client, mpsc::Receiver<Notification>), StoreError> {
-    let (client, mut connection) = tokio_postgres::connect(url, NoTls)
-        .await
-        .map_err(pg_error)?;
+    config: &Config,
+) -> Result<(Listener, mpsc::Receiver<Note>), StoreError> {
     let (sender, receiver) = mpsc::channel(NOTE_BUFFER);
-    tokio::spawn(async move {
-        let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = messages.next().await {
-            match message {
-                Ok(AsyncMessage::Notification(note)) => {
-                    if sender.send(note).await.is_err() {
-                        break;
+    let session = Session::open(config, &sender).await?;
+    let keeper = tokio::spawn(keep_listening(config.clone(), sender, session));
+    Ok((Listener(keeper), receiver))
+}
+
+/// One listening connection: its client (the connection lives as long as it) and the task
+/// that forwards its notifications, which ends with the connection.
+struct Session {
+    client: Client,
+    pump: JoinHandle<()>,
+}
+
+impl Session {
+    /// Connects and listens on both channels.
+    async fn open(config: &Config, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
+        let (client, connection) = conn::open(config).await?;
+        let session = Session {
+            client,
+            pump: tokio::spawn(pump(connection, notes.clone())),
+        };
+        let listening = format!("LISTEN {EVENTS}; LISTEN {CANCELS};");
+        answered(session.client.batch_execute(&listening)).await?;
+        Ok(session)
+    }
+
+    /// Waits until the connection ends or stops answering; why.
+    async fn lost(&mut self) -> String {
+        let mut pings = tokio::time::interval(PING_EVERY);
+        pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        pings.tick().await;
+        loop {
+            tokio::select! {
+                _ = &mut self.pump => return "the connection ended".to_owned(),
+                _ = pings.tick() => {
+                    if let Err(error) = answered(self.client.batch_execute("SELECT 1")).await {
+                        return error.to_string();
                     }
-                }
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::error!(error = %pg_error(error), "the PostgreSQL listener ended");
-                    break;
                 }
             }
         }
-    });
-    client
-        .batch_execute(&format!("LISTEN {EVENTS}; LISTEN {CANCELS};"))
-        .await
-        .map_err(pg_error)?;
-    Ok((client, receiver))
+    }
 }
 
-/// Routes notifications: events to the watchers of their task, cancel requests to the
-/// manager. Ends when the store is dropped or the listener stops.
+/// Waits for `query` on the listening connection at most [`QUERY_TIMEOUT`].
+async fn answered(
+    query: impl std::future::Future<Output = Result<(), tokio_postgres::Error>>,
+) -> Result<(), StoreError> {
+    match tokio::time::timeout(QUERY_TIMEOUT, query).await {
+        Ok(answer) => answer.map_err(pg_error),
+        Err(_) => Err(StoreError::Other(format!(
+            "postgres: the listening connection gave no answer within {QUERY_TIMEOUT:?}"
+        ))),
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
+}
+
+/// Forwards the notifications of `connection` until it ends or nobody takes them.
+async fn pump(mut connection: PgConnection, notes: mpsc::Sender<Note>) {
+    let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+    while let Some(message) = messages.next().await {
+        match message {
+            Ok(AsyncMessage::Notification(note)) => {
+                if notes.send(Note::Notification(note)).await.is_err() {
+                    break;
+                }
+            }
+            Ok(_) => {}
+            Err(error) => {
+                tracing::debug!(error = %pg_error(error), "the PostgreSQL listener ended");
+                break;
+            }
+        }
+    }
+}
+
+/// Keeps a listening connection up: when `session` is lost, connects and listens again,
+/// then tells the dispatcher it resumed. Ends when nobody takes the notes.
+async fn keep_listening(config: Config, notes: mpsc::Sender<Note>, mut session: Session) {
+    loop {
+        let why = session.lost().await;
+        drop(session);
+        if notes.is_closed() {
+            return;
+        }
+        tracing::warn!(reason = %why,
+            "lost the PostgreSQL listening connection; updates from other instances wait");
+        let lost = Instant::now();
+        session = conn::retry("listening to PostgreSQL again", || {
+            Session::open(&config, &notes)
+        })
+        .await;
+        tracing::info!(
+            down_ms = lost.elapsed().as_millis() as u64,
+            "the PostgreSQL listening connection is back"
+        );
+        if notes.send(Note::Resumed).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Routes notes: events to the watchers of their task, cancel requests to the manager;
+/// after the listener resumed, settles the watchers from the table. Ends when the store is
+/// dropped or the listener stops.
 pub(super) async fn dispatch(
     store: Weak<Inner>,
-    mut notes: mpsc::Receiver<Notification>,
+    mut notes: mpsc::Receiver<Note>,
     cancels: mpsc::Sender<String>,
 ) {
     while let Some(note) = notes.recv().await {
         let Some(inner) = store.upgrade() else {
             break;
         };
-        match note.channel() {
-            CANCELS => {
-                // A full queue drops the request: the instance that sent it asks again.
-                let _ = cancels.try_send(note.payload().to_owned());
-            }
-            EVENTS => inner.route(note.payload()).await,
-            _ => {}
+        let missed = match note {
+            Note::Resumed => true,
+            Note::Notification(note) => match note.channel() {
+                CANCELS => {
+                    // A full queue drops the request: the instance that sent it asks again.
+                    let _ = cancels.try_send(note.payload().to_owned());
+                    false
+                }
+                EVENTS => !inner.route(note.payload()).await,
+                _ => false,
+            },
+        };
+        if missed {
+            // Apart: the query connection may still be down, and notes keep flowing.
+            tokio::spawn(resync(store.clone()));
         }
     }
 }
 
+/// Settles the watchers from the table (see the module doc), retrying with backoff until
+/// it can read the table or the store is dropped.
+async fn resync(store: Weak<Inner>) {
+    conn::retry("settling the watchers after the listener resumed", || {
+        let store = store.clone();
+        async move {
+            match store.upgrade() {
+                Some(inner) => inner.settle_watchers().await,
+                None => Ok(()),
+            }
+        }
+    })
+    .await;
+}
+
 impl Inner {
+    /// Reads the watched tasks; gives each settled one its stored status as a final update
+    /// and ends the watchers of those no longer stored.
+    async fn settle_watchers(&self) -> Result<(), StoreError> {
+        let ids: Vec<String> = self.watchers().keys().cloned().collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let db = self.conn.session()?;
+        let rows = db
+            .bounded(db.query(
+                &format!("SELECT {COLUMNS} FROM a2ui_tasks WHERE id = ANY($1)"),
+                &[&ids],
+            ))
+            .await?;
+        let mut gone: HashSet<String> = ids.into_iter().collect();
+        let mut settled = Vec::new();
+        for row in &rows {
+            let task = read_row(row)?.decode(ENGINE)?;
+            gone.remove(&task.id);
+            let state = task.status.state;
+            if state.is_terminal() || state.is_interrupted() {
+                settled.push(TaskStatusUpdateEvent {
+                    task_id: task.id,
+                    context_id: task.context_id,
+                    status: task.status,
+                    is_final: true,
+                    metadata: None,
+                });
+            }
+        }
+        let mut watchers = self.watchers();
+        for update in settled {
+            if let Some(list) = watchers.remove(&update.task_id) {
+                let event = Arc::new(StreamEvent::StatusUpdate(update));
+                for watcher in list {
+                    let _ = watcher.try_send(event.clone());
+                }
+            }
+        }
+        // A task no longer stored sends nothing more: its watchers' streams end.
+        watchers.retain(|id, _| !gone.contains(id));
+        Ok(())
+    }
+
     /// Hands the event in a notification to the watchers of its task, if any.
-    async fn route(&self, payload: &str) {
+    /// Returns false when the event was written to the table and could not be read back
+    /// (the query connection is down): the caller settles the watchers later.
+    async fn route(&self, payload: &str) -> bool {
         let Ok(Value::Object(note)) = serde_json::from_str::<Value>(payload) else {
             tracing::warn!("ignoring a malformed task event notification");
-            return;
+            return true;
         };
         let Some(task_id) = note.get("t").and_then(Value::as_str) else {
-            return;
+            return true;
         };
         if !self.watched(task_id) {
-            return;
+            return true;
         }
         let event = match (note.get("e"), note.get("ref").and_then(Value::as_i64)) {
             (Some(event), _) => decode_event(event),
-            (None, Some(id)) => self.read_large(id).await,
+            (None, Some(id)) => match self.read_large(id).await {
+                Ok(event) => event,
+                Err(error) => {
+                    tracing::debug!(task_id, %error, "could not read a large task event");
+                    return false;
+                }
+            },
             (None, None) => None,
         };
         let Some(event) = event else {
             tracing::warn!(task_id, "ignoring a task event that does not decode");
-            return;
+            return true;
         };
         let last = matches!(&event, StreamEvent::StatusUpdate(update) if update.is_final);
         let event = Arc::new(event);
@@ -121,6 +312,7 @@ impl Inner {
                 watchers.remove(task_id);
             }
         }
+        true
     }
 
     fn watchers(
@@ -135,15 +327,17 @@ impl Inner {
         self.watchers().contains_key(task_id)
     }
 
-    /// An event written to `a2ui_events` because it was too large to notify.
-    async fn read_large(&self, id: i64) -> Option<StreamEvent> {
-        let row = self
-            .client
-            .query_opt("SELECT payload FROM a2ui_events WHERE id = $1", &[&id])
-            .await
-            .ok()??;
-        let payload: String = row.try_get(0).ok()?;
-        decode_event(&serde_json::from_str(&payload).ok()?)
+    /// An event written to `a2ui_events` because it was too large to notify; `None` when
+    /// it is gone or does not decode.
+    async fn read_large(&self, id: i64) -> Result<Option<StreamEvent>, StoreError> {
+        let db = self.conn.session()?;
+        let row = db
+            .bounded(db.query_opt("SELECT payload FROM a2ui_events WHERE id = $1", &[&id]))
+            .await?;
+        Ok(row.and_then(|row| {
+            let payload: String = row.try_get(0).ok()?;
+            decode_event(&serde_json::from_str(&payload).ok()?)
+        }))
     }
 
     /// Sends `event` to the instances watching its task.
@@ -157,14 +351,13 @@ impl Inner {
         };
         let mut payload = json!({"t": task_id, "e": encoded}).to_string();
         if payload.len() > NOTIFY_LIMIT {
-            let id: i64 = self
-                .client
-                .query_one(
+            let db = self.conn.session()?;
+            let id: i64 = db
+                .bounded(db.query_one(
                     "INSERT INTO a2ui_events (payload) VALUES ($1) RETURNING id",
                     &[&encoded.to_string()],
-                )
-                .await
-                .map_err(pg_error)?
+                ))
+                .await?
                 .try_get(0)
                 .map_err(pg_error)?;
             payload = json!({"t": task_id, "ref": id}).to_string();
@@ -173,10 +366,9 @@ impl Inner {
     }
 
     async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
-        self.client
-            .execute("SELECT pg_notify($1, $2)", &[&channel, &payload])
-            .await
-            .map_err(pg_error)?;
+        let db = self.conn.session()?;
+        db.bounded(db.execute("SELECT pg_notify($1, $2)", &[&channel, &payload]))
+            .await?;
         Ok(())
     }
 }
