@@ -6,9 +6,9 @@
 # The load client (examples/soak_client.rs) keeps --streams SendStreamingMessage streams
 # going, with random hang-ups mid-stream, cancels mid-stream (sent to the other instance
 # when there are two), continuations of tasks waiting for input and cancels of waiting
-# tasks. Every second this script samples each server's resident memory (/proc/PID/status)
-# and open file descriptors (/proc/PID/fd), and prints them at the start, after the first
-# minute, at the peak and at the end (after the drain). Then:
+# tasks. Every second this script samples each server's resident memory (/proc/PID/status),
+# open file descriptors (/proc/PID/fd) and threads (/proc/PID/task), and prints them at the
+# start, after the first minute, at the peak and at the end (after the drain). Then:
 #
 #   PASS/FAIL unsettled == 0     no task still submitted/working once the load has drained
 #                                (every task the client created, by tasks/get, and the
@@ -56,7 +56,7 @@ while [[ $# -gt 0 ]]; do
         --cancel-on-disconnect) cancel_on_disconnect=(--cancel-on-disconnect); shift ;;
         --no-build) build=0; shift ;;
         --debug) profile=debug; shift ;;
-        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "soak: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -109,15 +109,17 @@ for n in $(seq 1 "$instances"); do
     urls+=("http://$address/")
 done
 
-# One line per second and server: seconds since the load started, instance, RSS kB, fds.
+# One line per second and server: seconds since the load started, instance, RSS kB, fds,
+# threads.
 sample() {
     local t="$1" n=0
     for pid in "${pids[@]}"; do
         n=$((n + 1))
-        local rss fds
+        local rss fds threads
         rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
         fds="$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)"
-        echo "$t $n ${rss:-0} $fds"
+        threads="$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)"
+        echo "$t $n ${rss:-0} $fds $threads"
     done
 }
 samples="$work/samples"
@@ -160,6 +162,7 @@ for n in $(seq 1 "$instances"); do
     read -r load_rss <<<"$(awk -v n="$n" -v e="$load_end" '$2 == n && $1 <= e {r = $3} END {print r}' "$samples")"
     echo "instance $n RSS kB: start $start_rss, after ${minute}s $minute_rss, load end $load_rss, peak $peak_rss, end $end_rss"
     echo "instance $n fds:    start $start_fds, peak $peak_fds, end $end_fds"
+    echo "instance $n threads: $(awk -v n="$n" '$2 == n {if (!s) s = $5; if ($5 > p) p = $5; e = $5} END {printf "start %s, peak %s, end %s", s, p, e}' "$samples")"
     echo "instance $n RSS kB every 30 s: $(awk -v n="$n" '$2 == n && $1 % 30 == 0 {printf "%s ", $3}' "$samples")"
     if (( load_rss * 100 <= minute_rss * 110 )); then
         echo "PASS instance $n rss: load end $load_rss kB <= 110% of $minute_rss kB"
