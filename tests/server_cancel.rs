@@ -193,3 +193,66 @@ async fn cancels_racing_with_the_end_of_a_task_leave_it_settled() {
         assert_eq!(state, "canceled");
     }
 }
+
+/// A store whose writes of a `working` task land late and cannot be called off, as with a
+/// store that hands its writes to a thread pool (`spawn_blocking`): dropping the `put`
+/// future does not stop the write.
+struct LateWorkingWrites(Arc<a2ui_agent::task::InMemoryStore>);
+
+impl a2ui_agent::task::TaskStore for LateWorkingWrites {
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Option<a2ui_agent::a2a::Task>, a2ui_agent::task::StoreError>,
+    > {
+        self.0.get(id)
+    }
+
+    fn put(
+        &self,
+        task: a2ui_agent::a2a::Task,
+    ) -> futures::future::BoxFuture<'_, Result<(), a2ui_agent::task::StoreError>> {
+        let store = self.0.clone();
+        let late = task.status.state == a2ui_agent::a2a::TaskState::Working;
+        let write = tokio::spawn(async move {
+            if late {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            store.put(task).await
+        });
+        Box::pin(async move {
+            write
+                .await
+                .unwrap_or_else(|e| Err(a2ui_agent::task::StoreError::Other(e.to_string())))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_cancel_while_the_working_state_is_being_stored_is_what_the_store_keeps() {
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let dropped = Arc::new(AtomicBool::new(false));
+    let store = Arc::new(a2ui_agent::task::InMemoryStore::new());
+    let server = spawn(
+        builder(ticking_agent(ticks, dropped))
+            .store(LateWorkingWrites(store))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let mut events = SseReader::new(
+        server
+            .open_stream("message/stream", text_message("go"))
+            .await,
+    );
+    let task = events.next_event().await.unwrap();
+    let id = task["result"]["id"].as_str().unwrap().to_owned();
+    // The `working` write is still on its way when the cancel arrives.
+    let canceled = server.result("tasks/cancel", json!({"id": id})).await;
+    assert_eq!(canceled["status"]["state"], "canceled", "{canceled}");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let kept = server.get_task(&id).await;
+    assert_eq!(kept["status"]["state"], "canceled", "{kept}");
+}

@@ -42,6 +42,9 @@ use crate::agent::{Agent, ReplyBody};
 use crate::request::Request;
 use crate::request::prepared::Prepared;
 
+/// A `working` write running on its own; awaited by the run and again before settling.
+type WorkingWrite = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+
 /// How many bytes of agent output that are already waiting are read as one chunk at most.
 const JOIN_READY_BYTES: usize = 16 * 1024;
 
@@ -432,6 +435,11 @@ impl TaskManager {
                 Err(_) => std::future::pending().await,
             }
         };
+        // The `working` write in flight, if any. A cancel drops `work` below, but a store may
+        // finish a write whose future was dropped (one that hands writes to a thread does):
+        // the write runs as a task of its own, and the task is settled only after it landed,
+        // so the final state is the one kept.
+        let working_write = Mutex::new(None);
         let work = async {
             // The `working` state is stored so a listing filtered by state finds the task. A
             // run that ends without the agent ever waiting needs no such write (its final
@@ -439,7 +447,7 @@ impl TaskManager {
             // else only once the agent first waits.
             let watched = started.is_some();
             if watched {
-                self.store_working(&running).await;
+                self.store_working(&running, &working_write).await;
             }
             self.send(&running, started).await;
             let job = async {
@@ -457,7 +465,7 @@ impl TaskManager {
             match futures::poll!(job.as_mut()) {
                 Poll::Ready(outcome) => outcome,
                 Poll::Pending => {
-                    self.store_working(&running).await;
+                    self.store_working(&running, &working_write).await;
                     job.await
                 }
             }
@@ -467,14 +475,30 @@ impl TaskManager {
             outcome = stopped => outcome,
             outcome = work => outcome,
         };
+        let in_flight = working_write.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(write) = in_flight {
+            write.await;
+        }
         self.settle(&running, &reply_id, outcome).await;
     }
 
-    /// Stores the running task as it is now (`working`).
-    async fn store_working(&self, running: &Running) {
-        if let Err(error) = self.store.put(running.snapshot()).await {
-            tracing::warn!(%error, "could not store the working task");
+    /// Stores the running task as it is now (`working`), as a task of its own that `slot`
+    /// keeps until the run is settled (see `run`).
+    async fn store_working(&self, running: &Running, slot: &Mutex<Option<WorkingWrite>>) {
+        let store = self.store.clone();
+        let task = running.snapshot();
+        let write = tokio::spawn(async move {
+            if let Err(error) = store.put(task).await {
+                tracing::warn!(%error, "could not store the working task");
+            }
+        })
+        .map(|_joined| ())
+        .boxed()
+        .shared();
+        if let Ok(mut slot) = slot.lock() {
+            *slot = Some(write.clone());
         }
+        write.await;
     }
 
     /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
