@@ -256,3 +256,80 @@ async fn a_cancel_while_the_working_state_is_being_stored_is_what_the_store_keep
     let kept = server.get_task(&id).await;
     assert_eq!(kept["status"]["state"], "canceled", "{kept}");
 }
+
+/// A store whose writes of a new (`submitted`) task take a while and land even when the
+/// caller stops waiting.
+struct SlowNewTasks(Arc<a2ui_agent::task::InMemoryStore>);
+
+impl a2ui_agent::task::TaskStore for SlowNewTasks {
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Option<a2ui_agent::a2a::Task>, a2ui_agent::task::StoreError>,
+    > {
+        self.0.get(id)
+    }
+
+    fn put(
+        &self,
+        task: a2ui_agent::a2a::Task,
+    ) -> futures::future::BoxFuture<'_, Result<(), a2ui_agent::task::StoreError>> {
+        let store = self.0.clone();
+        let slow = task.status.state == a2ui_agent::a2a::TaskState::Submitted;
+        let write = tokio::spawn(async move {
+            if slow {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            store.put(task).await
+        });
+        Box::pin(async move {
+            write
+                .await
+                .unwrap_or_else(|e| Err(a2ui_agent::task::StoreError::Other(e.to_string())))
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a a2ui_agent::a2a::TaskListQuery,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Option<a2ui_agent::a2a::TaskPage>, a2ui_agent::task::StoreError>,
+    > {
+        self.0.list(query)
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_while_its_task_is_being_stored_leaves_no_task_stranded() {
+    let server = spawn(
+        builder(|_request: Request| async { Ok::<_, AgentError>(Reply::text("done")) })
+            .store(SlowNewTasks(Arc::new(
+                a2ui_agent::task::InMemoryStore::new(),
+            )))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+        "params": text_message("hello")});
+    let hung_up = impatient.post(&server.url).json(&body).send().await;
+    assert!(hung_up.is_err(), "the client gave up before the answer");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let listed = server.call_v1("ListTasks", json!({})).await;
+    let tasks = listed["result"]["tasks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(tasks.len(), 1, "{listed}");
+    assert_eq!(
+        tasks[0]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "the task was run to its end: {listed}"
+    );
+}

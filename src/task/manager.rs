@@ -33,7 +33,7 @@ use tracing::Instrument;
 use super::output::{OutputPipeline, coalesce_text};
 use super::repair::{Guard, RepairPolicy};
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
-use super::{Clock, Cluster, IdGenerator, Lifecycle, TaskError, TaskStore, timestamp};
+use super::{Clock, Cluster, IdGenerator, Lifecycle, StoreError, TaskError, TaskStore, timestamp};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
@@ -261,6 +261,26 @@ impl TaskManager {
     /// subscribe: the runner waits for its subscribers).
     pub(crate) async fn start(
         self: &Arc<Self>,
+        prepared: Prepared,
+        stream: bool,
+    ) -> Result<Started, TaskError> {
+        // On a task of its own: a client that hangs up drops the request's future, and a
+        // store may still finish a write whose future was dropped. Stopped between storing
+        // the task and starting its run, the task would stay stored `submitted` (or
+        // `working`) with nothing running it.
+        let manager = self.clone();
+        tokio::spawn(async move { manager.begin(prepared, stream).await })
+            .await
+            .unwrap_or_else(|joined| {
+                Err(TaskError::Store(StoreError::Other(format!(
+                    "starting the task stopped: {joined}"
+                ))))
+            })
+    }
+
+    /// [`start`](Self::start), run to its end whether or not its caller still waits.
+    async fn begin(
+        self: Arc<Self>,
         prepared: Prepared,
         stream: bool,
     ) -> Result<Started, TaskError> {
