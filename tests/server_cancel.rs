@@ -7,9 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use a2ui_agent::a2a::{Task, TaskListQuery, TaskPage, TaskState};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
+use a2ui_agent::task::{InMemoryStore, StoreError, TaskStore};
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde_json::json;
 use support::{SseReader, builder, spawn, text_message};
 
@@ -194,28 +197,31 @@ async fn cancels_racing_with_the_end_of_a_task_leave_it_settled() {
     }
 }
 
-/// A store whose writes of a `working` task land late and cannot be called off, as with a
-/// store that hands its writes to a thread pool (`spawn_blocking`): dropping the `put`
-/// future does not stop the write.
-struct LateWorkingWrites(Arc<a2ui_agent::task::InMemoryStore>);
+/// A store whose writes of a task in one state land late and cannot be called off, as with a
+/// store that hands its writes to a thread (`spawn_blocking`, a writer thread) or a
+/// pipelined connection: dropping the `put` future does not stop the write.
+struct LateWrites {
+    store: Arc<InMemoryStore>,
+    state: TaskState,
+}
 
-impl a2ui_agent::task::TaskStore for LateWorkingWrites {
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> futures::future::BoxFuture<
-        'a,
-        Result<Option<a2ui_agent::a2a::Task>, a2ui_agent::task::StoreError>,
-    > {
-        self.0.get(id)
+impl LateWrites {
+    fn of(state: TaskState) -> Self {
+        Self {
+            store: Arc::new(InMemoryStore::new()),
+            state,
+        }
+    }
+}
+
+impl TaskStore for LateWrites {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        self.store.get(id)
     }
 
-    fn put(
-        &self,
-        task: a2ui_agent::a2a::Task,
-    ) -> futures::future::BoxFuture<'_, Result<(), a2ui_agent::task::StoreError>> {
-        let store = self.0.clone();
-        let late = task.status.state == a2ui_agent::a2a::TaskState::Working;
+    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        let store = self.store.clone();
+        let late = task.status.state == self.state;
         let write = tokio::spawn(async move {
             if late {
                 tokio::time::sleep(Duration::from_millis(300)).await;
@@ -225,8 +231,15 @@ impl a2ui_agent::task::TaskStore for LateWorkingWrites {
         Box::pin(async move {
             write
                 .await
-                .unwrap_or_else(|e| Err(a2ui_agent::task::StoreError::Other(e.to_string())))
+                .unwrap_or_else(|e| Err(StoreError::Other(e.to_string())))
         })
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        self.store.list(query)
     }
 }
 
@@ -234,10 +247,9 @@ impl a2ui_agent::task::TaskStore for LateWorkingWrites {
 async fn a_cancel_while_the_working_state_is_being_stored_is_what_the_store_keeps() {
     let ticks = Arc::new(AtomicUsize::new(0));
     let dropped = Arc::new(AtomicBool::new(false));
-    let store = Arc::new(a2ui_agent::task::InMemoryStore::new());
     let server = spawn(
         builder(ticking_agent(ticks, dropped))
-            .store(LateWorkingWrites(store))
+            .store(LateWrites::of(TaskState::Working))
             .build()
             .unwrap(),
     )
@@ -257,58 +269,11 @@ async fn a_cancel_while_the_working_state_is_being_stored_is_what_the_store_keep
     assert_eq!(kept["status"]["state"], "canceled", "{kept}");
 }
 
-/// A store whose writes of a new (`submitted`) task take a while and land even when the
-/// caller stops waiting.
-struct SlowNewTasks(Arc<a2ui_agent::task::InMemoryStore>);
-
-impl a2ui_agent::task::TaskStore for SlowNewTasks {
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> futures::future::BoxFuture<
-        'a,
-        Result<Option<a2ui_agent::a2a::Task>, a2ui_agent::task::StoreError>,
-    > {
-        self.0.get(id)
-    }
-
-    fn put(
-        &self,
-        task: a2ui_agent::a2a::Task,
-    ) -> futures::future::BoxFuture<'_, Result<(), a2ui_agent::task::StoreError>> {
-        let store = self.0.clone();
-        let slow = task.status.state == a2ui_agent::a2a::TaskState::Submitted;
-        let write = tokio::spawn(async move {
-            if slow {
-                tokio::time::sleep(Duration::from_millis(300)).await;
-            }
-            store.put(task).await
-        });
-        Box::pin(async move {
-            write
-                .await
-                .unwrap_or_else(|e| Err(a2ui_agent::task::StoreError::Other(e.to_string())))
-        })
-    }
-
-    fn list<'a>(
-        &'a self,
-        query: &'a a2ui_agent::a2a::TaskListQuery,
-    ) -> futures::future::BoxFuture<
-        'a,
-        Result<Option<a2ui_agent::a2a::TaskPage>, a2ui_agent::task::StoreError>,
-    > {
-        self.0.list(query)
-    }
-}
-
 #[tokio::test]
 async fn a_client_that_hangs_up_while_its_task_is_being_stored_leaves_no_task_stranded() {
     let server = spawn(
         builder(|_request: Request| async { Ok::<_, AgentError>(Reply::text("done")) })
-            .store(SlowNewTasks(Arc::new(
-                a2ui_agent::task::InMemoryStore::new(),
-            )))
+            .store(LateWrites::of(TaskState::Submitted))
             .build()
             .unwrap(),
     )
