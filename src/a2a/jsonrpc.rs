@@ -353,7 +353,13 @@ pub(crate) fn decode_request_raw(body: &[u8]) -> Result<RawRequest<'_>, (Id, Rpc
         #[serde(borrow, default)]
         params: Option<&'a RawValue>,
     }
-    if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) {
+    // A derived struct also reads a JSON array, member by position: `["2.0", 0, "m"]` would
+    // pass for a request. Only an object takes the fast path.
+    let object = body.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'{');
+    if let Some(envelope) = object
+        .then(|| serde_json::from_slice::<Envelope<'_>>(body).ok())
+        .flatten()
+    {
         let id = match envelope
             .id
             .map(|raw| serde_json::from_str::<Value>(raw.get()))
@@ -529,6 +535,15 @@ mod tests {
         for body in bodies {
             let (raw, expected) = raw_and_value_readings(body);
             assert_eq!(raw, expected, "{}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn an_array_is_a_batch_for_both_readers_not_a_request_by_position() {
+        for body in [r#"["2.0", 0, "2.0"]"#, r#" ["2.0", 1, "m", {}]"#] {
+            let (raw, expected) = raw_and_value_readings(body.as_bytes());
+            assert_eq!(raw, expected, "{body}");
+            assert!(raw.contains("batch"), "{raw}");
         }
     }
 
