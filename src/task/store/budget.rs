@@ -75,20 +75,22 @@ pub(crate) fn omitted(bytes: usize, limit: usize) -> Part {
 /// Takes `message`'s size out of `left`, or replaces its parts by [`omitted`] when it does
 /// not fit (the notice's size is then taken out, down to zero).
 fn fit_message(message: &mut Message, left: &mut usize) {
-    let size = json_size(message);
+    let mut size = json_size(message);
     if size > *left {
         message.parts = vec![omitted(size, *left)];
+        size = json_size(message);
     }
-    *left = left.saturating_sub(json_size(message));
+    *left = left.saturating_sub(size);
 }
 
 /// As [`fit_message`], for an artifact.
 fn fit_artifact(artifact: &mut Artifact, left: &mut usize) {
-    let size = value_size(&encode_artifact(artifact));
+    let mut size = value_size(&encode_artifact(artifact));
     if size > *left {
         artifact.parts = vec![omitted(size, *left)];
+        size = value_size(&encode_artifact(artifact));
     }
-    *left = left.saturating_sub(value_size(&encode_artifact(artifact)));
+    *left = left.saturating_sub(size);
 }
 
 /// The size of `message` as JSON, in bytes, without building the string.
