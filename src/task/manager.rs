@@ -264,18 +264,21 @@ impl TaskManager {
         prepared: Prepared,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        // On a task of its own: a client that hangs up drops the request's future, and a
-        // store may still finish a write whose future was dropped. Stopped between storing
-        // the task and starting its run, the task would stay stored `submitted` (or
-        // `working`) with nothing running it.
-        let manager = self.clone();
-        tokio::spawn(async move { manager.begin(prepared, stream).await })
-            .await
-            .unwrap_or_else(|joined| {
+        // A client that hangs up drops the request's future, and a store may still finish a
+        // write whose future was dropped. Stopped between storing the task and starting its
+        // run, the task would stay stored `submitted` (or `working`) with nothing running
+        // it. So a start that does not end at its first poll (it waits on the store or a
+        // lock) ends on a task of its own; one that does (the in-memory store) costs no
+        // spawn.
+        let mut begin = Box::pin(self.clone().begin(prepared, stream));
+        match futures::poll!(begin.as_mut()) {
+            Poll::Ready(started) => started,
+            Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
                 Err(TaskError::Store(StoreError::Other(format!(
                     "starting the task stopped: {joined}"
                 ))))
-            })
+            }),
+        }
     }
 
     /// [`start`](Self::start), run to its end whether or not its caller still waits.
