@@ -237,6 +237,22 @@ impl TaskState {
         matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
     }
 
+    /// Whether the agent is done with the task, for good or for now: terminal or
+    /// interrupted. A task stops running in a settled state.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::TaskState;
+    ///
+    /// assert!(TaskState::InputRequired.is_settled());
+    /// assert!(TaskState::Failed.is_settled());
+    /// assert!(!TaskState::Working.is_settled());
+    /// ```
+    pub fn is_settled(self) -> bool {
+        self.is_terminal() || self.is_interrupted()
+    }
+
     /// The protocol name of the state (`"input-required"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -412,9 +428,7 @@ impl StreamEvent {
         match self {
             StreamEvent::Message(_) => true,
             StreamEvent::StatusUpdate(update) => update.is_final,
-            StreamEvent::Task(task) => {
-                task.status.state.is_terminal() || task.status.state.is_interrupted()
-            }
+            StreamEvent::Task(task) => task.status.state.is_settled(),
             StreamEvent::ArtifactUpdate(_) => false,
         }
     }

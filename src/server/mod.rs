@@ -486,7 +486,7 @@ impl ServerBuilder {
     pub fn build(self) -> Result<A2uiServer, BuildError> {
         let mut card = self.card.ok_or(BuildError::MissingCard)?;
         let agent = self.agent.ok_or(BuildError::MissingAgent)?;
-        if !(self.final_state.is_terminal() || self.final_state.is_interrupted()) {
+        if !self.final_state.is_settled() {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
         let default_capabilities = self

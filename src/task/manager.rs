@@ -30,7 +30,7 @@ use futures::{FutureExt, StreamExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
-use super::output::{OutputPipeline, coalesce_text};
+use super::output::{OutputError, OutputPipeline, coalesce_text};
 use super::repair::{Guard, RepairPolicy};
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
 use super::{Clock, Cluster, IdGenerator, Lifecycle, StoreError, TaskError, TaskStore, timestamp};
@@ -390,7 +390,7 @@ impl TaskManager {
         let running = self.running.lock().await.get(id).cloned();
         if let Some(running) = running {
             let state = running.snapshot().status.state;
-            if !(state.is_terminal() || state.is_interrupted()) {
+            if !state.is_settled() {
                 return Err(TaskError::Busy {
                     id: id.to_owned(),
                     state,
@@ -575,7 +575,7 @@ impl TaskManager {
             Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
         };
         let final_state = reply.final_state.unwrap_or(self.final_state);
-        if !(final_state.is_terminal() || final_state.is_interrupted()) {
+        if !final_state.is_settled() {
             return Attempt::Done(Outcome::Invalid(format!(
                 "the agent asked to end the task in state {final_state}"
             )));
@@ -624,9 +624,9 @@ impl TaskManager {
                     }
                 }
                 Err(error) => {
-                    let (before, _) = guard.screen(error.before, 0);
-                    self.progress(running, reply_id, before, parts).await;
-                    return Attempt::Done(Outcome::Failed(error.reason));
+                    return self
+                        .fail_after(running, reply_id, guard, error, parts)
+                        .await;
                 }
             }
         }
@@ -639,9 +639,9 @@ impl TaskManager {
                 }
             }
             Err(error) => {
-                let (before, _) = guard.screen(error.before, 0);
-                self.progress(running, reply_id, before, parts).await;
-                return Attempt::Done(Outcome::Failed(error.reason));
+                return self
+                    .fail_after(running, reply_id, guard, error, parts)
+                    .await;
             }
         }
         Attempt::Done(Outcome::Finished {
@@ -658,6 +658,21 @@ impl TaskManager {
             .unwrap_or_default();
         tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
         Outcome::Failed("The agent failed unexpectedly.".to_owned())
+    }
+
+    /// Sends what the read completed before `error` (text before a broken block, say), then
+    /// fails the attempt with the error's reason.
+    async fn fail_after(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        guard: &mut Guard,
+        error: OutputError,
+        parts: &mut Vec<Part>,
+    ) -> Attempt {
+        let (before, _) = guard.screen(error.before, 0);
+        self.progress(running, reply_id, before, parts).await;
+        Attempt::Done(Outcome::Failed(error.reason))
     }
 
     /// Sends a `working` update holding `new` parts (none: nothing to send).
@@ -924,7 +939,7 @@ impl TaskManager {
             let settled = async {
                 loop {
                     match events.recv().await {
-                        Some(event) if is_final(&event) => return,
+                        Some(event) if event.is_final() => return,
                         Some(_) => {}
                         None => std::future::pending::<()>().await,
                     }
@@ -965,11 +980,6 @@ fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
             state,
         }
     }
-}
-
-/// Whether `event` is a task's last.
-fn is_final(event: &StreamEvent) -> bool {
-    matches!(event, StreamEvent::StatusUpdate(update) if update.is_final)
 }
 
 fn status_event(task: &Task, is_final: bool) -> StreamEvent {

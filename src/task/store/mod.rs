@@ -474,8 +474,7 @@ impl InMemoryStore {
 
 /// Whether the agent is done with the task for now (it may be evicted).
 fn is_settled(task: &Task) -> bool {
-    let state = task.status.state;
-    state.is_terminal() || state.is_interrupted()
+    task.status.state.is_settled()
 }
 
 impl TaskStore for InMemoryStore {

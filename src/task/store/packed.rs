@@ -97,33 +97,80 @@ impl Packed {
             ))
         };
         let body: Body<'_> = serde_json::from_str(&self.body).map_err(|e| corrupt(&e))?;
-        let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get());
-        let message = |raw: &RawValue| -> Result<Message, StoreError> {
-            let value = value(raw).map_err(|e| corrupt(&e))?;
-            decode_message(&value, "message").map_err(|e| corrupt(&e))
+        let kept = KeptJson {
+            message: body.message.map(RawValue::get),
+            history: body.history.map_or("[]", RawValue::get),
+            artifacts: body.artifacts.map_or("[]", RawValue::get),
         };
         let mut task = self.header.clone();
-        task.status.message = body.message.map(message).transpose()?;
-        let skip = wanted.history_skip(body.history.len());
-        task.history = body.history[skip..]
-            .iter()
-            .copied()
-            .map(message)
-            .collect::<Result<_, _>>()?;
-        if wanted.artifacts {
-            task.artifacts = body
-                .artifacts
-                .iter()
-                .map(|raw| {
-                    value(raw)
-                        .ok()
-                        .and_then(|value| decode_artifact(&value))
-                        .ok_or_else(|| corrupt(&"bad artifact"))
-                })
-                .collect::<Result<_, _>>()?;
-        }
+        kept.decode_into(&mut task, wanted, &corrupt)?;
         task.metadata = body.metadata;
         Ok(task)
+    }
+}
+
+/// A task's status message, history and artifacts as 0.3 JSON text: how the packed form
+/// and the SQL rows keep them, written in one serde pass over borrowed structs (no `Value`
+/// tree) and read back with only the wanted parts decoded.
+pub(crate) struct KeptJson<'a> {
+    /// The status message, if any.
+    pub(crate) message: Option<&'a str>,
+    /// The history, a JSON array.
+    pub(crate) history: &'a str,
+    /// The artifacts, a JSON array.
+    pub(crate) artifacts: &'a str,
+}
+
+/// One message as JSON text.
+pub(crate) fn message_json(message: &Message) -> String {
+    // Borrowed strings and JSON values into a `String` cannot fail to serialize.
+    serde_json::to_string(&wire_message(message)).unwrap_or_default()
+}
+
+/// Messages as a JSON array.
+pub(crate) fn messages_json(messages: &[Message]) -> String {
+    serde_json::to_string(&Messages(messages)).unwrap_or_default()
+}
+
+/// Artifacts as a JSON array.
+pub(crate) fn artifacts_json(artifacts: &[Artifact]) -> String {
+    Value::Array(artifacts.iter().map(encode_artifact).collect()).to_string()
+}
+
+impl KeptJson<'_> {
+    /// Sets `task`'s status message, its `wanted` newest history messages and (if wanted)
+    /// its artifacts; the items left out are skipped as text, never built as values.
+    /// `corrupt` names what does not read back.
+    pub(crate) fn decode_into(
+        &self,
+        task: &mut Task,
+        wanted: Wanted,
+        corrupt: &dyn Fn(&dyn std::fmt::Display) -> StoreError,
+    ) -> Result<(), StoreError> {
+        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e));
+        let message = |text: &str| decode_message(&json(text)?, "message").map_err(|e| corrupt(&e));
+        let items = |what: &str, text| {
+            serde_json::from_str::<Vec<&RawValue>>(text)
+                .map_err(|e| corrupt(&format!("{what} is not a JSON array: {e}")))
+        };
+        task.status.message = self.message.map(message).transpose()?;
+        let history = items("history", self.history)?;
+        let skip = wanted.history_skip(history.len());
+        task.history = history[skip..]
+            .iter()
+            .map(|raw| message(raw.get()))
+            .collect::<Result<_, _>>()?;
+        task.artifacts = if wanted.artifacts {
+            items("artifacts", self.artifacts)?
+                .iter()
+                .map(|raw| {
+                    decode_artifact(&json(raw.get())?).ok_or_else(|| corrupt(&"bad artifact"))
+                })
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(())
     }
 }
 
@@ -147,16 +194,16 @@ impl Serialize for Messages<'_> {
     }
 }
 
-/// A packed body as read back: each message and artifact still JSON text, borrowed from the
-/// body, until it is wanted.
+/// A packed body as read back: the status message, history and artifacts still JSON text,
+/// borrowed from the body, until they are wanted.
 #[derive(Deserialize)]
 struct Body<'a> {
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    history: Vec<&'a RawValue>,
+    history: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    artifacts: Vec<&'a RawValue>,
+    artifacts: Option<&'a RawValue>,
     #[serde(default)]
     metadata: Option<Map<String, Value>>,
 }

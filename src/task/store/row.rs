@@ -5,20 +5,64 @@
 //! strings in and out. Decoding never trusts the database: a row that does not read back
 //! is a [`StoreError`] naming the task, not a panic.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::StoreError;
-use super::packed::decode_artifact;
+use super::budget::Budget;
+use super::packed::{KeptJson, artifacts_json, message_json, messages_json};
 use super::wanted::Wanted;
-use crate::a2a::v0_3::{decode_message, encode_artifact, encode_message};
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::task::timestamp;
 
 /// What a task that was running when its server stopped says afterwards.
 pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";
+
+/// What an SQL store keeps of a task ([`Budget`]) and for how long after its last update.
+/// A task that runs never expires.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub(super) budget: Budget,
+    pub(super) finished_ttl: Duration,
+    pub(super) interrupted_ttl: Duration,
+}
+
+impl Limits {
+    /// Default: terminal tasks are forgotten an hour after their last update.
+    pub(super) const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
+    /// Default: tasks waiting for input are forgotten a week after their last update.
+    pub(super) const DEFAULT_INTERRUPTED_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+    pub(super) const DEFAULT: Limits = Limits {
+        budget: Budget::DEFAULT,
+        finished_ttl: Self::DEFAULT_FINISHED_TTL,
+        interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
+    };
+
+    /// When a task in `state` written at `now_ms` is forgotten (`None`: never, it runs).
+    pub(super) fn expires_ms(&self, state: TaskState, now_ms: i64) -> Option<i64> {
+        let ttl = if state.is_terminal() {
+            self.finished_ttl
+        } else if state.is_interrupted() {
+            self.interrupted_ttl
+        } else {
+            return None;
+        };
+        Some(add_ms(now_ms, ttl))
+    }
+}
+
+/// `time` in milliseconds since the Unix epoch, as the `expires_ms` columns keep it.
+pub(super) fn millis(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `ttl` after `now_ms`, saturating.
+pub(super) fn add_ms(now_ms: i64, ttl: Duration) -> i64 {
+    now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
+}
 
 /// The columns a task is kept in, in [`Row`]'s field order.
 pub(super) const COLUMNS: &str =
@@ -50,14 +94,9 @@ impl Row {
             context_id: task.context_id.clone(),
             state: task.status.state.as_str().to_owned(),
             status_ts: task.status.timestamp.clone().unwrap_or_default(),
-            status_message: task
-                .status
-                .message
-                .as_ref()
-                .map(|message| encode_message(message).to_string()),
-            history: Value::Array(task.history.iter().map(encode_message).collect()).to_string(),
-            artifacts: Value::Array(task.artifacts.iter().map(encode_artifact).collect())
-                .to_string(),
+            status_message: task.status.message.as_ref().map(message_json),
+            history: messages_json(&task.history),
+            artifacts: artifacts_json(&task.artifacts),
             metadata: task
                 .metadata
                 .as_ref()
@@ -79,52 +118,33 @@ impl Row {
             .into_iter()
             .find(|state| state.as_str() == self.state)
             .ok_or_else(|| corrupt(&format!("unknown state {:?}", self.state)))?;
-        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e));
-        let message = |text: &str| decode_message(&json(text)?, "message").map_err(|e| corrupt(&e));
-        let items = |what: &str, error| corrupt(&format!("{what} is not a JSON array: {error}"));
-        let status_message = self.status_message.as_deref().map(message).transpose()?;
-        let history = raw_items(&self.history).map_err(|e| items("history", e))?;
-        let skip = wanted.history_skip(history.len());
-        let history = history[skip..]
-            .iter()
-            .map(|raw| message(raw.get()))
-            .collect::<Result<_, _>>()?;
-        let artifacts = if wanted.artifacts {
-            raw_items(&self.artifacts)
-                .map_err(|e| items("artifacts", e))?
-                .iter()
-                .map(|raw| {
-                    decode_artifact(&json(raw.get())?).ok_or_else(|| corrupt(&"bad artifact"))
-                })
-                .collect::<Result<_, _>>()?
-        } else {
-            Vec::new()
-        };
         let metadata = match &self.metadata {
-            Some(text) => match json(text)? {
+            Some(text) => match serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e))? {
                 Value::Object(map) => Some(map),
                 _ => return Err(corrupt(&"metadata is not an object")),
             },
             None => None,
         };
-        Ok(Task {
-            id,
+        let kept = KeptJson {
+            message: self.status_message.as_deref(),
+            history: &self.history,
+            artifacts: &self.artifacts,
+        };
+        let mut task = Task {
+            id: id.clone(),
             context_id: self.context_id,
             status: TaskStatus {
                 state,
-                message: status_message,
+                message: None,
                 timestamp: (!self.status_ts.is_empty()).then_some(self.status_ts),
             },
-            artifacts,
-            history,
+            artifacts: Vec::new(),
+            history: Vec::new(),
             metadata,
-        })
+        };
+        kept.decode_into(&mut task, wanted, &corrupt)?;
+        Ok(task)
     }
-}
-
-/// The items of a JSON array, each still text.
-fn raw_items(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
-    serde_json::from_str(text)
 }
 
 /// `task` (left running by a server that stopped) as `failed`, saying so; the partial reply

@@ -23,14 +23,14 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::budget::Budget;
-use super::row::{COLUMNS, Row, stopped};
+use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
 use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
@@ -111,13 +111,6 @@ impl Worker {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    budget: Budget,
-    finished_ttl: Duration,
-    interrupted_ttl: Duration,
-}
-
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore")
@@ -139,9 +132,9 @@ impl SqliteStore {
     /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
     pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
     /// Default: terminal tasks are forgotten an hour after their last update.
-    pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
+    pub const DEFAULT_FINISHED_TTL: Duration = Limits::DEFAULT_FINISHED_TTL;
     /// Default: tasks waiting for input are forgotten a week after their last update.
-    pub const DEFAULT_INTERRUPTED_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+    pub const DEFAULT_INTERRUPTED_TTL: Duration = Limits::DEFAULT_INTERRUPTED_TTL;
 
     /// Opens (or creates) the store in the file at `path`, applies the migrations it lacks
     /// and fails the tasks a previous process left running.
@@ -179,11 +172,7 @@ impl SqliteStore {
         fail_orphans(&mut connection, now)?;
         Ok(Self {
             worker: Worker::start(connection)?,
-            limits: Limits {
-                budget: Budget::DEFAULT,
-                finished_ttl: Self::DEFAULT_FINISHED_TTL,
-                interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
-            },
+            limits: Limits::DEFAULT,
             clock: Arc::new(SystemClock),
         })
     }
@@ -261,15 +250,6 @@ impl SqliteStore {
             answered.await.map_err(|_| stopped())?
         })
     }
-}
-
-fn millis(time: SystemTime) -> i64 {
-    time.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-fn add_ms(now: i64, ttl: Duration) -> i64 {
-    now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Applies the migrations the file lacks, each in its own transaction.
@@ -403,14 +383,7 @@ impl TaskStore for SqliteStore {
         let limits = self.limits;
         self.blocking(move |connection| {
             limits.budget.apply(&mut task);
-            let state = task.status.state;
-            let expires_ms = if state.is_terminal() {
-                Some(add_ms(now, limits.finished_ttl))
-            } else if state.is_interrupted() {
-                Some(add_ms(now, limits.interrupted_ttl))
-            } else {
-                None
-            };
+            let expires_ms = limits.expires_ms(task.status.state, now);
             let transaction = connection.transaction().map_err(sql_error)?;
             transaction
                 .execute(
@@ -510,6 +483,7 @@ fn list(
 mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
+    use std::time::UNIX_EPOCH;
 
     use super::super::row::STOPPED_MESSAGE;
     use super::*;

@@ -35,7 +35,7 @@ mod notify;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
@@ -43,7 +43,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
-use super::row::{COLUMNS, Row};
+use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::task::page::{PageCursor, normalized_timestamp};
@@ -110,13 +110,6 @@ pub struct PostgresBuilder {
     url: String,
     limits: Limits,
     lease: Duration,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    budget: Budget,
-    finished_ttl: Duration,
-    interrupted_ttl: Duration,
 }
 
 impl PostgresBuilder {
@@ -236,11 +229,6 @@ struct Inner {
 /// The most settled tasks kept for writing once the database is back.
 const MAX_UNSAVED: usize = 1_024;
 
-/// Whether a task in `state` is done running (for now).
-fn settled(state: TaskState) -> bool {
-    state.is_terminal() || state.is_interrupted()
-}
-
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresStore")
@@ -264,9 +252,9 @@ impl PostgresStore {
     /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
     pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
     /// Default: terminal tasks are forgotten an hour after their last update.
-    pub const DEFAULT_FINISHED_TTL: Duration = Duration::from_secs(3600);
+    pub const DEFAULT_FINISHED_TTL: Duration = Limits::DEFAULT_FINISHED_TTL;
     /// Default: tasks waiting for input are forgotten a week after their last update.
-    pub const DEFAULT_INTERRUPTED_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+    pub const DEFAULT_INTERRUPTED_TTL: Duration = Limits::DEFAULT_INTERRUPTED_TTL;
     /// Default lease of an instance on the tasks it runs.
     pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
@@ -275,11 +263,7 @@ impl PostgresStore {
     pub fn builder(url: impl Into<String>) -> PostgresBuilder {
         PostgresBuilder {
             url: url.into(),
-            limits: Limits {
-                budget: Budget::DEFAULT,
-                finished_ttl: Self::DEFAULT_FINISHED_TTL,
-                interrupted_ttl: Self::DEFAULT_INTERRUPTED_TTL,
-            },
+            limits: Limits::DEFAULT,
             lease: Self::DEFAULT_LEASE,
         }
     }
@@ -297,17 +281,7 @@ impl Inner {
 
     /// When a task in `state` written now is forgotten (never while it runs).
     fn expiry(&self, state: TaskState) -> Option<i64> {
-        let ttl = if state.is_terminal() {
-            self.limits.finished_ttl
-        } else if state.is_interrupted() {
-            self.limits.interrupted_ttl
-        } else {
-            return None;
-        };
-        Some(
-            self.now_ms()
-                .saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
-        )
+        self.limits.expires_ms(state, self.now_ms())
     }
 
     /// The owner a task in `state` written by this instance has.
@@ -335,7 +309,7 @@ impl Inner {
         let mut unsaved = self.unsaved();
         if written.is_ok() {
             unsaved.remove(&task.id);
-        } else if settled(task.status.state) {
+        } else if task.status.state.is_settled() {
             if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
                 unsaved.insert(task.id.clone(), task);
             } else {
@@ -542,11 +516,6 @@ fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {
         artifacts: row.try_get(6).map_err(pg_error)?,
         metadata: row.try_get(7).map_err(pg_error)?,
     })
-}
-
-fn millis(time: SystemTime) -> i64 {
-    time.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Applies the migrations the database lacks, under an advisory lock, in one transaction.

@@ -250,7 +250,7 @@ impl Inner {
             let task = read_row(row)?.decode(ENGINE)?;
             gone.remove(&task.id);
             let state = task.status.state;
-            if state.is_terminal() || state.is_interrupted() {
+            if state.is_settled() {
                 settled.push(TaskStatusUpdateEvent {
                     task_id: task.id,
                     context_id: task.context_id,
@@ -303,7 +303,7 @@ impl Inner {
             tracing::warn!(task_id, "ignoring a task event that does not decode");
             return true;
         };
-        let last = matches!(&event, StreamEvent::StatusUpdate(update) if update.is_final);
+        let last = event.is_final();
         let event = Arc::new(event);
         let mut watchers = self.watchers();
         if let Some(list) = watchers.get_mut(task_id) {
