@@ -152,14 +152,7 @@ async fn a_conversation_waiting_on_one_instance_continues_through_the_other_and_
     // Chunks 20 ms apart: a turn lasts long enough for two continuations to collide.
     let (_a_child, a) = serve(&url, 20).await;
     let (_b_child, b) = serve(&url, 20).await;
-    let first = a
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    assert_eq!(first["status"]["state"], "input-required", "{first}");
-    let task_id = first["id"].as_str().unwrap().to_owned();
+    let task_id = ask_dinner(&a).await;
 
     // Both instances are asked to continue it at once: exactly one runs the turn.
     let answer = params(
@@ -392,16 +385,9 @@ fn user_messages(task: &Value) -> usize {
     })
 }
 
-/// Sends "Dinner?" to `server` as a new task; its id, once it waits for input.
+/// Asks the demo "Dinner?" on `server` as a new task; its id, once it waits for input.
 async fn ask_dinner(server: &TestServer) -> String {
-    let task = server
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    assert_eq!(task["status"]["state"], "input-required", "{task}");
-    task["id"].as_str().unwrap().to_owned()
+    server.ask_dinner().await["id"].as_str().unwrap().to_owned()
 }
 
 #[tokio::test]

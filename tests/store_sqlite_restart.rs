@@ -47,13 +47,7 @@ async fn a_conversation_waiting_for_input_continues_after_the_server_is_killed()
     let dir = temp_dir("input");
     let db = dir.join("tasks.db");
     let (child, server) = serve(&db, 0).await;
-    let first = server
-        .result(
-            "message/send",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    assert_eq!(first["status"]["state"], "input-required", "{first}");
+    let first = server.ask_dinner().await;
     let task_id = first["id"].as_str().unwrap().to_owned();
     let first_user_message = first["history"][0]["messageId"].clone();
     kill_hard(child).await;

@@ -249,6 +249,19 @@ impl TestServer {
             .expect("the stream did not end")
     }
 
+    /// Asks the demo agent "Dinner?" as a new task by `message/send` and returns the task,
+    /// checked to wait for input (the demo asks which restaurant).
+    pub async fn ask_dinner(&self) -> Value {
+        let task = self
+            .result(
+                "message/send",
+                params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+            )
+            .await;
+        assert_eq!(task["status"]["state"], "input-required", "{task}");
+        task
+    }
+
     pub async fn get_task(&self, id: &str) -> Value {
         self.result("tasks/get", json!({"id": id})).await
     }
