@@ -51,25 +51,6 @@ async fn serve_with(
     (child, TestServer::external(url))
 }
 
-/// Opens a stream of a new "Dinner?" task on `server` and reads it until the task works.
-async fn start_streaming(server: &TestServer) -> (SseReader, String) {
-    let response = server
-        .open_stream(
-            "message/stream",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    let mut events = SseReader::new(response);
-    loop {
-        let event = events.next_event().await.expect("the stream ended early");
-        let result = &event["result"];
-        if result["status"]["state"] == "working" {
-            let id = result["taskId"].as_str().or(result["id"].as_str()).unwrap();
-            return (events, id.to_owned());
-        }
-    }
-}
-
 /// Reads `events` to the final update (for at most 20 s: keep-alive comments would let a
 /// stream without one go on forever); returns it and the text the updates before carried.
 async fn read_to_final(events: &mut SseReader) -> (Value, String) {
@@ -102,7 +83,7 @@ async fn a_task_running_on_one_instance_is_read_watched_and_canceled_through_the
     // Slow chunks: the reply takes far longer than the test.
     let (_a_child, a) = serve(&url, 100).await;
     let (_b_child, b) = serve(&url, 100).await;
-    let (mut a_events, task_id) = start_streaming(&a).await;
+    let (mut a_events, task_id) = a.stream_dinner().await;
 
     assert_eq!(b.get_task(&task_id).await["status"]["state"], "working");
     let page = b
@@ -189,7 +170,7 @@ async fn an_instance_killed_mid_stream_has_its_task_failed_by_its_peer_within_th
     let url = cluster.database("failover");
     let (mut a_child, a) = serve(&url, 400).await;
     let (_b_child, b) = serve(&url, 0).await;
-    let (a_events, task_id) = start_streaming(&a).await;
+    let (a_events, task_id) = a.stream_dinner().await;
     let mut b_events = SseReader::new(
         b.open_stream("tasks/resubscribe", json!({"id": task_id}))
             .await,
@@ -228,7 +209,7 @@ async fn a_task_cut_off_by_a_graceful_shutdown_is_stored_failed_and_its_watchers
     // Chunks 3 s apart: the reply is still streaming at A's 1 s drain deadline.
     let (mut a_child, a) = serve_with(&url, 3000, &["--drain-deadline", "1"]).await;
     let (_b_child, b) = serve(&url, 0).await;
-    let (_a_events, task_id) = start_streaming(&a).await;
+    let (_a_events, task_id) = a.stream_dinner().await;
     let mut b_events = SseReader::new(
         b.open_stream("tasks/resubscribe", json!({"id": task_id}))
             .await,
@@ -456,7 +437,7 @@ async fn a_watcher_gets_the_final_update_of_a_task_that_ended_while_its_listener
     let url = cluster.database("relisten");
     let (_a_child, a) = serve(&url, 50).await;
     let (_b_child, b) = serve(&url, 0).await;
-    let (mut a_events, task_id) = start_streaming(&a).await;
+    let (mut a_events, task_id) = a.stream_dinner().await;
     let mut b_events = SseReader::new(
         b.open_stream("tasks/resubscribe", json!({"id": task_id}))
             .await,
@@ -496,7 +477,7 @@ async fn a_task_that_ends_while_its_instance_cannot_reach_the_database_is_stored
     let lease = ["--lease-ms", "60000"];
     let (_a_child, a) = serve_with(&url, 50, &lease).await;
     let (_b_child, b) = serve_with(&url, 0, &lease).await;
-    let (mut a_events, task_id) = start_streaming(&a).await;
+    let (mut a_events, task_id) = a.stream_dinner().await;
     let mut b_events = SseReader::new(
         b.open_stream("tasks/resubscribe", json!({"id": task_id}))
             .await,
@@ -546,7 +527,7 @@ async fn an_instance_cut_off_for_longer_than_its_lease_does_not_undo_the_failure
     // Chunks 250 ms apart: A's agent is still replying when A gets the database back.
     let (_a_child, a) = serve(&a_url, 250).await;
     let (_b_child, b) = serve(&url, 0).await;
-    let (mut a_events, task_id) = start_streaming(&a).await;
+    let (mut a_events, task_id) = a.stream_dinner().await;
     let mut b_events = SseReader::new(
         b.open_stream("tasks/resubscribe", json!({"id": task_id}))
             .await,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use a2ui_agent::task::STOPPED_MESSAGE;
 use serde_json::json;
-use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
+use support::{TestServer, params, serve_command, spawn_binary, text_of};
 
 /// A fresh directory for one test's database.
 fn temp_dir(name: &str) -> PathBuf {
@@ -87,24 +87,7 @@ async fn a_task_streaming_when_the_server_is_killed_is_failed_after_the_restart(
     let db = dir.join("tasks.db");
     // Slow chunks: the reply takes minutes, so the task is surely working at the kill.
     let (child, server) = serve(&db, 400).await;
-    let response = server
-        .open_stream(
-            "message/stream",
-            params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
-        )
-        .await;
-    let mut events = SseReader::new(response);
-    let task_id = loop {
-        let event = events.next_event().await.expect("the stream ended early");
-        let result = &event["result"];
-        if result["status"]["state"] == "working" {
-            break result["taskId"]
-                .as_str()
-                .or(result["id"].as_str())
-                .unwrap()
-                .to_owned();
-        }
-    };
+    let (events, task_id) = server.stream_dinner().await;
     assert_eq!(
         server.get_task(&task_id).await["status"]["state"],
         "working"

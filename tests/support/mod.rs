@@ -262,6 +262,26 @@ impl TestServer {
         task
     }
 
+    /// Opens a `message/stream` of the demo's "Dinner?" as a new task and reads it until the
+    /// task works: the open stream and the task's id.
+    pub async fn stream_dinner(&self) -> (SseReader, String) {
+        let response = self
+            .open_stream(
+                "message/stream",
+                params(json!([{"kind": "text", "text": "Dinner?"}]), None, None),
+            )
+            .await;
+        let mut events = SseReader::new(response);
+        loop {
+            let event = events.next_event().await.expect("the stream ended early");
+            let result = &event["result"];
+            if result["status"]["state"] == "working" {
+                let id = result["taskId"].as_str().or(result["id"].as_str()).unwrap();
+                return (events, id.to_owned());
+            }
+        }
+    }
+
     pub async fn get_task(&self, id: &str) -> Value {
         self.result("tasks/get", json!({"id": id})).await
     }
