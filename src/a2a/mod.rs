@@ -16,6 +16,7 @@ pub mod v1_0;
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -111,8 +112,9 @@ pub enum Part {
     },
     /// Structured data: always a JSON object.
     Data {
-        /// The data.
-        data: Map<String, Value>,
+        /// The data, shared: a part is cloned into the task's history, each stream event and
+        /// the store, and none of those clones copies the object.
+        data: Arc<Map<String, Value>>,
         /// Free-form metadata.
         metadata: Option<Metadata>,
     },
@@ -130,7 +132,7 @@ impl Part {
     /// A data part without metadata.
     pub fn data(data: Map<String, Value>) -> Self {
         Part::Data {
-            data,
+            data: Arc::new(data),
             metadata: None,
         }
     }

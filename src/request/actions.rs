@@ -164,7 +164,7 @@ mod tests {
     fn part(data: Value, mime: Option<&str>) -> Part {
         let data = data.as_object().cloned().unwrap();
         Part::Data {
-            data,
+            data: std::sync::Arc::new(data),
             metadata: mime.map(|m| {
                 let mut metadata = Map::new();
                 metadata.insert("mimeType".into(), m.into());

@@ -7,6 +7,8 @@
 //! for `message/send`, an [`A2uiWhole`] (the reply parsed once at the end, answered as text if
 //! it does not parse).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::a2a::Part;
@@ -263,7 +265,7 @@ pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec
                 for message in messages {
                     match message {
                         Value::Object(data) => parts.push(Part::Data {
-                            data,
+                            data: Arc::new(data),
                             metadata: Some(mime_metadata(version.mime_type())),
                         }),
                         other => {

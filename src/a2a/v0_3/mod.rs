@@ -7,6 +7,7 @@
 //! `kind` tags and camelCase names of the 0.3 schema.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -182,6 +183,7 @@ pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
             data: part
                 .opt_object("data")?
                 .cloned()
+                .map(Arc::new)
                 .ok_or_else(|| part.error("data", Problem::Missing))?,
             metadata,
         }),

@@ -1,5 +1,7 @@
 //! ProtoJSON requests → the model: derived wire structs, paths from `serde_path_to_error`.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -392,7 +394,10 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
                     metadata.insert("mimeType".into(), Value::String(media_type));
                 }
             }
-            Ok(Part::Data { data, metadata })
+            Ok(Part::Data {
+                data: Arc::new(data),
+                metadata,
+            })
         }
         (None, None, None, Some(_)) => Err(WireError::new(
             format!("{path}.data"),

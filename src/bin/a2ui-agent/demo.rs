@@ -548,7 +548,7 @@ mod tests {
         let mut metadata = Map::new();
         metadata.insert("mimeType".into(), version.mime_type().into());
         Part::Data {
-            data: data.as_object().cloned().unwrap(),
+            data: std::sync::Arc::new(data.as_object().cloned().unwrap()),
             metadata: Some(metadata),
         }
     }

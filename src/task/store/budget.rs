@@ -158,7 +158,7 @@ mod tests {
             vec![
                 Part::text("héllo \"x\""),
                 Part::Data {
-                    data: metadata.clone(),
+                    data: std::sync::Arc::new(metadata.clone()),
                     metadata: Some(metadata.clone()),
                 },
                 Part::File {
