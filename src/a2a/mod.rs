@@ -100,23 +100,24 @@ pub enum Part {
     Text {
         /// The text.
         text: String,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// Free-form metadata, shared like `data`.
+        metadata: Option<Arc<Metadata>>,
     },
     /// A file, inline or by reference.
     File {
         /// The file's content or location.
         file: FileContent,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// Free-form metadata, shared like `data`.
+        metadata: Option<Arc<Metadata>>,
     },
     /// Structured data: always a JSON object.
     Data {
         /// The data, shared: a part is cloned into the task's history, each stream event and
         /// the store, and none of those clones copies the object.
         data: Arc<Map<String, Value>>,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// Free-form metadata, shared like `data` (every A2UI part of a reply carries the
+        /// same `mimeType`).
+        metadata: Option<Arc<Metadata>>,
     },
 }
 
@@ -150,7 +151,7 @@ impl Part {
         match self {
             Part::Text { metadata, .. }
             | Part::File { metadata, .. }
-            | Part::Data { metadata, .. } => metadata.as_ref(),
+            | Part::Data { metadata, .. } => metadata.as_deref(),
         }
     }
 }

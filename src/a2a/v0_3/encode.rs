@@ -92,11 +92,11 @@ fn wire_part(part: &Part) -> WirePart<'_> {
     match part {
         Part::Text { text, metadata } => WirePart::Text {
             text,
-            metadata: metadata.as_ref(),
+            metadata: metadata.as_deref(),
         },
         Part::Data { data, metadata } => WirePart::Data {
             data,
-            metadata: metadata.as_ref(),
+            metadata: metadata.as_deref(),
         },
         Part::File { file, metadata } => {
             let (bytes, uri) = match &file.body {
@@ -110,7 +110,7 @@ fn wire_part(part: &Part) -> WirePart<'_> {
                     mime_type: file.mime_type.as_deref(),
                     name: file.name.as_deref(),
                 },
-                metadata: metadata.as_ref(),
+                metadata: metadata.as_deref(),
             }
         }
     }

@@ -173,7 +173,7 @@ pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
 /// A [`WireError`] naming the first missing or ill-typed member, or an unknown `kind`.
 pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
     let part = Obj::new(value, path.to_owned())?;
-    let metadata = part.opt_object("metadata")?.cloned();
+    let metadata = part.opt_object("metadata")?.cloned().map(Arc::new);
     match part.req_str("kind")? {
         "text" => Ok(Part::Text {
             text: part.req_str("text")?.to_owned(),

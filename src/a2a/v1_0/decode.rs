@@ -381,10 +381,13 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
             mime_type: media_type.clone(),
             name: filename.clone(),
         },
-        metadata: metadata.clone(),
+        metadata: metadata.clone().map(Arc::new),
     };
     match (text, raw, url, data) {
-        (Some(text), None, None, None) => Ok(Part::Text { text, metadata }),
+        (Some(text), None, None, None) => Ok(Part::Text {
+            text,
+            metadata: metadata.map(Arc::new),
+        }),
         (None, Some(raw), None, None) => Ok(file(FileBody::Bytes(raw))),
         (None, None, Some(url), None) => Ok(file(FileBody::Uri(url))),
         (None, None, None, Some(Value::Object(data))) => {
@@ -396,7 +399,7 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
             }
             Ok(Part::Data {
                 data: Arc::new(data),
-                metadata,
+                metadata: metadata.map(Arc::new),
             })
         }
         (None, None, None, Some(_)) => Err(WireError::new(

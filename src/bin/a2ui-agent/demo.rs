@@ -549,7 +549,7 @@ mod tests {
         metadata.insert("mimeType".into(), version.mime_type().into());
         Part::Data {
             data: std::sync::Arc::new(data.as_object().cloned().unwrap()),
-            metadata: Some(metadata),
+            metadata: Some(std::sync::Arc::new(metadata)),
         }
     }
 

@@ -159,7 +159,7 @@ mod tests {
                 Part::text("héllo \"x\""),
                 Part::Data {
                     data: std::sync::Arc::new(metadata.clone()),
-                    metadata: Some(metadata.clone()),
+                    metadata: Some(std::sync::Arc::new(metadata.clone())),
                 },
                 Part::File {
                     file: FileContent {
