@@ -249,7 +249,7 @@ pub fn encode_message(value: &Message) -> Value {
 ///
 /// let mut metadata = serde_json::Map::new();
 /// metadata.insert("mimeType".into(), json!("application/a2ui+json"));
-/// let part = Part::Data { data: Default::default(), metadata: Some(metadata) };
+/// let part = Part::Data { data: Default::default(), metadata: Some(metadata.into()) };
 /// assert_eq!(encode_part(&part)["mediaType"], "application/a2ui+json");
 /// ```
 pub fn encode_part(value: &Part) -> Value {
