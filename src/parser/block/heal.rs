@@ -12,8 +12,8 @@
 use serde_json::Value;
 
 use super::emit::{ActionKind, Signature};
-use crate::parser::config::EmitMode;
 use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+use crate::parser::config::EmitMode;
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.

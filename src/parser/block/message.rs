@@ -152,8 +152,7 @@ impl Block {
             }
             (Kind::Arr, Role::Action) if key == b"components" => Role::Components,
             (Kind::Obj, Role::Action)
-                if key == b"value"
-                    && self.kind == Some(ActionKind::DataModel) =>
+                if key == b"value" && self.kind == Some(ActionKind::DataModel) =>
             {
                 self.data_opened(parent.key.0, false, cx)
             }

@@ -319,7 +319,11 @@ impl Block {
     /// general loop, [`advance`](Self::advance), goes on from there), or `None` if no string
     /// is open (or the chunk may cross the size limit), having read nothing.
     #[inline]
-    pub(super) fn continue_string(&mut self, chunk: &[u8], max_block_bytes: usize) -> Option<usize> {
+    pub(super) fn continue_string(
+        &mut self,
+        chunk: &[u8],
+        max_block_bytes: usize,
+    ) -> Option<usize> {
         if !matches!(self.lit, Lit::Str { .. })
             || self.esc
             || self.bytes.saturating_add(chunk.len()) > max_block_bytes
@@ -331,7 +335,8 @@ impl Block {
             .iter()
             .position(|&c| is_special(c, smart))
             .unwrap_or(chunk.len());
-        self.buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
+        self.buf
+            .extend_from_slice(chunk.get(..n).unwrap_or_default());
         self.bytes += n;
         Some(n)
     }
