@@ -16,6 +16,7 @@ pub mod v1_0;
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -99,22 +100,24 @@ pub enum Part {
     Text {
         /// The text.
         text: String,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// Free-form metadata, shared like `data`.
+        metadata: Option<Arc<Metadata>>,
     },
     /// A file, inline or by reference.
     File {
         /// The file's content or location.
         file: FileContent,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// Free-form metadata, shared like `data`.
+        metadata: Option<Arc<Metadata>>,
     },
     /// Structured data: always a JSON object.
     Data {
-        /// The data.
-        data: Map<String, Value>,
-        /// Free-form metadata.
-        metadata: Option<Metadata>,
+        /// The data, shared: a part is cloned into the task's history, each stream event and
+        /// the store, and none of those clones copies the object.
+        data: Arc<Map<String, Value>>,
+        /// Free-form metadata, shared like `data` (every A2UI part of a reply carries the
+        /// same `mimeType`).
+        metadata: Option<Arc<Metadata>>,
     },
 }
 
@@ -130,7 +133,7 @@ impl Part {
     /// A data part without metadata.
     pub fn data(data: Map<String, Value>) -> Self {
         Part::Data {
-            data,
+            data: Arc::new(data),
             metadata: None,
         }
     }
@@ -148,7 +151,7 @@ impl Part {
         match self {
             Part::Text { metadata, .. }
             | Part::File { metadata, .. }
-            | Part::Data { metadata, .. } => metadata.as_ref(),
+            | Part::Data { metadata, .. } => metadata.as_deref(),
         }
     }
 }

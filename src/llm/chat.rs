@@ -8,7 +8,7 @@
 //! output format, so the model sees its own earlier answers the way it wrote them.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::a2a::{Message, Part, Role};
 use crate::request::Request;
@@ -131,7 +131,7 @@ fn agent_turn(message: &Message, request: &Request) -> String {
                 flush(&mut out, &mut block);
                 out.push_str(text);
             }
-            Part::Data { data, .. } => block.push(Value::Object(data.clone())),
+            Part::Data { data, .. } => block.push(Value::Object(Map::clone(data))),
             Part::File { .. } => {}
         }
     }

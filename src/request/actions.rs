@@ -71,7 +71,7 @@ pub(crate) fn from_parts(parts: &[Part]) -> Vec<UserAction> {
     parts
         .iter()
         .filter_map(|part| match part {
-            Part::Data { data, metadata } => Some((data, metadata.as_ref())),
+            Part::Data { data, metadata } => Some((data, metadata.as_deref())),
             _ => None,
         })
         .filter(|(_, metadata)| mime_allows(*metadata))
@@ -164,11 +164,11 @@ mod tests {
     fn part(data: Value, mime: Option<&str>) -> Part {
         let data = data.as_object().cloned().unwrap();
         Part::Data {
-            data,
+            data: std::sync::Arc::new(data),
             metadata: mime.map(|m| {
                 let mut metadata = Map::new();
                 metadata.insert("mimeType".into(), m.into());
-                metadata
+                std::sync::Arc::new(metadata)
             }),
         }
     }

@@ -14,11 +14,12 @@ use std::time::Duration;
 use axum::http::header::CACHE_CONTROL;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::version::Version;
-use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError};
+use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{StreamEvent, Task, v0_3, v1_0};
 use crate::task::manager::{Running, SharedEvent};
 
@@ -32,11 +33,13 @@ pub(crate) enum Framing {
 }
 
 impl Framing {
-    fn event(&self, event: &StreamEvent) -> Value {
+    /// The SSE frame of `event`, serialized from the model in one pass (no `Value` tree: a
+    /// `working` update's A2UI messages are written, not copied first).
+    fn event(&self, event: &StreamEvent) -> Result<Event, Infallible> {
         match self {
-            Framing::Rpc(id, Version::V0_3) => jsonrpc::success(id, v0_3::encode_event(event)),
-            Framing::Rpc(id, Version::V1_0) => jsonrpc::success(id, v1_0::encode_event(event)),
-            Framing::Rest => v1_0::encode_event(event),
+            Framing::Rpc(id, Version::V0_3) => frame(&Success::new(id, v0_3::event_result(event))),
+            Framing::Rpc(id, Version::V1_0) => frame(&Success::new(id, v1_0::event_result(event))),
+            Framing::Rest => frame(&v1_0::event_result(event)),
         }
     }
 
@@ -73,13 +76,13 @@ pub(crate) fn task_stream(
 ) -> Response {
     let stream = async_stream::stream! {
         let _guard = guard;
-        yield frame(&framing.event(&StreamEvent::Task(first)));
+        yield framing.event(&StreamEvent::Task(first));
         let Some(mut events) = events else { return };
         loop {
             match events.recv().await {
                 Some(event) => {
                     let last = event.is_final();
-                    yield frame(&framing.event(&event));
+                    yield framing.event(&event);
                     if last {
                         break;
                     }
@@ -113,11 +116,12 @@ fn sse_response(
     ([(CACHE_CONTROL, "no-store")], sse).into_response()
 }
 
-fn frame(response: &Value) -> Result<Event, Infallible> {
+fn frame(response: &impl Serialize) -> Result<Event, Infallible> {
     Ok(Event::default()
         .json_data(response)
         .unwrap_or_else(|error| {
-            // Serializing a `Value` cannot fail; keep the stream well-formed regardless.
+            // Serializing the model's strings and JSON values cannot fail; keep the stream
+            // well-formed regardless.
             tracing::error!(%error, "could not serialize an SSE event");
             Event::default().data(
                 r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#,

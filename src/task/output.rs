@@ -7,6 +7,8 @@
 //! for `message/send`, an [`A2uiWhole`] (the reply parsed once at the end, answered as text if
 //! it does not parse).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::a2a::Part;
@@ -255,6 +257,8 @@ fn unreadable(error: &ParseError) -> OutputError {
 /// `metadata.mimeType` the version's.
 pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec<Part> {
     let mut parts = Vec::with_capacity(parsed.len());
+    // One metadata object, shared by every A2UI part of this batch.
+    let mut mime = None;
     for part in parsed {
         match part {
             ParsedPart::Text(text) if text.is_empty() => {}
@@ -263,8 +267,13 @@ pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec
                 for message in messages {
                     match message {
                         Value::Object(data) => parts.push(Part::Data {
-                            data,
-                            metadata: Some(mime_metadata(version.mime_type())),
+                            data: Arc::new(data),
+                            metadata: Some(
+                                mime.get_or_insert_with(|| {
+                                    Arc::new(mime_metadata(version.mime_type()))
+                                })
+                                .clone(),
+                            ),
                         }),
                         other => {
                             tracing::warn!(kind = %kind(&other), "an A2UI message that is not an object was dropped");
@@ -411,7 +420,7 @@ mod tests {
         metadata.insert("k".into(), 1.into());
         let tagged = Part::Text {
             text: "c".into(),
-            metadata: Some(metadata),
+            metadata: Some(Arc::new(metadata)),
         };
         let data = Part::data(Map::new());
         let parts = vec![

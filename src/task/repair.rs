@@ -13,7 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::a2a::Part;
 use crate::a2ui::ValidationError;
@@ -141,7 +141,7 @@ impl Guard {
             let Part::Data { data, .. } = &parts[index] else {
                 continue;
             };
-            let message = Value::Object(data.clone());
+            let message = Value::Object(Map::clone(data));
             let verdict = if index < unchecked {
                 processor.check_message(&message)
             } else {

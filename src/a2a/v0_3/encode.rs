@@ -4,8 +4,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::a2a::{
-    Artifact, FileBody, Message, Metadata, Part, Role, StreamEvent, Task, TaskArtifactUpdateEvent,
-    TaskState, TaskStatus, TaskStatusUpdateEvent,
+    Artifact, FileBody, Message, Metadata, Part, Role, StreamEvent, Task, TaskState, TaskStatus,
 };
 
 /// A message as 0.3 JSON, borrowed from the model: serialized straight to text (or counted)
@@ -93,11 +92,11 @@ fn wire_part(part: &Part) -> WirePart<'_> {
     match part {
         Part::Text { text, metadata } => WirePart::Text {
             text,
-            metadata: metadata.as_ref(),
+            metadata: metadata.as_deref(),
         },
         Part::Data { data, metadata } => WirePart::Data {
             data,
-            metadata: metadata.as_ref(),
+            metadata: metadata.as_deref(),
         },
         Part::File { file, metadata } => {
             let (bytes, uri) = match &file.body {
@@ -111,7 +110,7 @@ fn wire_part(part: &Part) -> WirePart<'_> {
                     mime_type: file.mime_type.as_deref(),
                     name: file.name.as_deref(),
                 },
-                metadata: metadata.as_ref(),
+                metadata: metadata.as_deref(),
             }
         }
     }
@@ -132,19 +131,9 @@ pub fn encode_part(part: &Part) -> Value {
     to_value(wire_part(part))
 }
 
-fn encode_parts(parts: &[Part]) -> Value {
-    to_value(WireParts(parts))
-}
-
 /// Encodes a task status.
 pub fn encode_status(status: &TaskStatus) -> Value {
-    let mut object = Map::new();
-    object.insert("state".into(), encode_state(status.state));
-    if let Some(message) = &status.message {
-        object.insert("message".into(), encode_message(message));
-    }
-    insert_opt(&mut object, "timestamp", status.timestamp.as_deref());
-    Value::Object(object)
+    to_value(wire_status(status))
 }
 
 /// Encodes a task state: `"input-required"`, ...
@@ -154,35 +143,12 @@ pub fn encode_state(state: TaskState) -> Value {
 
 /// Encodes a task; `history` is always present, `artifacts` only when there are some.
 pub fn encode_task(task: &Task) -> Value {
-    let mut object = Map::new();
-    object.insert("kind".into(), "task".into());
-    object.insert("id".into(), task.id.clone().into());
-    object.insert("contextId".into(), task.context_id.clone().into());
-    object.insert("status".into(), encode_status(&task.status));
-    object.insert(
-        "history".into(),
-        Value::Array(task.history.iter().map(encode_message).collect()),
-    );
-    if !task.artifacts.is_empty() {
-        object.insert(
-            "artifacts".into(),
-            Value::Array(task.artifacts.iter().map(encode_artifact).collect()),
-        );
-    }
-    insert_metadata(&mut object, task.metadata.as_ref());
-    Value::Object(object)
+    to_value(wire_task(task))
 }
 
 /// Encodes an artifact.
 pub fn encode_artifact(artifact: &Artifact) -> Value {
-    let mut object = Map::new();
-    object.insert("artifactId".into(), artifact.artifact_id.clone().into());
-    insert_opt(&mut object, "name", artifact.name.as_deref());
-    insert_opt(&mut object, "description", artifact.description.as_deref());
-    object.insert("parts".into(), encode_parts(&artifact.parts));
-    insert_strings(&mut object, "extensions", &artifact.extensions);
-    insert_metadata(&mut object, artifact.metadata.as_ref());
-    Value::Object(object)
+    to_value(wire_artifact(artifact))
 }
 
 /// Encodes a stream event (the `result` of one SSE frame).
@@ -205,58 +171,140 @@ pub fn encode_artifact(artifact: &Artifact) -> Value {
 /// assert_eq!(json["final"], false);
 /// ```
 pub fn encode_event(event: &StreamEvent) -> Value {
+    to_value(event_result(event))
+}
+
+/// A stream event as 0.3 JSON, to serialize straight into an SSE frame (what
+/// [`encode_event`] gives, without the `Value` tree: a `working` update holding a hundred
+/// A2UI messages would otherwise be copied into a tree before it is written).
+pub(crate) fn event_result(event: &StreamEvent) -> impl Serialize + '_ {
     match event {
-        StreamEvent::Task(task) => encode_task(task),
-        StreamEvent::Message(message) => encode_message(message),
-        StreamEvent::StatusUpdate(update) => encode_status_update(update),
-        StreamEvent::ArtifactUpdate(update) => encode_artifact_update(update),
+        StreamEvent::Task(task) => WireEvent::Task(wire_task(task)),
+        StreamEvent::Message(message) => WireEvent::Message(wire_message(message)),
+        StreamEvent::StatusUpdate(update) => WireEvent::StatusUpdate(WireStatusUpdate {
+            kind: "status-update",
+            task_id: &update.task_id,
+            context_id: &update.context_id,
+            status: wire_status(&update.status),
+            is_final: update.is_final,
+            metadata: update.metadata.as_ref(),
+        }),
+        StreamEvent::ArtifactUpdate(update) => WireEvent::ArtifactUpdate(WireArtifactUpdate {
+            kind: "artifact-update",
+            task_id: &update.task_id,
+            context_id: &update.context_id,
+            artifact: wire_artifact(&update.artifact),
+            append: update.append,
+            last_chunk: update.last_chunk,
+            metadata: update.metadata.as_ref(),
+        }),
     }
 }
 
-fn encode_status_update(update: &TaskStatusUpdateEvent) -> Value {
-    let mut object = Map::new();
-    object.insert("kind".into(), "status-update".into());
-    object.insert("taskId".into(), update.task_id.clone().into());
-    object.insert("contextId".into(), update.context_id.clone().into());
-    object.insert("status".into(), encode_status(&update.status));
-    object.insert("final".into(), update.is_final.into());
-    insert_metadata(&mut object, update.metadata.as_ref());
-    Value::Object(object)
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireStatus<'a> {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
 }
 
-fn encode_artifact_update(update: &TaskArtifactUpdateEvent) -> Value {
-    let mut object = Map::new();
-    object.insert("kind".into(), "artifact-update".into());
-    object.insert("taskId".into(), update.task_id.clone().into());
-    object.insert("contextId".into(), update.context_id.clone().into());
-    object.insert("artifact".into(), encode_artifact(&update.artifact));
-    if let Some(append) = update.append {
-        object.insert("append".into(), append.into());
-    }
-    if let Some(last_chunk) = update.last_chunk {
-        object.insert("lastChunk".into(), last_chunk.into());
-    }
-    insert_metadata(&mut object, update.metadata.as_ref());
-    Value::Object(object)
-}
-
-fn insert_opt(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
-    if let Some(value) = value {
-        object.insert(key.into(), value.into());
+fn wire_status(status: &TaskStatus) -> WireStatus<'_> {
+    WireStatus {
+        state: status.state.as_str(),
+        message: status.message.as_ref().map(wire_message),
+        timestamp: status.timestamp.as_deref(),
     }
 }
 
-fn insert_strings(object: &mut Map<String, Value>, key: &str, values: &[String]) {
-    if !values.is_empty() {
-        object.insert(
-            key.into(),
-            values.iter().cloned().map(Value::from).collect(),
-        );
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireTask<'a> {
+    kind: &'static str,
+    id: &'a str,
+    context_id: &'a str,
+    status: WireStatus<'a>,
+    history: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    artifacts: Vec<WireArtifact<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+fn wire_task(task: &Task) -> WireTask<'_> {
+    WireTask {
+        kind: "task",
+        id: &task.id,
+        context_id: &task.context_id,
+        status: wire_status(&task.status),
+        history: task.history.iter().map(wire_message).collect(),
+        artifacts: task.artifacts.iter().map(wire_artifact).collect(),
+        metadata: task.metadata.as_ref(),
     }
 }
 
-fn insert_metadata(object: &mut Map<String, Value>, metadata: Option<&Metadata>) {
-    if let Some(metadata) = metadata {
-        object.insert("metadata".into(), Value::Object(metadata.clone()));
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireArtifact<'a> {
+    artifact_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    parts: WireParts<'a>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    extensions: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+fn wire_artifact(artifact: &Artifact) -> WireArtifact<'_> {
+    WireArtifact {
+        artifact_id: &artifact.artifact_id,
+        name: artifact.name.as_deref(),
+        description: artifact.description.as_deref(),
+        parts: WireParts(&artifact.parts),
+        extensions: &artifact.extensions,
+        metadata: artifact.metadata.as_ref(),
     }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireStatusUpdate<'a> {
+    kind: &'static str,
+    task_id: &'a str,
+    context_id: &'a str,
+    status: WireStatus<'a>,
+    #[serde(rename = "final")]
+    is_final: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireArtifactUpdate<'a> {
+    kind: &'static str,
+    task_id: &'a str,
+    context_id: &'a str,
+    artifact: WireArtifact<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    append: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_chunk: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+}
+
+/// One stream event; each variant carries its own `kind`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireEvent<'a> {
+    Task(WireTask<'a>),
+    Message(WireMessage<'a>),
+    StatusUpdate(WireStatusUpdate<'a>),
+    ArtifactUpdate(WireArtifactUpdate<'a>),
 }

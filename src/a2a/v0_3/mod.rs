@@ -7,12 +7,13 @@
 //! `kind` tags and camelCase names of the 0.3 schema.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 mod encode;
 
-pub(crate) use encode::{WireMessage, wire_message};
+pub(crate) use encode::{WireMessage, event_result, wire_message};
 pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
     encode_task,
@@ -172,7 +173,7 @@ pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
 /// A [`WireError`] naming the first missing or ill-typed member, or an unknown `kind`.
 pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
     let part = Obj::new(value, path.to_owned())?;
-    let metadata = part.opt_object("metadata")?.cloned();
+    let metadata = part.opt_object("metadata")?.cloned().map(Arc::new);
     match part.req_str("kind")? {
         "text" => Ok(Part::Text {
             text: part.req_str("text")?.to_owned(),
@@ -182,6 +183,7 @@ pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
             data: part
                 .opt_object("data")?
                 .cloned()
+                .map(Arc::new)
                 .ok_or_else(|| part.error("data", Problem::Missing))?,
             metadata,
         }),

@@ -1,5 +1,7 @@
 //! ProtoJSON requests → the model: derived wire structs, paths from `serde_path_to_error`.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -379,10 +381,13 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
             mime_type: media_type.clone(),
             name: filename.clone(),
         },
-        metadata: metadata.clone(),
+        metadata: metadata.clone().map(Arc::new),
     };
     match (text, raw, url, data) {
-        (Some(text), None, None, None) => Ok(Part::Text { text, metadata }),
+        (Some(text), None, None, None) => Ok(Part::Text {
+            text,
+            metadata: metadata.map(Arc::new),
+        }),
         (None, Some(raw), None, None) => Ok(file(FileBody::Bytes(raw))),
         (None, None, Some(url), None) => Ok(file(FileBody::Uri(url))),
         (None, None, None, Some(Value::Object(data))) => {
@@ -392,7 +397,10 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
                     metadata.insert("mimeType".into(), Value::String(media_type));
                 }
             }
-            Ok(Part::Data { data, metadata })
+            Ok(Part::Data {
+                data: Arc::new(data),
+                metadata: metadata.map(Arc::new),
+            })
         }
         (None, None, None, Some(_)) => Err(WireError::new(
             format!("{path}.data"),

@@ -249,7 +249,7 @@ pub fn encode_message(value: &Message) -> Value {
 ///
 /// let mut metadata = serde_json::Map::new();
 /// metadata.insert("mimeType".into(), json!("application/a2ui+json"));
-/// let part = Part::Data { data: serde_json::Map::new(), metadata: Some(metadata) };
+/// let part = Part::Data { data: Default::default(), metadata: Some(metadata) };
 /// assert_eq!(encode_part(&part)["mediaType"], "application/a2ui+json");
 /// ```
 pub fn encode_part(value: &Part) -> Value {
@@ -313,7 +313,13 @@ pub(crate) fn page_result(page: &TaskPage, include_artifacts: bool) -> impl Seri
 /// assert!(json["statusUpdate"].get("final").is_none());
 /// ```
 pub fn encode_event(event: &StreamEvent) -> Value {
-    to_value(match event {
+    to_value(event_result(event))
+}
+
+/// A stream event as a `StreamResponse`, to serialize straight into an SSE frame (what
+/// [`encode_event`] gives, without the `Value` tree).
+pub(crate) fn event_result(event: &StreamEvent) -> impl Serialize + '_ {
+    match event {
         StreamEvent::Task(value) => WireResponse::Task(task(value, true)),
         StreamEvent::Message(value) => WireResponse::Message(message(value)),
         StreamEvent::StatusUpdate(update) => WireResponse::StatusUpdate(WireStatusUpdate {
@@ -330,7 +336,7 @@ pub fn encode_event(event: &StreamEvent) -> Value {
             last_chunk: update.last_chunk.unwrap_or(false),
             metadata: update.metadata.as_ref(),
         }),
-    })
+    }
 }
 
 #[cfg(test)]

@@ -548,8 +548,8 @@ mod tests {
         let mut metadata = Map::new();
         metadata.insert("mimeType".into(), version.mime_type().into());
         Part::Data {
-            data: data.as_object().cloned().unwrap(),
-            metadata: Some(metadata),
+            data: std::sync::Arc::new(data.as_object().cloned().unwrap()),
+            metadata: Some(std::sync::Arc::new(metadata)),
         }
     }
 

@@ -158,8 +158,8 @@ mod tests {
             vec![
                 Part::text("héllo \"x\""),
                 Part::Data {
-                    data: metadata.clone(),
-                    metadata: Some(metadata.clone()),
+                    data: std::sync::Arc::new(metadata.clone()),
+                    metadata: Some(std::sync::Arc::new(metadata.clone())),
                 },
                 Part::File {
                     file: FileContent {
