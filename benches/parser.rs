@@ -313,13 +313,23 @@ fn benches(c: &mut Criterion) {
     }
 }
 
-/// `A2UI_PROFILE=<chunk bytes>`: parse column/3200 in that chunking for 5 s, for `perf`.
+/// `A2UI_PROFILE=<chunk bytes>`: parse column/3200 (or `A2UI_PROFILE_FIXTURE`) in that
+/// chunking for 5 s, for `perf` (or `A2UI_PROFILE_CALLS` times).
 fn profile(size: usize) {
     let mut calls = 0u32;
-    let fx = column(3200);
+    let name = std::env::var("A2UI_PROFILE_FIXTURE").unwrap_or_else(|_| "column/3200".into());
+    let Some(fx) = fixtures().into_iter().find(|fx| fx.name == name) else {
+        println!("no fixture {name}");
+        return;
+    };
     let chunks = split(&fx.response, size);
+    // `A2UI_PROFILE_CALLS=<n>`: exactly n parses, for an instruction count (`valgrind
+    // --tool=callgrind`) that does not depend on the machine's load.
+    let fixed: Option<u32> = std::env::var("A2UI_PROFILE_CALLS")
+        .ok()
+        .and_then(|s| s.parse().ok());
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(5) {
+    while fixed.map_or(started.elapsed() < Duration::from_secs(5), |n| calls < n) {
         black_box(parse_chunks(black_box(&chunks)));
         calls += 1;
     }

@@ -51,8 +51,6 @@ struct Out {
     parts: Vec<ParsedPart>,
     /// Whether the last part is messages of the open block (more may join it).
     joinable: bool,
-    /// How many parts came before each block that closed.
-    block_ends: Vec<usize>,
 }
 
 impl Out {
@@ -108,7 +106,7 @@ impl StreamParser {
     /// (its `path` after its `value`, or [`EmitMode::Cumulative`](super::EmitMode)) is healed
     /// once per chunk, at a cost linear in its size.
     pub fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
-        self.feed_checked(chunk).0
+        self.read(chunk).0
     }
 
     /// [`feed`](Self::feed), also saying how many messages at the end of the last part
@@ -134,47 +132,70 @@ impl StreamParser {
     /// assert_eq!(checked, 0);
     /// ```
     pub fn feed_checked(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
+        self.read(chunk)
+    }
+
+    /// [`feed_checked`](Self::feed_checked), inlined into both entry points: at chunks of a
+    /// few bytes a call more per chunk is a measurable share of the work.
+    #[inline(always)]
+    fn read(&mut self, chunk: &str) -> (Vec<ParsedPart>, usize) {
+        if self.error.is_some() {
+            return (Vec::new(), 0);
+        }
+        self.block_ends.clear();
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
-            block_ends: Vec::new(),
         };
-        let mut checked = 0;
-        if self.error.is_some() {
-            return (out.parts, checked);
-        }
-        let mut input = std::mem::take(&mut self.tail);
-        let joined;
-        let input: &str = if input.is_empty() {
-            chunk
-        } else {
-            input.push_str(chunk);
-            joined = input;
-            &joined
-        };
-        let held = self.run(input, &mut out);
-        if self.error.is_none() {
-            if self.in_block {
-                let mut messages = Vec::new();
-                self.block.snapshot(&mut Cx {
-                    config: &self.config,
-                    loc: &self.loc,
-                    out: &mut messages,
-                });
-                // What a snapshot sends passed the readiness check; what closed did not.
-                if self.config.readiness.is_some() {
-                    checked = messages.len();
-                }
-                out.messages(&mut messages);
-            } else {
-                out.text(self.text.flush());
+        // Most small chunks of a block continue a string, many up to their end: those read
+        // nothing that could close, and only a snapshot may have something to send.
+        let mut start = 0;
+        if self.in_block && self.tail.is_empty() {
+            let max = self.config.limits.max_block_bytes;
+            if let Some(n) = self.block.continue_string(chunk.as_bytes(), max) {
+                start = n;
             }
         }
-        let held = held.min(input.len());
-        self.tail = input.get(held..).unwrap_or_default().to_owned();
-        self.loc
-            .advance(input.as_bytes().get(..held).unwrap_or_default());
-        self.block_ends = out.block_ends;
+        if start == chunk.len() && start > 0 {
+            self.loc.advance(chunk.as_bytes());
+        } else {
+            let joined;
+            let input: &str = if self.tail.is_empty() {
+                chunk
+            } else {
+                let mut held = std::mem::take(&mut self.tail);
+                held.push_str(chunk);
+                joined = held;
+                &joined
+            };
+            let held = self.run(input, start, &mut out).min(input.len());
+            // `self.tail` is empty here (it was, or it was taken into `joined`): it keeps its
+            // buffer, so holding nothing allocates nothing.
+            self.tail.push_str(input.get(held..).unwrap_or_default());
+            self.loc
+                .advance(input.as_bytes().get(..held).unwrap_or_default());
+            if self.error.is_some() {
+                return (out.parts, 0);
+            }
+            if !self.in_block {
+                out.text(self.text.flush());
+                return (out.parts, 0);
+            }
+        }
+        let mut checked = 0;
+        if self.block.may_snapshot(self.config.mode) {
+            let mut messages = Vec::new();
+            self.block.snapshot(&mut Cx {
+                config: &self.config,
+                loc: &self.loc,
+                out: &mut messages,
+            });
+            // What a snapshot sends passed the readiness check; what closed did not.
+            if self.config.readiness.is_some() {
+                checked = messages.len();
+            }
+            out.messages(&mut messages);
+        }
         (out.parts, checked)
     }
 
@@ -222,7 +243,6 @@ impl StreamParser {
         let mut out = Out {
             parts: Vec::new(),
             joinable: false,
-            block_ends: Vec::new(),
         };
         if self.in_block {
             self.block.finish(&tail, &self.loc)?;
@@ -233,9 +253,9 @@ impl StreamParser {
         Ok(out.parts)
     }
 
-    /// Reads `input`; returns where the held tail starts (`input.len()` when none).
-    fn run(&mut self, input: &str, out: &mut Out) -> usize {
-        let mut i = 0;
+    /// Reads `input` from `start`; returns where the held tail starts (`input.len()` when none).
+    fn run(&mut self, input: &str, start: usize, out: &mut Out) -> usize {
+        let mut i = start;
         loop {
             if self.in_block {
                 let mut messages = Vec::new();
@@ -253,7 +273,7 @@ impl StreamParser {
                     Advance::Closed(next) => {
                         self.in_block = false;
                         out.joinable = false;
-                        out.block_ends.push(out.parts.len());
+                        self.block_ends.push(out.parts.len());
                         i = next;
                     }
                     Advance::Hold(at) => return at,

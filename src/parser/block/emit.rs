@@ -210,6 +210,8 @@ fn put_components(message: &mut Value, action: &str, components: Vec<Value>) {
         return;
     };
     match body.get_mut("components").and_then(Value::as_array_mut) {
+        // The healed envelope's list is empty: take the components' own vector.
+        Some(list) if list.is_empty() => *list = components,
         Some(list) => list.extend(components),
         None if !components.is_empty() => {
             body.insert("components".to_owned(), Value::Array(components));

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::emit::{ActionKind, Signature};
 use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+use crate::parser::config::EmitMode;
 
 impl Block {
     /// Emits what of the open message is ready, if anything changed since the last snapshot.
@@ -23,7 +24,7 @@ impl Block {
         if self.phase != Phase::Message {
             return;
         }
-        let Some(kind) = self.action.as_deref().map(ActionKind::of) else {
+        let Some(kind) = self.kind else {
             return;
         };
         match kind {
@@ -59,6 +60,19 @@ impl Block {
                     self.tracker.send_snapshot(message, cx);
                 }
             }
+        }
+    }
+
+    /// Whether [`snapshot`](Self::snapshot) may send anything now. Cheap, so the driver asks
+    /// after every chunk and skips the snapshot on most of them: a components message with
+    /// no closed component waiting sends nothing, nor does a message with no action yet.
+    #[inline]
+    pub(in crate::parser) fn may_snapshot(&self, mode: EmitMode) -> bool {
+        match self.kind {
+            _ if self.phase != Phase::Message => false,
+            None | Some(ActionKind::Whole) if self.data.is_none() => false,
+            Some(ActionKind::Components) => self.tracker.has_unsent(mode),
+            _ => true,
         }
     }
 

@@ -145,14 +145,14 @@ impl Block {
         let key = self.buf.get(parent.key.0..parent.key.1).unwrap_or_default();
         let role = match (kind, parent.role) {
             (Kind::Obj, Role::Message) if self.action.is_none() && key != b"version" => {
-                self.action = Some(String::from_utf8_lossy(key).into_owned());
+                let action = String::from_utf8_lossy(key).into_owned();
+                self.kind = Some(ActionKind::of(&action));
+                self.action = Some(action);
                 Role::Action
             }
             (Kind::Arr, Role::Action) if key == b"components" => Role::Components,
             (Kind::Obj, Role::Action)
-                if key == b"value"
-                    && self.action.as_deref().map(ActionKind::of)
-                        == Some(ActionKind::DataModel) =>
+                if key == b"value" && self.kind == Some(ActionKind::DataModel) =>
             {
                 self.data_opened(parent.key.0, false, cx)
             }
@@ -234,6 +234,7 @@ impl Block {
         match serde_json::from_slice::<Value>(&self.buf) {
             Ok(message) => {
                 let action = self.action.take();
+                self.kind = None;
                 if self.data.take().is_some_and(|data| data.started()) {
                     self.tracker.reset();
                 } else {

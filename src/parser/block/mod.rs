@@ -30,7 +30,7 @@ mod heal;
 mod message;
 
 use data::DataStream;
-use emit::Tracker;
+use emit::{ActionKind, Tracker};
 
 /// Object or array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +171,8 @@ pub(super) struct Block {
     comp: Option<OpenComponent>,
     /// The open message's action name (`updateComponents`, `surfaceUpdate`, ...).
     action: Option<String>,
+    /// How `action` is streamed, kept so a chunk does not compare the name again.
+    kind: Option<ActionKind>,
     tracker: Tracker,
     /// The data model update being streamed per path, if any.
     data: Option<DataStream>,
@@ -196,6 +198,7 @@ impl Block {
             str_start: 0,
             comp: None,
             action: None,
+            kind: None,
             tracker: Tracker::default(),
             data: None,
             bytes: 0,
@@ -215,6 +218,7 @@ impl Block {
         self.esc = false;
         self.comp = None;
         self.action = None;
+        self.kind = None;
         self.tracker.reset();
         self.data = None;
         self.bytes = 0;
@@ -307,6 +311,34 @@ impl Block {
                 Step::Done(advance) => return advance,
             }
         }
+    }
+
+    /// Reads the start of `chunk` that continues the open string up to the first byte the
+    /// string must look at (see [`is_special`]): the common case at chunks of a few bytes,
+    /// done without the general loop and its bookkeeping. Returns how many bytes it read (the
+    /// general loop, [`advance`](Self::advance), goes on from there), or `None` if no string
+    /// is open (or the chunk may cross the size limit), having read nothing.
+    #[inline]
+    pub(super) fn continue_string(
+        &mut self,
+        chunk: &[u8],
+        max_block_bytes: usize,
+    ) -> Option<usize> {
+        if !matches!(self.lit, Lit::Str { .. })
+            || self.esc
+            || self.bytes.saturating_add(chunk.len()) > max_block_bytes
+        {
+            return None;
+        }
+        let smart = self.smart;
+        let n = chunk
+            .iter()
+            .position(|&c| is_special(c, smart))
+            .unwrap_or(chunk.len());
+        self.buf
+            .extend_from_slice(chunk.get(..n).unwrap_or_default());
+        self.bytes += n;
+        Some(n)
     }
 
     /// Copies string bytes up to the closing quote; `None` when input ran out first.
@@ -499,6 +531,7 @@ impl Block {
         self.buf.clear();
         self.comp = None;
         self.action = None;
+        self.kind = None;
         self.tracker.reset();
         self.data = None;
         self.buf.push(b'{');
@@ -511,4 +544,12 @@ impl Block {
         });
         Step::Next(i + 1)
     }
+}
+
+/// Whether a byte inside a string needs a look: a quote or backslash ends or escapes, a
+/// control character is escaped, and in a string opened by a curly quote `0xE2` may start
+/// the closing one.
+#[inline]
+fn is_special(c: u8, smart: bool) -> bool {
+    c == b'"' || c == b'\\' || c < 0x20 || (smart && c == 0xE2)
 }
