@@ -21,18 +21,15 @@ impl Block {
     /// Everything it emits has passed the readiness check (the driver reports those messages
     /// as checked, [`StreamParser::feed_checked`](crate::parser::StreamParser::feed_checked)).
     pub(in crate::parser) fn snapshot(&mut self, cx: &mut Cx<'_>) {
-        if self.phase != Phase::Message {
-            return;
-        }
-        let Some(kind) = self.kind else {
+        let Some(kind) = self.kind.filter(|_| self.may_snapshot(cx.config.mode)) else {
             return;
         };
         match kind {
-            // A v0.8 `dataModelUpdate` streamed entry by entry.
-            ActionKind::Whole if self.data.is_some() => self.data_members(false, cx),
-            ActionKind::Whole => {}
+            // A v0.8 `dataModelUpdate` streamed entry by entry (`may_snapshot`: only that
+            // kind of whole message gets here).
+            ActionKind::Whole => self.data_members(false, cx),
             ActionKind::Components => {
-                if !self.tracker.has_unsent(cx.config.mode) || self.tracker.below_batch(cx) {
+                if self.tracker.below_batch(cx) {
                     return;
                 }
                 let sig = self.signature();
@@ -63,9 +60,10 @@ impl Block {
         }
     }
 
-    /// Whether [`snapshot`](Self::snapshot) may send anything now. Cheap, so the driver asks
-    /// after every chunk and skips the snapshot on most of them: a components message with
-    /// no closed component waiting sends nothing, nor does a message with no action yet.
+    /// Whether [`snapshot`](Self::snapshot) may send anything now, the one place its cheap
+    /// checks live. The driver asks after every chunk and skips the snapshot on most of them:
+    /// a components message with no closed component waiting sends nothing, nor does a
+    /// message with no action yet, nor a whole message that is not streamed per entry.
     #[inline]
     pub(in crate::parser) fn may_snapshot(&self, mode: EmitMode) -> bool {
         match self.kind {
