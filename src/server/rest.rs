@@ -20,6 +20,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::ServerState;
@@ -37,6 +38,13 @@ const CONTENT_TYPE_A2A: &str = "application/a2a+json";
 /// A JSON answer of the binding.
 fn json(status: StatusCode, body: &Value) -> Response {
     (status, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], body.to_string()).into_response()
+}
+
+/// A 200 answer whose body is `result` serialized straight from the model (no `Value`).
+fn encoded(result: &impl Serialize) -> Result<Response, RpcError> {
+    // Serializing borrowed strings and JSON values cannot fail.
+    let body = serde_json::to_string(result).map_err(|_| RpcError::internal())?;
+    Ok((StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], body).into_response())
 }
 
 /// The error answer: status code, `google.rpc.Status` body. Logged like a JSON-RPC error.
@@ -101,10 +109,7 @@ pub(crate) async fn message_send(
     let result = async {
         check_version(&headers, query.as_deref())?;
         let sent = ops::send(&state, &headers, send_body(&state, &body)?).await?;
-        // Serializing borrowed strings and JSON values cannot fail.
-        let result = serde_json::to_string(&v1_0::send_result(&sent.task))
-            .map_err(|_| RpcError::internal())?;
-        let response = (StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], result).into_response();
+        let response = encoded(&v1_0::send_result(&sent.task))?;
         Ok(with_extensions_header(response, &sent.activated))
     };
     answer(result.await, "message:send")
@@ -136,10 +141,7 @@ pub(crate) async fn list_tasks(
         let params = query_params(query.as_deref())?;
         let query = v1_0::decode_list_params(Some(&params))?;
         let page = state.tasks.list(&query).await?;
-        // Serializing borrowed strings and JSON values cannot fail.
-        let body = serde_json::to_string(&v1_0::page_result(&page, query.include_artifacts))
-            .map_err(|_| RpcError::internal())?;
-        Ok((StatusCode::OK, [(CONTENT_TYPE, CONTENT_TYPE_A2A)], body).into_response())
+        Ok(encoded(&v1_0::page_result(&page, query.include_artifacts))?)
     };
     answer(result.await, "tasks:list")
 }

@@ -48,6 +48,16 @@ enum Payload {
     Encoded(Box<RawValue>),
 }
 
+impl Payload {
+    /// `result` serialized straight from the model (no `Value` tree).
+    fn encoded(result: &impl Serialize) -> Result<Payload, RpcError> {
+        // Serializing borrowed strings and JSON values cannot fail.
+        serde_json::value::to_raw_value(result)
+            .map(Payload::Encoded)
+            .map_err(|_| RpcError::internal())
+    }
+}
+
 impl IntoResponse for RpcResponse {
     fn into_response(self) -> Response {
         match self.outcome {
@@ -239,10 +249,8 @@ async fn dispatch_1_0(
     match method {
         "SendMessage" => {
             let sent = ops::send(state, headers, send_params_1_0(raw)?).await?;
-            // Serializing borrowed strings and JSON values cannot fail.
-            let result = serde_json::value::to_raw_value(&v1_0::send_result(&sent.task))
-                .map_err(|_| RpcError::internal())?;
-            Ok(Answer::Echoed(Payload::Encoded(result), sent.activated))
+            let result = Payload::encoded(&v1_0::send_result(&sent.task))?;
+            Ok(Answer::Echoed(result, sent.activated))
         }
         "SendStreamingMessage" => {
             let send = send_params_1_0(raw)?;
@@ -260,11 +268,8 @@ async fn dispatch_1_0(
         "ListTasks" => {
             let query = v1_0::decode_list_params(params_value(raw)?.as_ref())?;
             let page = state.tasks.list(&query).await?;
-            // Serializing borrowed strings and JSON values cannot fail.
-            let result =
-                serde_json::value::to_raw_value(&v1_0::page_result(&page, query.include_artifacts))
-                    .map_err(|_| RpcError::internal())?;
-            Ok(Answer::Json(Payload::Encoded(result)))
+            let result = Payload::encoded(&v1_0::page_result(&page, query.include_artifacts))?;
+            Ok(Answer::Json(result))
         }
         "CancelTask" => {
             let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;
