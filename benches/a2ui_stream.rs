@@ -19,6 +19,8 @@
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`)
 //! it runs one small round as a smoke check. Knobs: `BENCH_RESPONSES` (default 20).
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -39,15 +41,7 @@ const COMPONENTS: usize = 200;
 const SERVER_THREAD: &str = "a2ui-bench-srv";
 
 fn main() {
-    let bench = std::env::args().any(|a| a == "--bench");
-    let responses = if bench {
-        std::env::var("BENCH_RESPONSES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20)
-    } else {
-        1
-    };
+    let responses = common::knob("BENCH_RESPONSES", 20, 1);
     let text = response_text(COMPONENTS);
     let chunks = chunk(&text);
     let completes = completing_chunks(&chunks, None);

@@ -16,6 +16,8 @@
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`)
 //! it runs one small round as a smoke check. Knobs: `BENCH_RESPONSES` (default 10).
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -42,15 +44,7 @@ const PAUSE: Duration = Duration::from_millis(1);
 type Stamps = Arc<Mutex<Vec<Option<Instant>>>>;
 
 fn main() {
-    let bench = std::env::args().any(|a| a == "--bench");
-    let responses: usize = if bench {
-        std::env::var("BENCH_RESPONSES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(10)
-    } else {
-        1
-    };
+    let responses = common::knob("BENCH_RESPONSES", 10, 1);
     let text = response_text(COMPONENTS);
     let deltas = token_deltas(&text);
     let processor = Generator::v0_9().negotiate(None).unwrap();

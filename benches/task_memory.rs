@@ -15,6 +15,7 @@
 //! cargo bench --bench task_memory -- --bench
 //! ```
 
+mod common;
 #[path = "../src/bin/a2ui-agent/demo.rs"]
 #[allow(dead_code)]
 mod demo;
@@ -31,15 +32,7 @@ use demo::{DemoConfig, RestaurantFinder};
 use serde_json::{Value, json};
 
 fn main() {
-    let bench = std::env::args().any(|a| a == "--bench");
-    let tasks = if bench {
-        std::env::var("BENCH_TASKS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(3000)
-    } else {
-        50
-    };
+    let tasks = common::knob("BENCH_TASKS", 3000, 50);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,10 +1,28 @@
-//! What more than one benchmark reads: the official example UIs. Each bench includes this
-//! module (`mod common;`) and uses what it needs.
+//! What more than one benchmark reads: the official example UIs and the `BENCH_*` knobs. Each
+//! bench includes this module (`mod common;`) and uses what it needs.
 #![allow(dead_code)]
 
 use std::path::Path;
 
 use serde_json::Value;
+
+/// Whether the bench runs for its figures (`cargo bench` passes `--bench`) rather than as the
+/// one small smoke round `cargo test --benches` runs.
+pub fn measuring() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+/// A count from the environment variable `name`: `default` when measuring and it is unset or
+/// unreadable, `smoke` in a smoke round.
+pub fn knob(name: &str, default: usize, smoke: usize) -> usize {
+    if !measuring() {
+        return smoke;
+    }
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// The messages of each official v0.9 basic-catalog example UI, read from
 /// `../shared/reference` at bench time; an empty list (after saying so on stderr, naming
