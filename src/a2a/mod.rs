@@ -395,6 +395,37 @@ pub struct TaskStatusUpdateEvent {
     pub metadata: Option<Metadata>,
 }
 
+impl TaskStatusUpdateEvent {
+    /// `task`'s current status as an update, the last of its stream when `is_final`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+    ///
+    /// let task = Task {
+    ///     id: "t1".into(),
+    ///     context_id: "c1".into(),
+    ///     status: TaskStatus { state: TaskState::Completed, message: None, timestamp: None },
+    ///     artifacts: Vec::new(),
+    ///     history: Vec::new(),
+    ///     metadata: None,
+    /// };
+    /// let update = TaskStatusUpdateEvent::of(&task, true);
+    /// assert_eq!((update.task_id.as_str(), update.status.state), ("t1", TaskState::Completed));
+    /// assert!(update.is_final);
+    /// ```
+    pub fn of(task: &Task, is_final: bool) -> Self {
+        Self {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            is_final,
+            metadata: None,
+        }
+    }
+}
+
 /// A task's artifact was created or grew.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskArtifactUpdateEvent {

@@ -983,11 +983,5 @@ fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
 }
 
 fn status_event(task: &Task, is_final: bool) -> StreamEvent {
-    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: task.id.clone(),
-        context_id: task.context_id.clone(),
-        status: task.status.clone(),
-        is_final,
-        metadata: None,
-    })
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(task, is_final))
 }

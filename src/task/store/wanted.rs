@@ -26,6 +26,12 @@ impl Wanted {
         artifacts: true,
     };
 
+    /// The status alone: no history, no artifacts.
+    pub(crate) const STATUS: Wanted = Wanted {
+        history: Some(0),
+        artifacts: false,
+    };
+
     /// What a listing with `query` returns of each task.
     pub(crate) fn listed(query: &TaskListQuery) -> Self {
         Wanted {

@@ -90,13 +90,7 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
         if changed == 1 {
             tracing::warn!(task_id = %task.id, owner = owner.as_deref().unwrap_or("none"),
                 "the instance running the task stopped renewing its lease: failed");
-            let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status: task.status.clone(),
-                is_final: true,
-                metadata: None,
-            });
+            let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
             inner.publish(&event).await?;
         }
     }
@@ -174,13 +168,9 @@ pub(super) async fn save_unsaved(inner: &Inner) -> Result<(), StoreError> {
             tracing::info!(task_id = %task.id, state = %task.status.state,
                 "stored how the task ended once the database was back");
             inner
-                .publish(&StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone(),
-                    status: task.status.clone(),
-                    is_final: true,
-                    metadata: None,
-                }))
+                .publish(&StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(
+                    &task, true,
+                )))
                 .await?;
         }
     }

@@ -35,6 +35,7 @@ use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client, Config, Notification};
 
 use super::super::row::COLUMNS;
+use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::a2a::v0_3::{decode_message, encode_message};
@@ -247,17 +248,11 @@ impl Inner {
         let mut gone: HashSet<String> = ids.into_iter().collect();
         let mut settled = Vec::new();
         for row in &rows {
-            let task = read_row(row)?.decode(ENGINE)?;
+            // Only the status is sent: history and artifacts are left undecoded.
+            let task = read_row(row)?.decode_wanted(ENGINE, Wanted::STATUS)?;
             gone.remove(&task.id);
-            let state = task.status.state;
-            if state.is_settled() {
-                settled.push(TaskStatusUpdateEvent {
-                    task_id: task.id,
-                    context_id: task.context_id,
-                    status: task.status,
-                    is_final: true,
-                    metadata: None,
-                });
+            if task.status.state.is_settled() {
+                settled.push(TaskStatusUpdateEvent::of(&task, true));
             }
         }
         let mut watchers = self.watchers();
@@ -393,9 +388,7 @@ fn encode_event(event: &StreamEvent) -> Option<Value> {
 fn decode_event(value: &Value) -> Option<StreamEvent> {
     let text = |key: &str| value.get(key).and_then(Value::as_str);
     let state = text("state")?;
-    let state = TaskState::ALL
-        .into_iter()
-        .find(|known| known.as_str() == state)?;
+    let state = TaskState::from_name(state)?;
     let message = match value.get("message") {
         None | Some(Value::Null) => None,
         Some(message) => Some(decode_message(message, "message").ok()?),
