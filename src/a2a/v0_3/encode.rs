@@ -245,9 +245,11 @@ fn wire_task(task: &Task) -> WireTask<'_> {
     }
 }
 
+/// An artifact as 0.3 JSON, borrowed from the model (what [`encode_artifact`] gives, without
+/// the `Value`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct WireArtifact<'a> {
+pub(crate) struct WireArtifact<'a> {
     artifact_id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
@@ -260,7 +262,7 @@ struct WireArtifact<'a> {
     metadata: Option<&'a Metadata>,
 }
 
-fn wire_artifact(artifact: &Artifact) -> WireArtifact<'_> {
+pub(crate) fn wire_artifact(artifact: &Artifact) -> WireArtifact<'_> {
     WireArtifact {
         artifact_id: &artifact.artifact_id,
         name: artifact.name.as_deref(),

@@ -18,9 +18,7 @@
 
 use std::io;
 
-use serde_json::Value;
-
-use crate::a2a::v0_3::{encode_artifact, wire_message};
+use crate::a2a::v0_3::{wire_artifact, wire_message};
 use crate::a2a::{Artifact, Message, Part, Task};
 
 /// What one task may keep.
@@ -52,14 +50,14 @@ impl Budget {
         trim_history(&mut task.history, self.max_history, self.max_history_bytes);
         if let Some(newest) = task.history.last_mut() {
             let mut left = self.max_history_bytes;
-            fit_message(newest, &mut left);
+            fit(newest, &mut left, json_size, |m| &mut m.parts);
         }
         let mut left = self.max_parts_bytes;
         if let Some(message) = &mut task.status.message {
-            fit_message(message, &mut left);
+            fit(message, &mut left, json_size, |m| &mut m.parts);
         }
         for artifact in &mut task.artifacts {
-            fit_artifact(artifact, &mut left);
+            fit(artifact, &mut left, artifact_size, |a| &mut a.parts);
         }
     }
 }
@@ -72,25 +70,20 @@ pub(crate) fn omitted(bytes: usize, limit: usize) -> Part {
     ))
 }
 
-/// Takes `message`'s size out of `left`, or replaces its parts by [`omitted`] when it does
+/// Takes `item`'s `size` out of `left`, or replaces its `parts` by [`omitted`] when it does
 /// not fit (the notice's size is then taken out, down to zero).
-fn fit_message(message: &mut Message, left: &mut usize) {
-    let mut size = json_size(message);
-    if size > *left {
-        message.parts = vec![omitted(size, *left)];
-        size = json_size(message);
+fn fit<T>(
+    item: &mut T,
+    left: &mut usize,
+    size: fn(&T) -> usize,
+    parts: fn(&mut T) -> &mut Vec<Part>,
+) {
+    let mut bytes = size(item);
+    if bytes > *left {
+        *parts(item) = vec![omitted(bytes, *left)];
+        bytes = size(item);
     }
-    *left = left.saturating_sub(size);
-}
-
-/// As [`fit_message`], for an artifact.
-fn fit_artifact(artifact: &mut Artifact, left: &mut usize) {
-    let mut size = value_size(&encode_artifact(artifact));
-    if size > *left {
-        artifact.parts = vec![omitted(size, *left)];
-        size = value_size(&encode_artifact(artifact));
-    }
-    *left = left.saturating_sub(size);
+    *left = left.saturating_sub(bytes);
 }
 
 /// The size of `message` as JSON, in bytes, without building the string.
@@ -98,9 +91,9 @@ pub(crate) fn json_size(message: &Message) -> usize {
     written_size(&wire_message(message))
 }
 
-/// The size of `value` as JSON, in bytes, without building the string.
-pub(crate) fn value_size(value: &Value) -> usize {
-    written_size(value)
+/// The size of `artifact` as JSON, in bytes, without building the string.
+fn artifact_size(artifact: &Artifact) -> usize {
+    written_size(&wire_artifact(artifact))
 }
 
 /// The length of `value` written as JSON.
@@ -208,11 +201,7 @@ mod tests {
 
     fn parts_bytes(task: &Task) -> usize {
         task.status.message.as_ref().map_or(0, json_size)
-            + task
-                .artifacts
-                .iter()
-                .map(|a| value_size(&encode_artifact(a)))
-                .sum::<usize>()
+            + task.artifacts.iter().map(artifact_size).sum::<usize>()
     }
 
     #[test]
@@ -290,9 +279,9 @@ mod tests {
             if parts_bytes(&original) <= max_parts_bytes {
                 prop_assert_eq!(kept, original);
             } else {
-                let notice = value_size(&Value::from(
-                    omitted(usize::MAX, usize::MAX).as_text().unwrap_or_default(),
-                )) + 64;
+                let notice =
+                    written_size(&omitted(usize::MAX, usize::MAX).as_text().unwrap_or_default())
+                        + 64;
                 let items = 1 + artifacts.len();
                 prop_assert!(parts_bytes(&kept) <= max_parts_bytes + items * notice);
                 let first_cut = kept.status.message.as_ref() != original.status.message.as_ref();

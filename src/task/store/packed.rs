@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::StoreError;
 use super::wanted::Wanted;
-use crate::a2a::v0_3::{WireMessage, decode_message, decode_part, encode_artifact, wire_message};
+use crate::a2a::v0_3::{WireMessage, decode_message, decode_part, wire_artifact, wire_message};
 use crate::a2a::{Artifact, Message, Task, TaskStatus};
 
 /// A task: its header as values, the rest as JSON.
@@ -39,7 +39,7 @@ impl Packed {
         let body = PackedBody {
             message: status.message.as_ref().map(wire_message),
             history: Messages(&history),
-            artifacts: artifacts.iter().map(encode_artifact).collect(),
+            artifacts: Artifacts(&artifacts),
             metadata: metadata.as_ref(),
         };
         // Borrowed strings and JSON values into a `String` cannot fail to serialize.
@@ -134,7 +134,7 @@ pub(crate) fn messages_json(messages: &[Message]) -> String {
 
 /// Artifacts as a JSON array.
 pub(crate) fn artifacts_json(artifacts: &[Artifact]) -> String {
-    Value::Array(artifacts.iter().map(encode_artifact).collect()).to_string()
+    serde_json::to_string(&Artifacts(artifacts)).unwrap_or_default()
 }
 
 impl KeptJson<'_> {
@@ -174,13 +174,14 @@ impl KeptJson<'_> {
     }
 }
 
-/// A packed body as written: the messages as borrowed 0.3 JSON, no `Value` tree built.
+/// A packed body as written: messages and artifacts as borrowed 0.3 JSON, no `Value` tree
+/// built.
 #[derive(Serialize)]
 struct PackedBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<WireMessage<'a>>,
     history: Messages<'a>,
-    artifacts: Vec<Value>,
+    artifacts: Artifacts<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<&'a Map<String, Value>>,
 }
@@ -191,6 +192,15 @@ struct Messages<'a>(&'a [Message]);
 impl Serialize for Messages<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(wire_message))
+    }
+}
+
+/// Artifacts serialized one by one as they are borrowed.
+struct Artifacts<'a>(&'a [Artifact]);
+
+impl Serialize for Artifacts<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(wire_artifact))
     }
 }
 
@@ -208,7 +218,7 @@ struct Body<'a> {
     metadata: Option<Map<String, Value>>,
 }
 
-/// Decodes an artifact as [`encode_artifact`] wrote it; `None` when it is not one.
+/// Decodes an artifact as [`wire_artifact`] wrote it; `None` when it is not one.
 pub(crate) fn decode_artifact(value: &Value) -> Option<Artifact> {
     let object = value.as_object()?;
     let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
