@@ -405,7 +405,7 @@ impl InMemoryStore {
         let Some(entry) = inner.tasks.get(id) else {
             return Ok(None);
         };
-        if is_settled(entry.task.header()) && self.is_expired(entry.updated, now) {
+        if entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now) {
             inner.remove(id);
             return Ok(None);
         }
@@ -418,7 +418,7 @@ impl InMemoryStore {
         self.budget.apply(&mut task);
         let task = Packed::pack(task);
         let size = task.bytes();
-        let settled = is_settled(task.header());
+        let settled = task.header().status.state.is_settled();
         let now = self.clock.now();
         let mut inner = self.lock();
         self.evict_idle(&mut inner, now);
@@ -472,11 +472,6 @@ impl InMemoryStore {
     }
 }
 
-/// Whether the agent is done with the task for now (it may be evicted).
-fn is_settled(task: &Task) -> bool {
-    task.status.state.is_settled()
-}
-
 impl TaskStore for InMemoryStore {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
         Box::pin(future::ready(self.get_now(id)))
@@ -493,7 +488,7 @@ impl TaskStore for InMemoryStore {
         let now = self.clock.now();
         let inner = self.lock();
         let live = inner.tasks.values().filter(|entry| {
-            !(is_settled(entry.task.header()) && self.is_expired(entry.updated, now))
+            !(entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now))
         });
         // The page is chosen by the headers; only its tasks are decoded, out of the lock.
         let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {

@@ -114,9 +114,7 @@ impl Row {
     pub(super) fn decode_wanted(self, engine: &str, wanted: Wanted) -> Result<Task, StoreError> {
         let id = self.id;
         let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
-        let state = TaskState::ALL
-            .into_iter()
-            .find(|state| state.as_str() == self.state)
+        let state = TaskState::from_name(&self.state)
             .ok_or_else(|| corrupt(&format!("unknown state {:?}", self.state)))?;
         let metadata = match &self.metadata {
             Some(text) => match serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e))? {
