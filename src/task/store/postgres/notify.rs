@@ -192,6 +192,11 @@ pub(super) async fn dispatch(
     mut notes: mpsc::Receiver<Note>,
     cancels: mpsc::Sender<String>,
 ) {
+    // One resync at a time, apart from this loop (the query connection may still be down
+    // while notes keep flowing). A miss while one runs queues one more pass, which covers
+    // every miss before it; a full queue already holds that pass.
+    let (resync_wanted, resync_asked) = mpsc::channel(1);
+    tokio::spawn(resync_each(store.clone(), resync_asked));
     while let Some(note) = notes.recv().await {
         let Some(inner) = store.upgrade() else {
             break;
@@ -209,9 +214,15 @@ pub(super) async fn dispatch(
             },
         };
         if missed {
-            // Apart: the query connection may still be down, and notes keep flowing.
-            tokio::spawn(resync(store.clone()));
+            let _ = resync_wanted.try_send(());
         }
+    }
+}
+
+/// Runs a [`resync`] for each request, until the dispatcher that asks is gone.
+async fn resync_each(store: Weak<Inner>, mut asked: mpsc::Receiver<()>) {
+    while asked.recv().await.is_some() {
+        resync(store.clone()).await;
     }
 }
 
