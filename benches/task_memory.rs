@@ -27,7 +27,7 @@ use a2ui_agent::a2a::{Task, TaskListQuery};
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::server::A2uiServer;
-use a2ui_agent::task::{InMemoryStore, TaskStore};
+use a2ui_agent::store::{InMemoryStore, TaskStore};
 use demo::{DemoConfig, RestaurantFinder};
 use serde_json::{Value, json};
 

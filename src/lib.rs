@@ -63,12 +63,18 @@ mod prompt;
 
 #[cfg(feature = "server")]
 pub mod agent;
+#[cfg(feature = "server")]
+pub mod clock;
 #[cfg(feature = "llm")]
 pub mod llm;
+#[cfg(feature = "server")]
+pub mod reply;
 #[cfg(feature = "server")]
 pub mod request;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod store;
 #[cfg(feature = "server")]
 pub mod task;
 

@@ -16,8 +16,8 @@ use std::time::Duration;
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::request::Request;
-use a2ui_agent::task::OnInvalid;
 use llm_support::{Answer, MockModel};
 use serde_json::{Value, json};
 use support::{

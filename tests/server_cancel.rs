@@ -10,7 +10,7 @@ use std::time::Duration;
 use a2ui_agent::a2a::{Task, TaskListQuery, TaskPage, TaskState};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::task::{InMemoryStore, StoreError, TaskStore};
+use a2ui_agent::store::{InMemoryStore, StoreError, TaskStore};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::json;

@@ -7,7 +7,7 @@ use a2ui_agent::a2a::Task;
 use a2ui_agent::a2a::TaskState;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::task::{StoreError, TaskStore};
+use a2ui_agent::store::{StoreError, TaskStore};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use support::{TestServer, builder, spawn, text_message};

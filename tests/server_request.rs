@@ -7,8 +7,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use a2ui_agent::a2a::Part;
 use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::clock::ManualClock;
 use a2ui_agent::request::Request;
-use a2ui_agent::task::{ManualClock, SequentialIds};
+use a2ui_agent::task::SequentialIds;
 use serde_json::json;
 use support::{builder, spawn, text_message};
 

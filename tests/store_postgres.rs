@@ -14,7 +14,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskState, TaskStatus};
-use a2ui_agent::task::{PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
+use a2ui_agent::store::{PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};

@@ -8,7 +8,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use a2ui_agent::task::STOPPED_MESSAGE;
+use a2ui_agent::store::STOPPED_MESSAGE;
 use serde_json::json;
 use support::{TestServer, params, serve_command, spawn_binary, text_of};
 

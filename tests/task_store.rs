@@ -9,8 +9,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use a2ui_agent::a2a::TaskState;
 use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::clock::ManualClock;
 use a2ui_agent::request::Request;
-use a2ui_agent::task::{InMemoryStore, ManualClock};
+use a2ui_agent::store::InMemoryStore;
 use serde_json::json;
 use support::{builder, spawn, text_message};
 

@@ -71,14 +71,15 @@ use crate::a2a::budget::DecodeBudget;
 use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
 use crate::agent::Agent;
+use crate::clock::{Clock, SystemClock};
 use crate::generator::Generator;
 use crate::parser::EmitMode;
+use crate::reply::output::ReplyOutput;
+use crate::reply::{OnInvalid, RepairPolicy};
 use crate::request::adapter::A2uiAdapter;
+use crate::store::{InMemoryStore, TaskStore};
 use crate::task::manager::TaskManager;
-use crate::task::output::ReplyOutput;
-use crate::task::{
-    Clock, IdGenerator, InMemoryStore, OnInvalid, RepairPolicy, SystemClock, TaskStore, UuidIds,
-};
+use crate::task::{IdGenerator, UuidIds};
 use admission::Admission;
 use gate::{BodyBudget, HostPolicy};
 

@@ -30,17 +30,19 @@ use futures::{FutureExt, StreamExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
-use super::output::{OutputError, OutputPipeline, coalesce_text};
-use super::repair::{Guard, RepairPolicy};
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
-use super::{Clock, Cluster, IdGenerator, Lifecycle, StoreError, TaskError, TaskStore, timestamp};
+use super::{IdGenerator, Lifecycle, TaskError};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
 use crate::agent::{Agent, ReplyBody};
+use crate::clock::{Clock, timestamp};
+use crate::reply::output::{OutputError, OutputPipeline, coalesce_text};
+use crate::reply::{Guard, RepairPolicy};
 use crate::request::Request;
 use crate::request::prepared::Prepared;
+use crate::store::{Cluster, StoreError, TaskStore};
 
 /// A `working` write running on its own; awaited by the run and again before settling.
 type WorkingWrite = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;

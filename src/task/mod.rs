@@ -4,35 +4,20 @@
 //! | ...); the rules live in one place, [`Lifecycle`], so no code path can put a task in a
 //! state the protocol forbids. The runner that drives an agent for a task, feeds its output
 //! through the output pipeline and fans events out to stream subscribers is crate-private;
-//! the pieces users can replace are public: the [`TaskStore`], the [`Clock`] and the
-//! [`IdGenerator`].
+//! the pieces users can replace are public: the [`TaskStore`](crate::store::TaskStore), the
+//! [`Clock`](crate::clock::Clock) and the [`IdGenerator`].
 
-mod clock;
 mod ids;
 pub(crate) mod manager;
-pub(crate) mod output;
-mod page;
-mod repair;
 mod running;
-mod store;
 
 use std::fmt;
 
-pub use clock::{Clock, ManualClock, SystemClock, timestamp};
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
-pub use page::{PageCursor, list_page};
-pub use repair::OnInvalid;
-pub(crate) use repair::RepairPolicy;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use store::STOPPED_MESSAGE;
-#[cfg(feature = "sqlite")]
-pub use store::SqliteStore;
-pub use store::{Cluster, InMemoryStore, StoreError, TaskStore};
-#[cfg(feature = "postgres")]
-pub use store::{PostgresBuilder, PostgresStore};
 
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::store::StoreError;
 
 /// A task's state, changed only through legal transitions.
 ///

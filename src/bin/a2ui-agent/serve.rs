@@ -14,8 +14,9 @@ use std::time::Duration;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::server::{self, ServerBuilder};
-use a2ui_agent::task::{InMemoryStore, OnInvalid, PostgresStore, SqliteStore};
+use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;

@@ -27,7 +27,7 @@ impl Clock for SystemClock {
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use a2ui_agent::task::{Clock, ManualClock, timestamp};
+/// use a2ui_agent::clock::{Clock, ManualClock, timestamp};
 ///
 /// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_millis(1_500));
 /// assert_eq!(timestamp(clock.now()), "1970-01-01T00:00:01.500Z");

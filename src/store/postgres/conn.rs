@@ -23,7 +23,7 @@ use tokio_postgres::tls::NoTlsStream;
 use tokio_postgres::{Client, Config, NoTls, Socket};
 
 use super::pg_error;
-use crate::task::StoreError;
+use crate::store::StoreError;
 
 /// The first wait before connecting again (the very first attempt is immediate).
 pub(super) const FIRST_RETRY: Duration = Duration::from_millis(100);

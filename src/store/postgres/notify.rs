@@ -40,7 +40,7 @@ use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::a2a::v0_3::{decode_message, encode_message};
 use crate::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
-use crate::task::{Cluster, StoreError};
+use crate::store::{Cluster, StoreError};
 
 const EVENTS: &str = "a2ui_events";
 const CANCELS: &str = "a2ui_cancel";

@@ -25,7 +25,7 @@ use std::time::SystemTime;
 use super::super::row::{COLUMNS, Row, stopped};
 use super::{ENGINE, Inner, pg_error, read_row, row_args};
 use crate::a2a::{StreamEvent, Task, TaskStatusUpdateEvent};
-use crate::task::StoreError;
+use crate::store::StoreError;
 
 /// Renews this instance's lease (creating it at start). Warns when the lease had lapsed (the
 /// database was out of reach for longer than it): peers may have failed this instance's

@@ -31,7 +31,7 @@ impl PageCursor {
     /// # Example
     ///
     /// ```
-    /// use a2ui_agent::task::PageCursor;
+    /// use a2ui_agent::store::PageCursor;
     ///
     /// assert!(PageCursor::parse("not a token").is_none());
     /// ```
@@ -120,7 +120,7 @@ pub(crate) fn normalized_timestamp(timestamp: &str) -> String {
 ///
 /// ```
 /// use a2ui_agent::a2a::{Task, TaskListQuery, TaskState, TaskStatus};
-/// use a2ui_agent::task::list_page;
+/// use a2ui_agent::store::list_page;
 ///
 /// let task = |id: &str, at: &str| Task {
 ///     id: id.into(),

@@ -11,6 +11,7 @@
 mod budget;
 mod cluster;
 mod packed;
+mod page;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -20,6 +21,8 @@ mod sqlite;
 mod wanted;
 
 pub use cluster::Cluster;
+pub(crate) use page::normalized_timestamp;
+pub use page::{PageCursor, list_page};
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresBuilder, PostgresStore};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -37,9 +40,8 @@ use futures::future::{self, BoxFuture};
 use self::budget::Budget;
 use self::packed::Packed;
 use self::wanted::Wanted;
-use super::page::list_page;
 use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
-use crate::task::clock::{Clock, SystemClock};
+use crate::clock::{Clock, SystemClock};
 
 /// Keeps tasks by id.
 ///
@@ -50,7 +52,7 @@ use crate::task::clock::{Clock, SystemClock};
 ///
 /// ```
 /// use a2ui_agent::a2a::Task;
-/// use a2ui_agent::task::{InMemoryStore, StoreError, TaskStore};
+/// use a2ui_agent::store::{InMemoryStore, StoreError, TaskStore};
 /// use futures::future::BoxFuture;
 ///
 /// /// A store that forgets everything (tasks live only while they run).
@@ -212,7 +214,7 @@ impl std::error::Error for StoreError {}
 ///
 /// ```
 /// use std::time::Duration;
-/// use a2ui_agent::task::InMemoryStore;
+/// use a2ui_agent::store::InMemoryStore;
 ///
 /// let store = InMemoryStore::new()
 ///     .capacity(1_000)
@@ -550,7 +552,7 @@ mod tests {
 
     use super::*;
     use crate::a2a::{TaskState, TaskStatus};
-    use crate::task::ManualClock;
+    use crate::clock::ManualClock;
 
     fn task(id: &str, state: TaskState) -> Task {
         Task {

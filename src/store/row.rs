@@ -14,7 +14,7 @@ use super::budget::Budget;
 use super::packed::{KeptJson, artifacts_json, message_json, messages_json};
 use super::wanted::Wanted;
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
-use crate::task::timestamp;
+use crate::clock::timestamp;
 
 /// What a task that was running when its server stopped says afterwards.
 pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";

@@ -46,8 +46,8 @@ use super::budget::Budget;
 use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
-use crate::task::page::{PageCursor, normalized_timestamp};
-use crate::task::{Clock, SystemClock, timestamp};
+use crate::clock::{Clock, SystemClock, timestamp};
+use crate::store::{PageCursor, normalized_timestamp};
 
 /// How errors name this store.
 const ENGINE: &str = "postgres";
@@ -95,9 +95,9 @@ const MIGRATION_LOCK: i64 = 0x6132_7569;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use a2ui_agent::task::PostgresStore;
+/// use a2ui_agent::store::PostgresStore;
 ///
-/// # async fn run() -> Result<(), a2ui_agent::task::StoreError> {
+/// # async fn run() -> Result<(), a2ui_agent::store::StoreError> {
 /// let store = PostgresStore::builder("postgres://a2ui@db.internal/a2ui")
 ///     .lease(Duration::from_secs(15))
 ///     .finished_ttl(Duration::from_secs(3600))

@@ -24,7 +24,7 @@ use crate::a2a::StreamEvent;
 /// ```
 /// use std::sync::Arc;
 /// use a2ui_agent::a2a::StreamEvent;
-/// use a2ui_agent::task::{Cluster, StoreError};
+/// use a2ui_agent::store::{Cluster, StoreError};
 /// use futures::future::BoxFuture;
 /// use tokio::sync::mpsc;
 ///

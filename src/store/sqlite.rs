@@ -34,8 +34,8 @@ use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
 use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
-use crate::task::page::{PageCursor, normalized_timestamp};
-use crate::task::{Clock, SystemClock, timestamp};
+use crate::clock::{Clock, SystemClock, timestamp};
+use crate::store::{PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
 const MIGRATIONS: &[&str] = &["
@@ -63,9 +63,9 @@ const MIGRATIONS: &[&str] = &["
 ///
 /// ```
 /// use std::time::Duration;
-/// use a2ui_agent::task::SqliteStore;
+/// use a2ui_agent::store::SqliteStore;
 ///
-/// # fn main() -> Result<(), a2ui_agent::task::StoreError> {
+/// # fn main() -> Result<(), a2ui_agent::store::StoreError> {
 /// let store = SqliteStore::open_in_memory()?
 ///     .max_history(50)
 ///     .max_history_bytes(256 * 1024)
@@ -488,7 +488,8 @@ mod tests {
     use super::super::row::STOPPED_MESSAGE;
     use super::*;
     use crate::a2a::{Artifact, Message, Part, TaskState, TaskStatus};
-    use crate::task::{ManualClock, list_page};
+    use crate::clock::ManualClock;
+    use crate::store::list_page;
 
     fn task(id: &str, state: TaskState, second: u32) -> Task {
         Task {

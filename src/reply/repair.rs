@@ -25,7 +25,7 @@ use crate::request::{Repair, Request};
 /// # Example
 ///
 /// ```
-/// use a2ui_agent::task::OnInvalid;
+/// use a2ui_agent::reply::OnInvalid;
 ///
 /// assert_eq!("fail".parse::<OnInvalid>(), Ok(OnInvalid::Fail));
 /// assert_eq!(OnInvalid::default(), OnInvalid::Repair);
