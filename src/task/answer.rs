@@ -1,0 +1,242 @@
+//! The agent's answer during a run: calling it, turning its output into `working` updates,
+//! and asking it again when its A2UI does not validate (the repair loop of
+//! [`crate::reply`]).
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+
+use futures::future::FutureExt;
+use futures::stream::{BoxStream, CatchUnwind, StreamExt};
+
+use super::lifecycle::transition;
+use super::manager::{Running, TaskManager, agent_message, status_event};
+use super::run::Outcome;
+use crate::a2a::{Part, Task, TaskState};
+use crate::a2ui::ValidationError;
+use crate::agent::{AgentError, Reply, ReplyBody};
+use crate::reply::Guard;
+use crate::reply::output::OutputError;
+use crate::request::Request;
+
+/// How many bytes of agent output that are already waiting are read as one chunk at most.
+const JOIN_READY_BYTES: usize = 16 * 1024;
+
+/// The reply being written in one run: what every attempt, update and failure of it shares.
+pub(super) struct Answer<'r> {
+    running: &'r Running,
+    /// The id of the agent message every update of the reply carries a piece of.
+    reply_id: &'r str,
+    /// Whether the client reads the reply as it comes.
+    streaming: bool,
+    /// Checks the reply's A2UI, attempt after attempt.
+    guard: Guard,
+    /// The parts sent so far, for the final status message.
+    parts: Vec<Part>,
+}
+
+/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
+enum Attempt {
+    Done(Outcome),
+    Invalid(Vec<ValidationError>),
+}
+
+/// Why the agent gave no (more) output.
+enum Failure {
+    /// It answered an error.
+    Agent(AgentError),
+    /// It panicked (the payload).
+    Panic(Box<dyn Any + Send>),
+}
+
+impl TaskManager {
+    /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
+    /// does not validate goes to the repair loop.
+    pub(super) async fn drive(
+        &self,
+        running: &Running,
+        reply_id: &str,
+        mut request: Request,
+        streaming: bool,
+    ) -> Outcome {
+        let mut answer = Answer {
+            running,
+            reply_id,
+            streaming,
+            guard: self.repair.guard(&request),
+            parts: Vec::new(),
+        };
+        loop {
+            let errors = match self.attempt(&mut answer, request).await {
+                Attempt::Done(outcome) => return outcome,
+                Attempt::Invalid(errors) => errors,
+            };
+            request = match answer.guard.next(errors) {
+                Ok(next) => next,
+                Err(reason) => return Outcome::Failed(reason),
+            };
+        }
+    }
+
+    /// One call of the agent, its output screened by the answer's guard.
+    async fn attempt(&self, answer: &mut Answer<'_>, request: Request) -> Attempt {
+        let mut sink = self.output.start(&request, answer.streaming);
+        let reply = match self.call(request).await {
+            Ok(reply) => reply,
+            Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
+        };
+        let final_state = reply.final_state.unwrap_or(self.final_state);
+        if !final_state.is_settled() {
+            return Attempt::Done(Outcome::Invalid(format!(
+                "the agent asked to end the task in state {final_state}"
+            )));
+        }
+        let mut chunks = Chunks::new(reply.body);
+        while let Some(chunk) = chunks.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
+            };
+            answer.guard.record(&chunk);
+            if let Some(end) = self.take(answer, sink.push_checked(&chunk), false).await {
+                // Dropping the rest of the reply stops the agent (and its model).
+                return end;
+            }
+        }
+        let last = sink.finish().map(|new| (new, 0));
+        if let Some(end) = self.take(answer, last, true).await {
+            return end;
+        }
+        Attempt::Done(Outcome::Finished {
+            state: final_state,
+            parts: std::mem::take(&mut answer.parts),
+        })
+    }
+
+    /// Calls the agent, catching a panic in the call or in its future.
+    async fn call(&self, request: Request) -> Result<Reply, Failure> {
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
+        let reply = match call {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
+        match reply {
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(error)) => Err(Failure::Agent(error)),
+            Err(panic) => Err(Failure::Panic(panic)),
+        }
+    }
+
+    /// Sends the parts a feed of the output completed. Ends the attempt (`Some`) when they
+    /// hold A2UI that does not validate, or the output cannot be read on; with `last` (the
+    /// feed that ends the reply), the component trees of the whole reply are checked too.
+    async fn take(
+        &self,
+        answer: &mut Answer<'_>,
+        fed: Result<(Vec<Part>, usize), OutputError>,
+        last: bool,
+    ) -> Option<Attempt> {
+        let (new, checked) = match fed {
+            Ok(fed) => fed,
+            Err(error) => return Some(self.fail_after(answer, error).await),
+        };
+        let (new, invalid) = answer.guard.screen(new, checked);
+        self.progress(answer, new).await;
+        let invalid = match invalid {
+            None if last => answer.guard.finish(),
+            invalid => invalid,
+        };
+        invalid.map(Attempt::Invalid)
+    }
+
+    /// The outcome of a run whose agent failed.
+    fn failed(&self, running: &Running, failure: Failure) -> Outcome {
+        match failure {
+            Failure::Agent(error) => Outcome::Failed(error.message().to_owned()),
+            Failure::Panic(panic) => panicked(running, &*panic),
+        }
+    }
+
+    /// Sends what the read completed before `error` (text before a broken block, say), then
+    /// fails the attempt with the error's reason.
+    async fn fail_after(&self, answer: &mut Answer<'_>, error: OutputError) -> Attempt {
+        let (before, _) = answer.guard.screen(error.before, 0);
+        self.progress(answer, before).await;
+        Attempt::Done(Outcome::Failed(error.reason))
+    }
+
+    /// Sends a `working` update holding `new` parts (none: nothing to send).
+    async fn progress(&self, answer: &mut Answer<'_>, new: Vec<Part>) {
+        if new.is_empty() {
+            return;
+        }
+        answer.parts.extend(new.iter().cloned());
+        let timestamp = self.now();
+        let delivery = answer.running.update(|task| {
+            let message = agent_message(task, answer.reply_id, new);
+            transition(task, TaskState::Working, Some(message), timestamp).ok()?;
+            Some(|task: &Task| status_event(task, false))
+        });
+        self.send(answer.running, delivery).await;
+    }
+}
+
+/// Logs an agent's panic; the client sees only that the agent failed.
+fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
+    Outcome::Failed("The agent failed unexpectedly.".to_owned())
+}
+
+/// One item of the agent's output stream, a panic caught.
+type Item = std::thread::Result<Result<String, AgentError>>;
+
+/// The agent's output as chunks: panics caught, and chunks that are already waiting joined
+/// into one (one feed, one update and one SSE frame for all they complete, instead of one
+/// per chunk). Nothing waits for a chunk still to come, so no part is sent later than it
+/// would be alone.
+struct Chunks {
+    stream: CatchUnwind<AssertUnwindSafe<BoxStream<'static, Result<String, AgentError>>>>,
+    /// An item (or the end) read ahead while joining chunks that were already waiting.
+    ahead: Option<Option<Item>>,
+}
+
+impl Chunks {
+    fn new(body: ReplyBody) -> Self {
+        let stream = match body {
+            ReplyBody::Text(text) => futures::stream::once(async { Ok(text) }).boxed(),
+            ReplyBody::Stream(stream) => stream,
+        };
+        Chunks {
+            stream: AssertUnwindSafe(stream).catch_unwind(),
+            ahead: None,
+        }
+    }
+
+    /// The next chunk, or why there is none; `None` at the end.
+    async fn next(&mut self) -> Option<Result<String, Failure>> {
+        let item = match self.ahead.take() {
+            Some(item) => item,
+            None => self.stream.next().await,
+        };
+        let mut chunk = match item? {
+            Ok(Ok(chunk)) => chunk,
+            Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
+            Err(panic) => return Some(Err(Failure::Panic(panic))),
+        };
+        while chunk.len() < JOIN_READY_BYTES {
+            match self.stream.next().now_or_never() {
+                Some(Some(Ok(Ok(more)))) => chunk.push_str(&more),
+                Some(other) => {
+                    self.ahead = Some(other);
+                    break;
+                }
+                None => break,
+            }
+        }
+        Some(Ok(chunk))
+    }
+}
