@@ -307,22 +307,15 @@ impl std::str::FromStr for TaskState {
 
 /// A name that is not a task state (the [`FromStr`](std::str::FromStr) error of
 /// [`TaskState`]); holds the name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown task state '{}' (expected one of {})", .0, state_names())]
 pub struct UnknownTaskState(pub String);
 
-impl fmt::Display for UnknownTaskState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
-        write!(
-            f,
-            "unknown task state '{}' (expected one of {})",
-            self.0,
-            names.join(", ")
-        )
-    }
+/// Every task state's name, for [`UnknownTaskState`].
+fn state_names() -> String {
+    let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
+    names.join(", ")
 }
-
-impl std::error::Error for UnknownTaskState {}
 
 /// A task's state, with the message that explains it.
 #[derive(Debug, Clone, PartialEq)]

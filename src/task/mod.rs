@@ -23,7 +23,7 @@ mod run;
 mod running;
 mod start;
 
-use std::fmt;
+use std::sync::Arc;
 
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
 pub use lifecycle::Lifecycle;
@@ -33,21 +33,26 @@ use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::store::StoreError;
 
 /// Why a task operation was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum TaskError {
     /// No task with this id (-32001).
+    #[error("Task not found: {id}")]
     NotFound {
         /// The id asked for.
         id: String,
     },
-    /// Cancel of a task that already stopped (-32002).
+    /// Cancel of a task that cannot be canceled: it already ended, or the instance that runs
+    /// it did not stop it in time (-32002).
+    #[error("Task cannot be canceled: {id} is {state}")]
     NotCancelable {
         /// The task.
         id: String,
-        /// Its terminal state.
+        /// The state it was found in.
         state: TaskState,
     },
     /// A message or resubscribe to a task that already stopped (-32004).
+    #[error("Unsupported operation: task {id} is {state}")]
     Terminal {
         /// The task.
         id: String,
@@ -55,6 +60,7 @@ pub enum TaskError {
         state: TaskState,
     },
     /// A message to a task the agent is still working on (-32004).
+    #[error("Unsupported operation: task {id} is {state}; wait for it to ask for input")]
     Busy {
         /// The task.
         id: String,
@@ -62,6 +68,7 @@ pub enum TaskError {
         state: TaskState,
     },
     /// The message's `contextId` is not the task's (-32602).
+    #[error("params.message.contextId: {given:?} is not the context {expected:?} of task {id}")]
     ContextMismatch {
         /// The task.
         id: String,
@@ -71,6 +78,7 @@ pub enum TaskError {
         given: String,
     },
     /// A transition the lifecycle forbids (-32603: a server bug).
+    #[error("illegal task transition from {from} to {to}")]
     IllegalTransition {
         /// The state the task is in.
         from: TaskState,
@@ -78,50 +86,15 @@ pub enum TaskError {
         to: TaskState,
     },
     /// A `ListTasks` page token this server did not write (-32602).
+    #[error("params.pageToken: not a page token this server wrote")]
     BadPageToken,
     /// The task store failed (-32603).
-    Store(StoreError),
-}
-
-impl fmt::Display for TaskError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskError::NotFound { id } => write!(f, "Task not found: {id}"),
-            TaskError::NotCancelable { id, state } => {
-                write!(f, "Task cannot be canceled: {id} is {state}")
-            }
-            TaskError::Terminal { id, state } => {
-                write!(f, "Unsupported operation: task {id} is {state}")
-            }
-            TaskError::Busy { id, state } => write!(
-                f,
-                "Unsupported operation: task {id} is {state}; wait for it to ask for input"
-            ),
-            TaskError::ContextMismatch {
-                id,
-                expected,
-                given,
-            } => write!(
-                f,
-                "params.message.contextId: {given:?} is not the context {expected:?} of task {id}"
-            ),
-            TaskError::IllegalTransition { from, to } => {
-                write!(f, "illegal task transition from {from} to {to}")
-            }
-            TaskError::BadPageToken => {
-                f.write_str("params.pageToken: not a page token this server wrote")
-            }
-            TaskError::Store(error) => write!(f, "task store: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for TaskError {}
-
-impl From<StoreError> for TaskError {
-    fn from(error: StoreError) -> Self {
-        TaskError::Store(error)
-    }
+    #[error("task store: {0}")]
+    Store(#[from] StoreError),
+    /// Starting the task stopped before it was stored and running (it panicked, or the
+    /// runtime is shutting down) (-32603).
+    #[error("starting the task stopped: {0}")]
+    StartStopped(#[source] Arc<tokio::task::JoinError>),
 }
 
 impl From<TaskError> for RpcError {
@@ -139,7 +112,9 @@ impl From<TaskError> for RpcError {
                     "Server busy: the task store is full of running tasks; retry later",
                 );
             }
-            TaskError::IllegalTransition { .. } | TaskError::Store(_) => {
+            TaskError::IllegalTransition { .. }
+            | TaskError::Store(_)
+            | TaskError::StartStopped(_) => {
                 return RpcError::internal();
             }
         };

@@ -17,7 +17,6 @@ use super::run::Job;
 use super::running::Running;
 use crate::a2a::{Message, Task, TaskState, TaskStatus};
 use crate::request::prepared::Prepared;
-use crate::store::StoreError;
 
 /// A freshly started (or continued) task.
 pub(crate) struct Started {
@@ -58,11 +57,9 @@ impl TaskManager {
         let mut begin = Box::pin(self.clone().begin(prepared, stream));
         match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
-            Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
-                Err(TaskError::Store(StoreError::Other(format!(
-                    "starting the task stopped: {joined}"
-                ))))
-            }),
+            Poll::Pending => tokio::spawn(begin)
+                .await
+                .unwrap_or_else(|joined| Err(TaskError::StartStopped(Arc::new(joined)))),
         }
     }
 
