@@ -51,6 +51,8 @@ pub(crate) struct TaskManager {
     /// The tasks running here. A `std` mutex: it is only held to look up, register or
     /// remove an entry, never across an `.await` (see [`TaskManager::running`]).
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Wakes those waiting for the running map to empty (a server shutting down).
+    idle: Notify,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
     claims: Mutex<HashSet<String>>,
     /// Wakes those waiting for a claim.
@@ -96,6 +98,7 @@ impl TaskManager {
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
             running: Mutex::new(HashMap::new()),
+            idle: Notify::new(),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),
             cluster,
@@ -139,6 +142,21 @@ impl TaskManager {
         let mut map = self.running();
         if map.get(id).is_some_and(|entry| Arc::ptr_eq(entry, running)) {
             map.remove(id);
+            if map.is_empty() {
+                self.idle.notify_waiters();
+            }
+        }
+    }
+
+    /// Waits until no task runs here.
+    pub(crate) async fn wait_idle(&self) {
+        loop {
+            // Registered before looking, so an emptying between the two is not missed.
+            let emptied = self.idle.notified();
+            if self.running().is_empty() {
+                return;
+            }
+            emptied.await;
         }
     }
 

@@ -16,7 +16,7 @@ pub(crate) struct Subscription {
 
 impl TaskManager {
     /// How many tasks run now.
-    pub(crate) async fn running_count(&self) -> usize {
+    pub(crate) fn running_count(&self) -> usize {
         self.running().len()
     }
 
