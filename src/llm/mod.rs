@@ -370,9 +370,12 @@ impl Agent for OpenAiChat {
         let this = self.clone();
         Box::pin(async move {
             let messages = this.messages(&request);
-            let deltas = this.stream(&messages).await.map_err(AgentError::new)?;
+            let deltas = this
+                .stream(&messages)
+                .await
+                .map_err(LlmError::into_agent_error)?;
             Ok(Reply::stream(
-                deltas.map(|item| item.map_err(AgentError::new)),
+                deltas.map(|item| item.map_err(LlmError::into_agent_error)),
             ))
         })
     }

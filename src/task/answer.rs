@@ -151,9 +151,21 @@ impl TaskManager {
     /// The outcome of a run whose agent failed.
     fn failed(&self, running: &Running, failure: Failure) -> Outcome {
         match failure {
-            Failure::Agent(error) => Outcome::Failed(error.message().to_owned()),
+            Failure::Agent(error) => Outcome::Failed(self.shown(&error)),
             Failure::Panic(panic) => panicked(running, &*panic),
         }
+    }
+
+    /// What the client is told of the agent's `error`: its message, and when it has a
+    /// detail (logged here, never sent) the id the log names it by.
+    fn shown(&self, error: &AgentError) -> String {
+        let Some(detail) = error.detail() else {
+            return error.message().to_owned();
+        };
+        let error_id = self.ids.new_id();
+        tracing::error!(%error_id, %detail, "the agent failed");
+        let message = error.message().trim_end_matches('.');
+        format!("{message} (error id {error_id}).")
     }
 
     /// Sends what the read completed before `error` (text before a broken block, say), then
