@@ -172,17 +172,10 @@ impl Validator {
     ///
     /// Every problem found (at most [`MAX_ERRORS`]), each with the index of its message.
     pub fn check_response(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
-        self.check_all(messages, true)
+        self.check_all(messages)
     }
 
-    /// The component-tree half of [`check_response`](Self::check_response), for messages
-    /// already checked one by one against the schema (as a server does while streaming).
-    #[cfg(feature = "server")] // the repair guard is its only user
-    pub(crate) fn check_trees(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
-        self.check_all(messages, false)
-    }
-
-    fn check_all(&self, messages: &[Value], schema: bool) -> Result<(), Vec<ValidationError>> {
+    fn check_all(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
         let mut errors = Vec::new();
         let mut surfaces: HashMap<&str, (Surface<'_>, Option<usize>)> = HashMap::new();
         let mut order: Vec<&str> = Vec::new();
@@ -202,11 +195,9 @@ impl Validator {
                     continue;
                 }
             };
-            if schema {
-                for mut error in self.schema_errors(message, route) {
-                    error.message_index = Some(index);
-                    errors.push(error);
-                }
+            for mut error in self.schema_errors(message, route) {
+                error.message_index = Some(index);
+                errors.push(error);
             }
             let Some(surface_id) = surface_id else {
                 continue;

@@ -23,18 +23,24 @@
 //! the surface's: a component listed in another message of the block is reachable through it.
 //! A component an update orphaned (something referred to it before) is never reported:
 //! renderers drop it.
+//!
+//! The watch is the server's one tree check: [`TreeWatch::finish`] also reports what only the
+//! end of a reply settles (a missing root, a reference no component answers, a cycle too long
+//! for the per-component check), with the same messages as [`Validator::check_response`].
+//! A message [`TreeWatch::observe`] refuses is not taken in, so a caller that holds it back
+//! (and asks for a repair) keeps a tree that matches what its client has.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::error::ValidationError;
-use super::tree::{collect_refs, describe_cycle};
+use super::tree::{self, Step, collect_refs, describe_cycle};
 use super::validate::{component_type, message_body};
-use super::{ProtocolVersion, Validator};
+use super::{MAX_ERRORS, Validator};
 
 /// The most components one cycle check visits, so a hostile chain costs bounded time per
-/// component (a longer cycle is still caught by [`Validator::check_response`]).
+/// component (a longer cycle is caught by [`TreeWatch::finish`]).
 const MAX_VISITS: usize = 4096;
 
 /// Follows the component trees of a response as its messages are sent.
@@ -69,13 +75,22 @@ struct Watched {
     created_here: bool,
     /// The root named by v0.8 `beginRendering`, if any (else `root`).
     root: Option<String>,
-    /// Child ids of each component sent, by id, in the order components first came.
+    /// The catalog the surface was created with (an index into the validator's catalogs).
+    catalog: Option<usize>,
+    /// Child ids of each component sent, by id.
     children: HashMap<String, Vec<String>>,
+    /// Ids in the order components first came.
     ids: Vec<String>,
     /// Every id any component referred to, even one replaced since.
     referenced: HashSet<String>,
     /// Whether the surface was created in the open block and is checked when a block closes.
     check_at_close: bool,
+}
+
+/// One component of the message being observed, before it is taken in.
+struct Pending<'m> {
+    id: &'m str,
+    children: Vec<String>,
 }
 
 impl TreeWatch {
@@ -93,7 +108,8 @@ impl TreeWatch {
     /// # Errors
     ///
     /// A [`ValidationError`] if a component of `message` closes a cycle (or refers to itself)
-    /// among the components of its surface sent so far.
+    /// among the components of its surface sent so far, or if the message lists one id
+    /// twice. The watch then stays as it was before the message.
     pub fn observe(&mut self, message: &Value) -> Result<(), ValidationError> {
         let Some((kind, body)) = message_body(message) else {
             return Ok(());
@@ -105,43 +121,98 @@ impl TreeWatch {
             self.surfaces.remove(surface_id);
             return Ok(());
         }
+        let creates = matches!(kind, "createSurface" | "beginRendering");
+        // A createSurface starts the surface over: its components join an empty tree.
+        let base = self
+            .surfaces
+            .get(surface_id)
+            .filter(|_| kind != "createSurface");
+        let named = body.get("catalogId").and_then(Value::as_str);
+        let catalog = match named {
+            Some(id) if creates => self
+                .validator
+                .catalogs()
+                .iter()
+                .position(|c| c.answers_to(id)),
+            _ => base.and_then(|surface| surface.catalog),
+        };
+        let pending = self.check(kind, body, surface_id, base, catalog)?;
         if !self.surfaces.contains_key(surface_id) {
             self.order.push(surface_id.to_owned());
         }
-        let version = self.validator.version();
         let surface = self.surfaces.entry(surface_id.to_owned()).or_default();
-        match kind {
-            "createSurface" => {
-                *surface = Watched::default();
-                surface.created_here = true;
-                surface.check_at_close = true;
-            }
-            "beginRendering" => {
-                surface.created_here = true;
-                surface.check_at_close = true;
-                surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
-            }
-            _ => {}
+        if kind == "createSurface" {
+            *surface = Watched::default();
         }
+        if creates {
+            surface.created_here = true;
+            surface.check_at_close = true;
+            surface.catalog = catalog;
+        }
+        if kind == "beginRendering" {
+            surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
+        }
+        for Pending { id, children } in pending {
+            surface.referenced.extend(children.iter().cloned());
+            if !surface.children.contains_key(id) {
+                surface.ids.push(id.to_owned());
+            }
+            surface.children.insert(id.to_owned(), children);
+        }
+        Ok(())
+    }
+
+    /// The components of one message, checked against the surface's tree (`base`) without
+    /// changing it: no id twice in the list, none closing a cycle.
+    fn check<'m>(
+        &self,
+        kind: &str,
+        body: &'m Value,
+        surface_id: &str,
+        base: Option<&Watched>,
+        catalog: Option<usize>,
+    ) -> Result<Vec<Pending<'m>>, ValidationError> {
         let list = match kind {
             "createSurface" | "updateComponents" | "surfaceUpdate" => {
                 body.get("components").and_then(Value::as_array)
             }
             _ => None,
         };
+        let mut pending: Vec<Pending<'m>> = Vec::new();
+        // Where each id of the list is: its position, and its index in `pending`.
+        let mut at: HashMap<&str, (usize, usize)> = HashMap::new();
         for (position, component) in list.into_iter().flatten().enumerate() {
             let Some(id) = component.get("id").and_then(Value::as_str) else {
                 continue;
             };
-            let children = child_ids(&self.validator, version, component);
-            surface.referenced.extend(children.iter().cloned());
-            if !surface.children.contains_key(id) {
-                surface.ids.push(id.to_owned());
-            }
-            surface.children.insert(id.to_owned(), children);
-            if let Some(cycle) = cycle_through(&surface.children, id) {
+            let pointer = format!("/{kind}/components/{position}");
+            if let Some(&(first, _)) = at.get(id) {
                 return Err(ValidationError::new(
-                    format!("/{kind}/components/{position}"),
+                    format!("{pointer}/id"),
+                    format!(
+                        "duplicate component id '{id}': already defined at /{kind}/components/{first}"
+                    ),
+                    Some(surface_id),
+                    None,
+                ));
+            }
+            at.insert(id, (position, pending.len()));
+            pending.push(Pending {
+                id,
+                children: self.child_ids(catalog, component),
+            });
+            // The tree as it would be with this message's components so far.
+            let lookup = |of: &str| -> Option<&[String]> {
+                match at.get(of) {
+                    Some(&(_, index)) => pending.get(index).map(|c| c.children.as_slice()),
+                    None => base
+                        .and_then(|surface| surface.children.get(of))
+                        .map(Vec::as_slice),
+                }
+            };
+            if let Some(cycle) = cycle_through(lookup, id) {
+                return Err(ValidationError::new(
+                    pointer,
                     format!(
                         "component '{id}' closes a circular reference: {}",
                         describe_cycle(&cycle)
@@ -151,7 +222,7 @@ impl TreeWatch {
                 ));
             }
         }
-        Ok(())
+        Ok(pending)
     }
 
     /// A block (an `<a2ui-json>` element) closed: the components of the surfaces created in
@@ -188,22 +259,72 @@ impl TreeWatch {
                 surface.unreachable(surface_id, &mut errors);
             }
         }
+        errors.truncate(MAX_ERRORS);
         errors
     }
 
-    /// The response ended: the components of surfaces it created that their root can never
-    /// reach. A component an update orphaned (something referred to it before) is not
-    /// reported: renderers drop it.
+    /// The response ended: for each surface it created, each reference no component
+    /// answers, a missing root, a cycle, and the components their root can never reach. A
+    /// component an update orphaned (something referred to it before) is not reported:
+    /// renderers drop it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{ProtocolVersion, TreeWatch, Validator};
+    /// use serde_json::json;
+    ///
+    /// let v = ProtocolVersion::V0_9;
+    /// let mut watch = TreeWatch::new(Validator::basic(v));
+    /// watch.observe(&json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": v.basic_catalog_id()}})).unwrap();
+    /// watch.observe(&json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+    ///     {"id": "root", "component": "Card", "child": "body"}]}})).unwrap();
+    /// let errors = watch.finish();
+    /// assert!(errors[0].message.contains("refers to 'body', which no component of surface 's' defines"));
+    /// ```
     pub fn finish(&self) -> Vec<ValidationError> {
         let mut errors = Vec::new();
         for surface_id in &self.order {
             if let Some(surface) = self.surfaces.get(surface_id) {
-                if surface.created_here && surface.children.contains_key(surface.root()) {
-                    surface.unreachable(surface_id, &mut errors);
+                if surface.created_here && !surface.children.is_empty() {
+                    surface.check(surface_id, &mut errors);
                 }
             }
         }
+        errors.truncate(MAX_ERRORS);
         errors
+    }
+
+    /// The ids `component` refers to, by the reference shapes of its catalog: its own (v1.0
+    /// `catalogId`), its surface's, else the first that has its type.
+    fn child_ids(&self, catalog: Option<usize>, component: &Value) -> Vec<String> {
+        let version = self.validator.version();
+        let Some((name, props)) = component_type(version, component) else {
+            return Vec::new();
+        };
+        let catalogs = self.validator.catalogs();
+        let own = component
+            .get("catalogId")
+            .and_then(Value::as_str)
+            .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
+        let surface = catalog.and_then(|i| catalogs.get(i));
+        let shapes = own
+            .and_then(|c| c.refs(name))
+            .or_else(|| surface.and_then(|c| c.refs(name)))
+            .or_else(|| catalogs.iter().find_map(|c| c.refs(name)));
+        let Some(shapes) = shapes else {
+            return Vec::new();
+        };
+        let mut refs = Vec::new();
+        for (key, shape) in shapes {
+            if let Some(value) = props.get(key) {
+                collect_refs(value, shape, &mut refs);
+            }
+        }
+        refs.into_iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
     }
 }
 
@@ -213,56 +334,47 @@ impl Watched {
         self.root.as_deref().unwrap_or("root")
     }
 
-    /// Reports each component the root does not reach and nothing ever referred to.
-    fn unreachable(&self, surface_id: &str, errors: &mut Vec<ValidationError>) {
-        let root = self.root();
-        let mut reached: HashSet<&str> = HashSet::from([root]);
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
+    /// The end-of-reply checks of a surface created in the reply.
+    fn check(&self, surface_id: &str, errors: &mut Vec<ValidationError>) {
+        for id in &self.ids {
             for child in self.children.get(id).into_iter().flatten() {
-                if reached.insert(child) {
-                    stack.push(child);
+                if !self.children.contains_key(child) {
+                    errors.push(tree::dangling(id, child, surface_id, String::new()));
                 }
             }
         }
+        let root = self.root();
+        if !self.children.contains_key(root) {
+            errors.push(tree::no_root(surface_id, root, ""));
+            return;
+        }
+        self.unreachable(surface_id, errors);
+    }
+
+    /// Reports each cycle the root reaches, and each component the root does not reach and
+    /// nothing ever referred to.
+    fn unreachable(&self, surface_id: &str, errors: &mut Vec<ValidationError>) {
+        let root = self.root();
+        let step = |id: &str, next: usize| match self.children.get(id) {
+            None => Step::End,
+            Some(children) => children
+                .get(next)
+                .map_or(Step::End, |child| Step::Child(child.as_str())),
+        };
+        let reached = tree::walk(root, step, |id, _, cycle| {
+            errors.push(tree::closes_cycle(id, cycle, surface_id, String::new()));
+        });
         for id in &self.ids {
             if !reached.contains(id.as_str()) && !self.referenced.contains(id) {
-                errors.push(ValidationError::new(
-                    "",
-                    format!(
-                        "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
-                    ),
-                    Some(surface_id),
-                    None,
-                ));
+                errors.push(tree::not_reachable(id, root, surface_id, String::new()));
             }
         }
     }
-}
-
-/// The ids `component` refers to, by its catalog's reference shapes.
-fn child_ids(validator: &Validator, version: ProtocolVersion, component: &Value) -> Vec<String> {
-    let Some((name, props)) = component_type(version, component) else {
-        return Vec::new();
-    };
-    let Some(shapes) = validator.catalogs().iter().find_map(|c| c.refs(name)) else {
-        return Vec::new();
-    };
-    let mut refs = Vec::new();
-    for (key, shape) in shapes {
-        if let Some(value) = props.get(key) {
-            collect_refs(value, shape, &mut refs);
-        }
-    }
-    refs.into_iter()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
 }
 
 /// A path `id -> ... -> id` through `children`, if `id` reaches itself.
 fn cycle_through<'c>(
-    children: &'c HashMap<String, Vec<String>>,
+    children: impl Fn(&str) -> Option<&'c [String]>,
     id: &'c str,
 ) -> Option<Vec<&'c str>> {
     // Depth-first from `id`, remembering how each component was first reached.
@@ -274,7 +386,7 @@ fn cycle_through<'c>(
         if visits > MAX_VISITS {
             return None;
         }
-        for child in children.get(at).into_iter().flatten() {
+        for child in children(at).into_iter().flatten() {
             if child == id {
                 // Walk back from `at` to `id` through the recorded parents.
                 let mut path = vec![id];
@@ -299,6 +411,7 @@ fn cycle_through<'c>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::a2ui::ProtocolVersion;
     use serde_json::json;
 
     fn watch(version: ProtocolVersion) -> TreeWatch {
@@ -480,5 +593,83 @@ mod tests {
             ))
             .unwrap_err();
         assert!(error.message.contains("a -> top -> a"), "{error}");
+    }
+    #[test]
+    fn a_refused_message_leaves_the_tree_as_it_was() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(
+            json!([{"id": "root", "component": "Card", "child": "a"}]),
+        ))
+        .unwrap();
+        // `b` is fine alone, but `a` in the same message closes a cycle: neither is taken in.
+        let refused = update(json!([
+            {"id": "b", "component": "Text", "text": "b"},
+            {"id": "a", "component": "Card", "child": "root"}
+        ]));
+        assert!(w.observe(&refused).is_err());
+        // The repair: `a` as a leaf. Had the refused `a` been kept, `b` would be a stray.
+        w.observe(&update(
+            json!([{"id": "a", "component": "Text", "text": "a"}]),
+        ))
+        .unwrap();
+        assert_eq!(w.block_closed(), Vec::new());
+        assert_eq!(w.finish(), Vec::new());
+    }
+
+    #[test]
+    fn an_id_listed_twice_in_one_message_is_refused() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        let error = w
+            .observe(&update(json!([
+                {"id": "root", "component": "Text", "text": "a"},
+                {"id": "root", "component": "Text", "text": "b"}
+            ])))
+            .unwrap_err();
+        assert_eq!(error.pointer, "/updateComponents/components/1/id");
+        assert!(
+            error.message.contains("duplicate component id 'root'"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_end_reports_a_missing_root_a_dangling_reference_and_a_long_cycle() {
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        w.observe(&update(
+            json!([{"id": "top", "component": "Card", "child": "gone"}]),
+        ))
+        .unwrap();
+        let errors = w.finish();
+        assert!(errors[0].message.contains("refers to 'gone'"), "{errors:?}");
+        assert!(
+            errors[1].message.contains("has no root component"),
+            "{errors:?}"
+        );
+
+        // A chain longer than one component's check may walk, closed at its end.
+        let mut w = watch(ProtocolVersion::V0_9);
+        w.observe(&create()).unwrap();
+        let n = MAX_VISITS + 10;
+        for i in 0..n {
+            let child = if i + 1 == n {
+                "root".to_owned()
+            } else {
+                format!("c{}", i + 1)
+            };
+            let id = if i == 0 {
+                "root".to_owned()
+            } else {
+                format!("c{i}")
+            };
+            let component = json!([{"id": id, "component": "Card", "child": child}]);
+            w.observe(&update(component)).unwrap();
+        }
+        let errors = w.finish();
+        assert!(
+            errors.iter().any(|e| e.message.contains("closes a cycle")),
+            "{errors:?}"
+        );
     }
 }

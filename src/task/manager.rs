@@ -616,9 +616,9 @@ impl TaskManager {
                 }
             }
             guard.record(&chunk);
-            match sink.push_checked(&chunk) {
-                Ok((new, checked)) => {
-                    let (new, invalid) = guard.screen(new, checked);
+            match sink.push(&chunk) {
+                Ok(batch) => {
+                    let (new, invalid) = guard.screen(batch);
                     self.progress(running, reply_id, new, parts).await;
                     if let Some(errors) = invalid {
                         // Dropping the rest of the reply stops the agent (and its model).
@@ -633,8 +633,8 @@ impl TaskManager {
             }
         }
         match sink.finish() {
-            Ok(new) => {
-                let (new, invalid) = guard.screen(new, 0);
+            Ok(batch) => {
+                let (new, invalid) = guard.screen(batch);
                 self.progress(running, reply_id, new, parts).await;
                 if let Some(errors) = invalid.or_else(|| guard.finish()) {
                     return Attempt::Invalid(errors);
@@ -672,7 +672,7 @@ impl TaskManager {
         error: OutputError,
         parts: &mut Vec<Part>,
     ) -> Attempt {
-        let (before, _) = guard.screen(error.before, 0);
+        let (before, _) = guard.screen(error.before);
         self.progress(running, reply_id, before, parts).await;
         Attempt::Done(Outcome::Failed(error.reason))
     }
