@@ -112,11 +112,13 @@ pub enum TaskError {
         /// The id asked for.
         id: String,
     },
-    /// Cancel of a task that already stopped (-32002).
+    /// Cancel of a task that cannot be canceled (-32002): it already stopped, or another
+    /// instance runs it and did not stop it in time.
     NotCancelable {
         /// The task.
         id: String,
-        /// Its terminal state.
+        /// The state it was in when the cancel was refused: a terminal one, or `submitted`
+        /// or `working` when the instance running it did not cancel it in time.
         state: TaskState,
     },
     /// A message or resubscribe to a task that already stopped (-32004).

@@ -70,7 +70,8 @@ pub struct Hardening {
     /// loopback names only; otherwise any.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
-    /// Require the token in this environment variable on JSON-RPC requests, as
+    /// Require the token in this environment variable on every API request (JSON-RPC and
+    /// HTTP+JSON), as
     /// `Authorization: Bearer <token>` or `X-API-Key: <token>`.
     #[arg(long, value_name = "VAR")]
     auth_token_env: Option<String>,
