@@ -384,6 +384,11 @@ pub(crate) fn walk<'v>(
     done
 }
 
+/// An error about surface `surface_id` at `pointer`.
+fn on_surface(surface_id: &str, pointer: impl Into<String>, message: String) -> ValidationError {
+    ValidationError::new(pointer, message, Some(surface_id), None)
+}
+
 /// "`id` refers to `child`, which no component of the surface defines."
 pub(crate) fn dangling(
     id: &str,
@@ -391,24 +396,17 @@ pub(crate) fn dangling(
     surface_id: &str,
     pointer: String,
 ) -> ValidationError {
-    ValidationError::new(
-        pointer,
-        format!(
-            "component '{id}' refers to '{child}', which no component of surface '{surface_id}' defines"
-        ),
-        Some(surface_id),
-        None,
-    )
+    let message = format!(
+        "component '{id}' refers to '{child}', which no component of surface '{surface_id}' defines"
+    );
+    on_surface(surface_id, pointer, message)
 }
 
 /// "The surface has no root component."
 pub(crate) fn no_root(surface_id: &str, root: &str, pointer: impl Into<String>) -> ValidationError {
-    ValidationError::new(
-        pointer,
-        format!("surface '{surface_id}' has no root component: no component has id '{root}'"),
-        Some(surface_id),
-        None,
-    )
+    let message =
+        format!("surface '{surface_id}' has no root component: no component has id '{root}'");
+    on_surface(surface_id, pointer, message)
 }
 
 /// "`id` refers to a component that closes a cycle."
@@ -419,15 +417,11 @@ pub(crate) fn closes_cycle(
     pointer: String,
 ) -> ValidationError {
     let child = cycle.last().copied().unwrap_or_default();
-    ValidationError::new(
-        pointer,
-        format!(
-            "component '{id}' refers to '{child}', which closes a cycle: {}",
-            describe_cycle(cycle)
-        ),
-        Some(surface_id),
-        None,
-    )
+    let message = format!(
+        "component '{id}' refers to '{child}', which closes a cycle: {}",
+        describe_cycle(cycle)
+    );
+    on_surface(surface_id, pointer, message)
 }
 
 /// "`id` is not reachable from the root."
@@ -437,14 +431,10 @@ pub(crate) fn not_reachable(
     surface_id: &str,
     pointer: String,
 ) -> ValidationError {
-    ValidationError::new(
-        pointer,
-        format!(
-            "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
-        ),
-        Some(surface_id),
-        None,
-    )
+    let message = format!(
+        "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
+    );
+    on_surface(surface_id, pointer, message)
 }
 
 /// `a -> b -> a`, with the middle of a long cycle elided.

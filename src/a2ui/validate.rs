@@ -225,6 +225,28 @@ impl Validator {
         }
     }
 
+    /// `component`'s properties and the reference shapes of its type, from its own catalog
+    /// (v1.0 `catalogId`), else its surface's (`catalog`, an index into the catalogs), else
+    /// the first catalog that has the type.
+    pub(super) fn refs_of<'v>(
+        &'v self,
+        catalog: Option<usize>,
+        component: &'v Value,
+    ) -> Option<(&'v Value, &'v ComponentRefs)> {
+        let catalogs = &self.inner.catalogs;
+        let (name, props) = component_type(self.inner.version, component)?;
+        let own = component
+            .get("catalogId")
+            .and_then(Value::as_str)
+            .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
+        let surface = catalog.and_then(|i| catalogs.get(i));
+        let refs = own
+            .and_then(|c| c.refs(name))
+            .or_else(|| surface.and_then(|c| c.refs(name)))
+            .or_else(|| catalogs.iter().find_map(|c| c.refs(name)))?;
+        Some((props, refs))
+    }
+
     /// Updates the per-surface tree state with one message.
     #[allow(clippy::too_many_arguments)]
     fn track<'v>(
@@ -272,22 +294,7 @@ impl Validator {
         let Some(components) = components else {
             return;
         };
-        let catalogs = &self.inner.catalogs;
-        let version = self.inner.version;
-        let refs_of = |component: &'v Value| -> Option<(&'v Value, &'v ComponentRefs)> {
-            let (name, props) = component_type(version, component)?;
-            // The component's own catalog (v1.0 `catalogId`), its surface's, then any.
-            let own = component
-                .get("catalogId")
-                .and_then(Value::as_str)
-                .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
-            let surface = catalog.and_then(|i| catalogs.get(i));
-            let refs = own
-                .and_then(|c| c.refs(name))
-                .or_else(|| surface.and_then(|c| c.refs(name)))
-                .or_else(|| catalogs.iter().find_map(|c| c.refs(name)))?;
-            Some((props, refs))
-        };
+        let refs_of = |component: &'v Value| self.refs_of(catalog, component);
         let list = match kind {
             "createSurface" => "/createSurface/components",
             "surfaceUpdate" => "/surfaceUpdate/components",

@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::error::ValidationError;
 use super::tree::{self, Step, collect_refs, describe_cycle};
-use super::validate::{component_type, message_body};
+use super::validate::message_body;
 use super::{MAX_ERRORS, Validator};
 
 /// The most components one cycle check visits, so a hostile chain costs bounded time per
@@ -295,24 +295,10 @@ impl TreeWatch {
         errors
     }
 
-    /// The ids `component` refers to, by the reference shapes of its catalog: its own (v1.0
-    /// `catalogId`), its surface's, else the first that has its type.
+    /// The ids `component` refers to, by the reference shapes of its catalog (see
+    /// [`Validator::refs_of`]).
     fn child_ids(&self, catalog: Option<usize>, component: &Value) -> Vec<String> {
-        let version = self.validator.version();
-        let Some((name, props)) = component_type(version, component) else {
-            return Vec::new();
-        };
-        let catalogs = self.validator.catalogs();
-        let own = component
-            .get("catalogId")
-            .and_then(Value::as_str)
-            .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
-        let surface = catalog.and_then(|i| catalogs.get(i));
-        let shapes = own
-            .and_then(|c| c.refs(name))
-            .or_else(|| surface.and_then(|c| c.refs(name)))
-            .or_else(|| catalogs.iter().find_map(|c| c.refs(name)));
-        let Some(shapes) = shapes else {
+        let Some((props, shapes)) = self.validator.refs_of(catalog, component) else {
             return Vec::new();
         };
         let mut refs = Vec::new();
