@@ -23,6 +23,12 @@ use serde_json::{Map, Value};
 /// Free-form metadata attached to messages, parts, tasks and events.
 pub type Metadata = Map<String, Value>;
 
+/// A wire struct as JSON: the last step of each version's encoder.
+pub(crate) fn wire_value(wire: impl serde::Serialize) -> Value {
+    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
+    serde_json::to_value(wire).unwrap_or(Value::Null)
+}
+
 /// Who sent a [`Message`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {

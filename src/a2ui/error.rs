@@ -53,6 +53,14 @@ impl ValidationError {
         }
     }
 
+    /// The same error, placed at message `index` of a response.
+    pub(crate) fn at_message(self, index: usize) -> Self {
+        Self {
+            message_index: Some(index),
+            ..self
+        }
+    }
+
     /// The renderer-to-agent error message for this problem under `version`:
     /// `{"version": "v0.9", "error": {"code": "VALIDATION_FAILED", "surfaceId", "path",
     /// "message"}}` (v0.8 messages carry no `version`). An unknown surface is reported as `""`

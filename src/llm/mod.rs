@@ -34,7 +34,7 @@
 //!     .agent(model)
 //!     .build()?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! axum::serve(listener, server.router()).await?;
+//! server.serve(listener).await?;
 //! # Ok(())
 //! # }
 //! ```

@@ -455,9 +455,9 @@ impl ServerBuilder {
         self
     }
 
-    /// Requires `token` on every JSON-RPC request, as `Authorization: Bearer <token>` or
-    /// `X-API-Key: <token>` (401 otherwise); the card declares both schemes and stays
-    /// public. Default: no authentication.
+    /// Requires `token` on every request to the agent's API (JSON-RPC and HTTP+JSON alike),
+    /// as `Authorization: Bearer <token>` or `X-API-Key: <token>` (401 otherwise); the card
+    /// declares both schemes and stays public. Default: no authentication.
     pub fn auth_token(mut self, token: impl Into<String>) -> Self {
         self.auth_token = Some(token.into());
         self

@@ -12,6 +12,7 @@ use super::error::ApiError;
 use super::sse::{self, CancelOnDrop, Framing};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{SendRequest, Task};
+use crate::task::start::Started;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
 pub(crate) struct Sent {
@@ -25,13 +26,9 @@ pub(crate) async fn send(
     headers: &HeaderMap,
     send: SendRequest,
 ) -> Result<Sent, ApiError> {
-    check_send(state, &send)?;
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::admission::peer())?;
-    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(prepared, false).await?;
-    permit.release_when_done(&started.running);
+    let started = start(state, headers, send, false).await?;
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -59,12 +56,8 @@ pub(crate) async fn stream(
     send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    check_send(state, &send)?;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::admission::peer())?;
-    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(prepared, true).await?;
-    permit.release_when_done(&started.running);
+    let started = start(state, headers, send, true).await?;
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));
@@ -76,6 +69,23 @@ pub(crate) async fn stream(
         state.keep_alive,
     );
     Ok(with_extensions_header(response, &started.activated))
+}
+
+/// Checks `send`, takes a place for it under the running-task caps and starts (or
+/// continues) its task, the place held until the run ends; `streaming` when the caller
+/// reads the events as they come.
+async fn start(
+    state: &ServerState,
+    headers: &HeaderMap,
+    send: SendRequest,
+    streaming: bool,
+) -> Result<Started, ApiError> {
+    check_send(state, &send)?;
+    let permit = state.admission.admit(headers, super::admission::peer())?;
+    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let started = state.tasks.start(prepared, streaming).await?;
+    permit.release_when_done(&started.running);
+    Ok(started)
 }
 
 /// Streams the events of task `id` from now on, starting with the task as it is.

@@ -21,7 +21,7 @@ pub(crate) mod manager;
 mod read;
 mod run;
 mod running;
-mod start;
+pub(crate) mod start;
 
 use std::sync::Arc;
 
@@ -48,7 +48,8 @@ pub enum TaskError {
     NotCancelable {
         /// The task.
         id: String,
-        /// The state it was found in.
+        /// The state it was in when the cancel was refused: a terminal one, or `submitted`
+        /// or `working` when the instance running it did not cancel it in time.
         state: TaskState,
     },
     /// A message or resubscribe to a task that already stopped (-32004).
