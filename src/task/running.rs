@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::fanout::{STALL, Subscribers};
-
 use crate::a2a::{StreamEvent, Task};
 
 /// An event shared by every subscriber (one allocation, however many streams).
