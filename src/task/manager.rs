@@ -48,6 +48,8 @@ pub(crate) struct TaskManager {
     pub(super) max_history: usize,
     /// What happens to an A2UI message that does not validate.
     pub(super) repair: RepairPolicy,
+    /// The most stream subscribers one running task may have (at least 1).
+    pub(super) max_subscribers: usize,
     /// The tasks running here. A `std` mutex: it is only held to look up, register or
     /// remove an entry, never across an `.await` (see [`TaskManager::running`]).
     running: Mutex<HashMap<String, Arc<Running>>>,
@@ -97,6 +99,7 @@ impl TaskManager {
             final_state,
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
+            max_subscribers: usize::MAX,
             running: Mutex::new(HashMap::new()),
             idle: Notify::new(),
             claims: Mutex::new(HashSet::new()),
@@ -110,6 +113,13 @@ impl TaskManager {
     /// Keeps at most `max` messages of each task's history (at least 1: the current one).
     pub(crate) fn with_max_history(mut self, max: usize) -> Self {
         self.max_history = max.max(1);
+        self
+    }
+
+    /// Lets at most `max` stream subscribers follow one running task (at least 1: the
+    /// client that started it); more get [`TaskError::TooManySubscribers`].
+    pub(crate) fn with_max_subscribers(mut self, max: usize) -> Self {
+        self.max_subscribers = max.max(1);
         self
     }
 

@@ -15,6 +15,7 @@
 
 mod answer;
 mod cancel;
+mod fanout;
 mod ids;
 mod lifecycle;
 pub(crate) mod manager;
@@ -86,6 +87,15 @@ pub enum TaskError {
         /// The state asked for.
         to: TaskState,
     },
+    /// A resubscribe to a task that already has as many stream subscribers as the server
+    /// lets one task have (-32000, "server busy": retry later).
+    #[error("Server busy: task {id} has as many stream subscribers as it may ({max}); retry later")]
+    TooManySubscribers {
+        /// The task.
+        id: String,
+        /// The server's cap.
+        max: usize,
+    },
     /// A `ListTasks` page token this server did not write (-32602).
     #[error("params.pageToken: not a page token this server wrote")]
     BadPageToken,
@@ -105,6 +115,7 @@ impl From<TaskError> for RpcError {
             TaskError::NotCancelable { .. } => ErrorCode::TaskNotCancelable,
             TaskError::Terminal { .. } | TaskError::Busy { .. } => ErrorCode::UnsupportedOperation,
             TaskError::ContextMismatch { .. } | TaskError::BadPageToken => ErrorCode::InvalidParams,
+            TaskError::TooManySubscribers { .. } => ErrorCode::ServerBusy,
             TaskError::Store(StoreError::Unsupported(_)) => ErrorCode::UnsupportedOperation,
             TaskError::Store(full) if full.is_full() => {
                 // How full is none of the client's business; it only needs to retry.
@@ -124,7 +135,8 @@ impl From<TaskError> for RpcError {
             | TaskError::NotCancelable { id, .. }
             | TaskError::Terminal { id, .. }
             | TaskError::Busy { id, .. }
-            | TaskError::ContextMismatch { id, .. } => Some(id.clone()),
+            | TaskError::ContextMismatch { id, .. }
+            | TaskError::TooManySubscribers { id, .. } => Some(id.clone()),
             _ => None,
         };
         let rpc = RpcError::new(code, error.to_string());

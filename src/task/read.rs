@@ -54,7 +54,12 @@ impl TaskManager {
     /// the events that follow.
     pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
         if let Some(running) = self.entry(id) {
-            let (snapshot, events) = running.subscribe();
+            let (snapshot, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
+                TaskError::TooManySubscribers {
+                    id: id.to_owned(),
+                    max: self.max_subscribers,
+                }
+            })?;
             return Ok(Subscription {
                 snapshot,
                 events: Some(events),

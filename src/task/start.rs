@@ -97,7 +97,10 @@ impl TaskManager {
         let task = task.with_history_length(Some(self.max_history));
         self.store_opened(read.as_ref(), &task).await?;
         let (running, stop) = Running::start(task.clone(), self.cluster.is_some());
-        let events = stream.then(|| running.subscribe().1);
+        let events = stream
+            .then(|| running.subscribe(self.max_subscribers))
+            .flatten()
+            .map(|(_, events)| events);
         self.register(&task.id, running.clone());
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
