@@ -738,7 +738,10 @@ impl TaskManager {
                     TaskState::Failed
                 }
             };
-            let message = parts.map(|parts| Self::agent_message(task, reply_id, parts));
+            // A message needs at least one part: an empty reply ends without one.
+            let message = parts
+                .filter(|parts| !parts.is_empty())
+                .map(|parts| Self::agent_message(task, reply_id, parts));
             task.status = TaskStatus {
                 state,
                 message,
