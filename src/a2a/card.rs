@@ -244,9 +244,15 @@ impl AgentCard {
                 protocol_binding: binding.into(),
                 protocol_version: version.into(),
             };
+            // HTTP+JSON paths are appended to the interface URL (`{url}/message:send`),
+            // so it has no trailing slash.
+            let rest = AgentInterface {
+                url: url.trim_end_matches('/').to_owned(),
+                ..interface(binding::HTTP_JSON, "1.0")
+            };
             self.supported_interfaces = vec![
                 interface(binding::JSONRPC, "1.0"),
-                interface(binding::HTTP_JSON, "1.0"),
+                rest,
                 interface(binding::JSONRPC, "0.3"),
             ];
             self.additional_interfaces = vec![LegacyInterface {

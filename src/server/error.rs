@@ -19,6 +19,8 @@ pub enum BuildError {
     InvalidFinalState(TaskState),
     /// The `default_capabilities` are not an A2UI capabilities object; the reason.
     InvalidDefaultCapabilities(String),
+    /// An extended card was given, but no auth token: every caller could read it.
+    ExtendedCardWithoutAuth,
 }
 
 impl fmt::Display for BuildError {
@@ -34,6 +36,9 @@ impl fmt::Display for BuildError {
             BuildError::InvalidDefaultCapabilities(reason) => {
                 write!(f, "the default A2UI capabilities are malformed: {reason}")
             }
+            BuildError::ExtendedCardWithoutAuth => f.write_str(
+                "an extended card is for authenticated callers: also call .auth_token()",
+            ),
         }
     }
 }

@@ -86,6 +86,10 @@ use gate::{BodyBudget, HostPolicy};
 /// State shared by every handler.
 pub(crate) struct ServerState {
     pub(crate) card: AgentCard,
+    /// When the card was made: its `Last-Modified`.
+    pub(crate) card_modified: std::time::SystemTime,
+    /// The card authenticated callers get from `GetExtendedAgentCard`, if configured.
+    pub(crate) extended_card: Option<AgentCard>,
     pub(crate) tasks: Arc<TaskManager>,
     pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
@@ -169,8 +173,7 @@ impl A2uiServer {
         };
         // The agent's API, both bindings: every route here needs the token and reads its
         // body through the gate. The cards and the web page stay public.
-        let api = Router::new()
-            .route("/", post(rpc::handle))
+        let rest = Router::new()
             .route("/message:send", post(rest::message_send))
             .route("/message:stream", post(rest::message_stream))
             .route("/tasks", get(rest::list_tasks))
@@ -187,6 +190,10 @@ impl A2uiServer {
                 any(rest::push_configs),
             )
             .route("/extendedAgentCard", get(rest::extended_card))
+            .route_layer(from_fn(rest::negotiate_content_type));
+        let api = Router::new()
+            .route("/", post(rpc::handle))
+            .merge(rest)
             .layer(from_fn(admission::with_peer))
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
@@ -197,7 +204,7 @@ impl A2uiServer {
         };
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card));
+            .route("/.well-known/agent.json", get(card::legacy_agent_card));
         if self.web_page {
             public = public
                 .route("/", get(web::index))
@@ -227,6 +234,7 @@ impl A2uiServer {
 #[must_use]
 pub struct ServerBuilder {
     card: Option<AgentCard>,
+    extended_card: Option<AgentCard>,
     agent: Option<Arc<dyn Agent>>,
     final_state: TaskState,
     keep_alive: Duration,
@@ -252,6 +260,7 @@ impl Default for ServerBuilder {
     fn default() -> Self {
         Self {
             card: None,
+            extended_card: None,
             agent: None,
             final_state: TaskState::InputRequired,
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
@@ -312,6 +321,16 @@ impl ServerBuilder {
     /// The agent card (required).
     pub fn card(mut self, card: AgentCard) -> Self {
         self.card = Some(card);
+        self
+    }
+
+    /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
+    /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
+    /// that passed authentication, say with skills the public card does not list. The public
+    /// card then declares it (`capabilities.extendedAgentCard`). It needs
+    /// [`auth_token`](Self::auth_token): without authentication every caller would read it.
+    pub fn extended_card(mut self, card: AgentCard) -> Self {
+        self.extended_card = Some(card);
         self
     }
 
@@ -483,7 +502,8 @@ impl ServerBuilder {
     /// # Errors
     ///
     /// [`BuildError`] when the card or the agent is missing, the final state is not one a
-    /// task can stop in, or the default capabilities are malformed.
+    /// task can stop in, the default capabilities are malformed, or an extended card is
+    /// given without an auth token.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
         let mut card = self.card.ok_or(BuildError::MissingCard)?;
         let agent = self.agent.ok_or(BuildError::MissingAgent)?;
@@ -503,9 +523,19 @@ impl ServerBuilder {
             .map(|e| e.uri.clone())
             .collect();
         card::advertise_a2ui(&mut card, &self.generators);
+        let mut extended_card = self.extended_card;
+        if let Some(extended) = &mut extended_card {
+            if self.auth_token.is_none() {
+                return Err(BuildError::ExtendedCardWithoutAuth);
+            }
+            card.supports_authenticated_extended_card = true;
+            extended.supports_authenticated_extended_card = true;
+            auth::declare(extended);
+        }
         if self.auth_token.is_some() {
             auth::declare(&mut card);
         }
+        let card_modified = self.clock.now();
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
@@ -525,6 +555,8 @@ impl ServerBuilder {
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
+                card_modified,
+                extended_card,
                 tasks: Arc::new(tasks),
                 a2ui,
                 keep_alive: self.keep_alive,

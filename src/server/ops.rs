@@ -6,10 +6,12 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
+use serde_json::Value;
 
 use super::ServerState;
 use super::error::ApiError;
 use super::sse::{self, CancelOnDrop, Framing};
+use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{SendRequest, Task};
 
@@ -103,13 +105,27 @@ pub(crate) fn push_not_supported() -> ApiError {
     .into()
 }
 
-/// `ExtendedAgentCardNotConfiguredError`: there is no extended card.
-pub(crate) fn extended_card_not_configured() -> ApiError {
-    RpcError::new(
-        ErrorCode::AuthenticatedExtendedCardNotConfigured,
-        "Authenticated extended card is not configured",
-    )
-    .into()
+/// The extended card in `shape`, for a caller the auth layer let through. None configured:
+/// 1.0 answers `UnsupportedOperationError`, as spec §3.3.4 asks of an agent whose card does
+/// not declare one; 0.3 has `AuthenticatedExtendedCardNotConfiguredError` for that.
+pub(crate) fn extended_card(
+    state: &ServerState,
+    headers: &HeaderMap,
+    shape: Version,
+) -> Result<Value, ApiError> {
+    match (&state.extended_card, shape) {
+        (Some(card), shape) => Ok(super::card::encode(card, headers, shape)),
+        (None, Version::V1_0) => Err(RpcError::new(
+            ErrorCode::UnsupportedOperation,
+            "Unsupported operation: this agent has no extended agent card",
+        )
+        .into()),
+        (None, Version::V0_3) => Err(RpcError::new(
+            ErrorCode::AuthenticatedExtendedCardNotConfigured,
+            "Authenticated extended card is not configured",
+        )
+        .into()),
+    }
 }
 
 /// Checks the client accepts what the agent produces and asks for no push.
