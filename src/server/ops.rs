@@ -81,12 +81,20 @@ pub(crate) async fn stream(
 }
 
 /// Streams the events of task `id` from now on, starting with the task as it is.
+/// A 1.0 subscription goes on across the runs that continue an interrupted task, until it
+/// reaches a terminal state (1.0 §3.1.6); a 0.3 one ends at the interruption, as 0.3's
+/// `final` says.
 pub(crate) async fn subscribe(
     state: &ServerState,
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    let subscription = state.tasks.subscribe(id).await?;
+    let subscription = match framing {
+        Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(id).await?,
+        Framing::Rpc(_, Version::V1_0) | Framing::Rest => {
+            state.tasks.subscribe_until_terminal(id).await?
+        }
+    };
     Ok(sse::task_stream(
         framing,
         subscription.snapshot,

@@ -31,6 +31,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
+use super::watch::{self, Next, RunWatchers};
 use super::{IdGenerator, Lifecycle, TaskError};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
@@ -63,6 +64,8 @@ pub(crate) struct TaskManager {
     /// What happens to an A2UI message that does not validate.
     repair: RepairPolicy,
     running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
+    /// Subscribers waiting for an interrupted task's next run.
+    watchers: RunWatchers,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
     claims: Mutex<HashSet<String>>,
     /// Wakes those waiting for a claim.
@@ -151,6 +154,7 @@ impl TaskManager {
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
             running: tokio::sync::Mutex::new(HashMap::new()),
+            watchers: RunWatchers::default(),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),
             cluster,
@@ -354,6 +358,7 @@ impl TaskManager {
             .lock()
             .await
             .insert(task.id.clone(), running.clone());
+        self.watchers.started(&task.id, &running);
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
         let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
@@ -865,6 +870,44 @@ impl TaskManager {
         })
     }
 
+    /// Like [`subscribe`](Self::subscribe), but the events go on across the runs that
+    /// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`).
+    /// Across instances (a cluster) a subscription still ends at an interruption.
+    pub(crate) async fn subscribe_until_terminal(
+        self: &Arc<Self>,
+        id: &str,
+    ) -> Result<Subscription, TaskError> {
+        let subscription = self.subscribe(id).await?;
+        if self.cluster.is_some() {
+            return Ok(subscription);
+        }
+        let events = watch::follow(self.clone(), id.to_owned(), subscription.events);
+        Ok(Subscription {
+            snapshot: subscription.snapshot,
+            events: Some(events),
+        })
+    }
+
+    /// What comes after task `id`'s interruption: the next run's events, or the task if it
+    /// settled without one.
+    pub(crate) async fn next_run(&self, id: &str) -> Result<Next, TaskError> {
+        let waiting = self.watchers.register(id);
+        if let Some(running) = self.running.lock().await.get(id) {
+            return Ok(Next::Run(running.subscribe().1));
+        }
+        let task = self
+            .store
+            .get(id)
+            .await?
+            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
+        if task.status.state.is_terminal() {
+            return Ok(Next::Settled(Box::new(task)));
+        }
+        waiting
+            .await
+            .map_err(|_| TaskError::NotFound { id: id.to_owned() })
+    }
+
     /// Cancels task `id`: stops its agent if it runs (here, or through the cluster on the
     /// instance that runs it), and settles it as `canceled`.
     pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
@@ -920,6 +963,7 @@ impl TaskManager {
                 timestamp: Some(self.now()),
             };
             if self.store.replace(&read, task.clone()).await? {
+                self.watchers.settled(&task);
                 return Ok(task);
             }
         }

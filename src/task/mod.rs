@@ -10,6 +10,7 @@
 mod ids;
 pub(crate) mod manager;
 mod running;
+pub(crate) mod watch;
 
 use std::fmt;
 
