@@ -10,8 +10,11 @@
 //! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
-//!   listing the three interfaces;
+//! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
+//!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
+//!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
+//! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
+//!   [extended card](ServerBuilder::extended_card), if one is configured;
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
