@@ -6,8 +6,8 @@
 # The TCK is read from $A2A_TCK_DIR, else ../shared/reference/a2a-tck; absent, the step says
 # "skipped" (and fails when A2UI_REQUIRE_REFERENCE=1). It writes reports/ beside itself, so it
 # runs from a fresh copy in .venv-tck/a2a-tck (git-ignored). The server under test is the
-# debug build of the example (`cargo build --examples` has made it already; measured faster
-# overall than a release build, see the README), on a free 127.0.0.1 port.
+# debug build of the example, on a free 127.0.0.1 port: `cargo build --examples` has made it
+# already, and against a release build the TCK took as long (see the README).
 #
 # Fails when a MUST or SHOULD test fails, unless it is listed in
 # scripts/tck-waiting-for-reply-kinds.txt (which also fails the step when an entry passes:
