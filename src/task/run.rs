@@ -210,7 +210,10 @@ impl TaskManager {
         let timestamp = self.now();
         let mut final_task = None;
         let delivery = running.update(|task| {
-            let message = parts.map(|parts| agent_message(task, reply_id, parts));
+            // A message needs at least one part: an empty reply ends without one.
+            let message = parts
+                .filter(|parts| !parts.is_empty())
+                .map(|parts| agent_message(task, reply_id, parts));
             lifecycle::settle(task, state, message, timestamp);
             final_task = Some(task.clone());
             Some(move |task: &Task| final_event(task, already_streamed))
