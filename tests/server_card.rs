@@ -139,7 +139,7 @@ async fn the_1_0_card_validates_against_the_tck_card_schema() {
     local_refs(&mut definitions, &spec["definitions"]);
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": "#/definitions/Agent Card",
+        "$ref": "#/definitions/Agent%20Card",
         "definitions": definitions,
     });
     let validator = jsonschema::validator_for(&schema).unwrap();
@@ -233,7 +233,8 @@ fn local_refs(schema: &mut Value, definitions: &Value) {
                             .find(|name| name.replace(' ', "") == camel)
                     });
                 if let Some(name) = name {
-                    *target = format!("#/definitions/{name}");
+                    // A JSON pointer in a URI fragment: the names' spaces are percent-encoded.
+                    *target = format!("#/definitions/{}", name.replace(' ', "%20"));
                 }
             }
             for value in map.values_mut() {
