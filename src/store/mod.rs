@@ -10,6 +10,7 @@
 
 mod budget;
 mod cluster;
+mod codec;
 mod packed;
 mod page;
 #[cfg(feature = "postgres")]

@@ -30,6 +30,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::budget::Budget;
+use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
 use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
@@ -38,7 +39,8 @@ use crate::clock::{Clock, SystemClock, timestamp};
 use crate::store::{PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tasks (
         id TEXT PRIMARY KEY NOT NULL,
         context_id TEXT NOT NULL,
@@ -55,7 +57,14 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX tasks_listing ON tasks (status_ts DESC, id DESC);
     CREATE INDEX tasks_context ON tasks (context_id, status_ts DESC, id DESC);
     CREATE INDEX tasks_expiry ON tasks (expires_ms) WHERE expires_ms IS NOT NULL;
-"];
+",
+    "
+    -- Messages and artifacts are written in the store's own format 1 (store::codec); rows
+    -- of format 0 (A2A 0.3 JSON) read as they are and are rewritten when next written. The
+    -- step changes no table: it makes an older a2ui-agent, which cannot read format 1,
+    -- refuse the file.
+",
+];
 
 /// A [`TaskStore`] in a SQLite file.
 ///
@@ -427,7 +436,7 @@ fn list(
     }
     if let Some(state) = query.state {
         filters.push_str(" AND state = :state");
-        values.push((":state", Box::new(state.as_str())));
+        values.push((":state", Box::new(state_name(state))));
     }
     if let Some(after) = &query.status_timestamp_after {
         filters.push_str(" AND status_ts >= :after");

@@ -43,6 +43,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
+use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
@@ -55,7 +56,8 @@ const ENGINE: &str = "postgres";
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
 /// Text columns that are compared or sorted use the "C" collation: byte order, the order
 /// the other stores and the reference pager use whatever the database's locale.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE a2ui_tasks (
         id TEXT COLLATE \"C\" PRIMARY KEY,
         context_id TEXT COLLATE \"C\" NOT NULL,
@@ -84,7 +86,15 @@ const MIGRATIONS: &[&str] = &["
         payload TEXT NOT NULL,
         created TIMESTAMPTZ NOT NULL DEFAULT now()
     );
-"];
+",
+    "
+    -- Messages, artifacts and events are written in the store's own format 1 (store::codec);
+    -- rows of format 0 (A2A 0.3 JSON) read as they are and are rewritten when next written.
+    -- No table changes: the step makes an older a2ui-agent, which cannot read format 1,
+    -- refuse the database at start. Upgrade every instance together.
+    COMMENT ON TABLE a2ui_tasks IS 'a2ui-agent tasks; messages and artifacts in store format 1';
+",
+];
 
 /// The advisory lock key migrations run under ("a2ui" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6132_7569;
@@ -386,7 +396,7 @@ impl Inner {
                     &[
                         &self.expiry(state),
                         &self.owner(state),
-                        &expected.state.as_str(),
+                        &state_name(expected.state),
                         &expected_ts,
                         &self.now_ms(),
                     ],
@@ -414,7 +424,7 @@ impl Inner {
             filters.push_str(&format!(" AND context_id = {}", args.push(context.clone())));
         }
         if let Some(state) = query.state {
-            filters.push_str(&format!(" AND state = {}", args.push(state.as_str())));
+            filters.push_str(&format!(" AND state = {}", args.push(state_name(state))));
         }
         if let Some(after) = &query.status_timestamp_after {
             let after = normalized_timestamp(after);
