@@ -221,7 +221,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn every_task_unpacks_as_it_was_packed(task in codec::tests::task()) {
+        fn every_task_unpacks_as_it_was_packed(task in crate::store::arbitrary::task()) {
             prop_assert_eq!(Packed::pack(task.clone()).unpack().unwrap(), task);
         }
     }

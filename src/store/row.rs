@@ -179,7 +179,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn every_task_reads_back_from_its_columns(task in super::super::codec::tests::task()) {
+        fn every_task_reads_back_from_its_columns(task in crate::store::arbitrary::task()) {
             prop_assert_eq!(Row::encode(&task).decode("test").unwrap(), task);
         }
     }
