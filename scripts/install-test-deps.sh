@@ -105,3 +105,13 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
         echo "install-test-deps: PostgreSQL (initdb) is missing and this is not root with apt-get; install Debian's postgresql for the PostgreSQL store tests" >&2
     fi
 fi
+
+# ---- openssl (the PostgreSQL TLS test makes its CA and server certificate with it) -------
+if ! command -v openssl >/dev/null; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssl
+    else
+        echo "install-test-deps: openssl is missing and this is not root with apt-get; install it for the PostgreSQL TLS test" >&2
+    fi
+fi

@@ -26,12 +26,15 @@
 //! the watchers whose task ended meanwhile (see `notify`); as soon as the database is back
 //! the lease is renewed and the tasks this instance settled meanwhile, whose writes failed,
 //! are stored and announced (see `lease`). An instance cut off for longer than its lease has
-//! its running tasks failed by a peer, as if it had crashed; that stands. Limitation: no
-//! TLS (`sslmode=require` is refused).
+//! its running tasks failed by a peer, as if it had crashed; that stands.
+//!
+//! TLS is rustls, set as libpq's `sslmode` and `sslrootcert` say (see `tls`):
+//! `postgres://...?sslmode=verify-full&sslrootcert=/etc/ssl/db-ca.pem`.
 
 mod conn;
 mod lease;
 mod notify;
+mod tls;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,8 +42,8 @@ use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
+use tokio_postgres::Client;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
 use super::codec::state_name;
@@ -178,12 +181,12 @@ impl PostgresBuilder {
     /// [`StoreError::Other`] when the database cannot be reached or was set up by a newer
     /// version of this crate.
     pub async fn connect(self) -> Result<PostgresStore, StoreError> {
-        let config: Config = self.url.parse().map_err(pg_error)?;
-        let (mut client, connection) = conn::open(&config).await?;
-        let conn = conn::Connection::start(config.clone(), connection);
+        let target = tls::Target::parse(&self.url)?;
+        let (mut client, connection) = conn::open(&target).await?;
+        let conn = conn::Connection::start(target.clone(), connection);
         migrate(&mut client).await?;
         conn.install(client);
-        let (listener, notes) = notify::listen(&config).await?;
+        let (listener, notes) = notify::listen(&target).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
             conn,

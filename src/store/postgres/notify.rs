@@ -34,12 +34,13 @@ use serde_json::json;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_postgres::{AsyncMessage, Client, Config, Notification};
+use tokio_postgres::{AsyncMessage, Client, Notification};
 
 use super::super::codec::{self, MessageBack, MessageOut, state_from_name, state_name};
 use super::super::row::COLUMNS;
 use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
+use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::a2a::{StreamEvent, TaskStatus, TaskStatusUpdateEvent};
 use crate::store::{Cluster, StoreError};
@@ -77,11 +78,11 @@ impl Drop for Listener {
 
 /// Opens the listening connection: its keeper, and the notes it hands on.
 pub(super) async fn listen(
-    config: &Config,
+    target: &Target,
 ) -> Result<(Listener, mpsc::Receiver<Note>), StoreError> {
     let (sender, receiver) = mpsc::channel(NOTE_BUFFER);
-    let session = Session::open(config, &sender).await?;
-    let keeper = tokio::spawn(keep_listening(config.clone(), sender, session));
+    let session = Session::open(target, &sender).await?;
+    let keeper = tokio::spawn(keep_listening(target.clone(), sender, session));
     Ok((Listener(keeper), receiver))
 }
 
@@ -94,8 +95,8 @@ struct Session {
 
 impl Session {
     /// Connects and listens on both channels.
-    async fn open(config: &Config, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
-        let (client, connection) = conn::open(config).await?;
+    async fn open(target: &Target, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
+        let (client, connection) = conn::open(target).await?;
         let session = Session {
             client,
             pump: tokio::spawn(pump(connection, notes.clone())),
@@ -162,7 +163,7 @@ async fn pump(mut connection: PgConnection, notes: mpsc::Sender<Note>) {
 
 /// Keeps a listening connection up: when `session` is lost, connects and listens again,
 /// then tells the dispatcher it resumed. Ends when nobody takes the notes.
-async fn keep_listening(config: Config, notes: mpsc::Sender<Note>, mut session: Session) {
+async fn keep_listening(target: Target, notes: mpsc::Sender<Note>, mut session: Session) {
     loop {
         let why = session.lost().await;
         drop(session);
@@ -173,7 +174,7 @@ async fn keep_listening(config: Config, notes: mpsc::Sender<Note>, mut session: 
             "lost the PostgreSQL listening connection; updates from other instances wait");
         let lost = Instant::now();
         session = conn::retry("listening to PostgreSQL again", || {
-            Session::open(&config, &notes)
+            Session::open(&target, &notes)
         })
         .await;
         tracing::info!(
