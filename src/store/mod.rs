@@ -154,6 +154,9 @@ pub enum StoreError {
     },
     /// The store does not do this operation.
     Unsupported(&'static str),
+    /// The write failed for now, and the store keeps the task to write it as soon as it can
+    /// (PostgreSQL while the database is out of reach): the outcome is logged then.
+    Deferred(String),
     /// Any other failure.
     Other(String),
 }
@@ -165,6 +168,12 @@ impl StoreError {
             self,
             StoreError::Full { .. } | StoreError::OverBudget { .. }
         )
+    }
+
+    /// Whether the store keeps what it could not write, to write it once it can (see
+    /// [`StoreError::Deferred`]).
+    pub fn is_deferred(&self) -> bool {
+        matches!(self, StoreError::Deferred(_))
     }
 }
 
@@ -181,6 +190,12 @@ impl fmt::Display for StoreError {
                 )
             }
             StoreError::Unsupported(what) => write!(f, "this task store does not support {what}"),
+            StoreError::Deferred(message) => {
+                write!(
+                    f,
+                    "{message}; the task is kept to be written once the store is back"
+                )
+            }
             StoreError::Other(message) => f.write_str(message),
         }
     }

@@ -320,17 +320,23 @@ impl Inner {
         self.limits.budget.apply(&mut task);
         let written = self.write(&task).await;
         let mut unsaved = self.unsaved();
-        if written.is_ok() {
-            unsaved.remove(&task.id);
-        } else if task.status.state.is_settled() {
-            if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
-                unsaved.insert(task.id.clone(), task);
-            } else {
-                tracing::warn!(task_id = %task.id,
-                    "too many tasks wait to be stored: this one will stay as last stored");
+        match written {
+            Ok(()) => {
+                unsaved.remove(&task.id);
+                Ok(())
             }
+            Err(error) if task.status.state.is_settled() => {
+                if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
+                    unsaved.insert(task.id.clone(), task);
+                    Err(StoreError::Deferred(error.to_string()))
+                } else {
+                    tracing::warn!(task_id = %task.id,
+                        "too many tasks wait to be stored: this one will stay as last stored");
+                    Err(error)
+                }
+            }
+            Err(error) => Err(error),
         }
-        written
     }
 
     /// The tasks whose settling write failed, by id (see `lease::save_unsaved`).
