@@ -127,3 +127,13 @@ if [[ -f "$TCK_SRC/pyproject.toml" ]] && ! tck_ok; then
     rm -rf "$tck_copy"
     tck_ok || { echo "install-test-deps: the A2A TCK is not importable after install" >&2; exit 1; }
 fi
+
+# ---- openssl (the PostgreSQL TLS test makes its CA and server certificate with it) -------
+if ! command -v openssl >/dev/null; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssl
+    else
+        echo "install-test-deps: openssl is missing and this is not root with apt-get; install it for the PostgreSQL TLS test" >&2
+    fi
+fi

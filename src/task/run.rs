@@ -219,8 +219,15 @@ impl TaskManager {
             Some(move |task: &Task| final_event(task, already_streamed))
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
-        if let Err(error) = self.store.put(task.clone()).await {
-            tracing::error!(task_id = %task.id, %error, "could not store the finished task");
+        match self.store.put(task.clone()).await {
+            Ok(()) => {}
+            // The store writes it once it can, and logs how that went.
+            Err(error) if error.is_deferred() => {
+                tracing::warn!(task_id = %task.id, %error, "the finished task is not stored yet");
+            }
+            Err(error) => {
+                tracing::error!(task_id = %task.id, %error, "could not store the finished task");
+            }
         }
         self.unregister(&task.id, running);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
