@@ -39,14 +39,7 @@ async fn a_configured_card_is_served_as_built_with_its_skills_and_extensions() {
         .skill(AgentSkill::new("plan", "Plan", "Plans a trip"))
         .extension(AgentExtension::new("https://example.com/ext/v1"))
         .build();
-    let server = spawn(
-        A2uiServer::builder()
-            .card(card)
-            .agent(echo)
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = spawn(A2uiServer::builder(card, echo).build().unwrap()).await;
     let card = card_at(&server.url, None).await;
     assert_eq!(card["url"], "https://agents.example.com/planner/");
     assert_eq!(card["version"], "2.1.0");
@@ -63,14 +56,7 @@ async fn a_configured_card_is_served_as_built_with_its_skills_and_extensions() {
 #[tokio::test]
 async fn without_a_configured_url_the_card_points_at_the_host_the_client_used() {
     let card = AgentCard::builder("Echo").build();
-    let server = spawn(
-        A2uiServer::builder()
-            .card(card)
-            .agent(echo)
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = spawn(A2uiServer::builder(card, echo).build().unwrap()).await;
     let card = card_at(&server.url, Some("agent.internal:9000")).await;
     assert_eq!(card["url"], "http://agent.internal:9000/");
     let card = card_at(&server.url, Some("evil.example/<script>")).await;
@@ -78,20 +64,12 @@ async fn without_a_configured_url_the_card_points_at_the_host_the_client_used() 
 }
 
 #[tokio::test]
-async fn the_server_refuses_to_build_without_a_card_or_an_agent() {
+async fn the_server_refuses_to_build_with_a_final_state_a_task_cannot_stop_in() {
     use a2ui_agent::a2a::TaskState;
     use a2ui_agent::server::BuildError;
-    let missing_card = A2uiServer::builder().agent(echo).build().unwrap_err();
-    assert_eq!(missing_card, BuildError::MissingCard);
+    // A card and an agent are the builder's arguments: neither can be missing.
     let card = AgentCard::builder("x").build();
-    let missing_agent = A2uiServer::builder()
-        .card(card.clone())
-        .build()
-        .unwrap_err();
-    assert_eq!(missing_agent, BuildError::MissingAgent);
-    let working = A2uiServer::builder()
-        .card(card)
-        .agent(echo)
+    let working = A2uiServer::builder(card, echo)
         .final_state(TaskState::Working)
         .build()
         .unwrap_err();

@@ -11,10 +11,6 @@ use crate::task::TaskError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// No agent card was given.
-    MissingCard,
-    /// No agent was given.
-    MissingAgent,
     /// The default final state is not one a task can stop in.
     InvalidFinalState(TaskState),
     /// The `default_capabilities` are not an A2UI capabilities object; the reason.
@@ -24,8 +20,6 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::MissingCard => f.write_str("the server needs an agent card: call .card()"),
-            BuildError::MissingAgent => f.write_str("the server needs an agent: call .agent()"),
             BuildError::InvalidFinalState(state) => write!(
                 f,
                 "final state {state} is not a state a task can stop in \

@@ -21,6 +21,7 @@ mod sqlite;
 mod wanted;
 
 pub use cluster::Cluster;
+#[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
 pub(crate) use page::normalized_timestamp;
 pub use page::{PageCursor, list_page};
 #[cfg(feature = "postgres")]

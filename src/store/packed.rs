@@ -122,17 +122,20 @@ pub(crate) struct KeptJson<'a> {
 }
 
 /// One message as JSON text.
+#[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
 pub(crate) fn message_json(message: &Message) -> String {
     // Borrowed strings and JSON values into a `String` cannot fail to serialize.
     serde_json::to_string(&wire_message(message)).unwrap_or_default()
 }
 
 /// Messages as a JSON array.
+#[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
 pub(crate) fn messages_json(messages: &[Message]) -> String {
     serde_json::to_string(&Messages(messages)).unwrap_or_default()
 }
 
 /// Artifacts as a JSON array.
+#[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
 pub(crate) fn artifacts_json(artifacts: &[Artifact]) -> String {
     serde_json::to_string(&Artifacts(artifacts)).unwrap_or_default()
 }
