@@ -150,7 +150,12 @@ impl A2uiServer {
     ///
     /// The router checks `Host` only against the
     /// [`allowed_hosts`](ServerBuilder::allowed_hosts) given; [`A2uiServer::serve`] also
-    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`].
+    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`]:
+    /// an app that serves the router itself must add connect info
+    /// (`into_make_service_with_connect_info::<SocketAddr>()`, or the per-client task cap
+    /// cannot tell clients apart), header-read and idle timeouts with a connection cap (a
+    /// bare `axum::serve` has none), and a shutdown with a deadline (see
+    /// `examples/mount_in_axum.rs`).
     pub fn router(&self) -> Router {
         self.app(false)
     }
