@@ -1,22 +1,24 @@
 //! The agent: the user's code that answers a [`Request`].
 //!
-//! An agent is any async function `Fn(Request) -> Future<Output = Result<Reply, AgentError>>`,
-//! or a named type implementing [`Agent`]. It answers with a whole text or a stream of text
+//! An agent is any async function or closure from [`Request`] to a reply, or a named type
+//! implementing [`Agent`]. The reply may be a [`Reply`], a `String` or `&'static str`, or a
+//! `Result` of one of those with an [`AgentError`] ([`IntoReply`]), so a closure needs no
+//! type annotations and `?` works inside it. It answers with a whole text or a stream of text
 //! chunks (as an LLM produces them); the server turns them into A2A task updates. The agent
 //! never sees JSON-RPC, SSE or the task store.
 
 use std::fmt;
 use std::future::Future;
 
-use futures::Stream;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
 
 use crate::a2a::TaskState;
 use crate::request::Request;
 
-/// Answers requests. Implemented for every `Fn(Request) -> impl Future<Output =
-/// Result<Reply, AgentError>>` closure or function that is `Send + Sync + 'static`.
+/// Answers requests. Implemented for every `Fn(Request) -> impl Future` closure or function
+/// that is `Send + Sync + 'static` and whose future's output is an [`IntoReply`].
 ///
 /// # Example
 ///
@@ -34,6 +36,25 @@ use crate::request::Request;
 ///     }
 /// }
 /// ```
+///
+/// Closures, with no annotation but the request's type:
+///
+/// ```
+/// use a2ui_agent::{Agent, AgentError, Reply, Request};
+///
+/// fn takes(_agent: impl Agent) {}
+///
+/// takes(|request: Request| async move { format!("You said: {}", request.text()) });
+/// takes(|request: Request| async move { Reply::text(request.text()) });
+/// takes(|_request: Request| async move {
+///     let text = std::fs::read_to_string("/etc/hostname")?; // an io::Error fails the task
+///     Ok(Reply::text(text))
+/// });
+/// async fn named(request: Request) -> Result<Reply, AgentError> {
+///     Ok(Reply::text(request.text()))
+/// }
+/// takes(named);
+/// ```
 pub trait Agent: Send + Sync + 'static {
     /// Answers one request. Dropping the returned future (or the reply's stream) stops the
     /// work: that is how a task is canceled.
@@ -43,10 +64,91 @@ pub trait Agent: Send + Sync + 'static {
 impl<F, Fut> Agent for F
 where
     F: Fn(Request) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Reply, AgentError>> + Send + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoReply,
 {
     fn call(&self, request: Request) -> BoxFuture<'static, Result<Reply, AgentError>> {
-        Box::pin(self(request))
+        let answer = self(request);
+        Box::pin(async move { answer.await.into_reply() })
+    }
+}
+
+/// What an agent's future may end with: a [`Reply`], a text (`String`, `&'static str`), or
+/// a `Result` of one of those with an [`AgentError`] (the error type is fixed so that a
+/// closure's `Ok(..)` needs no annotation; `?` converts any `std::error::Error` into it).
+pub trait IntoReply {
+    /// The reply, or why the agent failed.
+    ///
+    /// # Errors
+    ///
+    /// The agent's own error.
+    fn into_reply(self) -> Result<Reply, AgentError>;
+}
+
+impl IntoReply for Reply {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(self)
+    }
+}
+
+impl IntoReply for String {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(Reply::text(self))
+    }
+}
+
+impl IntoReply for &'static str {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(Reply::text(self))
+    }
+}
+
+impl<R: Into<Reply>> IntoReply for Result<R, AgentError> {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        self.map(Into::into)
+    }
+}
+
+impl From<String> for Reply {
+    fn from(text: String) -> Self {
+        Reply::text(text)
+    }
+}
+
+impl From<&str> for Reply {
+    fn from(text: &str) -> Self {
+        Reply::text(text)
+    }
+}
+
+/// What a streamed reply's items may be: a chunk of text (`String`, `&'static str`), or a
+/// `Result` of one with an [`AgentError`], whose error fails the task with its message. The
+/// error type is fixed so that an item written `Ok(text)` needs no annotation; a stream with
+/// another error type converts it on the way: `.map(|item| item.map_err(AgentError::new))`.
+pub trait IntoChunk {
+    /// The chunk, or why the stream failed.
+    ///
+    /// # Errors
+    ///
+    /// The stream's own error.
+    fn into_chunk(self) -> Result<String, AgentError>;
+}
+
+impl IntoChunk for String {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        Ok(self)
+    }
+}
+
+impl IntoChunk for &'static str {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        Ok(self.to_owned())
+    }
+}
+
+impl<T: Into<String>> IntoChunk for Result<T, AgentError> {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        self.map(Into::into)
     }
 }
 
@@ -81,19 +183,22 @@ impl Reply {
         }
     }
 
-    /// A reply streamed in chunks; an `Err` item fails the task with its message.
+    /// A reply streamed in chunks: texts, or `Result`s of texts whose `Err` fails the task
+    /// with its message ([`IntoChunk`]).
     ///
     /// # Example
     ///
     /// ```
-    /// use a2ui_agent::agent::{AgentError, Reply};
+    /// use a2ui_agent::{AgentError, Reply};
     ///
-    /// let words = ["Hello", " world"].map(|word| Ok::<_, AgentError>(word.to_string()));
-    /// let reply = Reply::stream(futures::stream::iter(words));
+    /// let reply = Reply::stream(futures::stream::iter(["Hello", " world"]));
+    /// // A model's stream, say, whose items may fail:
+    /// let chunks = vec![Ok("Hello"), Err(AgentError::new("the model went away"))];
+    /// let reply = Reply::stream(futures::stream::iter(chunks));
     /// ```
-    pub fn stream(chunks: impl Stream<Item = Result<String, AgentError>> + Send + 'static) -> Self {
+    pub fn stream<C: IntoChunk + 'static>(chunks: impl Stream<Item = C> + Send + 'static) -> Self {
         Self {
-            body: ReplyBody::Stream(Box::pin(chunks)),
+            body: ReplyBody::Stream(chunks.map(IntoChunk::into_chunk).boxed()),
             final_state: None,
         }
     }
