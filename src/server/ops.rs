@@ -9,14 +9,25 @@ use axum::response::Response;
 
 use super::ServerState;
 use super::error::ApiError;
-use super::sse::{self, CancelOnDrop, Framing};
+use std::task::Poll;
+
+use super::sse::{self, CancelOnDrop, Framing, Opened};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::{SendRequest, Task};
+use crate::a2a::{Message, SendRequest, StreamEvent, Task};
+use crate::task::Begun;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
 pub(crate) struct Sent {
-    pub(crate) task: Task,
+    pub(crate) answer: Answer,
     pub(crate) activated: Vec<String>,
+}
+
+/// What a send is answered with.
+pub(crate) enum Answer {
+    /// The task (finished, or just started when not blocking).
+    Task(Task),
+    /// A bare message from the agent: no task was created.
+    Message(Message),
 }
 
 /// Sends a message and, unless the client asked not to, waits for the task to stop.
@@ -30,7 +41,15 @@ pub(crate) async fn send(
     let history_length = send.configuration.history_length;
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(prepared, false).await?;
+    let started = match state.tasks.start(prepared, false, blocking).await? {
+        Begun::Task(started) => started,
+        Begun::Message { message, activated } => {
+            return Ok(Sent {
+                answer: Answer::Message(message),
+                activated,
+            });
+        }
+    };
     permit.release_when_done(&started.running);
     let task = if blocking {
         let done = started.running.wait_done().await;
@@ -47,7 +66,7 @@ pub(crate) async fn send(
         started.snapshot
     };
     Ok(Sent {
-        task: task.with_history_length(history_length),
+        answer: Answer::Task(task.with_history_length(history_length)),
         activated: started.activated,
     })
 }
@@ -63,19 +82,50 @@ pub(crate) async fn stream(
     let history_length = send.configuration.history_length;
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(prepared, true).await?;
-    permit.release_when_done(&started.running);
-    let guard = state
-        .cancel_on_disconnect
-        .then(|| CancelOnDrop(started.running.clone()));
-    let response = sse::task_stream(
-        framing,
-        started.snapshot.with_history_length(history_length),
-        started.events,
-        guard,
-        state.keep_alive,
-    );
-    Ok(with_extensions_header(response, &started.activated))
+    let cancel_on_disconnect = state.cancel_on_disconnect;
+    let opened = move |begun: Begun| match begun {
+        Begun::Task(started) => {
+            permit.release_when_done(&started.running);
+            let guard = cancel_on_disconnect.then(|| CancelOnDrop(started.running.clone()));
+            let first = started.snapshot.with_history_length(history_length);
+            (
+                Opened {
+                    first: StreamEvent::Task(first),
+                    events: started.events,
+                    guard,
+                },
+                started.activated,
+            )
+        }
+        Begun::Message { message, activated } => (
+            Opened {
+                first: StreamEvent::Message(message),
+                events: None,
+                guard: None,
+            },
+            activated,
+        ),
+    };
+    // The agent may be called before the task exists (see `task::answer`): when that does
+    // not end at once, the stream opens now (keep-alives flow) and its first event follows.
+    let tasks = state.tasks.clone();
+    let mut starting = Box::pin(async move { tasks.start(prepared, true, true).await });
+    match futures::poll!(starting.as_mut()) {
+        Poll::Ready(begun) => {
+            let (opened, activated) = opened(begun?);
+            let response = sse::event_stream(framing, async { Ok(opened) }, state.keep_alive);
+            Ok(with_extensions_header(response, &activated))
+        }
+        Poll::Pending => {
+            let later = async move {
+                let begun = starting
+                    .await
+                    .map_err(|error| ApiError::from(error).into_rpc("message/stream"))?;
+                Ok(opened(begun).0)
+            };
+            Ok(sse::event_stream(framing, later, state.keep_alive))
+        }
+    }
 }
 
 /// Streams the events of task `id` from now on, starting with the task as it is.
@@ -85,11 +135,14 @@ pub(crate) async fn subscribe(
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let subscription = state.tasks.subscribe(id).await?;
-    Ok(sse::task_stream(
+    let opened = Opened {
+        first: StreamEvent::Task(subscription.snapshot),
+        events: subscription.events,
+        guard: None,
+    };
+    Ok(sse::event_stream(
         framing,
-        subscription.snapshot,
-        subscription.events,
-        None,
+        async { Ok(opened) },
         state.keep_alive,
     ))
 }

@@ -30,18 +30,19 @@ use futures::{FutureExt, StreamExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
+use super::answer::{ArtifactLog, Begun, Called, First};
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
 use super::{IdGenerator, Lifecycle, TaskError};
 use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
-use crate::agent::{Agent, ReplyBody};
+use crate::agent::{Agent, Reply, ReplyEvent};
 use crate::clock::{Clock, timestamp};
 use crate::reply::output::{OutputError, OutputPipeline, coalesce_text};
 use crate::reply::{Guard, RepairPolicy};
 use crate::request::Request;
-use crate::request::prepared::Prepared;
+use crate::request::prepared::{Decided, Prepared};
 use crate::store::{Cluster, StoreError, TaskStore};
 
 /// A `working` write running on its own; awaited by the run and again before settling.
@@ -109,11 +110,20 @@ pub(crate) struct Subscription {
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
 }
 
+/// What a task's agent request is built from: the request step's decision, or the request
+/// the agent already answered before the task existed.
+enum Source {
+    Decided(Decided),
+    First(Box<First>),
+}
+
 /// What a run does: call the agent, or fail the task without calling it.
 enum Job {
     Answer {
         request: Box<Request>,
         streaming: bool,
+        /// The agent's answer, when it was called before the task existed.
+        first: Option<Called>,
     },
     Refuse(String),
 }
@@ -124,8 +134,17 @@ enum Attempt {
     Invalid(Vec<crate::a2ui::ValidationError>),
 }
 
-enum Outcome {
-    Finished { state: TaskState, parts: Vec<Part> },
+pub(super) enum Outcome {
+    /// The reply's parts went out in `working` updates; the task ends in `state`.
+    Finished {
+        state: TaskState,
+        parts: Vec<Part>,
+    },
+    /// An explicit reply: the task ends in `state`, its final update holding `parts`.
+    Settled {
+        state: TaskState,
+        parts: Vec<Part>,
+    },
     Failed(String),
     Invalid(String),
     Canceled,
@@ -211,7 +230,7 @@ impl TaskManager {
     }
 
     /// Sends an event to the local subscribers, then to the other instances.
-    async fn send(&self, running: &Running, delivery: Option<Delivery>) {
+    pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
         let event = delivery.as_ref().map(Delivery::event);
         running.deliver(delivery).await;
         self.publish(event).await;
@@ -245,11 +264,11 @@ impl TaskManager {
         self
     }
 
-    fn now(&self) -> String {
+    pub(super) fn now(&self) -> String {
         timestamp(self.clock.now())
     }
 
-    fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
+    pub(super) fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
         let mut message = Message::agent(reply_id, parts);
         message.task_id = Some(task.id.clone());
         message.context_id = Some(task.context_id.clone());
@@ -260,39 +279,48 @@ impl TaskManager {
     /// and starts the agent on it (or fails the task at once when the request step refused
     /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
     /// gets every event from the first on (a caller that will not read them must not
-    /// subscribe: the runner waits for its subscribers).
+    /// subscribe: the runner waits for its subscribers). When the client `waits` for the
+    /// answer and the message starts a new task, the agent is called before the task
+    /// exists, and a bare message answers without one (see [`super::answer`]).
     pub(crate) async fn start(
         self: &Arc<Self>,
         prepared: Prepared,
         stream: bool,
-    ) -> Result<Started, TaskError> {
+        waits: bool,
+    ) -> Result<Begun, TaskError> {
+        let (message, source) = if waits && prepared.message.task_id.is_none() {
+            match self.answer_first(prepared).await {
+                Ok((message, first)) => (message, Source::First(Box::new(first))),
+                Err(answered) => return Ok(answered),
+            }
+        } else {
+            (prepared.message, Source::Decided(prepared.decided))
+        };
         // A client that hangs up drops the request's future, and a store may still finish a
         // write whose future was dropped. Stopped between storing the task and starting its
         // run, the task would stay stored `submitted` (or `working`) with nothing running
         // it. So a start that does not end at its first poll (it waits on the store or a
         // lock) ends on a task of its own; one that does (the in-memory store) costs no
         // spawn.
-        let mut begin = Box::pin(self.clone().begin(prepared, stream));
-        match futures::poll!(begin.as_mut()) {
+        let mut begin = Box::pin(self.clone().begin(message, source, stream));
+        let started = match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
             Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
                 Err(TaskError::Store(StoreError::Other(format!(
                     "starting the task stopped: {joined}"
                 ))))
             }),
-        }
+        };
+        started.map(Begun::Task)
     }
 
     /// [`start`](Self::start), run to its end whether or not its caller still waits.
     async fn begin(
         self: Arc<Self>,
-        prepared: Prepared,
+        mut message: Message,
+        source: Source,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        let Prepared {
-            mut message,
-            decided,
-        } = prepared;
         self.listen_for_cancels();
         // A continuation holds a claim on the id from its checks until it is registered as
         // running; a new task has a fresh id nobody else knows.
@@ -310,13 +338,19 @@ impl TaskManager {
                 (task, lifecycle, prior)
             }
             None => {
-                let context_id = message
-                    .context_id
-                    .clone()
-                    .unwrap_or_else(|| self.ids.new_id());
+                let (id, context_id) = match &source {
+                    Source::First(first) => (first.task_id.clone(), first.context_id.clone()),
+                    Source::Decided(_) => (
+                        self.ids.new_id(),
+                        message
+                            .context_id
+                            .clone()
+                            .unwrap_or_else(|| self.ids.new_id()),
+                    ),
+                };
                 message.context_id = Some(context_id.clone());
                 let task = Task {
-                    id: self.ids.new_id(),
+                    id,
                     context_id,
                     status: TaskStatus {
                         state: TaskState::Submitted,
@@ -356,7 +390,22 @@ impl TaskManager {
             .insert(task.id.clone(), running.clone());
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
+        let (request, activated, called) = match source {
+            Source::Decided(decided) => {
+                let (request, activated) =
+                    decided.into_request(message, &task.id, &task.context_id, prior);
+                (request, activated, None)
+            }
+            Source::First(first) => {
+                let First {
+                    request,
+                    activated,
+                    called,
+                    ..
+                } = *first;
+                (request, activated, called)
+            }
+        };
         let job = match request {
             Err(refusal) => {
                 tracing::debug!(task_id = %task.id, reason = %refusal, "A2UI negotiation failed");
@@ -365,6 +414,7 @@ impl TaskManager {
             Ok(request) => Job::Answer {
                 request: Box::new(request),
                 streaming: stream,
+                first: called,
             },
         };
         // The agent's own tracing events carry the task and context ids.
@@ -477,8 +527,13 @@ impl TaskManager {
             self.send(&running, started).await;
             let job = async {
                 match job {
-                    Job::Answer { request, streaming } => {
-                        self.drive(&running, &reply_id, *request, streaming).await
+                    Job::Answer {
+                        request,
+                        streaming,
+                        first,
+                    } => {
+                        self.drive(&running, &reply_id, *request, streaming, first)
+                            .await
                     }
                     Job::Refuse(reason) => Outcome::Failed(reason),
                 }
@@ -534,13 +589,20 @@ impl TaskManager {
         reply_id: &str,
         mut request: Request,
         streaming: bool,
+        mut first: Option<Called>,
     ) -> Outcome {
         let mut guard = self.repair.guard(&request);
         let mut parts = Vec::new();
         loop {
             let errors = match self
                 .attempt(
-                    running, reply_id, request, streaming, &mut guard, &mut parts,
+                    running,
+                    reply_id,
+                    request,
+                    streaming,
+                    first.take(),
+                    &mut guard,
+                    &mut parts,
                 )
                 .await
             {
@@ -554,38 +616,44 @@ impl TaskManager {
         }
     }
 
-    /// One call of the agent, its output screened by `guard`; the parts sent are added to
-    /// `parts`.
+    /// One call of the agent (or its answer `first`, when it was called before the task
+    /// existed), its output screened by `guard`; the parts sent are added to `parts`.
+    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
         running: &Running,
         reply_id: &str,
         request: Request,
         streaming: bool,
+        first: Option<Called>,
         guard: &mut Guard,
         parts: &mut Vec<Part>,
     ) -> Attempt {
         let mut sink = self.output.start(&request, streaming);
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
-        let reply = match call {
-            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
-            Err(panic) => Err(panic),
+        let reply = match first {
+            Some(called) => called,
+            None => self.call_agent(request).await,
         };
         let reply = match reply {
             Ok(Ok(reply)) => reply,
             Ok(Err(error)) => return Attempt::Done(Outcome::Failed(error.message().to_owned())),
             Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
         };
-        let final_state = reply.final_state.unwrap_or(self.final_state);
+        let (chunks, final_state) = match reply {
+            Reply::Text { text, state } => (
+                futures::stream::once(async { Ok(ReplyEvent::Text(text)) }).boxed(),
+                state,
+            ),
+            Reply::Stream { events, state } => (events, state),
+            explicit => return Attempt::Done(self.explicit(running, explicit).await),
+        };
+        let final_state = final_state.unwrap_or(self.final_state);
         if !final_state.is_settled() {
             return Attempt::Done(Outcome::Invalid(format!(
                 "the agent asked to end the task in state {final_state}"
             )));
         }
-        let chunks = match reply.body {
-            ReplyBody::Text(text) => futures::stream::once(async { Ok(text) }).boxed(),
-            ReplyBody::Stream(stream) => stream,
-        };
+        let mut artifacts = ArtifactLog::default();
         let mut chunks = AssertUnwindSafe(chunks).catch_unwind();
         // An item (or the end) read ahead while joining chunks that were already waiting.
         let mut ahead = None;
@@ -596,7 +664,15 @@ impl TaskManager {
             };
             let Some(item) = item else { break };
             let mut chunk = match item {
-                Ok(Ok(chunk)) => chunk,
+                Ok(Ok(ReplyEvent::Text(chunk))) => chunk,
+                Ok(Ok(ReplyEvent::Status(text))) => {
+                    self.status_text(running, text).await;
+                    continue;
+                }
+                Ok(Ok(ReplyEvent::Artifact(chunk))) => {
+                    self.add_artifact(running, chunk, &mut artifacts).await;
+                    continue;
+                }
                 Ok(Err(error)) => {
                     return Attempt::Done(Outcome::Failed(error.message().to_owned()));
                 }
@@ -607,7 +683,7 @@ impl TaskManager {
             // still to come, so no part is sent later than it would be alone.
             while chunk.len() < JOIN_READY_BYTES {
                 match chunks.next().now_or_never() {
-                    Some(Some(Ok(Ok(more)))) => chunk.push_str(&more),
+                    Some(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
                     Some(other) => {
                         ahead = Some(other);
                         break;
@@ -712,6 +788,7 @@ impl TaskManager {
         let already_streamed = matches!(outcome, Outcome::Finished { .. });
         let (state, parts, invalid) = match outcome {
             Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
+            Outcome::Settled { state, parts } => (state, Some(parts), None),
             Outcome::Failed(reason) => {
                 tracing::warn!(%reason, "the agent failed");
                 (TaskState::Failed, Some(vec![Part::text(reason)]), None)
@@ -738,7 +815,9 @@ impl TaskManager {
                     TaskState::Failed
                 }
             };
-            let message = parts.map(|parts| Self::agent_message(task, reply_id, parts));
+            let message = parts
+                .filter(|parts| !parts.is_empty())
+                .map(|parts| Self::agent_message(task, reply_id, parts));
             task.status = TaskStatus {
                 state,
                 message,
@@ -984,6 +1063,6 @@ fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
     }
 }
 
-fn status_event(task: &Task, is_final: bool) -> StreamEvent {
+pub(super) fn status_event(task: &Task, is_final: bool) -> StreamEvent {
     StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(task, is_final))
 }

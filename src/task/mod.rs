@@ -7,12 +7,14 @@
 //! the pieces users can replace are public: the [`TaskStore`](crate::store::TaskStore), the
 //! [`Clock`](crate::clock::Clock) and the [`IdGenerator`].
 
+mod answer;
 mod ids;
 pub(crate) mod manager;
 mod running;
 
 use std::fmt;
 
+pub(crate) use answer::Begun;
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
 
 use crate::a2a::TaskState;
