@@ -1,244 +1,274 @@
-//! The reply kinds beyond text: a bare message before any task, artifacts, status text, and
-//! the explicit outcomes (completed, input-required, auth-required, rejected, failed).
-//!
-//! A2A lets the agent's first answer decide whether a task exists at all: a bare `Message`
-//! answers without one. So when the client waits for the answer (a blocking send, a
-//! stream) and the message starts no task, the runner calls the agent *before* the task is
-//! created ([`TaskManager::answer_first`]); only a reply that is not a bare message creates
-//! and stores it. A non-blocking send returns its task at once, before the agent has
-//! answered; there, as in a continued task, a bare message is an invalid agent response.
+//! The agent's answer during a run: calling it, turning its output into `working` updates,
+//! and asking it again when its A2UI does not validate (the repair loop of
+//! [`crate::reply`]).
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 
-use futures::FutureExt;
+use futures::future::FutureExt;
+use futures::stream::{CatchUnwind, StreamExt};
 
-use super::manager::{Outcome, Running, Started, TaskManager};
-use crate::a2a::{
-    Artifact, Message, Part, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
-};
-use crate::agent::{AgentError, ArtifactChunk, Reply};
+use super::kinds::ArtifactLog;
+use super::lifecycle::transition;
+use super::manager::{Running, TaskManager, agent_message, status_event};
+use super::run::Outcome;
+use crate::a2a::{Part, Task, TaskState};
+use crate::a2ui::ValidationError;
+use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
+use crate::reply::Guard;
+use crate::reply::output::OutputError;
 use crate::request::Request;
-use crate::request::adapter::Refusal;
-use crate::request::prepared::Prepared;
 
-/// What one call of the agent gave: its reply or error, or the panic it raised.
-pub(super) type Called = Result<Result<Reply, AgentError>, Box<dyn Any + Send>>;
+/// How many bytes of agent output that are already waiting are read as one chunk at most.
+const JOIN_READY_BYTES: usize = 16 * 1024;
 
-/// How a send began: a task, or a bare message that answered it without one.
-pub(crate) enum Begun {
-    /// A task was created (or continued) and runs.
-    Task(Started),
-    /// The agent answered with a bare message: no task exists.
-    Message {
-        /// The agent's message, in the request's context.
-        message: Message,
-        /// The extension URIs activated for the request.
-        activated: Vec<String>,
-    },
+/// The reply being written in one run: what every attempt, update and failure of it shares.
+pub(super) struct Answer<'r> {
+    running: &'r Running,
+    /// The id of the agent message every update of the reply carries a piece of.
+    reply_id: &'r str,
+    /// Whether the client reads the reply as it comes.
+    streaming: bool,
+    /// Checks the reply's A2UI, attempt after attempt.
+    guard: Guard,
+    /// The parts sent so far, for the final status message.
+    parts: Vec<Part>,
+    /// The reply's artifacts so far.
+    artifacts: ArtifactLog,
 }
 
-/// A new task's request and its agent's first answer, decided before the task exists.
-pub(super) struct First {
-    pub(super) task_id: String,
-    pub(super) context_id: String,
-    pub(super) request: Result<Request, Refusal>,
-    pub(super) activated: Vec<String>,
-    /// `None` when the request was refused: the agent is never called.
-    pub(super) called: Option<Called>,
+/// What one call of the agent gave: its reply, or why there is none.
+pub(super) type Called = Result<Reply, Failure>;
+
+/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
+enum Attempt {
+    Done(Outcome),
+    Invalid(Vec<ValidationError>),
 }
 
-/// Where the artifacts of one reply go: the id an empty-id chunk appends to.
-#[derive(Default)]
-pub(super) struct ArtifactLog {
-    latest: Option<String>,
+/// Why the agent gave no (more) output.
+pub(super) enum Failure {
+    /// It answered an error.
+    Agent(AgentError),
+    /// It panicked (the payload).
+    Panic(Box<dyn Any + Send>),
 }
 
 impl TaskManager {
-    /// Calls the agent, catching a panic in the call or its future.
-    pub(super) async fn call_agent(&self, request: Request) -> Called {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request))) {
-            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
-            Err(panic) => Err(panic),
-        }
-    }
-
-    /// For a message that starts a new task: builds its request and calls the agent before
-    /// the task exists. A bare message answers the send (`Err`); anything else is what the
-    /// task starts with.
-    pub(super) async fn answer_first(&self, prepared: Prepared) -> Result<(Message, First), Begun> {
-        let Prepared {
-            mut message,
-            decided,
-        } = prepared;
-        let context_id = message
-            .context_id
-            .clone()
-            .unwrap_or_else(|| self.ids.new_id());
-        let task_id = self.ids.new_id();
-        message.context_id = Some(context_id.clone());
-        let mut filed = message.clone();
-        filed.task_id = Some(task_id.clone());
-        let (request, activated) = decided.into_request(filed, &task_id, &context_id, Vec::new());
-        let called = match &request {
-            Ok(request) => Some(self.call_agent(request.clone()).await),
-            Err(_) => None,
-        };
-        if let Some(Ok(Ok(Reply::Message { parts }))) = called {
-            let mut answer = Message::agent(self.ids.new_id(), parts);
-            answer.context_id = Some(context_id);
-            tracing::debug!(context_id = ?answer.context_id, "answered with a bare message");
-            return Err(Begun::Message {
-                message: answer,
-                activated,
-            });
-        }
-        Ok((
-            message,
-            First {
-                task_id,
-                context_id,
-                request,
-                activated,
-                called,
-            },
-        ))
-    }
-
-    /// Ends a reply of an explicit kind (not text, not a stream): adds its artifacts and
-    /// names the outcome.
-    pub(super) async fn explicit(&self, running: &Running, reply: Reply) -> Outcome {
-        let settled = |state, parts| Outcome::Settled { state, parts };
-        match reply {
-            Reply::Completed { artifacts, parts } => {
-                let mut log = ArtifactLog::default();
-                for artifact in artifacts {
-                    let chunk = ArtifactChunk {
-                        artifact,
-                        append: false,
-                        last_chunk: true,
-                    };
-                    self.add_artifact(running, chunk, &mut log).await;
-                }
-                settled(TaskState::Completed, parts)
-            }
-            Reply::InputRequired { parts } => settled(TaskState::InputRequired, parts),
-            Reply::AuthRequired { message } => {
-                settled(TaskState::AuthRequired, vec![Part::text(message)])
-            }
-            Reply::Reject { message } => settled(TaskState::Rejected, vec![Part::text(message)]),
-            Reply::Error { reason } => Outcome::Failed(reason),
-            Reply::Message { .. } => Outcome::Invalid(
-                "the agent answered with a bare message, but the client already holds this \
-                 task (a continued task or a non-blocking send)"
-                    .to_owned(),
-            ),
-            Reply::Text { .. } | Reply::Stream { .. } => Outcome::Invalid(
-                "a text reply reached the explicit reply path (a server bug)".to_owned(),
-            ),
-        }
-    }
-
-    /// Adds an artifact (or a chunk of one) to the task and sends its update.
-    pub(super) async fn add_artifact(
+    /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
+    /// does not validate goes to the repair loop.
+    pub(super) async fn drive(
         &self,
         running: &Running,
-        mut chunk: ArtifactChunk,
-        log: &mut ArtifactLog,
-    ) {
-        if chunk.artifact.artifact_id.is_empty() {
-            chunk.artifact.artifact_id = match (&log.latest, chunk.append) {
-                (Some(latest), true) => latest.clone(),
-                _ => self.ids.new_id(),
+        reply_id: &str,
+        mut request: Request,
+        streaming: bool,
+        mut first: Option<Called>,
+    ) -> Outcome {
+        let mut answer = Answer {
+            running,
+            reply_id,
+            streaming,
+            guard: self.repair.guard(&request),
+            parts: Vec::new(),
+            artifacts: ArtifactLog::default(),
+        };
+        loop {
+            let errors = match self.attempt(&mut answer, request, first.take()).await {
+                Attempt::Done(outcome) => return outcome,
+                Attempt::Invalid(errors) => errors,
+            };
+            request = match answer.guard.next(errors) {
+                Ok(next) => next,
+                Err(reason) => return Outcome::Failed(reason),
             };
         }
-        log.latest = Some(chunk.artifact.artifact_id.clone());
-        let delivery = running.update(|task, lifecycle| {
-            lifecycle.transition(TaskState::Working).ok()?;
-            apply(&mut task.artifacts, &chunk);
-            Some(move |task: &Task| {
-                StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone(),
-                    artifact: chunk.artifact,
-                    append: Some(chunk.append),
-                    last_chunk: Some(chunk.last_chunk),
-                    metadata: None,
-                })
-            })
-        });
-        self.send(running, delivery).await;
     }
 
-    /// Sends a `working` update holding `text` (progress, not part of the reply).
-    pub(super) async fn status_text(&self, running: &Running, text: String) {
-        let timestamp = self.now();
-        let message_id = self.ids.new_id();
-        let delivery = running.update(|task, lifecycle| {
-            lifecycle.transition(TaskState::Working).ok()?;
-            let message = Self::agent_message(task, &message_id, vec![Part::text(text)]);
-            task.status = TaskStatus {
-                state: TaskState::Working,
-                message: Some(message),
-                timestamp: Some(timestamp),
-            };
-            Some(|task: &Task| super::manager::status_event(task, false))
-        });
-        self.send(running, delivery).await;
-    }
-}
-
-/// `chunk` applied to `artifacts`: appended to the artifact with its id, or replacing it,
-/// or added.
-fn apply(artifacts: &mut Vec<Artifact>, chunk: &ArtifactChunk) {
-    let id = &chunk.artifact.artifact_id;
-    match artifacts.iter_mut().find(|kept| kept.artifact_id == *id) {
-        Some(kept) if chunk.append => {
-            kept.parts.extend(chunk.artifact.parts.iter().cloned());
-            let piece = &chunk.artifact;
-            kept.name = kept.name.take().or_else(|| piece.name.clone());
-            kept.description = kept
-                .description
-                .take()
-                .or_else(|| piece.description.clone());
-            if let Some(metadata) = &piece.metadata {
-                kept.metadata
-                    .get_or_insert_with(Default::default)
-                    .extend(metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
-            for uri in &piece.extensions {
-                if !kept.extensions.contains(uri) {
-                    kept.extensions.push(uri.clone());
+    /// One call of the agent (or `first`, its answer given before the task existed), its
+    /// output screened by the answer's guard.
+    async fn attempt(
+        &self,
+        answer: &mut Answer<'_>,
+        request: Request,
+        first: Option<Called>,
+    ) -> Attempt {
+        let mut sink = self.output.start(&request, answer.streaming);
+        let called = match first {
+            Some(called) => called,
+            None => self.call(request).await,
+        };
+        let reply = match called {
+            Ok(reply) => reply,
+            Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
+        };
+        let (events, final_state) = match reply {
+            Reply::Text { text, state } => (
+                futures::stream::once(async { Ok(ReplyEvent::Text(text)) }).boxed(),
+                state,
+            ),
+            Reply::Stream { events, state } => (events, state),
+            explicit => return Attempt::Done(self.explicit(answer.running, explicit).await),
+        };
+        let final_state = final_state.unwrap_or(self.final_state);
+        if !final_state.is_settled() {
+            return Attempt::Done(Outcome::Invalid(format!(
+                "the agent asked to end the task in state {final_state}"
+            )));
+        }
+        let mut chunks = Chunks::new(events);
+        while let Some(event) = chunks.next().await {
+            let chunk = match event {
+                Ok(ReplyEvent::Text(chunk)) => chunk,
+                Ok(ReplyEvent::Status(text)) => {
+                    self.status_text(answer.running, text).await;
+                    continue;
                 }
+                Ok(ReplyEvent::Artifact(chunk)) => {
+                    self.add_artifact(answer.running, chunk, &mut answer.artifacts)
+                        .await;
+                    continue;
+                }
+                Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
+            };
+            answer.guard.record(&chunk);
+            if let Some(end) = self.take(answer, sink.push_checked(&chunk), false).await {
+                // Dropping the rest of the reply stops the agent (and its model).
+                return end;
             }
         }
-        Some(kept) => *kept = chunk.artifact.clone(),
-        None => artifacts.push(chunk.artifact.clone()),
+        let last = sink.finish().map(|new| (new, 0));
+        if let Some(end) = self.take(answer, last, true).await {
+            return end;
+        }
+        Attempt::Done(Outcome::Finished {
+            state: final_state,
+            parts: std::mem::take(&mut answer.parts),
+        })
+    }
+
+    /// Calls the agent, catching a panic in the call or in its future.
+    pub(super) async fn call(&self, request: Request) -> Result<Reply, Failure> {
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
+        let reply = match call {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
+        match reply {
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(error)) => Err(Failure::Agent(error)),
+            Err(panic) => Err(Failure::Panic(panic)),
+        }
+    }
+
+    /// Sends the parts a feed of the output completed. Ends the attempt (`Some`) when they
+    /// hold A2UI that does not validate, or the output cannot be read on; with `last` (the
+    /// feed that ends the reply), the component trees of the whole reply are checked too.
+    async fn take(
+        &self,
+        answer: &mut Answer<'_>,
+        fed: Result<(Vec<Part>, usize), OutputError>,
+        last: bool,
+    ) -> Option<Attempt> {
+        let (new, checked) = match fed {
+            Ok(fed) => fed,
+            Err(error) => return Some(self.fail_after(answer, error).await),
+        };
+        let (new, invalid) = answer.guard.screen(new, checked);
+        self.progress(answer, new).await;
+        let invalid = match invalid {
+            None if last => answer.guard.finish(),
+            invalid => invalid,
+        };
+        invalid.map(Attempt::Invalid)
+    }
+
+    /// The outcome of a run whose agent failed.
+    fn failed(&self, running: &Running, failure: Failure) -> Outcome {
+        match failure {
+            Failure::Agent(error) => Outcome::Failed(error.message().to_owned()),
+            Failure::Panic(panic) => panicked(running, &*panic),
+        }
+    }
+
+    /// Sends what the read completed before `error` (text before a broken block, say), then
+    /// fails the attempt with the error's reason.
+    async fn fail_after(&self, answer: &mut Answer<'_>, error: OutputError) -> Attempt {
+        let (before, _) = answer.guard.screen(error.before, 0);
+        self.progress(answer, before).await;
+        Attempt::Done(Outcome::Failed(error.reason))
+    }
+
+    /// Sends a `working` update holding `new` parts (none: nothing to send).
+    async fn progress(&self, answer: &mut Answer<'_>, new: Vec<Part>) {
+        if new.is_empty() {
+            return;
+        }
+        answer.parts.extend(new.iter().cloned());
+        let timestamp = self.now();
+        let delivery = answer.running.update(|task| {
+            let message = agent_message(task, answer.reply_id, new);
+            transition(task, TaskState::Working, Some(message), timestamp).ok()?;
+            Some(|task: &Task| status_event(task, false))
+        });
+        self.send(answer.running, delivery).await;
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Logs an agent's panic; the client sees only that the agent failed.
+fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
+    Outcome::Failed("The agent failed unexpectedly.".to_owned())
+}
 
-    fn chunk(id: &str, text: &str, append: bool) -> ArtifactChunk {
-        ArtifactChunk {
-            artifact: Artifact::new(id, vec![Part::text(text)]),
-            append,
-            last_chunk: false,
+/// One item of the agent's output stream, a panic caught.
+type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
+
+/// The agent's output as events: panics caught, and text chunks that are already waiting
+/// joined into one (one feed, one update and one SSE frame for all they complete, instead
+/// of one per chunk). Nothing waits for a chunk still to come, so no part is sent later than
+/// it would be alone; other events end a join and keep their place.
+struct Chunks {
+    stream: CatchUnwind<AssertUnwindSafe<ReplyStream>>,
+    /// An item (or the end) read ahead while joining chunks that were already waiting.
+    ahead: Option<Option<Item>>,
+}
+
+impl Chunks {
+    fn new(events: ReplyStream) -> Self {
+        Chunks {
+            stream: AssertUnwindSafe(events).catch_unwind(),
+            ahead: None,
         }
     }
 
-    #[test]
-    fn chunks_append_to_their_artifact_and_whole_ones_replace_it() {
-        let mut artifacts = Vec::new();
-        apply(&mut artifacts, &chunk("a", "1", true));
-        apply(&mut artifacts, &chunk("a", "2", true));
-        apply(&mut artifacts, &chunk("b", "x", false));
-        assert_eq!(artifacts.len(), 2);
-        assert_eq!(artifacts[0].parts, [Part::text("1"), Part::text("2")]);
-        apply(&mut artifacts, &chunk("a", "new", false));
-        assert_eq!(artifacts[0].parts, [Part::text("new")]);
-        assert_eq!(artifacts[1].parts, [Part::text("x")]);
+    /// The next event, or why there is none; `None` at the end.
+    async fn next(&mut self) -> Option<Result<ReplyEvent, Failure>> {
+        let item = match self.ahead.take() {
+            Some(item) => item,
+            None => self.stream.next().await,
+        };
+        let mut chunk = match item? {
+            Ok(Ok(ReplyEvent::Text(chunk))) => chunk,
+            Ok(Ok(other)) => return Some(Ok(other)),
+            Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
+            Err(panic) => return Some(Err(Failure::Panic(panic))),
+        };
+        while chunk.len() < JOIN_READY_BYTES {
+            match self.stream.next().now_or_never() {
+                Some(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
+                Some(other) => {
+                    self.ahead = Some(other);
+                    break;
+                }
+                None => break,
+            }
+        }
+        Some(Ok(ReplyEvent::Text(chunk)))
     }
 }

@@ -17,39 +17,24 @@
 //!
 //! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
 //! the agent stops at its next `.await`.
+//!
+//! This file holds the manager's state and the helpers its parts share; the parts are
+//! [`super::start`], [`super::run`], [`super::answer`], [`super::cancel`] and [`super::read`].
 
-use std::any::Any;
 use std::collections::{HashMap, HashSet};
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::Poll;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use futures::{FutureExt, StreamExt};
-use tokio::sync::{Notify, mpsc, oneshot};
-use tracing::Instrument;
+use tokio::sync::Notify;
 
-use super::answer::{ArtifactLog, Begun, Called, First};
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
-use super::{IdGenerator, Lifecycle, TaskError};
-use crate::a2a::{
-    Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
-    TaskStatusUpdateEvent,
-};
-use crate::agent::{Agent, Reply, ReplyEvent};
+use super::{IdGenerator, TaskError};
+use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
+use crate::agent::Agent;
 use crate::clock::{Clock, timestamp};
-use crate::reply::output::{OutputError, OutputPipeline, coalesce_text};
-use crate::reply::{Guard, RepairPolicy};
-use crate::request::Request;
-use crate::request::prepared::{Decided, Prepared};
-use crate::store::{Cluster, StoreError, TaskStore};
-
-/// A `working` write running on its own; awaited by the run and again before settling.
-type WorkingWrite = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
-
-/// How many bytes of agent output that are already waiting are read as one chunk at most.
-const JOIN_READY_BYTES: usize = 16 * 1024;
+use crate::reply::RepairPolicy;
+use crate::reply::output::OutputPipeline;
+use crate::store::{Cluster, TaskStore};
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -60,31 +45,28 @@ pub(crate) struct TaskManager {
     pub(crate) output: Arc<dyn OutputPipeline>,
     pub(crate) final_state: TaskState,
     /// The most messages a task's history keeps; older ones are dropped first.
-    max_history: usize,
+    pub(super) max_history: usize,
     /// What happens to an A2UI message that does not validate.
-    repair: RepairPolicy,
-    running: tokio::sync::Mutex<HashMap<String, Arc<Running>>>,
+    pub(super) repair: RepairPolicy,
+    /// The tasks running here. A `std` mutex: it is only held to look up, register or
+    /// remove an entry, never across an `.await` (see [`TaskManager::running`]).
+    running: Mutex<HashMap<String, Arc<Running>>>,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
     claims: Mutex<HashSet<String>>,
     /// Wakes those waiting for a claim.
     released: Notify,
     /// The other instances sharing the store, if any.
-    cluster: Option<Arc<dyn Cluster>>,
+    pub(super) cluster: Option<Arc<dyn Cluster>>,
     /// Whether the loop that takes other instances' cancel requests runs.
     listening: AtomicBool,
     /// Whether the last event could not be published (one warning per outage, not per event).
     publish_failing: AtomicBool,
 }
 
-/// How long a cancel waits for the instance that runs the task to stop it.
-const REMOTE_CANCEL_WAIT: Duration = Duration::from_secs(10);
-/// How often a cancel of a task running elsewhere is asked again while it waits.
-const REMOTE_CANCEL_RETRY: Duration = Duration::from_millis(500);
-
 /// An id claimed by [`TaskManager::try_claim`]; released when dropped.
-struct Claim<'a> {
+pub(super) struct Claim<'a> {
     manager: &'a TaskManager,
-    id: String,
+    pub(super) id: String,
 }
 
 impl Drop for Claim<'_> {
@@ -92,62 +74,6 @@ impl Drop for Claim<'_> {
         self.manager.claims().remove(&self.id);
         self.manager.released.notify_waiters();
     }
-}
-
-/// A freshly started (or continued) task.
-pub(crate) struct Started {
-    pub(crate) running: Arc<Running>,
-    pub(crate) snapshot: Task,
-    /// The events that follow `snapshot`, when the caller asked to stream them.
-    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
-    /// The extension URIs activated for the request, to echo in the response header.
-    pub(crate) activated: Vec<String>,
-}
-
-/// What a resubscriber gets: the current task, and the events that follow if it runs.
-pub(crate) struct Subscription {
-    pub(crate) snapshot: Task,
-    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
-}
-
-/// What a task's agent request is built from: the request step's decision, or the request
-/// the agent already answered before the task existed.
-enum Source {
-    Decided(Decided),
-    First(Box<First>),
-}
-
-/// What a run does: call the agent, or fail the task without calling it.
-enum Job {
-    Answer {
-        request: Box<Request>,
-        streaming: bool,
-        /// The agent's answer, when it was called before the task existed.
-        first: Option<Called>,
-    },
-    Refuse(String),
-}
-
-/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
-enum Attempt {
-    Done(Outcome),
-    Invalid(Vec<crate::a2ui::ValidationError>),
-}
-
-pub(super) enum Outcome {
-    /// The reply's parts went out in `working` updates; the task ends in `state`.
-    Finished {
-        state: TaskState,
-        parts: Vec<Part>,
-    },
-    /// An explicit reply: the task ends in `state`, its final update holding `parts`.
-    Settled {
-        state: TaskState,
-        parts: Vec<Part>,
-    },
-    Failed(String),
-    Invalid(String),
-    Canceled,
 }
 
 impl TaskManager {
@@ -169,86 +95,12 @@ impl TaskManager {
             final_state,
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
-            running: tokio::sync::Mutex::new(HashMap::new()),
+            running: Mutex::new(HashMap::new()),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),
             cluster,
             listening: AtomicBool::new(false),
             publish_failing: AtomicBool::new(false),
-        }
-    }
-
-    fn claims(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.claims
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Claims `id` unless another continuation or cancel holds it.
-    fn try_claim(&self, id: &str) -> Option<Claim<'_>> {
-        self.claims().insert(id.to_owned()).then(|| Claim {
-            manager: self,
-            id: id.to_owned(),
-        })
-    }
-
-    /// Claims `id`, waiting for whoever holds it.
-    async fn claim(&self, id: &str) -> Claim<'_> {
-        loop {
-            let released = self.released.notified();
-            if let Some(claim) = self.try_claim(id) {
-                return claim;
-            }
-            released.await;
-        }
-    }
-
-    /// Starts the loop that stops the tasks other instances ask to cancel (once).
-    fn listen_for_cancels(self: &Arc<Self>) {
-        let Some(cluster) = &self.cluster else {
-            return;
-        };
-        if self.listening.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let Some(mut requests) = cluster.cancel_requests() else {
-            return;
-        };
-        let manager = Arc::downgrade(self);
-        tokio::spawn(async move {
-            while let Some(id) = requests.recv().await {
-                let Some(manager) = manager.upgrade() else {
-                    break;
-                };
-                let running = manager.running.lock().await.get(&id).cloned();
-                if let Some(running) = running {
-                    tracing::debug!(task_id = %id, "another instance asked to cancel the task");
-                    running.request_cancel();
-                }
-            }
-        });
-    }
-
-    /// Sends an event to the local subscribers, then to the other instances.
-    pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
-        let event = delivery.as_ref().map(Delivery::event);
-        running.deliver(delivery).await;
-        self.publish(event).await;
-    }
-
-    /// Sends an event to the other instances, if the store is shared.
-    async fn publish(&self, event: Option<SharedEvent>) {
-        if let (Some(cluster), Some(event)) = (&self.cluster, event) {
-            match cluster.publish(&event).await {
-                Err(error) if !self.publish_failing.swap(true, Ordering::Relaxed) => {
-                    tracing::warn!(%error, "could not publish a task event to the other instances");
-                }
-                Err(error) => tracing::debug!(%error, "could not publish a task event"),
-                Ok(()) if self.publish_failing.swap(false, Ordering::Relaxed) => {
-                    tracing::info!("task events reach the other instances again");
-                }
-                Ok(()) => {}
-            }
         }
     }
 
@@ -264,792 +116,133 @@ impl TaskManager {
         self
     }
 
-    pub(super) fn now(&self) -> String {
-        timestamp(self.clock.now())
-    }
-
-    pub(super) fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
-        let mut message = Message::agent(reply_id, parts);
-        message.task_id = Some(task.id.clone());
-        message.context_id = Some(task.context_id.clone());
-        message
-    }
-
-    /// Creates a task for the prepared message, or continues the interrupted task it names,
-    /// and starts the agent on it (or fails the task at once when the request step refused
-    /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
-    /// gets every event from the first on (a caller that will not read them must not
-    /// subscribe: the runner waits for its subscribers). When the client `waits` for the
-    /// answer and the message starts a new task, the agent is called before the task
-    /// exists, and a bare message answers without one (see [`super::answer`]).
-    pub(crate) async fn start(
-        self: &Arc<Self>,
-        prepared: Prepared,
-        stream: bool,
-        waits: bool,
-    ) -> Result<Begun, TaskError> {
-        let (message, source) = if waits && prepared.message.task_id.is_none() {
-            match self.answer_first(prepared).await {
-                Ok((message, first)) => (message, Source::First(Box::new(first))),
-                Err(answered) => return Ok(answered),
-            }
-        } else {
-            (prepared.message, Source::Decided(prepared.decided))
-        };
-        // A client that hangs up drops the request's future, and a store may still finish a
-        // write whose future was dropped. Stopped between storing the task and starting its
-        // run, the task would stay stored `submitted` (or `working`) with nothing running
-        // it. So a start that does not end at its first poll (it waits on the store or a
-        // lock) ends on a task of its own; one that does (the in-memory store) costs no
-        // spawn.
-        let mut begin = Box::pin(self.clone().begin(message, source, stream));
-        let started = match futures::poll!(begin.as_mut()) {
-            Poll::Ready(started) => started,
-            Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
-                Err(TaskError::Store(StoreError::Other(format!(
-                    "starting the task stopped: {joined}"
-                ))))
-            }),
-        };
-        started.map(Begun::Task)
-    }
-
-    /// [`start`](Self::start), run to its end whether or not its caller still waits.
-    async fn begin(
-        self: Arc<Self>,
-        mut message: Message,
-        source: Source,
-        stream: bool,
-    ) -> Result<Started, TaskError> {
-        self.listen_for_cancels();
-        // A continuation holds a claim on the id from its checks until it is registered as
-        // running; a new task has a fresh id nobody else knows.
-        let mut claim = None;
-        let mut expected = None;
-        let (mut task, lifecycle, prior) = match message.task_id.clone() {
-            Some(id) => {
-                let held = claim.insert(self.try_claim(&id).ok_or(TaskError::Busy {
-                    id: id.clone(),
-                    state: TaskState::Working,
-                })?);
-                let (task, lifecycle, prior, read) =
-                    self.continuation(&held.id, &mut message).await?;
-                expected = Some(read);
-                (task, lifecycle, prior)
-            }
-            None => {
-                let (id, context_id) = match &source {
-                    Source::First(first) => (first.task_id.clone(), first.context_id.clone()),
-                    Source::Decided(_) => (
-                        self.ids.new_id(),
-                        message
-                            .context_id
-                            .clone()
-                            .unwrap_or_else(|| self.ids.new_id()),
-                    ),
-                };
-                message.context_id = Some(context_id.clone());
-                let task = Task {
-                    id,
-                    context_id,
-                    status: TaskStatus {
-                        state: TaskState::Submitted,
-                        message: None,
-                        timestamp: Some(self.now()),
-                    },
-                    artifacts: Vec::new(),
-                    history: Vec::new(),
-                    metadata: None,
-                };
-                (task, Lifecycle::new(), Vec::new())
-            }
-        };
-        message.task_id = Some(task.id.clone());
-        task.history.push(message.clone());
-        let excess = task.history.len().saturating_sub(self.max_history);
-        task.history.drain(..excess);
-        match &expected {
-            // Another instance may have continued or canceled it since it was read.
-            Some(read) => {
-                if !self.store.replace(read, task.clone()).await? {
-                    let state = self
-                        .store
-                        .get(&task.id)
-                        .await?
-                        .map_or(read.state, |kept| kept.status.state);
-                    return Err(busy_or_terminal(&task.id, state));
-                }
-            }
-            None => self.store.put(task.clone()).await?,
-        }
-        let (running, cancel_rx) = Running::start(task.clone(), lifecycle, self.cluster.is_some());
-        let events = stream.then(|| running.subscribe().1);
+    /// The map of running tasks, locked. The guard must not live across an `.await` (the
+    /// lock is a `std` one; holding it there could block a runtime thread).
+    pub(super) fn running(&self) -> MutexGuard<'_, HashMap<String, Arc<Running>>> {
         self.running
             .lock()
-            .await
-            .insert(task.id.clone(), running.clone());
-        drop(claim);
-        tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated, called) = match source {
-            Source::Decided(decided) => {
-                let (request, activated) =
-                    decided.into_request(message, &task.id, &task.context_id, prior);
-                (request, activated, None)
-            }
-            Source::First(first) => {
-                let First {
-                    request,
-                    activated,
-                    called,
-                    ..
-                } = *first;
-                (request, activated, called)
-            }
-        };
-        let job = match request {
-            Err(refusal) => {
-                tracing::debug!(task_id = %task.id, reason = %refusal, "A2UI negotiation failed");
-                Job::Refuse(refusal.to_string())
-            }
-            Ok(request) => Job::Answer {
-                request: Box::new(request),
-                streaming: stream,
-                first: called,
-            },
-        };
-        // The agent's own tracing events carry the task and context ids.
-        let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
-        tokio::spawn(
-            self.clone()
-                .run(running.clone(), job, cancel_rx)
-                .instrument(span),
-        );
-        Ok(Started {
-            running,
-            snapshot: task,
-            events,
-            activated,
-        })
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Checks that `message` may continue task `id` and prepares the task for it.
-    /// Also returns the status read, for the compare-and-set that claims it in the store.
-    async fn continuation(
-        &self,
-        id: &str,
-        message: &mut Message,
-    ) -> Result<(Task, Lifecycle, Vec<Message>, TaskStatus), TaskError> {
-        let running = self.running.lock().await.get(id).cloned();
-        if let Some(running) = running {
-            let state = running.snapshot().status.state;
-            if !state.is_settled() {
-                return Err(TaskError::Busy {
-                    id: id.to_owned(),
-                    state,
-                });
-            }
-            // The run is storing its final state: wait for it to be done.
-            running.wait_done().await;
-        }
-        let mut task = self
-            .store
-            .get(id)
-            .await?
-            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-        let state = task.status.state;
-        if !state.is_interrupted() {
-            return Err(busy_or_terminal(id, state));
-        }
-        let read = task.status.clone();
-        match &message.context_id {
-            Some(given) if *given != task.context_id => {
-                return Err(TaskError::ContextMismatch {
-                    id: id.to_owned(),
-                    expected: task.context_id.clone(),
-                    given: given.clone(),
-                });
-            }
-            _ => message.context_id = Some(task.context_id.clone()),
-        }
-        let mut lifecycle = Lifecycle::resume(state);
-        lifecycle.transition(TaskState::Working)?;
-        if let Some(reply) = task.status.message.take() {
-            task.history.push(reply);
-        }
-        task.status = TaskStatus {
-            state: TaskState::Working,
-            message: None,
-            timestamp: Some(self.now()),
-        };
-        let keep = self.max_history.saturating_sub(1);
-        let excess = task.history.len().saturating_sub(keep);
-        task.history.drain(..excess);
-        let prior = task.history.clone();
-        Ok((task, lifecycle, prior, read))
+    /// The entry of task `id` if it runs here.
+    pub(super) fn entry(&self, id: &str) -> Option<Arc<Running>> {
+        self.running().get(id).cloned()
     }
 
-    /// Drives the agent for one request (or refuses it), then settles the task.
-    async fn run(self: Arc<Self>, running: Arc<Running>, job: Job, stop: oneshot::Receiver<Stop>) {
-        // One message id for the whole reply: every `working` update carries a piece of the
-        // same agent message, and the final update carries all of it.
-        let reply_id = self.ids.new_id();
-        let timestamp = self.now();
-        let started = running.update(|task, lifecycle| {
-            lifecycle.transition(TaskState::Working).ok()?;
-            task.status = TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: Some(timestamp),
-            };
-            Some(|task: &Task| status_event(task, false))
-        });
-        let stopped = async {
-            match stop.await {
-                Ok(Stop::Cancel) => Outcome::Canceled,
-                Ok(Stop::Fail(reason)) => Outcome::Failed(reason),
-                Err(_) => std::future::pending().await,
-            }
-        };
-        // The `working` write in flight, if any. A cancel drops `work` below, but a store may
-        // finish a write whose future was dropped (one that hands writes to a thread does):
-        // the write runs as a task of its own, and the task is settled only after it landed,
-        // so the final state is the one kept.
-        let working_write = Mutex::new(None);
-        let work = async {
-            // The `working` state is stored so a listing filtered by state finds the task. A
-            // run that ends without the agent ever waiting needs no such write (its final
-            // state is stored right after): it is stored before a subscriber sees `working`,
-            // else only once the agent first waits.
-            let watched = started.is_some();
-            if watched {
-                self.store_working(&running, &working_write).await;
-            }
-            self.send(&running, started).await;
-            let job = async {
-                match job {
-                    Job::Answer {
-                        request,
-                        streaming,
-                        first,
-                    } => {
-                        self.drive(&running, &reply_id, *request, streaming, first)
-                            .await
-                    }
-                    Job::Refuse(reason) => Outcome::Failed(reason),
-                }
-            };
-            let mut job = std::pin::pin!(job);
-            if watched {
-                return job.await;
-            }
-            match futures::poll!(job.as_mut()) {
-                Poll::Ready(outcome) => outcome,
-                Poll::Pending => {
-                    self.store_working(&running, &working_write).await;
-                    job.await
-                }
-            }
-        };
-        let outcome = tokio::select! {
-            biased;
-            outcome = stopped => outcome,
-            outcome = work => outcome,
-        };
-        let in_flight = working_write.lock().ok().and_then(|mut slot| slot.take());
-        if let Some(write) = in_flight {
-            write.await;
-        }
-        self.settle(&running, &reply_id, outcome).await;
+    /// Registers `running` as the run of its task.
+    pub(super) fn register(&self, id: &str, running: Arc<Running>) {
+        self.running().insert(id.to_owned(), running);
     }
 
-    /// Stores the running task as it is now (`working`), as a task of its own that `slot`
-    /// keeps until the run is settled (see `run`).
-    async fn store_working(&self, running: &Running, slot: &Mutex<Option<WorkingWrite>>) {
-        let store = self.store.clone();
-        let task = running.snapshot();
-        let write = tokio::spawn(async move {
-            if let Err(error) = store.put(task).await {
-                tracing::warn!(%error, "could not store the working task");
-            }
-        })
-        .map(|_joined| ())
-        .boxed()
-        .shared();
-        if let Ok(mut slot) = slot.lock() {
-            *slot = Some(write.clone());
-        }
-        write.await;
-    }
-
-    /// Calls the agent and turns its output into `working` updates; an attempt whose A2UI
-    /// does not validate goes to the repair loop ([`super::repair`]).
-    async fn drive(
-        &self,
-        running: &Running,
-        reply_id: &str,
-        mut request: Request,
-        streaming: bool,
-        mut first: Option<Called>,
-    ) -> Outcome {
-        let mut guard = self.repair.guard(&request);
-        let mut parts = Vec::new();
-        loop {
-            let errors = match self
-                .attempt(
-                    running,
-                    reply_id,
-                    request,
-                    streaming,
-                    first.take(),
-                    &mut guard,
-                    &mut parts,
-                )
-                .await
-            {
-                Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors) => errors,
-            };
-            request = match guard.next(errors) {
-                Ok(next) => next,
-                Err(reason) => return Outcome::Failed(reason),
-            };
+    /// Removes `running` from the map, unless a newer run of the same task replaced it.
+    pub(super) fn unregister(&self, id: &str, running: &Arc<Running>) {
+        let mut map = self.running();
+        if map.get(id).is_some_and(|entry| Arc::ptr_eq(entry, running)) {
+            map.remove(id);
         }
     }
 
-    /// One call of the agent (or its answer `first`, when it was called before the task
-    /// existed), its output screened by `guard`; the parts sent are added to `parts`.
-    #[allow(clippy::too_many_arguments)]
-    async fn attempt(
-        &self,
-        running: &Running,
-        reply_id: &str,
-        request: Request,
-        streaming: bool,
-        first: Option<Called>,
-        guard: &mut Guard,
-        parts: &mut Vec<Part>,
-    ) -> Attempt {
-        let mut sink = self.output.start(&request, streaming);
-        let reply = match first {
-            Some(called) => called,
-            None => self.call_agent(request).await,
-        };
-        let reply = match reply {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(error)) => return Attempt::Done(Outcome::Failed(error.message().to_owned())),
-            Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
-        };
-        let (chunks, final_state) = match reply {
-            Reply::Text { text, state } => (
-                futures::stream::once(async { Ok(ReplyEvent::Text(text)) }).boxed(),
-                state,
-            ),
-            Reply::Stream { events, state } => (events, state),
-            explicit => return Attempt::Done(self.explicit(running, explicit).await),
-        };
-        let final_state = final_state.unwrap_or(self.final_state);
-        if !final_state.is_settled() {
-            return Attempt::Done(Outcome::Invalid(format!(
-                "the agent asked to end the task in state {final_state}"
-            )));
-        }
-        let mut artifacts = ArtifactLog::default();
-        let mut chunks = AssertUnwindSafe(chunks).catch_unwind();
-        // An item (or the end) read ahead while joining chunks that were already waiting.
-        let mut ahead = None;
-        loop {
-            let item = match ahead.take() {
-                Some(item) => item,
-                None => chunks.next().await,
-            };
-            let Some(item) = item else { break };
-            let mut chunk = match item {
-                Ok(Ok(ReplyEvent::Text(chunk))) => chunk,
-                Ok(Ok(ReplyEvent::Status(text))) => {
-                    self.status_text(running, text).await;
-                    continue;
-                }
-                Ok(Ok(ReplyEvent::Artifact(chunk))) => {
-                    self.add_artifact(running, chunk, &mut artifacts).await;
-                    continue;
-                }
-                Ok(Err(error)) => {
-                    return Attempt::Done(Outcome::Failed(error.message().to_owned()));
-                }
-                Err(panic) => return Attempt::Done(self.panicked(running, &*panic)),
-            };
-            // Chunks that are already there join this one: one feed, one update and one SSE
-            // frame for all they complete, instead of one per chunk. Nothing waits for a chunk
-            // still to come, so no part is sent later than it would be alone.
-            while chunk.len() < JOIN_READY_BYTES {
-                match chunks.next().now_or_never() {
-                    Some(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
-                    Some(other) => {
-                        ahead = Some(other);
-                        break;
-                    }
-                    None => break,
-                }
-            }
-            guard.record(&chunk);
-            match sink.push_checked(&chunk) {
-                Ok((new, checked)) => {
-                    let (new, invalid) = guard.screen(new, checked);
-                    self.progress(running, reply_id, new, parts).await;
-                    if let Some(errors) = invalid {
-                        // Dropping the rest of the reply stops the agent (and its model).
-                        return Attempt::Invalid(errors);
-                    }
-                }
-                Err(error) => {
-                    return self
-                        .fail_after(running, reply_id, guard, error, parts)
-                        .await;
-                }
-            }
-        }
-        match sink.finish() {
-            Ok(new) => {
-                let (new, invalid) = guard.screen(new, 0);
-                self.progress(running, reply_id, new, parts).await;
-                if let Some(errors) = invalid.or_else(|| guard.finish()) {
-                    return Attempt::Invalid(errors);
-                }
-            }
-            Err(error) => {
-                return self
-                    .fail_after(running, reply_id, guard, error, parts)
-                    .await;
-            }
-        }
-        Attempt::Done(Outcome::Finished {
-            state: final_state,
-            parts: std::mem::take(parts),
-        })
-    }
-
-    fn panicked(&self, running: &Running, panic: &(dyn Any + Send)) -> Outcome {
-        let detail = panic
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
-        Outcome::Failed("The agent failed unexpectedly.".to_owned())
-    }
-
-    /// Sends what the read completed before `error` (text before a broken block, say), then
-    /// fails the attempt with the error's reason.
-    async fn fail_after(
-        &self,
-        running: &Running,
-        reply_id: &str,
-        guard: &mut Guard,
-        error: OutputError,
-        parts: &mut Vec<Part>,
-    ) -> Attempt {
-        let (before, _) = guard.screen(error.before, 0);
-        self.progress(running, reply_id, before, parts).await;
-        Attempt::Done(Outcome::Failed(error.reason))
-    }
-
-    /// Sends a `working` update holding `new` parts (none: nothing to send).
-    async fn progress(
-        &self,
-        running: &Running,
-        reply_id: &str,
-        new: Vec<Part>,
-        all: &mut Vec<Part>,
-    ) {
-        if new.is_empty() {
-            return;
-        }
-        all.extend(new.iter().cloned());
-        let timestamp = self.now();
-        let delivery = running.update(|task, lifecycle| {
-            lifecycle.transition(TaskState::Working).ok()?;
-            let message = Self::agent_message(task, reply_id, new);
-            task.status = TaskStatus {
-                state: TaskState::Working,
-                message: Some(message),
-                timestamp: Some(timestamp),
-            };
-            Some(|task: &Task| status_event(task, false))
-        });
-        self.send(running, delivery).await;
-    }
-
-    /// Moves the task to its final state, stores it and sends the final update.
-    async fn settle(&self, running: &Arc<Running>, reply_id: &str, outcome: Outcome) {
-        // The stored task's status message holds the whole reply (what message/send and
-        // tasks/get return). Stream subscribers already received every part in `working`
-        // updates, so their final update repeats none of them: a client that appends each
-        // update's parts, or a renderer that applies each A2UI message, sees each once.
-        let already_streamed = matches!(outcome, Outcome::Finished { .. });
-        let (state, parts, invalid) = match outcome {
-            Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
-            Outcome::Settled { state, parts } => (state, Some(parts), None),
-            Outcome::Failed(reason) => {
-                tracing::warn!(%reason, "the agent failed");
-                (TaskState::Failed, Some(vec![Part::text(reason)]), None)
-            }
-            Outcome::Invalid(reason) => {
-                tracing::error!(%reason, "invalid agent response");
-                (
-                    TaskState::Failed,
-                    Some(vec![Part::text(format!(
-                        "Invalid agent response: {reason}"
-                    ))]),
-                    Some(reason),
-                )
-            }
-            Outcome::Canceled => (TaskState::Canceled, None, None),
-        };
-        let timestamp = self.now();
-        let mut final_task = None;
-        let delivery = running.update(|task, lifecycle| {
-            let state = match lifecycle.transition(state) {
-                Ok(()) => state,
-                Err(error) => {
-                    tracing::error!(task_id = %task.id, %error, "forcing the task to failed");
-                    TaskState::Failed
-                }
-            };
-            let message = parts
-                .filter(|parts| !parts.is_empty())
-                .map(|parts| Self::agent_message(task, reply_id, parts));
-            task.status = TaskStatus {
-                state,
-                message,
-                timestamp: Some(timestamp),
-            };
-            final_task = Some(task.clone());
-            Some(move |task: &Task| {
-                let mut event = status_event(task, true);
-                if already_streamed {
-                    if let StreamEvent::StatusUpdate(update) = &mut event {
-                        update.status.message = None;
-                    }
-                }
-                event
-            })
-        });
-        let task = final_task.unwrap_or_else(|| running.snapshot());
-        if let Err(error) = self.store.put(task.clone()).await {
-            tracing::error!(task_id = %task.id, %error, "could not store the finished task");
-        }
-        let mut running_map = self.running.lock().await;
-        if running_map
-            .get(&task.id)
-            .is_some_and(|entry| Arc::ptr_eq(entry, running))
-        {
-            running_map.remove(&task.id);
-        }
-        drop(running_map);
-        tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");
-        // The final event goes out after the task is stored and the run is over: a client
-        // that reacts to it (continues the task, asks for it) finds it settled. Other
-        // instances hear of it before the run is marked done, which a shutting-down server
-        // waits for before it exits.
-        self.publish(delivery.as_ref().map(Delivery::event)).await;
-        running.finish(Done { task, invalid });
-        running.deliver(delivery).await;
-    }
-
-    /// Stops every running task: each ends `failed` with `reason` as its final update. Used
-    /// when the server shuts down after its drain deadline.
-    pub(crate) async fn stop_all(&self, reason: &str) {
-        let running: Vec<Arc<Running>> = self.running.lock().await.values().cloned().collect();
-        for entry in &running {
-            entry.request_stop(Stop::Fail(reason.to_owned()));
-        }
-        for entry in running {
-            entry.wait_done().await;
-        }
-    }
-
-    /// How many tasks run now.
-    pub(crate) async fn running_count(&self) -> usize {
-        self.running.lock().await.len()
-    }
-
-    /// The task with `id`: live if it runs, else from the store.
-    pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
-        if let Some(running) = self.running.lock().await.get(id) {
-            return Ok(running.snapshot());
-        }
+    /// The stored task `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskError::NotFound`] when the store has no such task, or the store's error.
+    pub(super) async fn load(&self, id: &str) -> Result<Task, TaskError> {
         self.store
             .get(id)
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })
     }
 
-    /// One page of the tasks matching `query` (running ones as they are now), each with at
-    /// most `query.history_length` history messages.
-    pub(crate) async fn list(&self, query: &TaskListQuery) -> Result<TaskPage, TaskError> {
-        let mut page = self
-            .store
-            .list(query)
-            .await?
-            .ok_or(TaskError::BadPageToken)?;
-        let running_map = self.running.lock().await;
-        for task in &mut page.tasks {
-            if let Some(running) = running_map.get(&task.id) {
-                *task = running.snapshot();
-            }
-        }
-        drop(running_map);
-        if let Some(keep) = query.history_length {
-            for task in &mut page.tasks {
-                let skip = task.history.len().saturating_sub(keep);
-                task.history.drain(..skip);
-            }
-        }
-        Ok(page)
+    fn claims(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.claims
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The current task and, if it runs (here, or on another instance sharing the store),
-    /// the events that follow.
-    pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
-        if let Some(running) = self.running.lock().await.get(id) {
-            let (snapshot, events) = running.subscribe();
-            return Ok(Subscription {
-                snapshot,
-                events: Some(events),
-            });
-        }
-        // Watch before reading, so no event falls between the snapshot and the stream.
-        let watching = match &self.cluster {
-            Some(cluster) => Some(cluster.watch(id).await?),
-            None => None,
-        };
-        let task = self
-            .store
-            .get(id)
-            .await?
-            .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-        let state = task.status.state;
-        if state.is_terminal() {
-            return Err(TaskError::Terminal {
-                id: id.to_owned(),
-                state,
-            });
-        }
-        Ok(Subscription {
-            snapshot: task,
-            events: watching.filter(|_| !state.is_interrupted()),
-        })
-    }
-
-    /// Cancels task `id`: stops its agent if it runs (here, or through the cluster on the
-    /// instance that runs it), and settles it as `canceled`.
-    pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
-        // A run may end on its own while the cancel is on its way; then cancel the settled
-        // task. A few rounds cover that race: a new run cannot start in between because
-        // starting needs an interrupted task, which this loop cancels under a claim with a
-        // compare-and-set.
-        for _ in 0..4 {
-            let running = self.running.lock().await.get(id).cloned();
-            if let Some(running) = running {
-                running.request_cancel();
-                let done = running.wait_done().await;
-                if done.task.status.state == TaskState::Canceled {
-                    return Ok(done.task);
-                }
-                continue;
-            }
-            // Waits for a continuation here to register its run.
-            let claim = self.claim(id).await;
-            if self.running.lock().await.contains_key(id) {
-                continue;
-            }
-            let mut task = self
-                .store
-                .get(id)
-                .await?
-                .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-            let state = task.status.state;
-            if let (Some(cluster), TaskState::Submitted | TaskState::Working) =
-                (&self.cluster, state)
-            {
-                // It runs on another instance.
-                drop(claim);
-                match self.cancel_elsewhere(cluster.as_ref(), id).await? {
-                    Some(canceled) => return Ok(canceled),
-                    None => continue,
-                }
-            }
-            let mut lifecycle = Lifecycle::resume(state);
-            if lifecycle.transition(TaskState::Canceled).is_err() {
-                return Err(TaskError::NotCancelable {
-                    id: id.to_owned(),
-                    state,
-                });
-            }
-            let read = task.status.clone();
-            if let Some(reply) = task.status.message.take() {
-                task.history.push(reply);
-            }
-            task.status = TaskStatus {
-                state: TaskState::Canceled,
-                message: None,
-                timestamp: Some(self.now()),
-            };
-            if self.store.replace(&read, task.clone()).await? {
-                return Ok(task);
-            }
-        }
-        let task = self.get(id).await?;
-        Err(TaskError::NotCancelable {
+    /// Claims `id` unless another continuation or cancel holds it.
+    pub(super) fn try_claim(&self, id: &str) -> Option<Claim<'_>> {
+        self.claims().insert(id.to_owned()).then(|| Claim {
+            manager: self,
             id: id.to_owned(),
-            state: task.status.state,
         })
     }
 
-    /// Asks the instance that runs task `id` to cancel it and waits until the task settles:
-    /// the canceled task, or `None` when it settled some other way (the caller looks again).
-    async fn cancel_elsewhere(
-        &self,
-        cluster: &dyn Cluster,
-        id: &str,
-    ) -> Result<Option<Task>, TaskError> {
-        let mut events = cluster.watch(id).await?;
-        let deadline = tokio::time::Instant::now() + REMOTE_CANCEL_WAIT;
+    /// Claims `id`, waiting for whoever holds it.
+    pub(super) async fn claim(&self, id: &str) -> Claim<'_> {
         loop {
-            cluster.request_cancel(id).await?;
-            let settled = async {
-                loop {
-                    match events.recv().await {
-                        Some(event) if event.is_final() => return,
-                        Some(_) => {}
-                        None => std::future::pending::<()>().await,
-                    }
+            let released = self.released.notified();
+            if let Some(claim) = self.try_claim(id) {
+                return claim;
+            }
+            released.await;
+        }
+    }
+
+    /// Starts the loop that stops the tasks other instances ask to cancel (once).
+    pub(super) fn listen_for_cancels(self: &Arc<Self>) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        if self.listening.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Some(mut requests) = cluster.cancel_requests() else {
+            return;
+        };
+        let manager = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(id) = requests.recv().await {
+                let Some(manager) = manager.upgrade() else {
+                    break;
+                };
+                if let Some(running) = manager.entry(&id) {
+                    tracing::debug!(task_id = %id, "another instance asked to cancel the task");
+                    running.request_cancel();
                 }
-            };
-            let _ = tokio::time::timeout(REMOTE_CANCEL_RETRY, settled).await;
-            let task = self
-                .store
-                .get(id)
-                .await?
-                .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })?;
-            match task.status.state {
-                TaskState::Canceled => return Ok(Some(task)),
-                TaskState::Submitted | TaskState::Working => {
-                    if tokio::time::Instant::now() >= deadline {
-                        return Err(TaskError::NotCancelable {
-                            id: id.to_owned(),
-                            state: task.status.state,
-                        });
-                    }
+            }
+        });
+    }
+
+    /// Sends an event to the local subscribers, then to the other instances.
+    pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
+        let event = delivery.as_ref().map(Delivery::event);
+        running.deliver(delivery).await;
+        self.publish(event).await;
+    }
+
+    /// Sends an event to the other instances, if the store is shared.
+    pub(super) async fn publish(&self, event: Option<SharedEvent>) {
+        if let (Some(cluster), Some(event)) = (&self.cluster, event) {
+            match cluster.publish(&event).await {
+                Err(error) if !self.publish_failing.swap(true, Ordering::Relaxed) => {
+                    tracing::warn!(%error, "could not publish a task event to the other instances");
                 }
-                _ => return Ok(None),
+                Err(error) => tracing::debug!(%error, "could not publish a task event"),
+                Ok(()) if self.publish_failing.swap(false, Ordering::Relaxed) => {
+                    tracing::info!("task events reach the other instances again");
+                }
+                Ok(()) => {}
             }
         }
+    }
+
+    /// The clock's time, as a status timestamp.
+    pub(super) fn now(&self) -> String {
+        timestamp(self.clock.now())
     }
 }
 
+/// The agent's message `reply_id` on `task`, holding `parts`.
+pub(super) fn agent_message(task: &Task, reply_id: &str, parts: Vec<Part>) -> Message {
+    let mut message = Message::agent(reply_id, parts);
+    message.task_id = Some(task.id.clone());
+    message.context_id = Some(task.context_id.clone());
+    message
+}
+
 /// The error for continuing a task in `state` that is not waiting for input.
-fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
+pub(super) fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
     if state.is_terminal() {
         TaskError::Terminal {
             id: id.to_owned(),
@@ -1063,6 +256,7 @@ fn busy_or_terminal(id: &str, state: TaskState) -> TaskError {
     }
 }
 
+/// The status update of `task` as it is now.
 pub(super) fn status_event(task: &Task, is_final: bool) -> StreamEvent {
     StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(task, is_final))
 }

@@ -2,109 +2,38 @@
 //!
 //! An A2A task moves through states (`submitted` → `working` → `input-required` | `completed`
 //! | ...); the rules live in one place, [`Lifecycle`], so no code path can put a task in a
-//! state the protocol forbids. The runner that drives an agent for a task, feeds its output
+//! state the protocol forbids, and one function, `lifecycle::transition`, changes a task's
+//! status through them. The runner that drives an agent for a task, feeds its output
 //! through the output pipeline and fans events out to stream subscribers is crate-private;
 //! the pieces users can replace are public: the [`TaskStore`](crate::store::TaskStore), the
 //! [`Clock`](crate::clock::Clock) and the [`IdGenerator`].
+//!
+//! The runner, [`manager::TaskManager`], is split by what it does: `start` creates or
+//! continues a task, `run` drives the agent and settles the task, `answer` turns the agent's
+//! reply into updates (and repairs), `kinds` the replies that are not text (artifacts, a
+//! bare message before any task, explicit outcomes), `cancel` stops tasks, `read` answers
+//! get, list and subscribe; `running` is the live entry of a task while it runs.
 
 mod answer;
+mod cancel;
 mod ids;
+mod kinds;
+mod lifecycle;
 pub(crate) mod manager;
+mod read;
+mod run;
 mod running;
+mod start;
 
 use std::fmt;
 
-pub(crate) use answer::Begun;
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
+pub(crate) use kinds::Begun;
+pub use lifecycle::Lifecycle;
 
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::store::StoreError;
-
-/// A task's state, changed only through legal transitions.
-///
-/// - `submitted` → `working`, or straight to `canceled`, `rejected` or `failed`;
-/// - `working` → `working` (progress), `input-required`, `auth-required`, `completed`,
-///   `failed`, `canceled`, `rejected`;
-/// - `input-required` / `auth-required` → `working` (the client answered), `canceled`,
-///   `failed`;
-/// - terminal states (`completed`, `canceled`, `failed`, `rejected`) and `unknown` → nothing.
-///
-/// # Example
-///
-/// ```
-/// use a2ui_agent::a2a::TaskState;
-/// use a2ui_agent::task::Lifecycle;
-///
-/// let mut task = Lifecycle::new();
-/// task.transition(TaskState::Working).unwrap();
-/// task.transition(TaskState::InputRequired).unwrap();
-/// task.transition(TaskState::Working).unwrap(); // the user answered
-/// task.transition(TaskState::Completed).unwrap();
-/// assert!(task.transition(TaskState::Working).is_err());
-/// assert_eq!(task.state(), TaskState::Completed);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lifecycle {
-    state: TaskState,
-}
-
-impl Default for Lifecycle {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Lifecycle {
-    /// A new task: `submitted`.
-    pub fn new() -> Self {
-        Self {
-            state: TaskState::Submitted,
-        }
-    }
-
-    /// A task found in `state` (e.g. read back from a store).
-    pub fn resume(state: TaskState) -> Self {
-        Self { state }
-    }
-
-    /// The current state.
-    pub fn state(self) -> TaskState {
-        self.state
-    }
-
-    /// Whether `from` → `to` is legal.
-    pub fn allows(from: TaskState, to: TaskState) -> bool {
-        use TaskState::*;
-        match from {
-            Submitted => matches!(to, Working | Canceled | Rejected | Failed),
-            Working => matches!(
-                to,
-                Working | InputRequired | AuthRequired | Completed | Failed | Canceled | Rejected
-            ),
-            InputRequired | AuthRequired => matches!(to, Working | Canceled | Failed),
-            Completed | Canceled | Failed | Rejected | Unknown => false,
-        }
-    }
-
-    /// Moves to `to`.
-    ///
-    /// # Errors
-    ///
-    /// [`TaskError::IllegalTransition`] when the rules above forbid it; the state is then
-    /// unchanged.
-    pub fn transition(&mut self, to: TaskState) -> Result<(), TaskError> {
-        if Self::allows(self.state, to) {
-            self.state = to;
-            Ok(())
-        } else {
-            Err(TaskError::IllegalTransition {
-                from: self.state,
-                to,
-            })
-        }
-    }
-}
 
 /// Why a task operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,29 +165,7 @@ impl From<TaskError> for RpcError {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-
     use super::*;
-
-    #[test]
-    fn a_terminal_task_accepts_no_transition() {
-        for from in TaskState::ALL.into_iter().filter(|s| s.is_terminal()) {
-            for to in TaskState::ALL {
-                let mut task = Lifecycle::resume(from);
-                assert!(task.transition(to).is_err(), "{from} -> {to}");
-                assert_eq!(task.state(), from);
-            }
-        }
-    }
-
-    #[test]
-    fn an_interrupted_task_continues_by_working_again() {
-        for interrupted in [TaskState::InputRequired, TaskState::AuthRequired] {
-            let mut task = Lifecycle::resume(interrupted);
-            assert!(task.transition(TaskState::Completed).is_err());
-            task.transition(TaskState::Working).unwrap();
-        }
-    }
 
     #[test]
     fn a_full_store_answers_busy() {
@@ -284,37 +191,5 @@ mod tests {
         });
         assert_eq!(error.code, ErrorCode::InternalError);
         assert!(!error.message.contains("completed"));
-    }
-
-    proptest! {
-        /// Random event sequences: refused events leave the state unchanged, and the
-        /// accepted path never breaks the protocol's rules.
-        #[test]
-        fn random_events_never_reach_an_illegal_state(
-            events in proptest::collection::vec(0..TaskState::ALL.len(), 0..40)
-        ) {
-            let mut task = Lifecycle::new();
-            let mut worked = false;
-            for index in events {
-                let to = TaskState::ALL[index];
-                let before = task.state();
-                match task.transition(to) {
-                    Ok(()) => {
-                        prop_assert!(!before.is_terminal(), "left terminal {before}");
-                        prop_assert_ne!(to, TaskState::Submitted);
-                        prop_assert_ne!(to, TaskState::Unknown);
-                        if to == TaskState::Completed || to.is_interrupted() {
-                            prop_assert!(worked, "{to} before the agent worked");
-                            prop_assert_eq!(before, TaskState::Working);
-                        }
-                        if before.is_interrupted() {
-                            prop_assert!(matches!(to, TaskState::Working | TaskState::Canceled | TaskState::Failed));
-                        }
-                        worked |= to == TaskState::Working;
-                    }
-                    Err(_) => prop_assert_eq!(task.state(), before),
-                }
-            }
-        }
     }
 }

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::Lifecycle;
 use crate::a2a::{StreamEvent, Task};
 
 /// An event shared by every subscriber (one allocation, however many streams).
@@ -34,8 +33,8 @@ pub(crate) struct Running {
 }
 
 struct Shared {
+    /// The task as it is now; its status holds the one copy of its state.
     task: Task,
-    lifecycle: Lifecycle,
     subscribers: Vec<mpsc::Sender<SharedEvent>>,
 }
 
@@ -74,18 +73,13 @@ impl Running {
     /// A running entry for `task`, without subscribers, and the receiving end of its cancel
     /// signal.
     /// `published`: every event is built even without a local subscriber, because the
-    /// store is shared and other instances may be watching (see [`super::store::Cluster`]).
-    pub(crate) fn start(
-        task: Task,
-        lifecycle: Lifecycle,
-        published: bool,
-    ) -> (Arc<Self>, oneshot::Receiver<Stop>) {
+    /// store is shared and other instances may be watching (see [`crate::store::Cluster`]).
+    pub(crate) fn start(task: Task, published: bool) -> (Arc<Self>, oneshot::Receiver<Stop>) {
         let (cancel, canceled) = oneshot::channel();
         let running = Arc::new(Running {
             published,
             shared: Mutex::new(Shared {
                 task,
-                lifecycle,
                 subscribers: Vec::new(),
             }),
             cancel: Mutex::new(Some(cancel)),
@@ -107,20 +101,13 @@ impl Running {
     /// how to build the event from the changed task, which happens only when someone will
     /// receive it: a local subscriber, or other instances when `published` (`None` then means
     /// there is nothing to deliver).
-    pub(super) fn update<E>(
-        &self,
-        change: impl FnOnce(&mut Task, &mut Lifecycle) -> Option<E>,
-    ) -> Option<Delivery>
+    pub(super) fn update<E>(&self, change: impl FnOnce(&mut Task) -> Option<E>) -> Option<Delivery>
     where
         E: FnOnce(&Task) -> StreamEvent,
     {
         let mut shared = self.lock();
-        let Shared {
-            task,
-            lifecycle,
-            subscribers,
-        } = &mut *shared;
-        let event = change(task, lifecycle)?;
+        let Shared { task, subscribers } = &mut *shared;
+        let event = change(task)?;
         subscribers.retain(|subscriber| !subscriber.is_closed());
         if subscribers.is_empty() && !self.published {
             return None;

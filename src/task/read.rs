@@ -1,0 +1,81 @@
+//! Reading tasks: one task, a page of them, or a task and the events that follow.
+//!
+//! A task that runs here is read from its live entry, any other from the store.
+
+use tokio::sync::mpsc;
+
+use super::TaskError;
+use super::manager::{SharedEvent, TaskManager};
+use crate::a2a::{Task, TaskListQuery, TaskPage};
+
+/// What a resubscriber gets: the current task, and the events that follow if it runs.
+pub(crate) struct Subscription {
+    pub(crate) snapshot: Task,
+    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
+}
+
+impl TaskManager {
+    /// How many tasks run now.
+    pub(crate) async fn running_count(&self) -> usize {
+        self.running().len()
+    }
+
+    /// The task with `id`: live if it runs, else from the store.
+    pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
+        match self.entry(id) {
+            Some(running) => Ok(running.snapshot()),
+            None => self.load(id).await,
+        }
+    }
+
+    /// One page of the tasks matching `query` (running ones as they are now), each with at
+    /// most `query.history_length` history messages.
+    pub(crate) async fn list(&self, query: &TaskListQuery) -> Result<TaskPage, TaskError> {
+        let mut page = self
+            .store
+            .list(query)
+            .await?
+            .ok_or(TaskError::BadPageToken)?;
+        let running = self.running();
+        for task in &mut page.tasks {
+            if let Some(entry) = running.get(&task.id) {
+                *task = entry.snapshot();
+            }
+        }
+        drop(running);
+        page.tasks = std::mem::take(&mut page.tasks)
+            .into_iter()
+            .map(|task| task.with_history_length(query.history_length))
+            .collect();
+        Ok(page)
+    }
+
+    /// The current task and, if it runs (here, or on another instance sharing the store),
+    /// the events that follow.
+    pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
+        if let Some(running) = self.entry(id) {
+            let (snapshot, events) = running.subscribe();
+            return Ok(Subscription {
+                snapshot,
+                events: Some(events),
+            });
+        }
+        // Watch before reading, so no event falls between the snapshot and the stream.
+        let watching = match &self.cluster {
+            Some(cluster) => Some(cluster.watch(id).await?),
+            None => None,
+        };
+        let task = self.load(id).await?;
+        let state = task.status.state;
+        if state.is_terminal() {
+            return Err(TaskError::Terminal {
+                id: id.to_owned(),
+                state,
+            });
+        }
+        Ok(Subscription {
+            snapshot: task,
+            events: watching.filter(|_| !state.is_interrupted()),
+        })
+    }
+}

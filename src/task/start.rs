@@ -1,0 +1,250 @@
+//! Starting a run: a new task for a message, or the interrupted task the message continues.
+//!
+//! The task is checked, moved to `working` (a continuation) and stored before its run is
+//! registered and spawned; a continuation claims the task's id from its first check until
+//! its run is registered, and stores through the store's compare-and-set.
+
+use std::sync::Arc;
+use std::task::Poll;
+
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+use super::TaskError;
+use super::kinds::{Begun, First};
+use super::lifecycle::{archive_reply, transition};
+use super::manager::{SharedEvent, TaskManager, busy_or_terminal};
+use super::run::Job;
+use super::running::Running;
+use crate::a2a::{Message, Task, TaskState, TaskStatus};
+use crate::request::prepared::{Decided, Prepared};
+use crate::store::StoreError;
+
+/// A freshly started (or continued) task.
+pub(crate) struct Started {
+    pub(crate) running: Arc<Running>,
+    pub(crate) snapshot: Task,
+    /// The events that follow `snapshot`, when the caller asked to stream them.
+    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
+    /// The extension URIs activated for the request, to echo in the response header.
+    pub(crate) activated: Vec<String>,
+}
+
+/// What a task's agent request is built from: the request step's decision, or the request
+/// the agent already answered before the task existed (see [`super::kinds`]).
+enum Source {
+    Decided(Decided),
+    First(Box<First>),
+}
+
+/// A task about to run, before the new message joins its history.
+struct Opened {
+    task: Task,
+    /// The history the agent gets with the request (a continuation's earlier messages).
+    prior: Vec<Message>,
+    /// The status read from the store, for the compare-and-set (a continuation only).
+    read: Option<TaskStatus>,
+}
+
+impl TaskManager {
+    /// Creates a task for the prepared message, or continues the interrupted task it names,
+    /// and starts the agent on it (or fails the task at once when the request step refused
+    /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
+    /// gets every event from the first on (a caller that will not read them must not
+    /// subscribe: the runner waits for its subscribers). When the client `waits` for the
+    /// answer and the message starts a new task, the agent is called before the task
+    /// exists, and a bare message answers without one (see [`super::kinds`]).
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        prepared: Prepared,
+        stream: bool,
+        waits: bool,
+    ) -> Result<Begun, TaskError> {
+        // Called here, in the caller's future: a client that hangs up while the agent
+        // decides drops the call, and nothing was stored yet.
+        let (message, source) = if waits && prepared.message.task_id.is_none() {
+            match self.answer_first(prepared).await {
+                Ok((message, first)) => (message, Source::First(Box::new(first))),
+                Err(answered) => return Ok(answered),
+            }
+        } else {
+            (prepared.message, Source::Decided(prepared.decided))
+        };
+        // A client that hangs up drops the request's future, and a store may still finish a
+        // write whose future was dropped. Stopped between storing the task and starting its
+        // run, the task would stay stored `submitted` (or `working`) with nothing running
+        // it. So a start that does not end at its first poll (it waits on the store or a
+        // lock) ends on a task of its own; one that does (the in-memory store) costs no
+        // spawn.
+        let mut begin = Box::pin(self.clone().begin(message, source, stream));
+        let started = match futures::poll!(begin.as_mut()) {
+            Poll::Ready(started) => started,
+            Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
+                Err(TaskError::Store(StoreError::Other(format!(
+                    "starting the task stopped: {joined}"
+                ))))
+            }),
+        };
+        started.map(Begun::Task)
+    }
+
+    /// [`start`](Self::start), run to its end whether or not its caller still waits.
+    async fn begin(
+        self: Arc<Self>,
+        mut message: Message,
+        source: Source,
+        stream: bool,
+    ) -> Result<Started, TaskError> {
+        self.listen_for_cancels();
+        // A continuation holds a claim on the id from its checks until it is registered as
+        // running; a new task has a fresh id nobody else knows.
+        let (claim, opened) = match message.task_id.clone() {
+            Some(id) => {
+                let claim = self.try_claim(&id).ok_or(TaskError::Busy {
+                    id,
+                    state: TaskState::Working,
+                })?;
+                let opened = self.continuation(&claim.id, &mut message).await?;
+                (Some(claim), opened)
+            }
+            None => {
+                let ids = match &source {
+                    Source::First(first) => Some((first.task_id.clone(), first.context_id.clone())),
+                    Source::Decided(_) => None,
+                };
+                (None, self.new_task(&mut message, ids))
+            }
+        };
+        let Opened {
+            mut task,
+            prior,
+            read,
+        } = opened;
+        message.task_id = Some(task.id.clone());
+        task.history.push(message.clone());
+        let task = task.with_history_length(Some(self.max_history));
+        self.store_opened(read.as_ref(), &task).await?;
+        let (running, stop) = Running::start(task.clone(), self.cluster.is_some());
+        let events = stream.then(|| running.subscribe().1);
+        self.register(&task.id, running.clone());
+        drop(claim);
+        tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
+        let (request, activated, first) = match source {
+            Source::Decided(decided) => {
+                let (request, activated) =
+                    decided.into_request(message, &task.id, &task.context_id, prior);
+                (request, activated, None)
+            }
+            Source::First(first) => {
+                let First {
+                    request,
+                    activated,
+                    called,
+                    ..
+                } = *first;
+                (request, activated, called)
+            }
+        };
+        let job = Job::new(&task.id, request, stream, first);
+        // The agent's own tracing events carry the task and context ids.
+        let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
+        tokio::spawn(
+            self.clone()
+                .run(running.clone(), job, stop)
+                .instrument(span),
+        );
+        Ok(Started {
+            running,
+            snapshot: task,
+            events,
+            activated,
+        })
+    }
+
+    /// A new `submitted` task for `message`, in the message's context or a new one; `ids`
+    /// are the task and context ids when they were chosen already.
+    fn new_task(&self, message: &mut Message, ids: Option<(String, String)>) -> Opened {
+        let (id, context_id) = ids.unwrap_or_else(|| {
+            let context_id = message
+                .context_id
+                .clone()
+                .unwrap_or_else(|| self.ids.new_id());
+            (self.ids.new_id(), context_id)
+        });
+        message.context_id = Some(context_id.clone());
+        let task = Task {
+            id,
+            context_id,
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(self.now()),
+            },
+            artifacts: Vec::new(),
+            history: Vec::new(),
+            metadata: None,
+        };
+        Opened {
+            task,
+            prior: Vec::new(),
+            read: None,
+        }
+    }
+
+    /// Checks that `message` may continue task `id` and moves the task to `working` for it.
+    async fn continuation(&self, id: &str, message: &mut Message) -> Result<Opened, TaskError> {
+        if let Some(running) = self.entry(id) {
+            let state = running.snapshot().status.state;
+            if !state.is_settled() {
+                return Err(TaskError::Busy {
+                    id: id.to_owned(),
+                    state,
+                });
+            }
+            // The run is storing its final state: wait for it to be done.
+            running.wait_done().await;
+        }
+        let mut task = self.load(id).await?;
+        let state = task.status.state;
+        if !state.is_interrupted() {
+            return Err(busy_or_terminal(id, state));
+        }
+        let read = task.status.clone();
+        match &message.context_id {
+            Some(given) if *given != task.context_id => {
+                return Err(TaskError::ContextMismatch {
+                    id: id.to_owned(),
+                    expected: task.context_id.clone(),
+                    given: given.clone(),
+                });
+            }
+            _ => message.context_id = Some(task.context_id.clone()),
+        }
+        archive_reply(&mut task);
+        transition(&mut task, TaskState::Working, None, self.now())?;
+        // Room for the message that continues it.
+        let task = task.with_history_length(Some(self.max_history.saturating_sub(1)));
+        Ok(Opened {
+            prior: task.history.clone(),
+            task,
+            read: Some(read),
+        })
+    }
+
+    /// Stores the task about to run: a new one as it is, a continuation only if its status
+    /// is still the one `read` (another instance may have continued or canceled it since).
+    async fn store_opened(&self, read: Option<&TaskStatus>, task: &Task) -> Result<(), TaskError> {
+        let Some(read) = read else {
+            return Ok(self.store.put(task.clone()).await?);
+        };
+        if self.store.replace(read, task.clone()).await? {
+            return Ok(());
+        }
+        let state = self
+            .store
+            .get(&task.id)
+            .await?
+            .map_or(read.state, |kept| kept.status.state);
+        Err(busy_or_terminal(&task.id, state))
+    }
+}
