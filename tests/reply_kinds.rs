@@ -534,21 +534,16 @@ async fn incoming_file_and_data_parts_reach_the_agent_in_both_versions() {
     }
 }
 
-#[cfg(feature = "sqlite")]
-#[tokio::test]
-async fn every_kind_of_task_reads_back_the_same_from_sqlite_after_a_restart() {
-    use a2ui_agent::store::SqliteStore;
-
-    let dir = std::env::temp_dir().join(format!("a2ui-reply-kinds-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("tasks.db");
-    let sqlite = |db: &std::path::Path| {
-        let store = SqliteStore::open(db).unwrap();
-        spawn(builder(agent).store(store).build().unwrap())
-    };
-
-    let first = sqlite(&db).await;
+/// Asks for every kind on a server over the store `open` gives (blocking in 1.0, streaming
+/// in 0.3), stops it, and checks that a server over a store `open` gives again reads every
+/// task back exactly as the first did, in both versions.
+async fn every_kind_reads_back_after_a_restart<S, F, Fut>(open: F)
+where
+    S: a2ui_agent::store::TaskStore,
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = S>,
+{
+    let first = spawn(builder(agent).store(open().await).build().unwrap()).await;
     let mut kept = Vec::new();
     let texts: Vec<&str> = artifact_kinds()
         .into_iter()
@@ -568,16 +563,62 @@ async fn every_kind_of_task_reads_back_the_same_from_sqlite_after_a_restart() {
                 };
                 let task = call(&first, version, get, json!({"id": id})).await["result"].clone();
                 assert!(task.is_object(), "{text}: {task}");
+                assert!(
+                    !task["artifacts"].is_null() || !text.starts_with("artifact"),
+                    "{text}: {task}"
+                );
                 kept.push((id.clone(), version, get, task));
             }
         }
     }
     drop(first);
 
-    let second = sqlite(&db).await;
+    let second = spawn(builder(agent).store(open().await).build().unwrap()).await;
     for (id, version, get, before) in kept {
         let after = call(&second, version, get, json!({"id": id})).await["result"].clone();
         assert_eq!(after, before, "{version:?} task {id}");
     }
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn every_kind_of_task_reads_back_the_same_from_sqlite_after_a_restart() {
+    use a2ui_agent::store::SqliteStore;
+
+    let dir = std::env::temp_dir().join(format!("a2ui-reply-kinds-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("tasks.db");
+    every_kind_reads_back_after_a_restart(|| {
+        let db = db.clone();
+        async move { SqliteStore::open(db).unwrap() }
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn every_kind_of_task_reads_back_the_same_from_postgres_after_a_restart() {
+    use a2ui_agent::store::PostgresStore;
+
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("kinds");
+    every_kind_reads_back_after_a_restart(|| {
+        let url = url.clone();
+        async move { PostgresStore::builder(url).connect().await.unwrap() }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn every_kind_of_task_reads_back_the_same_from_memory_while_the_store_lives() {
+    let store = std::sync::Arc::new(a2ui_agent::store::InMemoryStore::new());
+    every_kind_reads_back_after_a_restart(|| {
+        let store = store.clone();
+        async move { store }
+    })
+    .await;
 }

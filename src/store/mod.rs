@@ -137,6 +137,19 @@ pub trait TaskStore: Send + Sync + 'static {
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         None
     }
+
+    /// Whether a new task would be kept now: `Err` ([`StoreError::Full`], say) when a
+    /// [`put`](Self::put) of one would be refused. The server asks before it calls an agent
+    /// for a task that does not exist yet (the agent may answer without one), so that a
+    /// full store refuses before the agent works; `put` may still refuse later. The
+    /// default: `Ok`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when no new task fits.
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(future::ready(Ok(())))
+    }
 }
 
 /// A store failure. The client sees a generic internal error (or, for a full store, the
@@ -483,6 +496,23 @@ impl TaskStore for InMemoryStore {
         Box::pin(future::ready(self.put_now(task)))
     }
 
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        let inner = self.lock();
+        // What `put_now` refuses a new task for, but for its size.
+        let room = if inner.tasks.len() - inner.settled.len() >= self.capacity {
+            Err(StoreError::Full {
+                capacity: self.capacity,
+            })
+        } else if inner.bytes - inner.settled_bytes >= self.max_bytes {
+            Err(StoreError::OverBudget {
+                max_bytes: self.max_bytes,
+            })
+        } else {
+            Ok(())
+        };
+        Box::pin(future::ready(room))
+    }
+
     fn list<'a>(
         &'a self,
         query: &'a TaskListQuery,
@@ -543,6 +573,10 @@ impl<S: TaskStore> TaskStore for Arc<S> {
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         S::cluster(self)
+    }
+
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        S::has_room(self)
     }
 }
 

@@ -5,9 +5,11 @@
 //! answers without one. So when the client waits for the answer (a blocking send, a
 //! stream) and the message starts no task, the runner calls the agent *before* the task is
 //! created ([`TaskManager::answer_first`]); only a reply that is not a bare message creates
-//! and stores it. A non-blocking send returns its task at once, before the agent has
+//! and stores it. A store without room refuses first (`TaskStore::has_room`), so a full
+//! store still turns the client away before the agent works. A non-blocking send returns its task at once, before the agent has
 //! answered; there, as in a continued task, a bare message is an invalid agent response.
 
+use super::TaskError;
 use super::answer::Called;
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
@@ -50,9 +52,14 @@ pub(super) struct ArtifactLog {
 
 impl TaskManager {
     /// For a message that starts a new task: builds its request and calls the agent before
-    /// the task exists. A bare message answers the send (`Err`); anything else is what the
-    /// task starts with.
-    pub(super) async fn answer_first(&self, prepared: Prepared) -> Result<(Message, First), Begun> {
+    /// the task exists. A bare message answers the send (`Ok(Err)`); anything else is what
+    /// the task starts with. A store without room for the task refuses before the agent is
+    /// called.
+    pub(super) async fn answer_first(
+        &self,
+        prepared: Prepared,
+    ) -> Result<Result<(Message, First), Begun>, TaskError> {
+        self.store.has_room().await?;
         let Prepared {
             mut message,
             decided,
@@ -74,12 +81,12 @@ impl TaskManager {
             let mut answer = Message::agent(self.ids.new_id(), parts);
             answer.context_id = Some(context_id);
             tracing::debug!(context_id = ?answer.context_id, "answered with a bare message");
-            return Err(Begun::Message {
+            return Ok(Err(Begun::Message {
                 message: answer,
                 activated,
-            });
+            }));
         }
-        Ok((
+        Ok(Ok((
             message,
             First {
                 task_id,
@@ -88,7 +95,7 @@ impl TaskManager {
                 activated,
                 called,
             },
-        ))
+        )))
     }
 
     /// Ends a reply of an explicit kind (not text, not a stream): adds its artifacts and

@@ -63,7 +63,7 @@ impl TaskManager {
         // Called here, in the caller's future: a client that hangs up while the agent
         // decides drops the call, and nothing was stored yet.
         let (message, source) = if waits && prepared.message.task_id.is_none() {
-            match self.answer_first(prepared).await {
+            match self.answer_first(prepared).await? {
                 Ok((message, first)) => (message, Source::First(Box::new(first))),
                 Err(answered) => return Ok(answered),
             }
