@@ -37,6 +37,11 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
             )])
         }
         "message" => Reply::message(vec![Part::text("Direct message response")]),
+        "slow-message" => {
+            // Decides only after waiting: the stream opens before the answer is known.
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            Reply::message(vec![Part::text("Direct message response")])
+        }
         "input" => Reply::input_required(vec![Part::text("Which one?")]),
         "auth" => Reply::auth_required("Please sign in."),
         "reject" => Reply::reject("rejected"),
@@ -389,6 +394,44 @@ async fn a_bare_message_answers_without_a_task_in_both_versions_and_bindings() {
     assert_eq!(normalize_result(Version::V1_0, &body)["parts"], expected);
 
     // Nothing was stored.
+    let listed = call(&server, Version::V1_0, "ListTasks", json!({})).await;
+    let stored = listed["result"]["tasks"].as_array().map_or(0, Vec::len);
+    assert_eq!(stored, 0, "{listed}");
+}
+
+#[tokio::test]
+async fn a_bare_message_decided_late_is_the_whole_stream_in_every_binding() {
+    let server = spawn(
+        builder(agent)
+            .keep_alive(std::time::Duration::from_millis(20))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let expected = json!([{"text": "Direct message response"}]);
+    for version in VERSIONS {
+        let events = stream(&server, version, "slow-message").await;
+        assert_eq!(events.len(), 1, "{version:?}: {events:?}");
+        assert_eq!(events[0]["kind"], "message");
+        assert_eq!(events[0]["parts"], expected);
+    }
+    let response = server
+        .client
+        .post(format!("{}message:stream", server.url))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/a2a+json")
+        .body(send_params(Version::V1_0, "slow-message", None).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let sse = support::read_sse(response).await;
+    assert!(sse.comments >= 1, "no keep-alive while the agent decided");
+    assert_eq!(sse.events.len(), 1, "{:?}", sse.events);
+    assert_eq!(
+        normalize_result(Version::V1_0, &sse.events[0])["parts"],
+        expected
+    );
     let listed = call(&server, Version::V1_0, "ListTasks", json!({})).await;
     let stored = listed["result"]["tasks"].as_array().map_or(0, Vec::len);
     assert_eq!(stored, 0, "{listed}");

@@ -28,6 +28,17 @@ pub(crate) fn encode(bytes: &[u8]) -> String {
     out
 }
 
+/// Each byte's value as a base64 digit; 64 for a byte that is not one.
+const VALUES: [u8; 256] = {
+    let mut values = [64u8; 256];
+    let mut i = 0;
+    while i < 64 {
+        values[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    values
+};
+
 /// The bytes of standard base64 `text` (padding optional, ASCII whitespace ignored);
 /// `None` when it is not base64.
 pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
@@ -43,8 +54,11 @@ pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     for chunk in digits.chunks(4) {
         let mut n: u32 = 0;
         for &digit in chunk {
-            let value = ALPHABET.iter().position(|&a| a == digit)?;
-            n = (n << 6) | value as u32;
+            let value = VALUES[usize::from(digit)];
+            if value == 64 {
+                return None;
+            }
+            n = (n << 6) | u32::from(value);
         }
         n <<= 6 * (4 - chunk.len() as u32);
         let bytes = n.to_be_bytes();

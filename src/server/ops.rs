@@ -82,50 +82,44 @@ pub(crate) async fn stream(
     let history_length = send.configuration.history_length;
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    // Known before the agent runs: the stream may open before the task does.
+    let activated = prepared.activated().to_vec();
     let cancel_on_disconnect = state.cancel_on_disconnect;
     let opened = move |begun: Begun| match begun {
         Begun::Task(started) => {
             permit.release_when_done(&started.running);
-            let guard = cancel_on_disconnect.then(|| CancelOnDrop(started.running.clone()));
-            let first = started.snapshot.with_history_length(history_length);
-            (
-                Opened {
-                    first: StreamEvent::Task(first),
-                    events: started.events,
-                    guard,
-                },
-                started.activated,
-            )
-        }
-        Begun::Message { message, activated } => (
             Opened {
-                first: StreamEvent::Message(message),
-                events: None,
-                guard: None,
-            },
-            activated,
-        ),
+                guard: cancel_on_disconnect.then(|| CancelOnDrop(started.running.clone())),
+                first: StreamEvent::Task(started.snapshot.with_history_length(history_length)),
+                events: started.events,
+            }
+        }
+        Begun::Message { message, .. } => Opened {
+            first: StreamEvent::Message(message),
+            events: None,
+            guard: None,
+        },
     };
-    // The agent may be called before the task exists (see `task::answer`): when that does
+    // The agent may be called before the task exists (see `task::kinds`): when that does
     // not end at once, the stream opens now (keep-alives flow) and its first event follows.
     let tasks = state.tasks.clone();
     let mut starting = Box::pin(async move { tasks.start(prepared, true, true).await });
-    match futures::poll!(starting.as_mut()) {
+    let response = match futures::poll!(starting.as_mut()) {
         Poll::Ready(begun) => {
-            let (opened, activated) = opened(begun?);
-            let response = sse::event_stream(framing, async { Ok(opened) }, state.keep_alive);
-            Ok(with_extensions_header(response, &activated))
+            let opened = opened(begun?);
+            sse::event_stream(framing, async { Ok(opened) }, state.keep_alive)
         }
         Poll::Pending => {
             let later = async move {
-                let begun = starting
-                    .await
-                    .map_err(|error| ApiError::from(error).into_rpc("message/stream"))?;
-                Ok(opened(begun).0)
+                match starting.await {
+                    Ok(begun) => Ok(opened(begun)),
+                    Err(error) => Err(ApiError::from(error).into_rpc("message/stream")),
+                }
             };
-            Ok(sse::event_stream(framing, later, state.keep_alive))
+            sse::event_stream(framing, later, state.keep_alive)
         }
-    }
+    };
+    Ok(with_extensions_header(response, &activated))
 }
 
 /// Streams the events of task `id` from now on, starting with the task as it is.
