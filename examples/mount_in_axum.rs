@@ -2,12 +2,25 @@
 //! own routes, all behind one tower layer (here a request counter written with
 //! `axum::middleware::from_fn`; any tower layer works the same way).
 //!
+//! The embedding case: the app, not the agent, accepts connections, so it owns what
+//! `A2uiServer::serve` would otherwise add. A router served this way must be given:
+//! - connect info (`into_make_service_with_connect_info::<SocketAddr>()`, below), or the
+//!   per-client cap on running tasks cannot tell clients apart;
+//! - a header-read timeout, an idle timeout and a cap on open connections (hyper-util's
+//!   connection builder, or a proxy in front), which `axum::serve` does not set: without them
+//!   one client holding sockets open locks everyone out;
+//! - a graceful shutdown with a deadline (`with_graceful_shutdown` plus a timer), since
+//!   `axum::serve` waits for every open stream however long it runs.
+//!
+//! When the app has nothing else to serve, use `server.serve(listener)` (see `echo.rs`).
+//!
 //! ```text
 //! PORT=8080 cargo run --example mount_in_axum
 //! curl localhost:8080/health                                   # the app's own route
 //! curl localhost:8080/agent/.well-known/agent-card.json        # the agent's card
 //! ```
 
+use std::future::IntoFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -62,11 +75,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .layer(middleware::from_fn_with_state(requests, count));
     println!("listening on {base}/ (agent at {base}/agent)");
     // With connect info the agent knows each client's address, so the per-client cap on
-    // running tasks (`Limits::max_running_tasks_per_client`) holds here too.
-    axum::serve(
+    // running tasks (`Limits::max_running_tasks_per_client`) holds here too. The shutdown
+    // waits at most 30 s for open streams once Ctrl-C is pressed.
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .await?;
+    .with_graceful_shutdown(async move {
+        let _ = stopped.await;
+    });
+    tokio::select! {
+        served = serving.into_future() => served?,
+        _ = async {
+            let _ = tokio::signal::ctrl_c().await;
+            let _ = stop.send(());
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        } => {}
+    }
     Ok(())
 }

@@ -49,6 +49,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     println!("listening on http://{}/", listener.local_addr()?);
-    axum::serve(listener, server.router()).await?;
+    // `serve` adds what a bare `axum::serve(listener, server.router())` lacks: each
+    // client's address (for the per-client cap), header, idle and connection limits, and a
+    // shutdown that drains running tasks up to a deadline.
+    server
+        .serve(listener)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
     Ok(())
 }

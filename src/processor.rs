@@ -237,13 +237,6 @@ impl RequestProcessor {
         }
     }
 
-    /// The component trees of `messages`, each already checked by
-    /// [`check_message`](Self::check_message).
-    #[cfg(feature = "server")] // the repair guard is its only user
-    pub(crate) fn check_trees(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
-        self.inner.validator.check_trees(messages)
-    }
-
     /// The catalog validator of the active catalogs.
     pub fn validator(&self) -> &Validator {
         &self.inner.validator

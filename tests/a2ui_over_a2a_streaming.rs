@@ -14,6 +14,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::format::{FormatReader, OutputFormat};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::parser::{ParseError, ParsedPart, ParserConfig};
+use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::request::Request;
 use demo::{DemoConfig, RestaurantFinder};
 use serde_json::{Value, json};
@@ -276,7 +277,15 @@ async fn a_cycle_fails_the_stream_as_soon_as_it_closes_and_nothing_after_it_is_s
             chunks.iter().map(|c| Ok((*c).to_owned())).collect();
         Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
     };
-    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    // The `fail` policy (`repair`, the default, would ask again; see
+    // a2ui_tree_problems_follow_on_invalid.rs).
+    let server = spawn(
+        a2ui_builder(agent)
+            .on_invalid(OnInvalid::Fail)
+            .build()
+            .unwrap(),
+    )
+    .await;
     let version = ProtocolVersion::V0_9;
     let answer = server.ask("message/stream", version, "draw").await;
     let last = answer.last();
@@ -315,7 +324,15 @@ async fn an_orphan_fails_the_stream_when_its_block_closes_before_the_text_after_
         let chunks: Vec<Result<String, AgentError>> = chunks.into_iter().map(Ok).collect();
         Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
     };
-    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    // The `fail` policy (`repair`, the default, would ask again; see
+    // a2ui_tree_problems_follow_on_invalid.rs).
+    let server = spawn(
+        a2ui_builder(agent)
+            .on_invalid(OnInvalid::Fail)
+            .build()
+            .unwrap(),
+    )
+    .await;
     let version = ProtocolVersion::V0_9;
     let caps = capabilities(version, &[version.basic_catalog_id()]);
     let answer = server

@@ -231,7 +231,7 @@ impl TaskStore for LateWrites {
         Box::pin(async move {
             write
                 .await
-                .unwrap_or_else(|e| Err(StoreError::Other(e.to_string())))
+                .unwrap_or_else(|e| Err(StoreError::backend(e.to_string())))
         })
     }
 

@@ -366,7 +366,7 @@ impl TaskStore for BrokenStore {
     }
 
     fn put(&self, _task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async { Err(StoreError::Other("disk on fire at /var/secret".into())) })
+        Box::pin(async { Err(StoreError::backend("disk on fire at /var/secret")) })
     }
 }
 

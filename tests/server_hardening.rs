@@ -575,12 +575,17 @@ async fn an_oversize_body_gets_its_413_even_while_the_client_is_still_sending() 
 // --- Overload control ---------------------------------------------------------------------
 
 async fn send_non_blocking(served: &Served, client: &str) -> Value {
+    send_non_blocking_with(served, "x-client", client).await
+}
+
+/// A non-blocking `message/send` with `header: value`.
+async fn send_non_blocking_with(served: &Served, header: &str, value: &str) -> Value {
     let mut params = text_message("hi");
     params["configuration"] = json!({"blocking": false});
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params});
     served
         .post()
-        .header("x-client", client)
+        .header(header, value)
         .body(body.to_string())
         .send()
         .await
@@ -634,6 +639,34 @@ async fn one_client_over_its_share_is_busy_while_another_still_gets_in() {
     assert_eq!(refused["error"]["code"], -32000, "{refused}");
     let other = send_non_blocking(&served, "b").await;
     assert!(other["result"].is_object(), "{other}");
+}
+
+/// Behind a proxy, what the client writes into `X-Forwarded-For` (the entries left of the
+/// one the proxy appended) must not buy it a fresh share of the per-client cap.
+#[tokio::test]
+async fn a_client_cannot_dodge_its_share_by_writing_x_forwarded_for() {
+    for limits in [
+        Limits {
+            max_running_tasks_per_client: 1,
+            trusted_proxies: 1,
+            ..Limits::default()
+        },
+        Limits {
+            max_running_tasks_per_client: 1,
+            client_key_header: Some("X-Forwarded-For".to_owned()),
+            ..Limits::default()
+        },
+    ] {
+        let served = Served::start(endless_agent().limits(limits).build().unwrap()).await;
+        let xff = "X-Forwarded-For";
+        let first = send_non_blocking_with(&served, xff, "10.9.9.1, 203.0.113.7").await;
+        assert!(first["result"].is_object(), "{first}");
+        let dodge = send_non_blocking_with(&served, xff, "10.9.9.2, 203.0.113.7").await;
+        assert_eq!(dodge["error"]["code"], -32000, "{dodge}");
+        // Another client, as the proxy saw it, still gets in.
+        let other = send_non_blocking_with(&served, xff, "10.9.9.1, 198.51.100.4").await;
+        assert!(other["result"].is_object(), "{other}");
+    }
 }
 
 // --- Auth and CORS ------------------------------------------------------------------------

@@ -92,7 +92,8 @@ pub enum RefusalKind {
 }
 
 /// A body [`check`] refused: why, where, and a message for the client.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct Refusal {
     /// Why.
     pub kind: RefusalKind,
@@ -131,14 +132,6 @@ impl Refusal {
         RpcError::new(code, format!("{prefix}: {}", self.message))
     }
 }
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Refusal {}
 
 /// Walks `body` within `budget`; see the [module](self) documentation.
 ///

@@ -5,7 +5,6 @@
 //! chosen next to the failure, and the HTTP layer only frames it.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -194,7 +193,8 @@ impl ErrorCode {
 }
 
 /// A JSON-RPC error object: `{"code", "message", "data"?}`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message} ({})", .code.code())]
 pub struct RpcError {
     /// The code.
     pub code: ErrorCode,
@@ -237,14 +237,6 @@ impl RpcError {
         Value::Object(object)
     }
 }
-
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code.code())
-    }
-}
-
-impl std::error::Error for RpcError {}
 
 /// A decoded JSON-RPC request: the envelope is valid; `params` is not looked at yet.
 #[derive(Debug, Clone, PartialEq)]

@@ -24,6 +24,12 @@ use serde_json::{Map, Value};
 /// Free-form metadata attached to messages, parts, tasks and events.
 pub type Metadata = Map<String, Value>;
 
+/// A wire struct as JSON: the last step of each version's encoder.
+pub(crate) fn wire_value(wire: impl serde::Serialize) -> Value {
+    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
+    serde_json::to_value(wire).unwrap_or(Value::Null)
+}
+
 /// Who sent a [`Message`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -375,22 +381,15 @@ impl std::str::FromStr for TaskState {
 
 /// A name that is not a task state (the [`FromStr`](std::str::FromStr) error of
 /// [`TaskState`]); holds the name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown task state '{}' (expected one of {})", .0, state_names())]
 pub struct UnknownTaskState(pub String);
 
-impl fmt::Display for UnknownTaskState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
-        write!(
-            f,
-            "unknown task state '{}' (expected one of {})",
-            self.0,
-            names.join(", ")
-        )
-    }
+/// Every task state's name, for [`UnknownTaskState`].
+fn state_names() -> String {
+    let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
+    names.join(", ")
 }
-
-impl std::error::Error for UnknownTaskState {}
 
 /// A task's state, with the message that explains it.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,8 +5,6 @@
 //! by version from v0.9 on (`{"v0.9": {...}}`, with `"v0.9"` and `"v0.9.1"` naming the same
 //! schema). Inline catalogs come from the client, so their number and size are capped.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use super::ProtocolVersion;
@@ -36,7 +34,8 @@ impl Default for InlineLimits {
 }
 
 /// A capabilities object that does not have the documented shape.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid A2UI capabilities at {}: {message}", if pointer.is_empty() { "/" } else { pointer })]
 pub struct CapabilitiesError {
     /// JSON pointer into the capabilities object.
     pub pointer: String,
@@ -52,19 +51,6 @@ impl CapabilitiesError {
         }
     }
 }
-
-impl fmt::Display for CapabilitiesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "invalid A2UI capabilities at {at}: {}", self.message)
-    }
-}
-
-impl std::error::Error for CapabilitiesError {}
 
 /// What a renderer supports under one protocol version.
 #[derive(Debug, Clone, PartialEq)]
@@ -331,31 +317,15 @@ fn exceeds(value: &Value, limit: usize) -> bool {
 }
 
 /// Why no catalog set could be settled on.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ResolveError {
     /// The capabilities are malformed for this version (e.g. no entry for it).
-    Capabilities(CapabilitiesError),
+    #[error("{0}")]
+    Capabilities(#[source] CapabilitiesError),
     /// A catalog problem: nothing in common, or an accepted inline catalog that does not load.
-    Catalog(CatalogError),
-}
-
-impl fmt::Display for ResolveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Capabilities(e) => e.fmt(f),
-            Self::Catalog(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for ResolveError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Capabilities(e) => Some(e),
-            Self::Catalog(e) => Some(e),
-        }
-    }
+    #[error("{0}")]
+    Catalog(#[source] CatalogError),
 }
 
 /// Decides which catalogs are active for a request under `version`.

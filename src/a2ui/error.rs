@@ -1,7 +1,6 @@
 //! The errors of the `a2ui` module: a message that breaks the schema or the tree, and a
 //! catalog that cannot be used.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
@@ -25,7 +24,8 @@ use super::ProtocolVersion;
 /// assert_eq!(feedback["error"]["code"], "VALIDATION_FAILED");
 /// assert_eq!(feedback["error"]["surfaceId"], "main");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}at {}: {message}", in_message(*.message_index), location(.pointer))]
 pub struct ValidationError {
     /// JSON pointer to the offending value, relative to the message.
     pub pointer: String,
@@ -53,6 +53,14 @@ impl ValidationError {
         }
     }
 
+    /// The same error, placed at message `index` of a response.
+    pub(crate) fn at_message(self, index: usize) -> Self {
+        Self {
+            message_index: Some(index),
+            ..self
+        }
+    }
+
     /// The renderer-to-agent error message for this problem under `version`:
     /// `{"version": "v0.9", "error": {"code": "VALIDATION_FAILED", "surfaceId", "path",
     /// "message"}}` (v0.8 messages carry no `version`). An unknown surface is reported as `""`
@@ -75,27 +83,12 @@ impl ValidationError {
     }
 }
 
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(index) = self.message_index {
-            write!(f, "message {index}: ")?;
-        }
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "at {at}: {}", self.message)
-    }
-}
-
-impl std::error::Error for ValidationError {}
-
 /// Why a catalog (or a set of catalogs) cannot be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
     /// The catalog file could not be read.
+    #[error("cannot read catalog {}: {source}", .path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -103,6 +96,7 @@ pub enum CatalogError {
         source: std::io::Error,
     },
     /// The catalog file is not JSON.
+    #[error("catalog {}is not JSON: {source}", file_name(.path.as_deref()))]
     Json {
         /// The file, if read from one.
         path: Option<PathBuf>,
@@ -110,6 +104,7 @@ pub enum CatalogError {
         source: serde_json::Error,
     },
     /// The catalog document has the wrong shape.
+    #[error("malformed catalog at {}: {message}", location(.pointer))]
     Malformed {
         /// JSON pointer into the catalog document.
         pointer: String,
@@ -117,6 +112,7 @@ pub enum CatalogError {
         message: String,
     },
     /// A component or function name that the catalog does not define.
+    #[error("catalog '{catalog_id}' has no {kind} '{name}'")]
     Unknown {
         /// `"component"` or `"function"`.
         kind: &'static str,
@@ -126,6 +122,7 @@ pub enum CatalogError {
         catalog_id: String,
     },
     /// The catalog's schemas do not compile (a bad keyword, a `$ref` that does not resolve).
+    #[error("catalog '{catalog_id}' does not compile: {message}")]
     Schema {
         /// The catalog.
         catalog_id: String,
@@ -133,6 +130,7 @@ pub enum CatalogError {
         message: String,
     },
     /// A catalog of another protocol version.
+    #[error("catalog '{catalog_id}' is a {catalog} catalog, not {expected}")]
     VersionMismatch {
         /// The catalog.
         catalog_id: String,
@@ -142,8 +140,10 @@ pub enum CatalogError {
         expected: ProtocolVersion,
     },
     /// Two catalogs with one id in a set.
+    #[error("two catalogs have the id '{0}'")]
     DuplicateId(String),
     /// An inline catalog over the size or count limit.
+    #[error("{what} exceeds the limit of {limit}")]
     TooLarge {
         /// What went over.
         what: String,
@@ -151,6 +151,11 @@ pub enum CatalogError {
         limit: usize,
     },
     /// Nothing left to render with: no catalog the agent holds matches the renderer's.
+    #[error(
+        "no catalog in common: the renderer supports [{}], the agent has [{}]",
+        .requested.join(", "),
+        .available.join(", ")
+    )]
     NoCatalogInCommon {
         /// What the renderer named.
         requested: Vec<String>,
@@ -159,65 +164,20 @@ pub enum CatalogError {
     },
 }
 
-impl fmt::Display for CatalogError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Io { path, source } => {
-                write!(f, "cannot read catalog {}: {source}", path.display())
-            }
-            Self::Json {
-                path: Some(path),
-                source,
-            } => {
-                write!(f, "catalog {} is not JSON: {source}", path.display())
-            }
-            Self::Json { path: None, source } => write!(f, "catalog is not JSON: {source}"),
-            Self::Malformed { pointer, message } => {
-                let at = if pointer.is_empty() { "/" } else { pointer };
-                write!(f, "malformed catalog at {at}: {message}")
-            }
-            Self::Unknown {
-                kind,
-                name,
-                catalog_id,
-            } => {
-                write!(f, "catalog '{catalog_id}' has no {kind} '{name}'")
-            }
-            Self::Schema {
-                catalog_id,
-                message,
-            } => {
-                write!(f, "catalog '{catalog_id}' does not compile: {message}")
-            }
-            Self::VersionMismatch {
-                catalog_id,
-                catalog,
-                expected,
-            } => write!(
-                f,
-                "catalog '{catalog_id}' is a {catalog} catalog, not {expected}"
-            ),
-            Self::DuplicateId(id) => write!(f, "two catalogs have the id '{id}'"),
-            Self::TooLarge { what, limit } => write!(f, "{what} exceeds the limit of {limit}"),
-            Self::NoCatalogInCommon {
-                requested,
-                available,
-            } => write!(
-                f,
-                "no catalog in common: the renderer supports [{}], the agent has [{}]",
-                requested.join(", "),
-                available.join(", ")
-            ),
-        }
-    }
+/// Where a JSON pointer points, for messages: `/` for the whole document.
+fn location(pointer: &str) -> &str {
+    if pointer.is_empty() { "/" } else { pointer }
 }
 
-impl std::error::Error for CatalogError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Io { source, .. } => Some(source),
-            Self::Json { source, .. } => Some(source),
-            _ => None,
-        }
-    }
+/// `message N: ` when the error names its message in a response.
+fn in_message(index: Option<usize>) -> String {
+    index
+        .map(|index| format!("message {index}: "))
+        .unwrap_or_default()
+}
+
+/// `path ` when a catalog was read from a file.
+fn file_name(path: Option<&std::path::Path>) -> String {
+    path.map(|path| format!("{} ", path.display()))
+        .unwrap_or_default()
 }

@@ -26,6 +26,7 @@
 
 mod capabilities;
 mod catalog;
+mod client_message;
 mod embedded;
 mod error;
 mod order;
@@ -41,8 +42,9 @@ pub use capabilities::{
     ResolveError, resolve_catalogs,
 };
 pub use catalog::Catalog;
+pub use client_message::check_client_message;
 pub use error::{CatalogError, ValidationError};
-pub use validate::{MAX_ERRORS, Validator, check_client_message, message_kinds};
+pub use validate::{MAX_ERRORS, Validator, message_kinds};
 pub use version::{ProtocolVersion, UnknownVersion};
 pub use watch::TreeWatch;
 

@@ -290,92 +290,151 @@ pub(crate) fn check_surface(
                 continue;
             };
             if !surface.nodes.contains_key(child) {
-                errors.push(ValidationError::new(
-                    node.ref_pointer(reference),
-                    format!(
-                        "component '{id}' refers to '{child}', which no component of surface '{surface_id}' defines"
-                    ),
-                    Some(surface_id),
-                    Some(node.message),
-                ));
+                errors.push(
+                    dangling(id, child, surface_id, node.ref_pointer(reference))
+                        .at_message(node.message),
+                );
             }
         }
     }
     if !surface.nodes.contains_key(root) {
-        errors.push(ValidationError::new(
-            root_pointer,
-            format!("surface '{surface_id}' has no root component: no component has id '{root}'"),
-            Some(surface_id),
-            Some(root_message),
-        ));
+        errors.push(no_root(surface_id, root, root_pointer).at_message(root_message));
         return;
     }
-    let reached = walk(surface_id, surface, root, errors);
+    let step = |id: &str, next: usize| match surface.nodes.get(id) {
+        None => Step::End,
+        Some(node) => match node.refs.get(next) {
+            None => Step::End,
+            Some(reference) => reference.as_str().map_or(Step::Skip, Step::Child),
+        },
+    };
+    let reached = walk(root, step, |id, next, cycle| {
+        if let Some(node) = surface.nodes.get(id) {
+            let pointer = node
+                .refs
+                .get(next)
+                .map(|reference| node.ref_pointer(reference))
+                .unwrap_or_default();
+            errors.push(closes_cycle(id, cycle, surface_id, pointer).at_message(node.message));
+        }
+    });
     for (id, node) in nodes {
         if reached.contains(*id) || surface.ever_referenced.contains(*id) {
             continue;
         }
-        errors.push(ValidationError::new(
-            format!("{}/id", node.pointer()),
-            format!(
-                "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
-            ),
-            Some(surface_id),
-            Some(node.message),
-        ));
+        errors.push(
+            not_reachable(id, root, surface_id, format!("{}/id", node.pointer()))
+                .at_message(node.message),
+        );
     }
 }
 
-/// Depth-first walk from the root (iterative, so a deep tree cannot overflow the stack),
-/// reporting each reference that closes a cycle. Returns the ids reached.
-fn walk<'v>(
-    surface_id: &str,
-    surface: &Surface<'v>,
+/// What [`walk`] finds at one reference of a component.
+pub(crate) enum Step<'v> {
+    /// The component has no reference at that index (or does not exist).
+    End,
+    /// The reference is not a component id.
+    Skip,
+    /// The reference names this component.
+    Child(&'v str),
+}
+
+/// Depth-first walk from `root` (iterative, so a deep tree cannot overflow the stack).
+/// `step(id, n)` reads the `n`th reference of component `id`; `on_cycle(id, n, cycle)` is
+/// told of each reference that closes a cycle (`cycle` runs from the component it returns
+/// to, back to it). Returns the ids reached. The one walk both tree checks share (a whole
+/// response here, a stream in [`TreeWatch`](super::TreeWatch)).
+pub(crate) fn walk<'v>(
     root: &'v str,
-    errors: &mut Vec<ValidationError>,
+    step: impl Fn(&'v str, usize) -> Step<'v>,
+    mut on_cycle: impl FnMut(&'v str, usize, &[&'v str]),
 ) -> HashSet<&'v str> {
     let mut done: HashSet<&str> = HashSet::new();
     let mut on_path: Vec<&str> = vec![root];
     let mut stack: Vec<(&str, usize)> = vec![(root, 0)];
     while let Some((id, next)) = stack.pop() {
-        let Some(node) = surface.nodes.get(id) else {
-            done.insert(id);
-            on_path.pop();
-            continue;
-        };
-        let Some(reference) = node.refs.get(next) else {
-            done.insert(id);
-            on_path.pop();
-            continue;
+        let child = match step(id, next) {
+            Step::End => {
+                done.insert(id);
+                on_path.pop();
+                continue;
+            }
+            Step::Skip => {
+                stack.push((id, next + 1));
+                continue;
+            }
+            Step::Child(child) => child,
         };
         stack.push((id, next + 1));
-        let Some(child) = reference.as_str() else {
-            continue;
-        };
         if let Some(start) = on_path.iter().position(|p| *p == child) {
             let mut cycle: Vec<&str> = on_path
                 .get(start..)
                 .map(<[&str]>::to_vec)
                 .unwrap_or_default();
             cycle.push(child);
-            errors.push(ValidationError::new(
-                node.ref_pointer(reference),
-                format!(
-                    "component '{id}' refers to '{child}', which closes a cycle: {}",
-                    describe_cycle(&cycle)
-                ),
-                Some(surface_id),
-                Some(node.message),
-            ));
+            on_cycle(id, next, &cycle);
             continue;
         }
-        if done.contains(child) || !surface.nodes.contains_key(child) {
+        if done.contains(child) {
             continue;
         }
         on_path.push(child);
         stack.push((child, 0));
     }
     done
+}
+
+/// An error about surface `surface_id` at `pointer`.
+fn on_surface(surface_id: &str, pointer: impl Into<String>, message: String) -> ValidationError {
+    ValidationError::new(pointer, message, Some(surface_id), None)
+}
+
+/// "`id` refers to `child`, which no component of the surface defines."
+pub(crate) fn dangling(
+    id: &str,
+    child: &str,
+    surface_id: &str,
+    pointer: String,
+) -> ValidationError {
+    let message = format!(
+        "component '{id}' refers to '{child}', which no component of surface '{surface_id}' defines"
+    );
+    on_surface(surface_id, pointer, message)
+}
+
+/// "The surface has no root component."
+pub(crate) fn no_root(surface_id: &str, root: &str, pointer: impl Into<String>) -> ValidationError {
+    let message =
+        format!("surface '{surface_id}' has no root component: no component has id '{root}'");
+    on_surface(surface_id, pointer, message)
+}
+
+/// "`id` refers to a component that closes a cycle."
+pub(crate) fn closes_cycle(
+    id: &str,
+    cycle: &[&str],
+    surface_id: &str,
+    pointer: String,
+) -> ValidationError {
+    let child = cycle.last().copied().unwrap_or_default();
+    let message = format!(
+        "component '{id}' refers to '{child}', which closes a cycle: {}",
+        describe_cycle(cycle)
+    );
+    on_surface(surface_id, pointer, message)
+}
+
+/// "`id` is not reachable from the root."
+pub(crate) fn not_reachable(
+    id: &str,
+    root: &str,
+    surface_id: &str,
+    pointer: String,
+) -> ValidationError {
+    let message = format!(
+        "component '{id}' is not reachable from the root '{root}' of surface '{surface_id}'"
+    );
+    on_surface(surface_id, pointer, message)
 }
 
 /// `a -> b -> a`, with the middle of a long cycle elided.

@@ -3,7 +3,7 @@
 //! schema and the component tree (what a renderer will actually be able to draw).
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -172,17 +172,10 @@ impl Validator {
     ///
     /// Every problem found (at most [`MAX_ERRORS`]), each with the index of its message.
     pub fn check_response(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
-        self.check_all(messages, true)
+        self.check_all(messages)
     }
 
-    /// The component-tree half of [`check_response`](Self::check_response), for messages
-    /// already checked one by one against the schema (as a server does while streaming).
-    #[cfg(feature = "server")] // the repair guard is its only user
-    pub(crate) fn check_trees(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
-        self.check_all(messages, false)
-    }
-
-    fn check_all(&self, messages: &[Value], schema: bool) -> Result<(), Vec<ValidationError>> {
+    fn check_all(&self, messages: &[Value]) -> Result<(), Vec<ValidationError>> {
         let mut errors = Vec::new();
         let mut surfaces: HashMap<&str, (Surface<'_>, Option<usize>)> = HashMap::new();
         let mut order: Vec<&str> = Vec::new();
@@ -202,11 +195,9 @@ impl Validator {
                     continue;
                 }
             };
-            if schema {
-                for mut error in self.schema_errors(message, route) {
-                    error.message_index = Some(index);
-                    errors.push(error);
-                }
+            for mut error in self.schema_errors(message, route) {
+                error.message_index = Some(index);
+                errors.push(error);
             }
             let Some(surface_id) = surface_id else {
                 continue;
@@ -232,6 +223,28 @@ impl Validator {
         } else {
             Err(errors)
         }
+    }
+
+    /// `component`'s properties and the reference shapes of its type, from its own catalog
+    /// (v1.0 `catalogId`), else its surface's (`catalog`, an index into the catalogs), else
+    /// the first catalog that has the type.
+    pub(super) fn refs_of<'v>(
+        &'v self,
+        catalog: Option<usize>,
+        component: &'v Value,
+    ) -> Option<(&'v Value, &'v ComponentRefs)> {
+        let catalogs = &self.inner.catalogs;
+        let (name, props) = component_type(self.inner.version, component)?;
+        let own = component
+            .get("catalogId")
+            .and_then(Value::as_str)
+            .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
+        let surface = catalog.and_then(|i| catalogs.get(i));
+        let refs = own
+            .and_then(|c| c.refs(name))
+            .or_else(|| surface.and_then(|c| c.refs(name)))
+            .or_else(|| catalogs.iter().find_map(|c| c.refs(name)))?;
+        Some((props, refs))
     }
 
     /// Updates the per-surface tree state with one message.
@@ -281,22 +294,7 @@ impl Validator {
         let Some(components) = components else {
             return;
         };
-        let catalogs = &self.inner.catalogs;
-        let version = self.inner.version;
-        let refs_of = |component: &'v Value| -> Option<(&'v Value, &'v ComponentRefs)> {
-            let (name, props) = component_type(version, component)?;
-            // The component's own catalog (v1.0 `catalogId`), its surface's, then any.
-            let own = component
-                .get("catalogId")
-                .and_then(Value::as_str)
-                .and_then(|id| catalogs.iter().find(|c| c.answers_to(id)));
-            let surface = catalog.and_then(|i| catalogs.get(i));
-            let refs = own
-                .and_then(|c| c.refs(name))
-                .or_else(|| surface.and_then(|c| c.refs(name)))
-                .or_else(|| catalogs.iter().find_map(|c| c.refs(name)))?;
-            Some((props, refs))
-        };
+        let refs_of = |component: &'v Value| self.refs_of(catalog, component);
         let list = match kind {
             "createSurface" => "/createSurface/components",
             "surfaceUpdate" => "/surfaceUpdate/components",
@@ -496,124 +494,4 @@ pub(super) fn component_type(
     } else {
         Some((component.get("component")?.as_str()?, component))
     }
-}
-
-/// Checks a renderer-to-agent message (v0.8 `userAction`/`error`, v0.9 `action`/`error`,
-/// v1.0 `action`, `error`, function calls and responses) against `version`'s schema.
-///
-/// # Errors
-///
-/// The most relevant problem found.
-///
-/// # Example
-///
-/// ```
-/// use a2ui_agent::a2ui::{check_client_message, ProtocolVersion};
-/// use serde_json::json;
-///
-/// let action = json!({"version": "v0.9", "action": {"name": "submit", "surfaceId": "main",
-///     "sourceComponentId": "ok", "timestamp": "2026-01-01T00:00:00Z", "context": {}}});
-/// assert!(check_client_message(ProtocolVersion::V0_9, &action).is_ok());
-/// ```
-pub fn check_client_message(
-    version: ProtocolVersion,
-    message: &Value,
-) -> Result<(), ValidationError> {
-    static CELLS: [OnceLock<Result<Option<jsonschema::Validator>, String>>; 4] = [
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-    ];
-    let slot = ProtocolVersion::ALL
-        .iter()
-        .position(|v| *v == version)
-        .unwrap_or(0);
-    let compiled = CELLS.get(slot).map(|cell| {
-        cell.get_or_init(|| {
-            let catalog = Catalog::try_basic(version).map_err(|e| e.to_string())?;
-            schema::compile_client_message(version, catalog.schema())
-        })
-    });
-    let surface = message
-        .as_object()
-        .and_then(|m| m.values().find_map(|b| b.get("surfaceId")?.as_str()));
-    match compiled {
-        Some(Ok(Some(validator))) => match report::errors(validator, message, surface)
-            .into_iter()
-            .next()
-        {
-            Some(error) => Err(error),
-            None => Ok(()),
-        },
-        Some(Ok(None)) => check_v0_8_client_message(message),
-        Some(Err(e)) => Err(ValidationError::new(
-            "",
-            format!("no schema: {e}"),
-            surface,
-            None,
-        )),
-        None => Err(ValidationError::new("", "unknown version", surface, None)),
-    }
-}
-
-/// v0.8's renderer-to-agent schema is small enough to state in code: one key, `userAction`
-/// (with its five fields) or `error`.
-fn check_v0_8_client_message(message: &Value) -> Result<(), ValidationError> {
-    let Some(map) = message.as_object() else {
-        return Err(ValidationError::new(
-            "",
-            "a message is a JSON object",
-            None,
-            None,
-        ));
-    };
-    if map.len() != 1 {
-        return Err(ValidationError::new(
-            "",
-            "a v0.8 message has exactly one key, 'userAction' or 'error'",
-            None,
-            None,
-        ));
-    }
-    if let Some(action) = map.get("userAction") {
-        let surface = action.get("surfaceId").and_then(Value::as_str);
-        for (field, is_ok) in [
-            ("name", action.get("name").is_some_and(Value::is_string)),
-            ("surfaceId", surface.is_some()),
-            (
-                "sourceComponentId",
-                action
-                    .get("sourceComponentId")
-                    .is_some_and(Value::is_string),
-            ),
-            (
-                "timestamp",
-                action.get("timestamp").is_some_and(Value::is_string),
-            ),
-            (
-                "context",
-                action.get("context").is_some_and(Value::is_object),
-            ),
-        ] {
-            if !is_ok {
-                return Err(ValidationError::new(
-                    format!("/userAction/{field}"),
-                    format!("'{field}' is required and must have the right type"),
-                    surface,
-                    None,
-                ));
-            }
-        }
-        return Ok(());
-    }
-    if map.get("error").is_some_and(Value::is_object) {
-        return Ok(());
-    }
-    Err(ValidationError::new(
-        "",
-        "a v0.8 message has exactly one key, 'userAction' or 'error'",
-        None,
-        None,
-    ))
 }

@@ -65,20 +65,9 @@ impl std::str::FromStr for ProtocolVersion {
 
 /// A name that is not an A2UI version (the [`FromStr`](std::str::FromStr) error of
 /// [`ProtocolVersion`]); holds the name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown A2UI version '{0}' (expected v0.8, v0.9, v0.9.1 or v1.0)")]
 pub struct UnknownVersion(pub String);
-
-impl fmt::Display for UnknownVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown A2UI version '{}' (expected v0.8, v0.9, v0.9.1 or v1.0)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownVersion {}
 
 impl ProtocolVersion {
     /// Every version, newest first.

@@ -252,16 +252,20 @@ fn read_example(name: String, text: &str) -> Result<Example, GeneratorError> {
 }
 
 /// Why a [`GeneratorBuilder`] could not build.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GeneratorError {
     /// A catalog that cannot be used (wrong version, duplicate id, does not load).
-    Catalog(CatalogError),
+    #[error("{0}")]
+    Catalog(#[source] CatalogError),
     /// No catalog is left to offer (none given, or a component subset matched none).
+    #[error("the generator offers no catalog")]
     NoCatalog,
     /// A component no catalog defines.
+    #[error("no catalog defines component '{0}'")]
     UnknownComponent(String),
     /// A message kind the version does not have.
+    #[error("A2UI {version} has no message '{kind}'")]
     UnknownMessage {
         /// The kind asked for.
         kind: String,
@@ -269,6 +273,7 @@ pub enum GeneratorError {
         version: ProtocolVersion,
     },
     /// An example that does not read, or does not validate against the catalogs.
+    #[error("example '{name}': {message}")]
     Example {
         /// The example's name.
         name: String,
@@ -276,41 +281,13 @@ pub enum GeneratorError {
         message: String,
     },
     /// The output format cannot be written under this protocol version.
+    #[error("the {format} format cannot be written under A2UI {version}")]
     Format {
         /// The format's name.
         format: String,
         /// The generator's version.
         version: ProtocolVersion,
     },
-}
-
-impl fmt::Display for GeneratorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Catalog(e) => e.fmt(f),
-            Self::NoCatalog => f.write_str("the generator offers no catalog"),
-            Self::UnknownComponent(name) => write!(f, "no catalog defines component '{name}'"),
-            Self::UnknownMessage { kind, version } => {
-                write!(f, "A2UI {version} has no message '{kind}'")
-            }
-            Self::Example { name, message } => write!(f, "example '{name}': {message}"),
-            Self::Format { format, version } => {
-                write!(
-                    f,
-                    "the {format} format cannot be written under A2UI {version}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for GeneratorError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Catalog(e) => Some(e),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]

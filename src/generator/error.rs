@@ -1,7 +1,5 @@
 //! [`NegotiationError`]: a renderer and a generator that cannot agree on catalogs.
 
-use std::fmt;
-
 use super::{Generator, requested};
 use crate::a2ui::{CatalogError, ClientCapabilities, ProtocolVersion, ResolveError};
 
@@ -41,7 +39,8 @@ pub enum NegotiationErrorKind {
 /// assert!(err.to_string().contains("acme/ui"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", describe(self))]
 pub struct NegotiationError {
     pub(super) kind: NegotiationErrorKind,
     pub(super) version: ProtocolVersion,
@@ -104,36 +103,29 @@ impl NegotiationError {
     }
 }
 
-impl fmt::Display for NegotiationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let offered = self.offered.join(", ");
-        match self.kind {
-            NegotiationErrorKind::VersionNotDescribed => write!(
-                f,
-                "A2UI {}: the renderer's capabilities have no {} entry; {}",
-                self.version, self.version, self.detail
-            ),
-            NegotiationErrorKind::NoCatalogInCommon if self.requested.is_empty() => write!(
-                f,
-                "A2UI {}: the renderer supports no catalog; this agent offers [{offered}]",
-                self.version
-            ),
-            NegotiationErrorKind::NoCatalogInCommon => write!(
-                f,
-                "A2UI {}: no catalog in common: the renderer supports [{}], this agent offers \
-                 [{offered}]",
-                self.version,
-                self.requested.join(", ")
-            ),
-            _ => write!(
-                f,
-                "A2UI {}: {} (the renderer asked for [{}], this agent offers [{offered}])",
-                self.version,
-                self.detail,
-                self.requested.join(", ")
-            ),
-        }
+/// What a [`NegotiationError`] says: the version, the catalogs asked for and offered.
+fn describe(error: &NegotiationError) -> String {
+    let offered = error.offered.join(", ");
+    match error.kind {
+        NegotiationErrorKind::VersionNotDescribed => format!(
+            "A2UI {}: the renderer's capabilities have no {} entry; {}",
+            error.version, error.version, error.detail
+        ),
+        NegotiationErrorKind::NoCatalogInCommon if error.requested.is_empty() => format!(
+            "A2UI {}: the renderer supports no catalog; this agent offers [{offered}]",
+            error.version
+        ),
+        NegotiationErrorKind::NoCatalogInCommon => format!(
+            "A2UI {}: no catalog in common: the renderer supports [{}], this agent offers \
+             [{offered}]",
+            error.version,
+            error.requested.join(", ")
+        ),
+        _ => format!(
+            "A2UI {}: {} (the renderer asked for [{}], this agent offers [{offered}])",
+            error.version,
+            error.detail,
+            error.requested.join(", ")
+        ),
     }
 }
-
-impl std::error::Error for NegotiationError {}

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-/// A failed model call. Its `Display` becomes the failed task's status message, so it says
-/// what happened and what to check; it never contains the API key.
+/// A failed model call. Its `Display` says what happened and what to check, for the log (the
+/// endpoint, the server's words, the cause); it never contains the API key. A client of a
+/// failed task sees only [`LlmError::public_reason`] and an error id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LlmError {
@@ -40,6 +41,28 @@ pub enum LlmError {
     /// The connection broke or the stream ended before the answer was complete.
     #[error("The model's answer was cut off: {0}")]
     Interrupted(String),
+}
+
+impl LlmError {
+    /// What a client may be told: the kind of failure, without the endpoint, the server's
+    /// words or the cause chain (they may name internal hosts).
+    pub fn public_reason(&self) -> String {
+        match self {
+            LlmError::Config(_) => "The model connector is misconfigured".to_owned(),
+            LlmError::Connect { .. } => "Could not reach the model server".to_owned(),
+            LlmError::Status { status, .. } => format!("The model server answered HTTP {status}"),
+            LlmError::Idle(_) => "The model server stopped answering".to_owned(),
+            LlmError::Stream(_) => "The model failed while answering".to_owned(),
+            LlmError::Protocol(_) => "The model server's answer could not be read".to_owned(),
+            LlmError::Interrupted(_) => "The model's answer was cut off".to_owned(),
+        }
+    }
+
+    /// The agent error for this failure: the public reason for the client, the whole text
+    /// for the log.
+    pub(crate) fn into_agent_error(self) -> crate::agent::AgentError {
+        crate::agent::AgentError::with_detail(format!("{}.", self.public_reason()), &self)
+    }
 }
 
 /// " (after N attempts)" when there was more than one.

@@ -34,7 +34,7 @@
 //!     .agent(model)
 //!     .build()?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! axum::serve(listener, server.router()).await?;
+//! server.serve(listener).await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -370,9 +370,12 @@ impl Agent for OpenAiChat {
         let this = self.clone();
         Box::pin(async move {
             let messages = this.messages(&request);
-            let deltas = this.stream(&messages).await.map_err(AgentError::new)?;
+            let deltas = this
+                .stream(&messages)
+                .await
+                .map_err(LlmError::into_agent_error)?;
             Ok(Reply::stream(
-                deltas.map(|item| item.map_err(AgentError::new)),
+                deltas.map(|item| item.map_err(LlmError::into_agent_error)),
             ))
         })
     }

@@ -6,8 +6,6 @@
 //! [`Limits`](super::Limits). Like `serde_json::Error` it knows its position: a byte offset
 //! into the whole stream, a line and a column (both from 1, the column in bytes).
 
-use std::fmt;
-
 /// What kind of failure a [`ParseError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -46,7 +44,8 @@ impl ParseErrorKind {
 /// assert_eq!((err.line(), err.column()), (2, 12));
 /// assert!(err.to_string().ends_with("at line 2 column 12"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} at line {} column {}", .inner.message, .inner.line, .inner.column)]
 pub struct ParseError {
     inner: Box<ErrorImpl>,
 }
@@ -92,18 +91,6 @@ impl ParseError {
         &self.inner.excerpt
     }
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.inner.message, self.inner.line, self.inner.column
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// How many excerpt bytes to show on each side of a failure.
 const EXCERPT_SIDE: usize = 24;

@@ -3,16 +3,18 @@
 //! Everything the server sends for an agent's text goes through an [`OutputPipeline`]. A
 //! request without A2UI gets [`TextOutput`] (each chunk one text part); a request with a
 //! negotiated [`RequestProcessor`](crate::processor::RequestProcessor) gets an [`A2uiStream`]
-//! (its format's reader, parts as soon as they complete, a known-bad block fails the task) or,
-//! for `message/send`, an [`A2uiWhole`] (the reply parsed once at the end, answered as text if
-//! it does not parse).
+//! (its format's reader, parts as soon as they complete, an unreadable block fails the task)
+//! or, for `message/send`, an [`A2uiWhole`] (the reply parsed once at the end, answered as
+//! text if it does not parse). A sink only reads: whether what it read may be sent is the
+//! repair [`Guard`](super::Guard)'s to say, under the server's
+//! [`OnInvalid`](super::OnInvalid) policy.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::a2a::Part;
-use crate::a2ui::{ProtocolVersion, TreeWatch, ValidationError};
+use crate::a2ui::ProtocolVersion;
 use crate::format::FormatReader;
 use crate::parser::{EmitMode, ParseError, ParsedPart};
 use crate::processor::RequestProcessor;
@@ -26,44 +28,45 @@ pub(crate) trait OutputPipeline: Send + Sync + 'static {
     fn start(&self, request: &Request, streaming: bool) -> Box<dyn OutputSink>;
 }
 
-/// Turns the chunks of one reply into parts, in order.
+/// Reads the chunks of one reply into parts, in order.
 pub(crate) trait OutputSink: Send {
     /// The parts completed by `chunk` (possibly none).
-    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError>;
-    /// [`push`](Self::push), also saying how many A2UI parts at the end of the result already
-    /// passed the negotiated processor's
-    /// [`check_message`](crate::processor::RequestProcessor::check_message) (the parser's
-    /// readiness check while they were still arriving), so the repair guard need not check
-    /// them again. The default: none.
-    fn push_checked(&mut self, chunk: &str) -> Result<(Vec<Part>, usize), OutputError> {
-        Ok((self.push(chunk)?, 0))
-    }
+    fn push(&mut self, chunk: &str) -> Result<Batch, OutputError>;
     /// The parts still held back at the end of the reply.
-    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError>;
+    fn finish(self: Box<Self>) -> Result<Batch, OutputError>;
 }
 
-/// The agent's output cannot be turned into parts; fails the task with this reason.
+/// What one read of a reply completed, before the [`Guard`](super::Guard) screens it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Batch {
+    /// The parts, in order.
+    pub(crate) parsed: Vec<ParsedPart>,
+    /// How many A2UI messages at the end of `parsed` already passed the processor's
+    /// [`check_message`](crate::processor::RequestProcessor::check_message) (the parser's
+    /// readiness check while they were still arriving), so they need not be checked again.
+    pub(crate) checked: usize,
+    /// Where blocks closed: for each, how many of `parsed` came before it.
+    pub(crate) block_ends: Vec<usize>,
+}
+
+impl Batch {
+    /// `parsed`, none of it checked, no block closing in it.
+    pub(crate) fn new(parsed: Vec<ParsedPart>) -> Self {
+        Batch {
+            parsed,
+            ..Batch::default()
+        }
+    }
+}
+
+/// The agent's output cannot be read; fails the task with this reason.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OutputError {
     /// Why the task fails.
     pub(crate) reason: String,
-    /// The parts the same read completed before the failure (text before a broken block,
-    /// say): they go out before the task fails, as they would have had they come alone.
-    pub(crate) before: Vec<Part>,
-}
-
-impl OutputError {
-    fn new(reason: String) -> Self {
-        OutputError {
-            reason,
-            before: Vec::new(),
-        }
-    }
-
-    fn after(mut self, before: Vec<Part>) -> Self {
-        self.before = before;
-        self
-    }
+    /// What the same read completed before the failure (text before a broken block, say):
+    /// it goes out before the task fails, as it would have had it come alone.
+    pub(crate) before: Batch,
 }
 
 /// Each non-empty chunk becomes one text part.
@@ -94,8 +97,6 @@ impl OutputPipeline for ReplyOutput {
                         .reader(processor.parser_config().mode(mode)),
                     None => processor.parser(),
                 },
-                version: processor.version(),
-                watch: TreeWatch::new(processor.validator().clone()),
             }),
             Some(processor) => Box::new(A2uiWhole {
                 processor: processor.clone(),
@@ -105,120 +106,38 @@ impl OutputPipeline for ReplyOutput {
     }
 }
 
-/// A streamed reply read by the negotiated format as it arrives, its component trees
-/// watched as they are sent: a cycle fails the task as soon as it closes, a component the
-/// root can never reach when the block that created its surface closes (or, for one a
-/// later block added, when the reply ends); see [`TreeWatch`].
+/// A streamed reply read by the negotiated format as it arrives, with where its blocks
+/// close (the [`Guard`](super::Guard) checks a surface's tree there).
 pub(crate) struct A2uiStream {
     reader: Box<dyn FormatReader>,
-    version: ProtocolVersion,
-    watch: TreeWatch,
 }
 
 impl OutputSink for A2uiStream {
-    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
-        Ok(self.push_checked(chunk)?.0)
-    }
-
-    fn push_checked(&mut self, chunk: &str) -> Result<(Vec<Part>, usize), OutputError> {
+    fn push(&mut self, chunk: &str) -> Result<Batch, OutputError> {
         // The reader's readiness check is the processor's `check_message` (see
         // `RequestProcessor::parser_config`): what it passed is reported as checked.
         let (parsed, checked) = self.reader.feed_checked(chunk);
         if let Some(error) = self.reader.error() {
-            let error = unreadable(error);
-            // What the read completed before the broken block is sound; trees are still
-            // watched so a cycle among those parts is not sent either.
-            return Err(match watched(&mut self.watch, parsed, &[], self.version) {
-                Ok(before) => error.after(before),
-                Err(earlier) => earlier,
-            });
+            // What the read completed before the broken block is sound.
+            return Err(unreadable(error, Batch::new(parsed)));
         }
         let checked = match parsed.last() {
-            Some(ParsedPart::A2ui(messages)) => messages
-                .iter()
-                .rev()
-                .take(checked)
-                .filter(|m| m.is_object())
-                .count(),
+            Some(ParsedPart::A2ui(messages)) => checked.min(messages.len()),
             _ => 0,
         };
-        let parts = watched(
-            &mut self.watch,
+        Ok(Batch {
             parsed,
-            self.reader.block_ends(),
-            self.version,
-        )?;
-        Ok((parts, checked))
+            checked,
+            block_ends: self.reader.block_ends().to_vec(),
+        })
     }
 
-    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
-        let A2uiStream {
-            reader,
-            version,
-            mut watch,
-        } = *self;
-        let parsed = reader.finish().map_err(|error| unreadable(&error))?;
-        let parts = watched(&mut watch, parsed, &[], version)?;
-        match watch.finish().into_iter().next() {
-            Some(error) => Err(undrawable(&error)),
-            None => Ok(parts),
+    fn finish(self: Box<Self>) -> Result<Batch, OutputError> {
+        match self.reader.finish() {
+            Ok(parsed) => Ok(Batch::new(parsed)),
+            Err(error) => Err(unreadable(&error, Batch::default())),
         }
     }
-}
-
-/// The parts of `parsed`, once `watch` has seen their messages and, where a block closed
-/// (after `block_ends[i]` parts), checked the trees that block completed.
-fn watched(
-    watch: &mut TreeWatch,
-    parsed: Vec<ParsedPart>,
-    block_ends: &[usize],
-    version: ProtocolVersion,
-) -> Result<Vec<Part>, OutputError> {
-    let mut ends = block_ends.iter().peekable();
-    let mut failure = None;
-    'parts: for (index, part) in parsed.iter().enumerate() {
-        while ends.next_if(|&&end| end <= index).is_some() {
-            if let Err(error) = block_closed(watch) {
-                failure = Some((index, error));
-                break 'parts;
-            }
-        }
-        if let ParsedPart::A2ui(messages) = part {
-            for message in messages {
-                if let Err(error) = watch.observe(message) {
-                    failure = Some((index, undrawable(&error)));
-                    break 'parts;
-                }
-            }
-        }
-    }
-    if failure.is_none()
-        && let Some(error) = ends.find_map(|_| block_closed(watch).err())
-    {
-        failure = Some((parsed.len(), error));
-    }
-    match failure {
-        None => Ok(to_parts(parsed, version)),
-        // The parts before the one at fault go out; it and what follows do not.
-        Some((index, error)) => {
-            let mut parsed = parsed;
-            parsed.truncate(index);
-            Err(error.after(to_parts(parsed, version)))
-        }
-    }
-}
-
-fn block_closed(watch: &mut TreeWatch) -> Result<(), OutputError> {
-    match watch.block_closed().into_iter().next() {
-        Some(error) => Err(undrawable(&error)),
-        None => Ok(()),
-    }
-}
-
-fn undrawable(error: &ValidationError) -> OutputError {
-    OutputError::new(format!(
-        "The agent wrote an A2UI component tree that cannot be drawn: {error}"
-    ))
 }
 
 /// A reply read whole at the end (`message/send`); unreadable output is answered as text.
@@ -228,29 +147,32 @@ pub(crate) struct A2uiWhole {
 }
 
 impl OutputSink for A2uiWhole {
-    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
+    fn push(&mut self, chunk: &str) -> Result<Batch, OutputError> {
         self.text.push_str(chunk);
-        Ok(Vec::new())
+        Ok(Batch::default())
     }
 
-    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
+    fn finish(self: Box<Self>) -> Result<Batch, OutputError> {
         match self.processor.parse(&self.text) {
-            Ok(parsed) => Ok(to_parts(parsed, self.processor.version())),
+            Ok(parsed) => Ok(Batch::new(parsed)),
             Err(error) => {
                 tracing::debug!(%error, "the agent's reply does not parse: answered as text");
                 let text = self.text.trim();
-                Ok(if text.is_empty() {
+                Ok(Batch::new(if text.is_empty() {
                     Vec::new()
                 } else {
-                    vec![Part::text(text)]
-                })
+                    vec![ParsedPart::Text(text.to_owned())]
+                }))
             }
         }
     }
 }
 
-fn unreadable(error: &ParseError) -> OutputError {
-    OutputError::new(format!("The agent wrote A2UI that cannot be read: {error}"))
+fn unreadable(error: &ParseError, before: Batch) -> OutputError {
+    OutputError {
+        reason: format!("The agent wrote A2UI that cannot be read: {error}"),
+        before,
+    }
 }
 
 /// Text parts as they are; one DataPart per A2UI message, `data` the message object and
@@ -298,16 +220,16 @@ fn kind(value: &Value) -> &'static str {
 }
 
 impl OutputSink for TextOutput {
-    fn push(&mut self, chunk: &str) -> Result<Vec<Part>, OutputError> {
-        if chunk.is_empty() {
-            Ok(Vec::new())
+    fn push(&mut self, chunk: &str) -> Result<Batch, OutputError> {
+        Ok(Batch::new(if chunk.is_empty() {
+            Vec::new()
         } else {
-            Ok(vec![Part::text(chunk)])
-        }
+            vec![ParsedPart::Text(chunk.to_owned())]
+        }))
     }
 
-    fn finish(self: Box<Self>) -> Result<Vec<Part>, OutputError> {
-        Ok(Vec::new())
+    fn finish(self: Box<Self>) -> Result<Batch, OutputError> {
+        Ok(Batch::default())
     }
 }
 
@@ -341,78 +263,6 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use crate::a2ui::Validator;
-    use crate::format::{DirectJson, OutputFormat};
-    use crate::parser::ParserConfig;
-
-    fn stream() -> A2uiStream {
-        A2uiStream {
-            reader: DirectJson.reader(ParserConfig::default()),
-            version: ProtocolVersion::V0_9,
-            watch: TreeWatch::new(Validator::basic(ProtocolVersion::V0_9)),
-        }
-    }
-
-    const CREATE: &str = r#"{"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": "https://a2ui.org/specification/v0_9/basic_catalog.json"}}"#;
-
-    fn texts(parts: &[Part]) -> String {
-        parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn an_orphan_fails_the_stream_when_its_block_closes_before_the_text_after_it() {
-        let mut sink = stream();
-        let open = format!(
-            r#"Here.<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]"#
-        );
-        let parts = sink.push(&open).unwrap();
-        assert_eq!(texts(&parts), "Here.");
-        let later = r#"</a2ui-json>Later text.<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "root", "component": "Column", "children": ["stray"]}]}}]</a2ui-json>"#;
-        let error = sink.push(later).unwrap_err();
-        assert!(
-            error.reason.contains("component 'stray' is not reachable"),
-            "{}",
-            error.reason
-        );
-        // Nothing that read completed comes after the closing block: "Later text." stays out.
-        assert_eq!(texts(&error.before), "");
-    }
-
-    #[test]
-    fn the_parts_before_a_failure_in_one_read_still_go_out() {
-        let mut sink = stream();
-        let reply = format!(
-            r#"Here.<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]</a2ui-json>Later text."#
-        );
-        let error = sink.push(&reply).unwrap_err();
-        assert!(error.reason.contains("not reachable"), "{}", error.reason);
-        assert_eq!(texts(&error.before), "Here.");
-    }
-
-    #[test]
-    fn a_child_a_later_block_sends_passes() {
-        let mut sink = stream();
-        let reply = [
-            format!(
-                r#"<a2ui-json>[{CREATE}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "body"}}]}}}}]</a2ui-json>"#
-            ),
-            "Meanwhile.".to_owned(),
-            r#"<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "body", "component": "Text", "text": "hi"}]}}]</a2ui-json>"#.to_owned(),
-        ];
-        let mut parts = Vec::new();
-        for chunk in &reply {
-            parts.extend(sink.push(chunk).unwrap());
-        }
-        parts.extend(Box::new(sink).finish().unwrap());
-        assert_eq!(texts(&parts), "Meanwhile.");
-        assert_eq!(parts.len(), 4);
-    }
 
     #[test]
     fn adjacent_plain_text_parts_are_joined_and_others_kept_in_order() {

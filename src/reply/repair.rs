@@ -1,24 +1,28 @@
 //! The repair loop: an invalid A2UI message never reaches the client.
 //!
 //! Every A2UI message the output pipeline completes passes through a [`Guard`] before it is
-//! sent. A message that fails the negotiated catalogs' schema is held back, with everything
-//! after it, and the server's [`OnInvalid`] policy decides what follows: ask the agent again
-//! with the protocol's `VALIDATION_FAILED` feedback ([`Repair`]), fail the task, or send the
-//! message anyway. The component tree (a root, no dangling or duplicate ids, no cycle) can
-//! only be judged once the reply is complete, so it is checked at its end over every message
-//! of the reply; a tree problem is repaired the same way, by messages that complete the tree.
+//! sent: the one checker of a reply, for every problem alike. A message that fails the
+//! negotiated catalogs' schema, lists an id twice or closes a cycle among the components sent
+//! so far is held back, with everything after it; so is whatever follows the close of a block
+//! whose surface has a component its root cannot reach. The server's [`OnInvalid`] policy
+//! decides what follows: ask the agent again with the protocol's `VALIDATION_FAILED` feedback
+//! ([`Repair`]), fail the task, or (`forward`) check nothing and send everything. What only
+//! the end of the reply settles (a missing root, a reference nothing answers) is checked at
+//! its end ([`TreeWatch::finish`]); a tree problem is repaired the same way, by messages that
+//! complete the tree.
 //!
 //! How the agent receives a repair turn is described in [`crate::request::Repair`].
 
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::{Map, Value};
-
 use crate::a2a::Part;
-use crate::a2ui::ValidationError;
+use crate::a2ui::{ProtocolVersion, TreeWatch, ValidationError};
+use crate::parser::ParsedPart;
 use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
+
+use super::output::{Batch, to_parts};
 
 /// What the server does with a finished A2UI message that does not validate.
 ///
@@ -89,14 +93,18 @@ impl Default for RepairPolicy {
 impl RepairPolicy {
     /// The guard for one reply to `request`.
     pub(crate) fn guard(&self, request: &Request) -> Guard {
+        let processor = request.a2ui().cloned();
         let checking = self.on_invalid != OnInvalid::Forward;
         Guard {
             policy: *self,
-            processor: request.a2ui().filter(|_| checking).cloned(),
+            watch: processor
+                .as_ref()
+                .filter(|_| checking)
+                .map(|processor| TreeWatch::new(processor.validator().clone())),
             // Only a repair needs the request again.
-            request: (checking && self.on_invalid == OnInvalid::Repair && request.a2ui().is_some())
+            request: (self.on_invalid == OnInvalid::Repair && processor.is_some())
                 .then(|| request.clone()),
-            sent: Vec::new(),
+            processor,
             answer: String::new(),
         }
     }
@@ -105,12 +113,13 @@ impl RepairPolicy {
 /// Checks one reply's A2UI messages, attempt after attempt.
 pub(crate) struct Guard {
     policy: RepairPolicy,
-    /// `None`: nothing to check (no A2UI, or the policy forwards).
+    /// The negotiated processor (`None`: the reply is plain text).
     processor: Option<RequestProcessor>,
+    /// The component trees of what the client holds; `None`: nothing to check (no A2UI, or
+    /// the policy forwards). Kept across attempts: a repair completes what was sent.
+    watch: Option<TreeWatch>,
     /// The request as first made, kept to build repair requests from.
     request: Option<Request>,
-    /// Every A2UI message of the reply let through so far.
-    sent: Vec<Value>,
     /// The current attempt's text as the agent wrote it.
     answer: String,
 }
@@ -123,49 +132,90 @@ impl Guard {
         }
     }
 
-    /// The parts that may go to the client: all of `parts`, or those before the first A2UI
-    /// message that does not validate, with its errors. The last `checked` parts already
-    /// passed the processor's `check_message` (the reader's readiness check, see
-    /// [`OutputSink::push_checked`](super::output::OutputSink::push_checked)) and are not
-    /// checked again.
-    pub(crate) fn screen(
-        &mut self,
-        mut parts: Vec<Part>,
-        checked: usize,
-    ) -> (Vec<Part>, Option<Vec<ValidationError>>) {
-        let Some(processor) = &self.processor else {
-            return (parts, None);
-        };
-        let unchecked = parts.len().saturating_sub(checked);
-        for index in 0..parts.len() {
-            let Part::Data { data, .. } = &parts[index] else {
-                continue;
-            };
-            let message = Value::Object(Map::clone(data));
-            let verdict = if index < unchecked {
-                processor.check_message(&message)
-            } else {
-                Ok(())
-            };
-            match verdict {
-                Ok(()) => self.sent.push(message),
-                Err(error) => {
-                    parts.truncate(index);
-                    return (parts, Some(vec![error]));
-                }
-            }
-        }
-        (parts, None)
+    /// The parts that may go to the client: all of `batch`, or those before the first
+    /// problem, with its errors. A problem is an A2UI message that does not validate (the
+    /// last `batch.checked` messages already passed the same check while they arrived), one
+    /// that breaks its surface's tree, or, where a block closes, a component the root of a
+    /// surface created in it cannot reach.
+    pub(crate) fn screen(&mut self, batch: Batch) -> (Vec<Part>, Option<Vec<ValidationError>>) {
+        let Batch {
+            mut parsed,
+            checked,
+            block_ends,
+        } = batch;
+        let invalid = self.first_problem(&mut parsed, checked, &block_ends);
+        (to_parts(parsed, self.version()), invalid)
     }
 
-    /// At the end of an attempt: the component trees of every message of the reply.
-    pub(crate) fn finish(&mut self) -> Option<Vec<ValidationError>> {
-        let processor = self.processor.as_ref()?;
-        if self.sent.is_empty() {
+    /// Cuts `parsed` before its first problem and returns the problem (see `screen`).
+    fn first_problem(
+        &mut self,
+        parsed: &mut Vec<ParsedPart>,
+        checked: usize,
+        block_ends: &[usize],
+    ) -> Option<Vec<ValidationError>> {
+        let (Some(processor), Some(watch)) = (&self.processor, &mut self.watch) else {
             return None;
+        };
+        let last = parsed.len().saturating_sub(1);
+        let mut ends = block_ends.iter().peekable();
+        for index in 0..parsed.len() {
+            while ends.next_if(|&&end| end <= index).is_some() {
+                let errors = watch.block_closed();
+                if !errors.is_empty() {
+                    parsed.truncate(index);
+                    return Some(errors);
+                }
+            }
+            let Some(ParsedPart::A2ui(messages)) = parsed.get_mut(index) else {
+                continue;
+            };
+            let unchecked = if index == last {
+                messages.len().saturating_sub(checked)
+            } else {
+                messages.len()
+            };
+            let verdict = messages.iter().enumerate().find_map(|(at, message)| {
+                // A message that is not an object is dropped on the way out (see `to_parts`).
+                if !message.is_object() {
+                    return None;
+                }
+                let verdict = if at < unchecked {
+                    processor.check_message(message)
+                } else {
+                    Ok(())
+                };
+                verdict
+                    .and_then(|()| watch.observe(message))
+                    .err()
+                    .map(|error| (at, error))
+            });
+            if let Some((at, error)) = verdict {
+                messages.truncate(at);
+                parsed.truncate(index + 1);
+                return Some(vec![error]);
+            }
         }
-        // Each message passed `check_message` in `screen`: only the trees are left.
-        processor.check_trees(&self.sent).err()
+        if ends.next().is_some() {
+            let errors = watch.block_closed();
+            if !errors.is_empty() {
+                return Some(errors);
+            }
+        }
+        None
+    }
+
+    /// The version parts are tagged with (a reply without a processor is text only).
+    fn version(&self) -> ProtocolVersion {
+        self.processor
+            .as_ref()
+            .map_or(ProtocolVersion::V0_9, RequestProcessor::version)
+    }
+
+    /// At the end of an attempt: what the component trees of the whole reply still lack.
+    pub(crate) fn finish(&mut self) -> Option<Vec<ValidationError>> {
+        let errors = self.watch.as_ref()?.finish();
+        (!errors.is_empty()).then_some(errors)
     }
 
     /// The request for the next attempt after `errors`, or why the task fails.
@@ -196,5 +246,134 @@ impl Guard {
                 .with_repair(Repair::new(processor.version(), answer, errors));
         *request = repaired.clone();
         Ok(repaired)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::Message;
+    use crate::generator::Generator;
+    use crate::reply::output::{OutputPipeline, ReplyOutput};
+
+    fn create() -> String {
+        serde_json::json!({"version": "v0.9", "createSurface": {"surfaceId": "s",
+            "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}})
+        .to_string()
+    }
+
+    fn request() -> Request {
+        let processor = Generator::v0_9().negotiate(None).unwrap();
+        Request::new(Message::user("m", vec![Part::text("draw")]), "t", "c").with_a2ui(processor)
+    }
+
+    /// Streams `chunks` through the server's pipeline and `policy`'s guard, as the task
+    /// runner does: the parts sent, and the first problem.
+    fn run(policy: OnInvalid, chunks: &[&str]) -> (Vec<Part>, Option<Vec<ValidationError>>) {
+        let request = request();
+        let policy = RepairPolicy {
+            on_invalid: policy,
+            max_repairs: 2,
+        };
+        let mut guard = policy.guard(&request);
+        let mut sink = ReplyOutput::default().start(&request, true);
+        let mut sent = Vec::new();
+        for chunk in chunks {
+            let (parts, invalid) = guard.screen(sink.push(chunk).unwrap());
+            sent.extend(parts);
+            if invalid.is_some() {
+                return (sent, invalid);
+            }
+        }
+        let (parts, invalid) = guard.screen(sink.finish().unwrap());
+        sent.extend(parts);
+        (sent, invalid.or_else(|| guard.finish()))
+    }
+
+    fn texts(parts: &[Part]) -> String {
+        parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn stray_block() -> String {
+        format!(
+            r#"Here.<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]"#,
+            create()
+        )
+    }
+
+    #[test]
+    fn an_orphan_is_found_when_its_block_closes_before_the_text_after_it() {
+        let later = r#"</a2ui-json>Later text.<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "root", "component": "Column", "children": ["stray"]}]}}]</a2ui-json>"#;
+        let (sent, invalid) = run(OnInvalid::Fail, &[&stray_block(), later]);
+        let errors = invalid.unwrap();
+        assert!(
+            errors[0]
+                .message
+                .contains("component 'stray' is not reachable"),
+            "{errors:?}"
+        );
+        assert_eq!(texts(&sent), "Here.");
+        assert_eq!(sent.len(), 3, "the block's two messages went out: {sent:?}");
+    }
+
+    #[test]
+    fn the_parts_before_a_problem_in_one_read_still_go_out() {
+        let reply = format!("{}</a2ui-json>Later text.", stray_block());
+        let (sent, invalid) = run(OnInvalid::Repair, &[&reply]);
+        assert!(invalid.unwrap()[0].message.contains("not reachable"));
+        assert_eq!(texts(&sent), "Here.");
+    }
+
+    #[test]
+    fn a_child_a_later_block_sends_passes() {
+        let first = format!(
+            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "body"}}]}}}}]</a2ui-json>"#,
+            create()
+        );
+        let last = r#"<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "body", "component": "Text", "text": "hi"}]}}]</a2ui-json>"#;
+        let (sent, invalid) = run(OnInvalid::Fail, &[&first, "Meanwhile.", last]);
+        assert_eq!(invalid, None);
+        assert_eq!(texts(&sent), "Meanwhile.");
+        assert_eq!(sent.len(), 4);
+    }
+
+    #[test]
+    fn a_cycle_holds_back_its_message_and_what_follows_unless_forwarded() {
+        let reply = format!(
+            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "root"}}]}}}}]</a2ui-json>After."#,
+            create()
+        );
+        for policy in [OnInvalid::Repair, OnInvalid::Fail] {
+            let (sent, invalid) = run(policy, &[&reply]);
+            assert!(
+                invalid.unwrap()[0].message.contains("root -> root"),
+                "{policy}"
+            );
+            assert_eq!(sent.len(), 1, "{policy}: only createSurface: {sent:?}");
+        }
+        let (sent, invalid) = run(OnInvalid::Forward, &[&reply]);
+        assert_eq!(invalid, None);
+        assert_eq!(sent.len(), 3);
+    }
+
+    #[test]
+    fn a_repair_request_carries_the_answer_and_the_errors() {
+        let request = request();
+        let mut guard = RepairPolicy::default().guard(&request);
+        guard.record("Hi<a2ui-json>");
+        let error = ValidationError::new("", "broken", Some("s"), None);
+        let next = guard.next(vec![error.clone()]).unwrap();
+        assert_eq!(next.repairs().len(), 1);
+        assert_eq!(next.repairs()[0].answer(), "Hi<a2ui-json>");
+        assert_eq!(next.repairs()[0].errors(), std::slice::from_ref(&error));
+        guard.next(vec![error.clone()]).unwrap();
+        let reason = guard.next(vec![error]).unwrap_err();
+        assert!(reason.contains("after 2 repair turns"), "{reason}");
     }
 }

@@ -82,11 +82,7 @@ impl Request {
     /// order kept).
     #[must_use]
     pub fn with_requested_extensions(mut self, uris: impl IntoIterator<Item = String>) -> Self {
-        for uri in uris {
-            if !self.requested_extensions.contains(&uri) {
-                self.requested_extensions.push(uri);
-            }
-        }
+        extend_unique(&mut self.requested_extensions, uris);
         self
     }
 
@@ -266,5 +262,17 @@ impl Request {
     /// ```
     pub fn repair(&self) -> Option<&Repair> {
         self.repairs.last()
+    }
+}
+
+/// Appends each of `uris` not already in `list`, in order: the one place extension URIs are
+/// de-duplicated. Linear (a set of those seen), so a message listing thousands of URIs costs
+/// no more than reading them.
+pub(crate) fn extend_unique(list: &mut Vec<String>, uris: impl IntoIterator<Item = String>) {
+    let mut seen: std::collections::HashSet<String> = list.iter().cloned().collect();
+    for uri in uris {
+        if seen.insert(uri.clone()) {
+            list.push(uri);
+        }
     }
 }

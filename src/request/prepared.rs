@@ -38,14 +38,12 @@ impl A2uiAdapter {
             message, metadata, ..
         } = send;
         let mut requested_extensions: Vec<String> = Vec::new();
-        for uri in header_extensions
-            .into_iter()
-            .chain(message.extensions.iter().cloned())
-        {
-            if !requested_extensions.contains(&uri) {
-                requested_extensions.push(uri);
-            }
-        }
+        super::extend_unique(
+            &mut requested_extensions,
+            header_extensions
+                .into_iter()
+                .chain(message.extensions.iter().cloned()),
+        );
         let adapted = self.adapt(&requested_extensions, &message);
         Prepared {
             message,

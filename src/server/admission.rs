@@ -68,7 +68,9 @@ pub(crate) fn with_retry_after(mut response: Response, error: &RpcError) -> Resp
 pub(crate) struct Admission {
     max: usize,
     max_per_client: usize,
-    key_header: Option<String>,
+    /// The header the trusted proxies write, and how many entries from its right end the
+    /// client is; `None`: key clients by the peer address.
+    forwarded: Option<(String, usize)>,
     counts: Mutex<Counts>,
     busy_log: Throttle,
 }
@@ -92,7 +94,11 @@ impl Admission {
         Self {
             max: limits.max_running_tasks.max(1),
             max_per_client: limits.max_running_tasks_per_client.max(1),
-            key_header: limits.client_key_header.clone(),
+            forwarded: match (&limits.client_key_header, limits.trusted_proxies) {
+                (None, 0) => None,
+                (None, hops) => Some(("x-forwarded-for".to_owned(), hops)),
+                (Some(header), hops) => Some((header.clone(), hops.max(1))),
+            },
             counts: Mutex::new(Counts::default()),
             busy_log: Throttle::per_second(),
         }
@@ -149,20 +155,34 @@ impl Admission {
         })
     }
 
-    /// The configured header's value, else the peer's IP address; `None` when neither is
-    /// known (a router served without connect info): then only the overall cap applies.
+    /// The client as the trusted proxies name it, else the peer's IP address; `None` when
+    /// neither is known (a router served without connect info): then only the overall cap
+    /// applies.
     fn client_key(&self, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<String> {
-        let from_header: Option<String> = self
-            .key_header
-            .as_deref()
-            .and_then(|name| headers.get(name))
-            .and_then(|value| value.to_str().ok())
-            // The first address of a list such as X-Forwarded-For, bounded in length.
-            .map(|value| value.split(',').next().unwrap_or("").trim())
-            .filter(|value| !value.is_empty())
-            .map(|value| value.chars().take(128).collect());
-        from_header.or_else(|| peer.map(|peer| peer.ip().to_string()))
+        let forwarded = self
+            .forwarded
+            .as_ref()
+            .and_then(|(name, hops)| forwarded_client(headers, name, *hops));
+        forwarded.or_else(|| peer.map(|peer| peer.ip().to_string()))
     }
+}
+
+/// The entry `hops` from the right of the comma-separated lists in the `name` headers (the
+/// leftmost when there are fewer), trimmed and bounded in length: what the outermost of
+/// `hops` trusted proxies appended. A proxy may add its entry as a header line of its own,
+/// so every line counts, in order.
+fn forwarded_client(headers: &HeaderMap, name: &str, hops: usize) -> Option<String> {
+    let mut entries: Vec<&str> = Vec::new();
+    for value in headers.get_all(name) {
+        // A line that is not text cannot be split with confidence: key by the peer instead.
+        let text = value.to_str().ok()?;
+        entries.extend(text.split(',').map(str::trim));
+    }
+    let at = entries.len().saturating_sub(hops.max(1));
+    entries
+        .get(at)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| entry.chars().take(128).collect())
 }
 
 impl Permit {
@@ -244,5 +264,53 @@ mod tests {
         assert!(admission.admit(&from("c"), none).is_err());
         drop(b);
         assert!(admission.admit(&from("c"), none).is_ok());
+    }
+
+    #[test]
+    fn the_client_is_the_entry_the_trusted_proxies_appended_not_the_leftmost() {
+        let forwarded = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("x-forwarded-for", value.parse().unwrap());
+            headers
+        };
+        let behind = |hops| {
+            Admission::new(&Limits {
+                trusted_proxies: hops,
+                ..Limits::default()
+            })
+        };
+        let peer = Some(SocketAddr::from(([10, 0, 0, 1], 4000)));
+        // The client wrote "1.1.1.1"; the one proxy appended the address it saw.
+        let spoofed = forwarded("1.1.1.1, 203.0.113.7");
+        assert_eq!(
+            behind(1).client_key(&spoofed, peer).as_deref(),
+            Some("203.0.113.7")
+        );
+        assert_eq!(
+            behind(2).client_key(&spoofed, peer).as_deref(),
+            Some("1.1.1.1")
+        );
+        // Fewer entries than hops: all were appended by trusted proxies.
+        assert_eq!(
+            behind(3).client_key(&spoofed, peer).as_deref(),
+            Some("1.1.1.1")
+        );
+        // No trusted proxy: the header is the client's, never read.
+        assert_eq!(
+            behind(0).client_key(&spoofed, peer).as_deref(),
+            Some("10.0.0.1")
+        );
+        // Lines added by different proxies count in order.
+        let mut lines = forwarded("6.6.6.6");
+        lines.append("x-forwarded-for", "198.51.100.2".parse().unwrap());
+        assert_eq!(
+            behind(1).client_key(&lines, peer).as_deref(),
+            Some("198.51.100.2")
+        );
+        // No header: the peer.
+        assert_eq!(
+            behind(1).client_key(&HeaderMap::new(), peer).as_deref(),
+            Some("10.0.0.1")
+        );
     }
 }

@@ -1,10 +1,11 @@
-//! Who may call the agent, as tower layers: a shared secret on the JSON-RPC endpoint, and
-//! CORS for the browser origins allowed to call it.
+//! Who may call the agent, as tower layers: a shared secret on the agent's API, and CORS for
+//! the browser origins allowed to call it.
 //!
 //! The secret is accepted as a bearer token (`Authorization: Bearer <token>`) or an API key
 //! (`X-API-Key: <token>`), and the card declares both in `securitySchemes`/`security` so
-//! clients know what to send. Only the JSON-RPC endpoint is guarded: the card stays public,
-//! since clients read it to learn how to authenticate. Without allowed origins (the default)
+//! clients know what to send. Both bindings are guarded, the JSON-RPC endpoint and every
+//! HTTP+JSON route (`/message:send`, `/tasks`, the extended card...); the agent card and the
+//! web page stay public, since clients read the card to learn how to authenticate. Without allowed origins (the default)
 //! no CORS header is sent and browsers keep other sites from reading any answer.
 
 use std::collections::BTreeMap;

@@ -1,44 +1,30 @@
 //! Server errors: building the server, and the failures a JSON-RPC call can end in.
 
-use std::fmt;
-
 use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::RpcError;
 use crate::a2a::v0_3::WireError;
 use crate::task::TaskError;
 
 /// Why [`ServerBuilder::build`](super::ServerBuilder::build) failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// No agent card was given.
+    #[error("the server needs an agent card: call .card()")]
     MissingCard,
     /// No agent was given.
+    #[error("the server needs an agent: call .agent()")]
     MissingAgent,
     /// The default final state is not one a task can stop in.
+    #[error(
+        "final state {0} is not a state a task can stop in \
+         (use input-required, auth-required or a terminal state)"
+    )]
     InvalidFinalState(TaskState),
     /// The `default_capabilities` are not an A2UI capabilities object; the reason.
+    #[error("the default A2UI capabilities are malformed: {0}")]
     InvalidDefaultCapabilities(String),
 }
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::MissingCard => f.write_str("the server needs an agent card: call .card()"),
-            BuildError::MissingAgent => f.write_str("the server needs an agent: call .agent()"),
-            BuildError::InvalidFinalState(state) => write!(
-                f,
-                "final state {state} is not a state a task can stop in \
-                 (use input-required, auth-required or a terminal state)"
-            ),
-            BuildError::InvalidDefaultCapabilities(reason) => {
-                write!(f, "the default A2UI capabilities are malformed: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
 
 /// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in
 /// exactly one place, [`ApiError::into_rpc`].

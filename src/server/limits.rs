@@ -55,14 +55,22 @@ pub struct Limits {
     pub max_running_tasks: usize,
     /// The most tasks one client may have running at once (default 64).
     pub max_running_tasks_per_client: usize,
-    /// The request header naming the client for `max_running_tasks_per_client` (for
-    /// instance `X-Forwarded-For` behind a proxy); `None` (the default) keys clients by
-    /// their peer IP address, which the [`router`](super::A2uiServer::router) reads from
-    /// axum's `ConnectInfo<SocketAddr>`: [`A2uiServer::serve`](super::A2uiServer::serve)
-    /// sets it, and so does `axum::serve` given
-    /// `router.into_make_service_with_connect_info::<SocketAddr>()`. A request with neither
-    /// header nor peer address (a router served without connect info) counts only against
-    /// `max_running_tasks`.
+    /// How many proxies in front of the server are trusted to append the address they
+    /// received a request from to `X-Forwarded-For` (default 0). With 0, clients are keyed
+    /// for `max_running_tasks_per_client` by their peer IP address, which the
+    /// [`router`](super::A2uiServer::router) reads from axum's `ConnectInfo<SocketAddr>`:
+    /// [`A2uiServer::serve`](super::A2uiServer::serve) sets it, and so does `axum::serve`
+    /// given `router.into_make_service_with_connect_info::<SocketAddr>()`. With `N`, the
+    /// client is the `N`th address from the right of the header (the leftmost, if it holds
+    /// fewer): the entry the outermost trusted proxy appended. The entries left of it are
+    /// written by the client, who can put anything there, so they are never read. A request
+    /// with neither header nor peer address (a router served without connect info) counts
+    /// only against `max_running_tasks`.
+    pub trusted_proxies: usize,
+    /// The header the trusted proxies write the client into instead of `X-Forwarded-For`
+    /// (for instance `X-Real-IP`); read like it, right to left, with at least one trusted
+    /// hop: a proxy that sets a header of one value makes it the key. `None` (the default):
+    /// `X-Forwarded-For` when `trusted_proxies` is above 0, else the peer address.
     pub client_key_header: Option<String>,
     /// The most parts one message may have (default 100); more is a -32602 error (400 on
     /// the HTTP+JSON binding), found while the body is read, before it is decoded.
@@ -115,6 +123,7 @@ impl Default for Limits {
             drain_deadline: Self::DEFAULT_DRAIN_DEADLINE,
             max_running_tasks: Self::DEFAULT_MAX_RUNNING_TASKS,
             max_running_tasks_per_client: Self::DEFAULT_MAX_RUNNING_TASKS_PER_CLIENT,
+            trusted_proxies: 0,
             client_key_header: None,
             max_parts_per_message: DecodeBudget::DEFAULT_MAX_PARTS,
             max_part_bytes: DecodeBudget::DEFAULT_MAX_PART_BYTES,

@@ -233,6 +233,7 @@ pub struct ServerBuilder {
     body_limit: usize,
     cancel_on_disconnect: bool,
     max_history: usize,
+    max_subscribers: usize,
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -258,6 +259,7 @@ impl Default for ServerBuilder {
             body_limit: ServerBuilder::DEFAULT_BODY_LIMIT,
             cancel_on_disconnect: false,
             max_history: ServerBuilder::DEFAULT_MAX_HISTORY,
+            max_subscribers: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS,
             store: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
@@ -284,6 +286,7 @@ impl fmt::Debug for ServerBuilder {
             .field("body_limit", &self.body_limit)
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
+            .field("max_subscribers", &self.max_subscribers)
             .field("limits", &self.limits)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth_token.is_some())
@@ -308,6 +311,8 @@ impl ServerBuilder {
     pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
     /// Default number of messages a task's history keeps: 256.
     pub const DEFAULT_MAX_HISTORY: usize = 256;
+    /// The default of [`max_subscribers_per_task`](Self::max_subscribers_per_task).
+    pub const DEFAULT_MAX_SUBSCRIBERS: usize = 16;
 
     /// The agent card (required).
     pub fn card(mut self, card: AgentCard) -> Self {
@@ -360,6 +365,15 @@ impl ServerBuilder {
     /// sees the kept ones in [`Request::history`](crate::request::Request::history).
     pub fn max_history(mut self, messages: usize) -> Self {
         self.max_history = messages.max(1);
+        self
+    }
+
+    /// The most streams that may follow one running task at once (default 16, at least 1):
+    /// the client that started it and those that resubscribed. One more resubscribe gets the
+    /// "server busy" error (-32000, HTTP 503). Each stream is fed on its own; one that stops
+    /// reading is cut off without slowing the task or the other streams.
+    pub fn max_subscribers_per_task(mut self, subscribers: usize) -> Self {
+        self.max_subscribers = subscribers.max(1);
         self
     }
 
@@ -455,9 +469,9 @@ impl ServerBuilder {
         self
     }
 
-    /// Requires `token` on every JSON-RPC request, as `Authorization: Bearer <token>` or
-    /// `X-API-Key: <token>` (401 otherwise); the card declares both schemes and stays
-    /// public. Default: no authentication.
+    /// Requires `token` on every request to the agent's API (JSON-RPC and HTTP+JSON alike),
+    /// as `Authorization: Bearer <token>` or `X-API-Key: <token>` (401 otherwise); the card
+    /// declares both schemes and stays public. Default: no authentication.
     pub fn auth_token(mut self, token: impl Into<String>) -> Self {
         self.auth_token = Some(token.into());
         self
@@ -521,6 +535,7 @@ impl ServerBuilder {
             self.final_state,
         )
         .with_max_history(self.max_history)
+        .with_max_subscribers(self.max_subscribers)
         .with_repair(self.repair);
         Ok(A2uiServer {
             state: Arc::new(ServerState {

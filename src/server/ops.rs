@@ -4,16 +4,18 @@
 //! these, and encode what comes back for their caller; the checks (push config, accepted
 //! output modes), the request step and the task layer are the same for every caller.
 
+use std::task::Poll;
+
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 
 use super::ServerState;
+use super::admission::Permit;
 use super::error::ApiError;
-use std::task::Poll;
-
 use super::sse::{self, CancelOnDrop, Framing, Opened};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{Message, SendRequest, StreamEvent, Task};
+use crate::request::prepared::Prepared;
 use crate::task::Begun;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
@@ -36,11 +38,9 @@ pub(crate) async fn send(
     headers: &HeaderMap,
     send: SendRequest,
 ) -> Result<Sent, ApiError> {
-    check_send(state, &send)?;
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::admission::peer())?;
-    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let (permit, prepared) = admit(state, headers, send)?;
     let started = match state.tasks.start(prepared, false, blocking).await? {
         Begun::Task(started) => started,
         Begun::Message { message, activated } => {
@@ -78,10 +78,8 @@ pub(crate) async fn stream(
     send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    check_send(state, &send)?;
     let history_length = send.configuration.history_length;
-    let permit = state.admission.admit(headers, super::admission::peer())?;
-    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let (permit, prepared) = admit(state, headers, send)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
     let cancel_on_disconnect = state.cancel_on_disconnect;
@@ -120,6 +118,19 @@ pub(crate) async fn stream(
         }
     };
     Ok(with_extensions_header(response, &activated))
+}
+
+/// Checks `send`, takes a place for it under the running-task caps and runs the request
+/// step; the caller holds the place until the run ends (or drops it when no task runs).
+fn admit(
+    state: &ServerState,
+    headers: &HeaderMap,
+    send: SendRequest,
+) -> Result<(Permit, Prepared), ApiError> {
+    check_send(state, &send)?;
+    let permit = state.admission.admit(headers, super::admission::peer())?;
+    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    Ok((permit, prepared))
 }
 
 /// Streams the events of task `id` from now on, starting with the task as it is.

@@ -209,14 +209,12 @@ async fn run(
     stop.send_replace(true);
     let drained = tokio::time::timeout(limits.drain_deadline, async {
         while connections.join_next().await.is_some() {}
-        while tasks.running_count().await > 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        tasks.wait_idle().await;
     })
     .await
     .is_ok();
     if !drained {
-        let running = tasks.running_count().await;
+        let running = tasks.running_count();
         tracing::warn!(
             connections = connections.len(),
             tasks = running,

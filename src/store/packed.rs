@@ -78,7 +78,7 @@ impl Packed {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Other`] if the body does not decode (a bug: the store wrote it).
+    /// [`StoreError::Corrupt`] if the body does not decode (a bug: the store wrote it).
     pub(crate) fn unpack(&self) -> Result<Task, StoreError> {
         self.unpack_wanted(Wanted::ALL)
     }
@@ -88,14 +88,10 @@ impl Packed {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Other`] if the body does not decode (a bug: the store wrote it).
+    /// [`StoreError::Corrupt`] if the body does not decode (a bug: the store wrote it).
     pub(crate) fn unpack_wanted(&self, wanted: Wanted) -> Result<Task, StoreError> {
-        let corrupt = |what: &dyn std::fmt::Display| {
-            StoreError::Other(format!(
-                "task {} cannot be read back: {what}",
-                self.header.id
-            ))
-        };
+        let corrupt =
+            |what: &dyn std::fmt::Display| StoreError::corrupt("memory", &self.header.id, what);
         let body: Body<'_> = serde_json::from_str(&self.body).map_err(|e| corrupt(&e))?;
         let kept = KeptJson {
             message: body.message.map(RawValue::get),

@@ -83,7 +83,7 @@ pub(super) struct Row {
 }
 
 fn corrupt(engine: &str, id: &str, what: impl std::fmt::Display) -> StoreError {
-    StoreError::Other(format!("{engine}: task {id} cannot be read back: {what}"))
+    StoreError::corrupt(engine, id, what)
 }
 
 impl Row {

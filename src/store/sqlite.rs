@@ -104,8 +104,10 @@ impl Worker {
                     job(&mut connection);
                 }
             })
-            .map_err(|error| {
-                StoreError::Other(format!("sqlite: cannot start its thread: {error}"))
+            .map_err(|error| StoreError::Io {
+                engine: ENGINE,
+                doing: "start its thread",
+                source: Arc::new(error),
             })?;
         Ok(Self { jobs })
     }
@@ -123,7 +125,7 @@ impl std::fmt::Debug for SqliteStore {
 const ENGINE: &str = "sqlite";
 
 fn sql_error(error: rusqlite::Error) -> StoreError {
-    StoreError::Other(format!("sqlite: {error}"))
+    StoreError::database(ENGINE, error)
 }
 
 impl SqliteStore {
@@ -141,7 +143,8 @@ impl SqliteStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Other`] when the file cannot be opened or was written by a newer
+    /// [`StoreError::Database`] when the file cannot be opened, [`StoreError::NewerSchema`]
+    /// when it was written by a newer
     /// version of this crate.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let connection = Connection::open(path).map_err(sql_error)?;
@@ -152,7 +155,7 @@ impl SqliteStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Other`] when SQLite cannot start.
+    /// [`StoreError::Database`] when SQLite cannot start.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let connection = Connection::open_in_memory().map_err(sql_error)?;
         Self::with_connection(connection, SystemTime::now())
@@ -235,14 +238,15 @@ impl SqliteStore {
     ) -> BoxFuture<'static, Result<T, StoreError>> {
         let jobs = self.worker.jobs.clone();
         Box::pin(async move {
-            let stopped = || StoreError::Other("sqlite: the store's thread has stopped".into());
+            let stopped = || StoreError::Unavailable {
+                engine: ENGINE,
+                reason: "the store's thread has stopped",
+            };
             let (answer, answered) = oneshot::channel();
             let job: Job = Box::new(move |connection| {
                 // A panic fails this call, not the thread every later call needs.
-                let result =
-                    catch_unwind(AssertUnwindSafe(|| job(connection))).unwrap_or_else(|_| {
-                        Err(StoreError::Other("sqlite: a store call panicked".into()))
-                    });
+                let result = catch_unwind(AssertUnwindSafe(|| job(connection)))
+                    .unwrap_or_else(|_| Err(StoreError::Panicked { engine: ENGINE }));
                 // The caller may have gone (its request was dropped): nothing to tell.
                 let _ = answer.send(result);
             });
@@ -271,9 +275,11 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
         .map_err(sql_error)?;
     let known = MIGRATIONS.len() as i64;
     if applied > known {
-        return Err(StoreError::Other(format!(
-            "the task database has schema version {applied}; this a2ui-agent knows up to {known}"
-        )));
+        return Err(StoreError::NewerSchema {
+            engine: ENGINE,
+            found: applied,
+            known,
+        });
     }
     for (index, step) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
         let transaction = connection.transaction().map_err(sql_error)?;
@@ -589,7 +595,7 @@ mod tests {
 
         let panicked = block_on(store.blocking(|_| -> Result<(), StoreError> { panic!("bug") }));
         assert!(
-            matches!(panicked, Err(StoreError::Other(_))),
+            matches!(panicked, Err(StoreError::Panicked { .. })),
             "{panicked:?}"
         );
         block_on(store.put(task("after", TaskState::Working, 1))).unwrap();

@@ -16,7 +16,7 @@ use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
 use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
 use crate::reply::Guard;
-use crate::reply::output::OutputError;
+use crate::reply::output::{Batch, OutputError};
 use crate::request::Request;
 
 /// How many bytes of agent output that are already waiting are read as one chunk at most.
@@ -132,12 +132,12 @@ impl TaskManager {
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
             };
             answer.guard.record(&chunk);
-            if let Some(end) = self.take(answer, sink.push_checked(&chunk), false).await {
+            if let Some(end) = self.take(answer, sink.push(&chunk), false).await {
                 // Dropping the rest of the reply stops the agent (and its model).
                 return end;
             }
         }
-        let last = sink.finish().map(|new| (new, 0));
+        let last = sink.finish();
         if let Some(end) = self.take(answer, last, true).await {
             return end;
         }
@@ -167,14 +167,14 @@ impl TaskManager {
     async fn take(
         &self,
         answer: &mut Answer<'_>,
-        fed: Result<(Vec<Part>, usize), OutputError>,
+        fed: Result<Batch, OutputError>,
         last: bool,
     ) -> Option<Attempt> {
-        let (new, checked) = match fed {
+        let batch = match fed {
             Ok(fed) => fed,
             Err(error) => return Some(self.fail_after(answer, error).await),
         };
-        let (new, invalid) = answer.guard.screen(new, checked);
+        let (new, invalid) = answer.guard.screen(batch);
         self.progress(answer, new).await;
         let invalid = match invalid {
             None if last => answer.guard.finish(),
@@ -186,15 +186,27 @@ impl TaskManager {
     /// The outcome of a run whose agent failed.
     fn failed(&self, running: &Running, failure: Failure) -> Outcome {
         match failure {
-            Failure::Agent(error) => Outcome::Failed(error.message().to_owned()),
+            Failure::Agent(error) => Outcome::Failed(self.shown(&error)),
             Failure::Panic(panic) => panicked(running, &*panic),
         }
+    }
+
+    /// What the client is told of the agent's `error`: its message, and when it has a
+    /// detail (logged here, never sent) the id the log names it by.
+    fn shown(&self, error: &AgentError) -> String {
+        let Some(detail) = error.detail() else {
+            return error.message().to_owned();
+        };
+        let error_id = self.ids.new_id();
+        tracing::error!(%error_id, %detail, "the agent failed");
+        let message = error.message().trim_end_matches('.');
+        format!("{message} (error id {error_id}).")
     }
 
     /// Sends what the read completed before `error` (text before a broken block, say), then
     /// fails the attempt with the error's reason.
     async fn fail_after(&self, answer: &mut Answer<'_>, error: OutputError) -> Attempt {
-        let (before, _) = answer.guard.screen(error.before, 0);
+        let (before, _) = answer.guard.screen(error.before);
         self.progress(answer, before).await;
         Attempt::Done(Outcome::Failed(error.reason))
     }

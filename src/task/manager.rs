@@ -48,9 +48,13 @@ pub(crate) struct TaskManager {
     pub(super) max_history: usize,
     /// What happens to an A2UI message that does not validate.
     pub(super) repair: RepairPolicy,
+    /// The most stream subscribers one running task may have (at least 1).
+    pub(super) max_subscribers: usize,
     /// The tasks running here. A `std` mutex: it is only held to look up, register or
     /// remove an entry, never across an `.await` (see [`TaskManager::running`]).
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Wakes those waiting for the running map to empty (a server shutting down).
+    idle: Notify,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
     claims: Mutex<HashSet<String>>,
     /// Wakes those waiting for a claim.
@@ -95,7 +99,9 @@ impl TaskManager {
             final_state,
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
+            max_subscribers: usize::MAX,
             running: Mutex::new(HashMap::new()),
+            idle: Notify::new(),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),
             cluster,
@@ -107,6 +113,13 @@ impl TaskManager {
     /// Keeps at most `max` messages of each task's history (at least 1: the current one).
     pub(crate) fn with_max_history(mut self, max: usize) -> Self {
         self.max_history = max.max(1);
+        self
+    }
+
+    /// Lets at most `max` stream subscribers follow one running task (at least 1: the
+    /// client that started it); more get [`TaskError::TooManySubscribers`].
+    pub(crate) fn with_max_subscribers(mut self, max: usize) -> Self {
+        self.max_subscribers = max.max(1);
         self
     }
 
@@ -139,6 +152,21 @@ impl TaskManager {
         let mut map = self.running();
         if map.get(id).is_some_and(|entry| Arc::ptr_eq(entry, running)) {
             map.remove(id);
+            if map.is_empty() {
+                self.idle.notify_waiters();
+            }
+        }
+    }
+
+    /// Waits until no task runs here.
+    pub(crate) async fn wait_idle(&self) {
+        loop {
+            // Registered before looking, so an emptying between the two is not missed.
+            let emptied = self.idle.notified();
+            if self.running().is_empty() {
+                return;
+            }
+            emptied.await;
         }
     }
 

@@ -16,6 +16,7 @@
 
 mod answer;
 mod cancel;
+mod fanout;
 mod ids;
 mod kinds;
 mod lifecycle;
@@ -23,9 +24,9 @@ pub(crate) mod manager;
 mod read;
 mod run;
 mod running;
-mod start;
+pub(crate) mod start;
 
-use std::fmt;
+use std::sync::Arc;
 
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
 pub(crate) use kinds::Begun;
@@ -36,21 +37,27 @@ use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::store::StoreError;
 
 /// Why a task operation was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum TaskError {
     /// No task with this id (-32001).
+    #[error("Task not found: {id}")]
     NotFound {
         /// The id asked for.
         id: String,
     },
-    /// Cancel of a task that already stopped (-32002).
+    /// Cancel of a task that cannot be canceled: it already ended, or the instance that runs
+    /// it did not stop it in time (-32002).
+    #[error("Task cannot be canceled: {id} is {state}")]
     NotCancelable {
         /// The task.
         id: String,
-        /// Its terminal state.
+        /// The state it was in when the cancel was refused: a terminal one, or `submitted`
+        /// or `working` when the instance running it did not cancel it in time.
         state: TaskState,
     },
     /// A message or resubscribe to a task that already stopped (-32004).
+    #[error("Unsupported operation: task {id} is {state}")]
     Terminal {
         /// The task.
         id: String,
@@ -58,6 +65,7 @@ pub enum TaskError {
         state: TaskState,
     },
     /// A message to a task the agent is still working on (-32004).
+    #[error("Unsupported operation: task {id} is {state}; wait for it to ask for input")]
     Busy {
         /// The task.
         id: String,
@@ -65,6 +73,7 @@ pub enum TaskError {
         state: TaskState,
     },
     /// The message's `contextId` is not the task's (-32602).
+    #[error("params.message.contextId: {given:?} is not the context {expected:?} of task {id}")]
     ContextMismatch {
         /// The task.
         id: String,
@@ -74,57 +83,32 @@ pub enum TaskError {
         given: String,
     },
     /// A transition the lifecycle forbids (-32603: a server bug).
+    #[error("illegal task transition from {from} to {to}")]
     IllegalTransition {
         /// The state the task is in.
         from: TaskState,
         /// The state asked for.
         to: TaskState,
     },
+    /// A resubscribe to a task that already has as many stream subscribers as the server
+    /// lets one task have (-32000, "server busy": retry later).
+    #[error("Server busy: task {id} has as many stream subscribers as it may ({max}); retry later")]
+    TooManySubscribers {
+        /// The task.
+        id: String,
+        /// The server's cap.
+        max: usize,
+    },
     /// A `ListTasks` page token this server did not write (-32602).
+    #[error("params.pageToken: not a page token this server wrote")]
     BadPageToken,
     /// The task store failed (-32603).
-    Store(StoreError),
-}
-
-impl fmt::Display for TaskError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskError::NotFound { id } => write!(f, "Task not found: {id}"),
-            TaskError::NotCancelable { id, state } => {
-                write!(f, "Task cannot be canceled: {id} is {state}")
-            }
-            TaskError::Terminal { id, state } => {
-                write!(f, "Unsupported operation: task {id} is {state}")
-            }
-            TaskError::Busy { id, state } => write!(
-                f,
-                "Unsupported operation: task {id} is {state}; wait for it to ask for input"
-            ),
-            TaskError::ContextMismatch {
-                id,
-                expected,
-                given,
-            } => write!(
-                f,
-                "params.message.contextId: {given:?} is not the context {expected:?} of task {id}"
-            ),
-            TaskError::IllegalTransition { from, to } => {
-                write!(f, "illegal task transition from {from} to {to}")
-            }
-            TaskError::BadPageToken => {
-                f.write_str("params.pageToken: not a page token this server wrote")
-            }
-            TaskError::Store(error) => write!(f, "task store: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for TaskError {}
-
-impl From<StoreError> for TaskError {
-    fn from(error: StoreError) -> Self {
-        TaskError::Store(error)
-    }
+    #[error("task store: {0}")]
+    Store(#[from] StoreError),
+    /// Starting the task stopped before it was stored and running (it panicked, or the
+    /// runtime is shutting down) (-32603).
+    #[error("starting the task stopped: {0}")]
+    StartStopped(#[source] Arc<tokio::task::JoinError>),
 }
 
 impl From<TaskError> for RpcError {
@@ -134,6 +118,7 @@ impl From<TaskError> for RpcError {
             TaskError::NotCancelable { .. } => ErrorCode::TaskNotCancelable,
             TaskError::Terminal { .. } | TaskError::Busy { .. } => ErrorCode::UnsupportedOperation,
             TaskError::ContextMismatch { .. } | TaskError::BadPageToken => ErrorCode::InvalidParams,
+            TaskError::TooManySubscribers { .. } => ErrorCode::ServerBusy,
             TaskError::Store(StoreError::Unsupported(_)) => ErrorCode::UnsupportedOperation,
             TaskError::Store(full) if full.is_full() => {
                 // How full is none of the client's business; it only needs to retry.
@@ -142,7 +127,9 @@ impl From<TaskError> for RpcError {
                     "Server busy: the task store is full of running tasks; retry later",
                 );
             }
-            TaskError::IllegalTransition { .. } | TaskError::Store(_) => {
+            TaskError::IllegalTransition { .. }
+            | TaskError::Store(_)
+            | TaskError::StartStopped(_) => {
                 return RpcError::internal();
             }
         };
@@ -151,7 +138,8 @@ impl From<TaskError> for RpcError {
             | TaskError::NotCancelable { id, .. }
             | TaskError::Terminal { id, .. }
             | TaskError::Busy { id, .. }
-            | TaskError::ContextMismatch { id, .. } => Some(id.clone()),
+            | TaskError::ContextMismatch { id, .. }
+            | TaskError::TooManySubscribers { id, .. } => Some(id.clone()),
             _ => None,
         };
         let rpc = RpcError::new(code, error.to_string());

@@ -16,7 +16,7 @@ pub(crate) struct Subscription {
 
 impl TaskManager {
     /// How many tasks run now.
-    pub(crate) async fn running_count(&self) -> usize {
+    pub(crate) fn running_count(&self) -> usize {
         self.running().len()
     }
 
@@ -54,7 +54,12 @@ impl TaskManager {
     /// the events that follow.
     pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
         if let Some(running) = self.entry(id) {
-            let (snapshot, events) = running.subscribe();
+            let (snapshot, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
+                TaskError::TooManySubscribers {
+                    id: id.to_owned(),
+                    max: self.max_subscribers,
+                }
+            })?;
             return Ok(Subscription {
                 snapshot,
                 events: Some(events),

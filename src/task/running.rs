@@ -1,25 +1,18 @@
 //! A task while its agent runs: the live snapshot and the fan-out of its events.
 //!
-//! A [`Running`] entry holds the task's current snapshot, one bounded channel per stream
-//! subscriber, a cancel signal and a "done" signal. Events are never dropped: the runner waits
-//! for a slow subscriber (backpressure reaches the agent's stream), and only a subscriber that
-//! takes no event for [`SLOW_SUBSCRIBER`] is cut off.
+//! A [`Running`] entry holds the task's current snapshot, its stream subscribers (see
+//! [`super::fanout`]: each fed on its own, one that stops reading cut off), a cancel signal
+//! and a "done" signal.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::fanout::{STALL, Subscribers};
 use crate::a2a::{StreamEvent, Task};
 
 /// An event shared by every subscriber (one allocation, however many streams).
 pub(crate) type SharedEvent = Arc<StreamEvent>;
-
-/// How many events may wait for one stream subscriber before the runner waits for it.
-const EVENT_BUFFER: usize = 64;
-
-/// How long the runner waits for a subscriber that takes no event before cutting it off.
-const SLOW_SUBSCRIBER: Duration = Duration::from_secs(30);
 
 /// A task the agent is working on.
 pub(crate) struct Running {
@@ -35,13 +28,15 @@ pub(crate) struct Running {
 struct Shared {
     /// The task as it is now; its status holds the one copy of its state.
     task: Task,
-    subscribers: Vec<mpsc::Sender<SharedEvent>>,
+    subscribers: Subscribers,
 }
 
 /// An event and the subscribers it goes to, taken atomically with the task change.
 pub(crate) struct Delivery {
     event: SharedEvent,
-    to: Vec<mpsc::Sender<SharedEvent>>,
+    /// The subscribers' mark when the change was made: those added later got it in their
+    /// snapshot.
+    upto: u64,
 }
 
 impl Delivery {
@@ -80,7 +75,7 @@ impl Running {
             published,
             shared: Mutex::new(Shared {
                 task,
-                subscribers: Vec::new(),
+                subscribers: Subscribers::default(),
             }),
             cancel: Mutex::new(Some(cancel)),
             done: watch::Sender::new(None),
@@ -108,33 +103,40 @@ impl Running {
         let mut shared = self.lock();
         let Shared { task, subscribers } = &mut *shared;
         let event = change(task)?;
-        subscribers.retain(|subscriber| !subscriber.is_closed());
-        if subscribers.is_empty() && !self.published {
+        if subscribers.live() == 0 && !self.published {
             return None;
         }
         Some(Delivery {
             event: Arc::new(event(task)),
-            to: subscribers.clone(),
+            upto: subscribers.mark(),
         })
     }
 
-    /// Sends an event to its subscribers, waiting for slow ones; a subscriber that takes
-    /// nothing for [`SLOW_SUBSCRIBER`] is cut off (its stream ends with an error).
+    /// Sends an event to its subscribers (see [`super::fanout`]): waits only for full ones
+    /// that were reading lately, all at once, each at most [`STALL`]; cuts off the others.
     pub(super) async fn deliver(&self, delivery: Option<Delivery>) {
-        let Some(Delivery { event, to }) = delivery else {
+        let Some(Delivery { event, upto }) = delivery else {
             return;
         };
-        for subscriber in to {
-            match tokio::time::timeout(SLOW_SUBSCRIBER, subscriber.send(event.clone())).await {
-                Ok(Ok(())) | Ok(Err(_)) => {}
-                Err(_) => {
-                    tracing::debug!("cutting off a stream subscriber that stopped reading");
-                    self.lock()
-                        .subscribers
-                        .retain(|kept| !kept.same_channel(&subscriber));
-                }
-            }
+        let full = self
+            .lock()
+            .subscribers
+            .offer(&event, upto, tokio::time::Instant::now());
+        if full.is_empty() {
+            return;
         }
+        let sends = full
+            .iter()
+            .map(|full| tokio::time::timeout(STALL, full.sender.send(event.clone())));
+        let sent = futures::future::join_all(sends).await;
+        let waited: Vec<(u64, bool)> = full
+            .iter()
+            .zip(sent)
+            .map(|(full, sent)| (full.id, sent.is_ok()))
+            .collect();
+        self.lock()
+            .subscribers
+            .waited(&waited, tokio::time::Instant::now());
     }
 
     /// The task as it is now.
@@ -142,12 +144,15 @@ impl Running {
         self.lock().task.clone()
     }
 
-    /// The task as it is now and a receiver of every later event.
-    pub(crate) fn subscribe(&self) -> (Task, mpsc::Receiver<SharedEvent>) {
-        let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
+    /// The task as it is now and a receiver of every later event, unless `max` subscribers
+    /// already listen (then `None`).
+    pub(crate) fn subscribe(&self, max: usize) -> Option<(Task, mpsc::Receiver<SharedEvent>)> {
         let mut shared = self.lock();
-        shared.subscribers.push(sender);
-        (shared.task.clone(), receiver)
+        if shared.subscribers.live() >= max {
+            return None;
+        }
+        let receiver = shared.subscribers.add();
+        Some((shared.task.clone(), receiver))
     }
 
     /// Asks the runner to stop the agent and cancel the task (once; later calls do nothing).

@@ -18,7 +18,6 @@ use super::run::Job;
 use super::running::Running;
 use crate::a2a::{Message, Task, TaskState, TaskStatus};
 use crate::request::prepared::{Decided, Prepared};
-use crate::store::StoreError;
 
 /// A freshly started (or continued) task.
 pub(crate) struct Started {
@@ -79,11 +78,9 @@ impl TaskManager {
         let mut begin = Box::pin(self.clone().begin(message, source, stream));
         let started = match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
-            Poll::Pending => tokio::spawn(begin).await.unwrap_or_else(|joined| {
-                Err(TaskError::Store(StoreError::Other(format!(
-                    "starting the task stopped: {joined}"
-                ))))
-            }),
+            Poll::Pending => tokio::spawn(begin)
+                .await
+                .unwrap_or_else(|joined| Err(TaskError::StartStopped(Arc::new(joined)))),
         };
         started.map(Begun::Task)
     }
@@ -125,7 +122,10 @@ impl TaskManager {
         let task = task.with_history_length(Some(self.max_history));
         self.store_opened(read.as_ref(), &task).await?;
         let (running, stop) = Running::start(task.clone(), self.cluster.is_some());
-        let events = stream.then(|| running.subscribe().1);
+        let events = stream
+            .then(|| running.subscribe(self.max_subscribers))
+            .flatten()
+            .map(|(_, events)| events);
         self.register(&task.id, running.clone());
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");

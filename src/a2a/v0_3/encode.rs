@@ -1,5 +1,6 @@
 //! Model → A2A 0.3 JSON: `kind` tags, camelCase names, optional members left out when empty.
 
+use crate::a2a::wire_value as to_value;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -114,11 +115,6 @@ fn wire_part(part: &Part) -> WirePart<'_> {
             }
         }
     }
-}
-
-fn to_value(wire: impl Serialize) -> Value {
-    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
-    serde_json::to_value(wire).unwrap_or(Value::Null)
 }
 
 /// Encodes a message.

@@ -6,7 +6,6 @@
 //! carry the path. Unknown members are ignored; `null` counts as absent. Encoding writes the
 //! `kind` tags and camelCase names of the 0.3 schema.
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -25,7 +24,8 @@ use super::{
 };
 
 /// A request member that is missing or has the wrong type, with its path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {}", .problem.describe())]
 pub struct WireError {
     path: String,
     problem: Problem,
@@ -38,24 +38,23 @@ enum Problem {
     UnknownKind(String),
 }
 
+impl Problem {
+    /// What is wrong, after the member's path.
+    fn describe(&self) -> String {
+        match self {
+            Problem::Missing => "missing".to_owned(),
+            Problem::Expected(what) => format!("expected {what}"),
+            Problem::UnknownKind(kind) => format!("unknown kind {kind:?}"),
+        }
+    }
+}
+
 impl WireError {
     /// The path of the offending member, e.g. `params.message.messageId`.
     pub fn path(&self) -> &str {
         &self.path
     }
 }
-
-impl fmt::Display for WireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.problem {
-            Problem::Missing => write!(f, "{}: missing", self.path),
-            Problem::Expected(what) => write!(f, "{}: expected {what}", self.path),
-            Problem::UnknownKind(kind) => write!(f, "{}: unknown kind {kind:?}", self.path),
-        }
-    }
-}
-
-impl std::error::Error for WireError {}
 
 impl From<WireError> for RpcError {
     fn from(error: WireError) -> Self {

@@ -1,5 +1,6 @@
 //! The model → ProtoJSON: borrowed wire structs, serialized once, nothing cloned twice.
 
+use crate::a2a::wire_value as to_value;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -205,11 +206,6 @@ fn artifact(artifact: &Artifact) -> WireArtifact<'_> {
         metadata: artifact.metadata.as_ref(),
         extensions: &artifact.extensions,
     }
-}
-
-fn to_value(wire: impl Serialize) -> Value {
-    // Serializing borrowed strings and JSON values into a `Value` cannot fail.
-    serde_json::to_value(wire).unwrap_or(Value::Null)
 }
 
 /// The 1.0 name of a state: `TASK_STATE_INPUT_REQUIRED`, ...; `unknown` is

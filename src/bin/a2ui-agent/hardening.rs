@@ -53,8 +53,13 @@ pub struct Hardening {
     /// The most JSON values one request body may hold (then -32602, or 400).
     #[arg(long, default_value_t = DecodeBudget::DEFAULT_MAX_VALUES)]
     max_json_values: usize,
-    /// The header naming a client for the per-client cap (e.g. X-Forwarded-For behind a
-    /// proxy); default: the peer's IP address.
+    /// How many proxies in front of the server append the client's address to
+    /// X-Forwarded-For; the per-client cap then keys clients by the entry the outermost one
+    /// appended (the Nth from the right). Default 0: the peer's IP address.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    trusted_proxies: usize,
+    /// The header the trusted proxies write the client into instead of X-Forwarded-For
+    /// (e.g. X-Real-IP), read right to left like it, with at least one trusted hop.
     #[arg(long, value_name = "HEADER")]
     client_key_header: Option<String>,
     /// Cancel a task when its `message/stream` client disconnects (saves a real model's
@@ -65,7 +70,8 @@ pub struct Hardening {
     /// loopback names only; otherwise any.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
-    /// Require the token in this environment variable on JSON-RPC requests, as
+    /// Require the token in this environment variable on every API request (JSON-RPC and
+    /// HTTP+JSON), as
     /// `Authorization: Bearer <token>` or `X-API-Key: <token>`.
     #[arg(long, value_name = "VAR")]
     auth_token_env: Option<String>,
@@ -94,6 +100,7 @@ impl Hardening {
             drain_deadline: Duration::from_secs_f64(self.drain_deadline),
             max_running_tasks: self.max_running_tasks,
             max_running_tasks_per_client: self.max_running_tasks_per_client,
+            trusted_proxies: self.trusted_proxies,
             client_key_header: self.client_key_header,
             max_parts_per_message: self.max_parts_per_message,
             max_part_bytes: self.max_part_bytes,

@@ -79,32 +79,25 @@ impl Dialect {
 }
 
 /// Why an Express block did not give messages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExpressError {
     /// The text cannot be read, or the response ended inside a block.
+    #[error("{0}")]
     Parse(ParseError),
     /// The block reads, but names what the active catalogs do not declare, or its messages
     /// fail the schemas.
+    #[error("{}", summary(.0))]
     Invalid(Vec<ValidationError>),
 }
 
-impl fmt::Display for ExpressError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExpressError::Parse(e) => write!(f, "{e}"),
-            ExpressError::Invalid(errors) => {
-                let first = errors.first().map(ToString::to_string).unwrap_or_default();
-                write!(f, "{first}")?;
-                if errors.len() > 1 {
-                    write!(f, " (and {} more)", errors.len() - 1)?;
-                }
-                Ok(())
-            }
-        }
+/// The first of `errors`, and how many more there are.
+fn summary(errors: &[ValidationError]) -> String {
+    let first = errors.first().map(ToString::to_string).unwrap_or_default();
+    match errors.len() {
+        0 | 1 => first,
+        more => format!("{first} (and {} more)", more - 1),
     }
 }
-
-impl std::error::Error for ExpressError {}
 
 impl From<ParseError> for ExpressError {
     fn from(e: ParseError) -> Self {

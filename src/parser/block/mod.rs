@@ -209,20 +209,25 @@ impl Block {
 
     /// Starts a new block, keeping allocations.
     pub(super) fn reset(&mut self) {
-        self.phase = Phase::Pre;
-        self.in_array = false;
-        self.top = Expect::ValueOrEnd;
+        self.clear_message();
+        *self = Self {
+            frames: std::mem::take(&mut self.frames),
+            buf: std::mem::take(&mut self.buf),
+            tracker: std::mem::take(&mut self.tracker),
+            ..Self::new(self.unwrapped)
+        };
+    }
+
+    /// Forgets the open message (its frames, text, component, action and data stream),
+    /// keeping allocations.
+    fn clear_message(&mut self) {
         self.frames.clear();
         self.buf.clear();
-        self.lit = Lit::None;
-        self.esc = false;
         self.comp = None;
         self.action = None;
         self.kind = None;
         self.tracker.reset();
         self.data = None;
-        self.bytes = 0;
-        self.bad = None;
     }
 
     /// Reads `input` from `start`, each byte once, until the block closes or input runs out.
@@ -353,8 +358,7 @@ impl Block {
                 continue;
             }
             let smart = self.smart;
-            let special = |c: &u8| *c == b'"' || *c == b'\\' || *c < 0x20 || (smart && *c == 0xE2);
-            let Some(n) = rest.iter().position(special) else {
+            let Some(n) = rest.iter().position(|&c| is_special(c, smart)) else {
                 self.buf.extend_from_slice(rest);
                 return None;
             };
@@ -527,13 +531,7 @@ impl Block {
             return self.depth_error(input, i, cx);
         }
         self.phase = Phase::Message;
-        self.frames.clear();
-        self.buf.clear();
-        self.comp = None;
-        self.action = None;
-        self.kind = None;
-        self.tracker.reset();
-        self.data = None;
+        self.clear_message();
         self.buf.push(b'{');
         self.frames.push(Frame {
             kind: Kind::Obj,

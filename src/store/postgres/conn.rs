@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use tokio_postgres::tls::NoTlsStream;
 use tokio_postgres::{Client, Config, NoTls, Socket};
 
-use super::pg_error;
+use super::{ENGINE, pg_error};
 use crate::store::StoreError;
 
 /// The first wait before connecting again (the very first attempt is immediate).
@@ -41,9 +41,11 @@ pub(super) type PgConnection = tokio_postgres::Connection<Socket, NoTlsStream>;
 pub(super) async fn open(config: &Config) -> Result<(Client, PgConnection), StoreError> {
     match tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await {
         Ok(connected) => connected.map_err(pg_error),
-        Err(_) => Err(StoreError::Other(format!(
-            "postgres: could not connect within {CONNECT_TIMEOUT:?}"
-        ))),
+        Err(_) => Err(StoreError::Timeout {
+            engine: ENGINE,
+            from: "the database while connecting",
+            after: CONNECT_TIMEOUT,
+        }),
     }
 }
 
@@ -112,9 +114,10 @@ impl Connection {
                 generation,
                 shared: self.shared.clone(),
             }),
-            _ => Err(StoreError::Other(
-                "postgres: the connection to the database is lost; reconnecting".into(),
-            )),
+            _ => Err(StoreError::Unavailable {
+                engine: ENGINE,
+                reason: "the connection to the database is lost; reconnecting",
+            }),
         }
     }
 
@@ -227,9 +230,11 @@ impl Session {
             Ok(answer) => answer.map_err(pg_error),
             Err(_) => {
                 self.shared.abandon(self.generation);
-                Err(StoreError::Other(format!(
-                    "postgres: no answer within {QUERY_TIMEOUT:?}; reconnecting"
-                )))
+                Err(StoreError::Timeout {
+                    engine: ENGINE,
+                    from: "the database (reconnecting)",
+                    after: QUERY_TIMEOUT,
+                })
             }
         }
     }
@@ -256,7 +261,7 @@ mod tests {
             let attempt = waits.len();
             async move {
                 if attempt < 9 {
-                    Err(StoreError::Other("down".into()))
+                    Err(StoreError::backend("down"))
                 } else {
                     Ok(attempt)
                 }

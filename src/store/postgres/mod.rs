@@ -165,7 +165,8 @@ impl PostgresBuilder {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Other`] when the database cannot be reached or was set up by a newer
+    /// [`StoreError::Database`] or [`StoreError::Timeout`] when the database cannot be
+    /// reached, [`StoreError::NewerSchema`] when it was set up by a newer
     /// version of this crate.
     pub async fn connect(self) -> Result<PostgresStore, StoreError> {
         let config: Config = self.url.parse().map_err(pg_error)?;
@@ -240,9 +241,10 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 fn pg_error(error: tokio_postgres::Error) -> StoreError {
+    // The database's own message (severity, code, detail) says more than "db error".
     match error.as_db_error() {
-        Some(db) => StoreError::Other(format!("postgres: {db}")),
-        None => StoreError::Other(format!("postgres: {error}")),
+        Some(db) => StoreError::database(ENGINE, db.clone()),
+        None => StoreError::database(ENGINE, error),
     }
 }
 
@@ -545,9 +547,11 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
         .map_err(pg_error)?;
     let known = MIGRATIONS.len() as i64;
     if applied > known {
-        return Err(StoreError::Other(format!(
-            "the task database has schema version {applied}; this a2ui-agent knows up to {known}"
-        )));
+        return Err(StoreError::NewerSchema {
+            engine: ENGINE,
+            found: applied,
+            known,
+        });
     }
     for (index, step) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
         transaction.batch_execute(step).await.map_err(pg_error)?;

@@ -127,9 +127,11 @@ async fn answered(
 ) -> Result<(), StoreError> {
     match tokio::time::timeout(QUERY_TIMEOUT, query).await {
         Ok(answer) => answer.map_err(pg_error),
-        Err(_) => Err(StoreError::Other(format!(
-            "postgres: the listening connection gave no answer within {QUERY_TIMEOUT:?}"
-        ))),
+        Err(_) => Err(StoreError::Timeout {
+            engine: ENGINE,
+            from: "the listening connection",
+            after: QUERY_TIMEOUT,
+        }),
     }
 }
 
