@@ -12,6 +12,7 @@ mod support;
 use a2ui_agent::a2a::{Part, TaskState};
 use a2ui_agent::agent::{AgentError, Reply, ReplyEvent};
 use a2ui_agent::request::Request;
+use futures::StreamExt;
 use serde_json::{Value, json};
 use support::{SseReader, TestServer, builder, spawn, unique_id};
 
@@ -56,6 +57,18 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
             ];
             Reply::events(futures::stream::iter(events.map(Ok)))
                 .with_final_state(TaskState::Completed)
+        }
+        "slow-chunked" => {
+            // Slow enough for a client of another instance to subscribe in between.
+            let events = [
+                ReplyEvent::chunk(vec![Part::text("chunk-1 ")], false),
+                ReplyEvent::chunk(vec![Part::text("chunk-2")], true),
+            ];
+            let slow = futures::stream::iter(events).then(|event| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+                Ok(event)
+            });
+            Reply::events(slow).with_final_state(TaskState::Completed)
         }
         "files" => {
             let files: Vec<String> = request
@@ -664,4 +677,50 @@ async fn every_kind_of_task_reads_back_the_same_from_memory_while_the_store_live
         async move { store }
     })
     .await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn artifact_chunks_reach_a_subscriber_of_another_instance_sharing_postgres() {
+    use a2ui_agent::store::PostgresStore;
+
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("kinds_shared");
+    let open = || async { PostgresStore::builder(url.clone()).connect().await.unwrap() };
+    let a = spawn(builder(agent).store(open().await).build().unwrap()).await;
+    let b = spawn(builder(agent).store(open().await).build().unwrap()).await;
+    let body = json!({"jsonrpc": "2.0", "id": "s", "method": "message/stream",
+        "params": send_params(Version::V0_3, "slow-chunked", None)});
+    let response = a
+        .client
+        .post(&a.url)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut on_a = SseReader::new(response);
+    let first = on_a.next_event().await.unwrap();
+    let id = first["result"]["id"].as_str().unwrap().to_owned();
+
+    let response = b.open_stream("tasks/resubscribe", json!({"id": id})).await;
+    let mut on_b = SseReader::new(response);
+    let mut chunks = Vec::new();
+    while let Some(event) = on_b.next_event().await {
+        let result = normalize_result(Version::V0_3, &event["result"]);
+        if result["kind"] == "artifact-update" {
+            chunks.push(result["parts"].clone());
+        }
+        if result["kind"] == "status-update" && result["final"] == true {
+            break;
+        }
+    }
+    assert_eq!(
+        chunks,
+        [json!([{"text": "chunk-1 "}]), json!([{"text": "chunk-2"}])],
+        "B's subscriber got every chunk A's agent streamed"
+    );
+    while on_a.next_event().await.is_some() {}
 }

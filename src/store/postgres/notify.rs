@@ -38,8 +38,10 @@ use super::super::row::COLUMNS;
 use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
-use crate::a2a::v0_3::{decode_message, encode_message};
-use crate::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::v0_3::{decode_message, decode_part, encode_message, encode_part};
+use crate::a2a::{
+    Artifact, StreamEvent, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
 use crate::store::{Cluster, StoreError};
 
 const EVENTS: &str = "a2ui_events";
@@ -355,6 +357,7 @@ impl Inner {
         };
         let task_id = match event {
             StreamEvent::StatusUpdate(update) => update.task_id.as_str(),
+            StreamEvent::ArtifactUpdate(update) => update.task_id.as_str(),
             _ => return Ok(()),
         };
         let mut payload = json!({"t": task_id, "e": encoded}).to_string();
@@ -383,10 +386,13 @@ impl Inner {
 
 type Watcher = mpsc::Sender<Arc<StreamEvent>>;
 
-/// A status update as JSON (other events are not carried: the task manager sends none).
+/// A status or artifact update as JSON (other events are not carried: the task manager
+/// sends none).
 fn encode_event(event: &StreamEvent) -> Option<Value> {
-    let StreamEvent::StatusUpdate(update) = event else {
-        return None;
+    let update = match event {
+        StreamEvent::StatusUpdate(update) => update,
+        StreamEvent::ArtifactUpdate(update) => return Some(encode_artifact_update(update)),
+        _ => return None,
     };
     Some(json!({
         "taskId": update.task_id,
@@ -398,7 +404,60 @@ fn encode_event(event: &StreamEvent) -> Option<Value> {
     }))
 }
 
+/// An artifact update as JSON: its artifact's parts in 0.3 shape.
+fn encode_artifact_update(update: &TaskArtifactUpdateEvent) -> Value {
+    let artifact = &update.artifact;
+    json!({
+        "kind": "artifact",
+        "taskId": update.task_id,
+        "contextId": update.context_id,
+        "artifactId": artifact.artifact_id,
+        "name": artifact.name,
+        "description": artifact.description,
+        "parts": artifact.parts.iter().map(encode_part).collect::<Vec<_>>(),
+        "extensions": artifact.extensions,
+        "metadata": artifact.metadata,
+        "append": update.append,
+        "lastChunk": update.last_chunk,
+    })
+}
+
+fn decode_artifact_update(value: &Value) -> Option<StreamEvent> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let parts = value
+        .get("parts")?
+        .as_array()?
+        .iter()
+        .map(|part| decode_part(part, "parts").ok())
+        .collect::<Option<Vec<_>>>()?;
+    let extensions = match value.get("extensions") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(|uri| uri.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some(StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: text("taskId")?.to_owned(),
+        context_id: text("contextId")?.to_owned(),
+        artifact: Artifact {
+            artifact_id: text("artifactId")?.to_owned(),
+            name: text("name").map(str::to_owned),
+            description: text("description").map(str::to_owned),
+            parts,
+            extensions,
+            metadata: value.get("metadata").and_then(Value::as_object).cloned(),
+        },
+        append: value.get("append").and_then(Value::as_bool),
+        last_chunk: value.get("lastChunk").and_then(Value::as_bool),
+        metadata: None,
+    }))
+}
+
 fn decode_event(value: &Value) -> Option<StreamEvent> {
+    if value.get("kind").and_then(Value::as_str) == Some("artifact") {
+        return decode_artifact_update(value);
+    }
     let text = |key: &str| value.get(key).and_then(Value::as_str);
     let state = text("state")?;
     let state = TaskState::from_name(state)?;
@@ -474,5 +533,35 @@ mod tests {
         let decoded = decode_event(&serde_json::from_str(&encoded.to_string()).unwrap());
         assert_eq!(decoded, Some(event));
         assert_eq!(decode_event(&json!({"state": "nope"})), None);
+    }
+
+    #[test]
+    fn an_artifact_chunk_of_every_part_kind_survives_the_trip_through_a_notification() {
+        let data = json!({"key": "value"}).as_object().cloned().unwrap();
+        let mut artifact = Artifact::new(
+            "a",
+            vec![
+                Part::text("chunk"),
+                Part::file_bytes(b"tck", Some("output.txt"), Some("text/plain")),
+                Part::file_url("https://example.com/x", None, Some("text/plain")),
+                Part::data(data),
+            ],
+        );
+        artifact.name = Some("report".into());
+        let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            artifact,
+            append: Some(true),
+            last_chunk: Some(false),
+            metadata: None,
+        });
+        let encoded = encode_event(&event).unwrap();
+        let decoded = decode_event(&serde_json::from_str(&encoded.to_string()).unwrap());
+        assert_eq!(decoded, Some(event));
+        assert_eq!(
+            decode_event(&json!({"kind": "artifact", "taskId": "t"})),
+            None
+        );
     }
 }
