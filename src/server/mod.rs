@@ -10,8 +10,11 @@
 //! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
-//!   listing the three interfaces;
+//! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
+//!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
+//!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
+//! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
+//!   [extended card](ServerBuilder::extended_card), if one is configured;
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
@@ -86,6 +89,10 @@ use gate::{BodyBudget, HostPolicy};
 /// State shared by every handler.
 pub(crate) struct ServerState {
     pub(crate) card: AgentCard,
+    /// When the card was made: its `Last-Modified`.
+    pub(crate) card_modified: std::time::SystemTime,
+    /// The card authenticated callers get from `GetExtendedAgentCard`, if configured.
+    pub(crate) extended_card: Option<AgentCard>,
     pub(crate) tasks: Arc<TaskManager>,
     pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
@@ -169,8 +176,7 @@ impl A2uiServer {
         };
         // The agent's API, both bindings: every route here needs the token and reads its
         // body through the gate. The cards and the web page stay public.
-        let api = Router::new()
-            .route("/", post(rpc::handle))
+        let rest = Router::new()
             .route("/message:send", post(rest::message_send))
             .route("/message:stream", post(rest::message_stream))
             .route("/tasks", get(rest::list_tasks))
@@ -187,6 +193,10 @@ impl A2uiServer {
                 any(rest::push_configs),
             )
             .route("/extendedAgentCard", get(rest::extended_card))
+            .route_layer(from_fn(rest::negotiate_content_type));
+        let api = Router::new()
+            .route("/", post(rpc::handle))
+            .merge(rest)
             .layer(from_fn(admission::with_peer))
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
@@ -197,7 +207,7 @@ impl A2uiServer {
         };
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card));
+            .route("/.well-known/agent.json", get(card::legacy_agent_card));
         if self.web_page {
             public = public
                 .route("/", get(web::index))
@@ -227,6 +237,7 @@ impl A2uiServer {
 #[must_use]
 pub struct ServerBuilder {
     card: Option<AgentCard>,
+    extended_card: Option<AgentCard>,
     agent: Option<Arc<dyn Agent>>,
     final_state: TaskState,
     keep_alive: Duration,
@@ -253,6 +264,7 @@ impl Default for ServerBuilder {
     fn default() -> Self {
         Self {
             card: None,
+            extended_card: None,
             agent: None,
             final_state: TaskState::InputRequired,
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
@@ -317,6 +329,16 @@ impl ServerBuilder {
     /// The agent card (required).
     pub fn card(mut self, card: AgentCard) -> Self {
         self.card = Some(card);
+        self
+    }
+
+    /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
+    /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
+    /// that passed authentication, say with skills the public card does not list. The public
+    /// card then declares it (`capabilities.extendedAgentCard`). It needs
+    /// [`auth_token`](Self::auth_token): without authentication every caller would read it.
+    pub fn extended_card(mut self, card: AgentCard) -> Self {
+        self.extended_card = Some(card);
         self
     }
 
@@ -497,7 +519,8 @@ impl ServerBuilder {
     /// # Errors
     ///
     /// [`BuildError`] when the card or the agent is missing, the final state is not one a
-    /// task can stop in, or the default capabilities are malformed.
+    /// task can stop in, the default capabilities are malformed, or an extended card is
+    /// given without an auth token.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
         let mut card = self.card.ok_or(BuildError::MissingCard)?;
         let agent = self.agent.ok_or(BuildError::MissingAgent)?;
@@ -517,9 +540,19 @@ impl ServerBuilder {
             .map(|e| e.uri.clone())
             .collect();
         card::advertise_a2ui(&mut card, &self.generators);
+        let mut extended_card = self.extended_card;
+        if let Some(extended) = &mut extended_card {
+            if self.auth_token.is_none() {
+                return Err(BuildError::ExtendedCardWithoutAuth);
+            }
+            card.supports_authenticated_extended_card = true;
+            extended.supports_authenticated_extended_card = true;
+            auth::declare(extended);
+        }
         if self.auth_token.is_some() {
             auth::declare(&mut card);
         }
+        let card_modified = self.clock.now();
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
@@ -540,6 +573,8 @@ impl ServerBuilder {
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
+                card_modified,
+                extended_card,
                 tasks: Arc::new(tasks),
                 a2ui,
                 keep_alive: self.keep_alive,

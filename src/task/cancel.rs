@@ -63,6 +63,9 @@ impl TaskManager {
             });
         }
         let kept = self.store.replace(&read, task.clone()).await?;
+        if kept {
+            self.watchers.settled(&task);
+        }
         Ok(kept.then_some(task))
     }
 

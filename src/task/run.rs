@@ -225,6 +225,7 @@ impl TaskManager {
         let timestamp = self.now();
         let mut final_task = None;
         let delivery = running.update(|task| {
+            // A message needs at least one part: an empty reply ends without one.
             let message = parts
                 .filter(|parts| !parts.is_empty())
                 .map(|parts| agent_message(task, reply_id, parts));
