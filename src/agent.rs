@@ -3,18 +3,20 @@
 //! An agent is any async function or closure from [`Request`] to a reply, or a named type
 //! implementing [`Agent`]. The reply may be a [`Reply`], a `String` or `&'static str`, or a
 //! `Result` of one of those with an [`AgentError`] ([`IntoReply`]), so a closure needs no
-//! type annotations and `?` works inside it. It answers with a whole text or a stream of text
-//! chunks (as an LLM produces them); the server turns them into A2A task updates. The agent
-//! never sees JSON-RPC, SSE or the task store.
+//! type annotations and `?` works inside it. A [`Reply`] is a whole text or a stream of text
+//! chunks (as an LLM produces them), artifacts, a bare message, a question for the user, a
+//! rejection; the server turns it into A2A task updates. The agent never sees JSON-RPC, SSE
+//! or the task store.
 
 use std::fmt;
 use std::future::Future;
 
 use futures::future::BoxFuture;
-use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
 
-use crate::a2a::TaskState;
+mod reply;
+
+pub use reply::{ArtifactChunk, Reply, ReplyEvent, ReplyStream};
+
 use crate::request::Request;
 
 /// Answers requests. Implemented for every `Fn(Request) -> impl Future` closure or function
@@ -149,85 +151,6 @@ impl IntoChunk for &'static str {
 impl<T: Into<String>> IntoChunk for Result<T, AgentError> {
     fn into_chunk(self) -> Result<String, AgentError> {
         self.map(Into::into)
-    }
-}
-
-/// What an agent answers: a whole text or a stream of text chunks, and optionally the state
-/// the task ends in (default: the server's `final_state`, `input-required` unless set).
-pub struct Reply {
-    pub(crate) body: ReplyBody,
-    pub(crate) final_state: Option<TaskState>,
-}
-
-pub(crate) enum ReplyBody {
-    Text(String),
-    Stream(BoxStream<'static, Result<String, AgentError>>),
-}
-
-impl Reply {
-    /// A reply made of one text.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use a2ui_agent::a2a::TaskState;
-    /// use a2ui_agent::agent::Reply;
-    ///
-    /// let reply = Reply::text("Done.").with_final_state(TaskState::Completed);
-    /// assert_eq!(reply.final_state(), Some(TaskState::Completed));
-    /// ```
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            body: ReplyBody::Text(text.into()),
-            final_state: None,
-        }
-    }
-
-    /// A reply streamed in chunks: texts, or `Result`s of texts whose `Err` fails the task
-    /// with its message ([`IntoChunk`]).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use a2ui_agent::{AgentError, Reply};
-    ///
-    /// let reply = Reply::stream(futures::stream::iter(["Hello", " world"]));
-    /// // A model's stream, say, whose items may fail:
-    /// let chunks = vec![Ok("Hello"), Err(AgentError::new("the model went away"))];
-    /// let reply = Reply::stream(futures::stream::iter(chunks));
-    /// ```
-    pub fn stream<C: IntoChunk + 'static>(chunks: impl Stream<Item = C> + Send + 'static) -> Self {
-        Self {
-            body: ReplyBody::Stream(chunks.map(IntoChunk::into_chunk).boxed()),
-            final_state: None,
-        }
-    }
-
-    /// The state the task ends in after this reply, e.g. [`TaskState::Completed`]. It must
-    /// be a state a task can stop in (terminal, `input-required` or `auth-required`);
-    /// anything else fails the task as an invalid agent response.
-    #[must_use]
-    pub fn with_final_state(mut self, state: TaskState) -> Self {
-        self.final_state = Some(state);
-        self
-    }
-
-    /// The final state asked for, if any.
-    pub fn final_state(&self) -> Option<TaskState> {
-        self.final_state
-    }
-}
-
-impl fmt::Debug for Reply {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let body = match &self.body {
-            ReplyBody::Text(text) => format!("Text({} bytes)", text.len()),
-            ReplyBody::Stream(_) => "Stream".to_owned(),
-        };
-        f.debug_struct("Reply")
-            .field("body", &body)
-            .field("final_state", &self.final_state)
-            .finish()
     }
 }
 

@@ -6,7 +6,10 @@
 //! The data takes one path: the A2A server ([`server`]) decodes a JSON-RPC request
 //! ([`a2a`]), builds a [`request::Request`], runs or continues a [`task`], calls the user's
 //! [`agent`], feeds its streamed output through the incremental [`parser`] and sends each
-//! finished part to the client as a `working` status update.
+//! finished part to the client as a `working` status update. Text is one kind of
+//! [`agent::Reply`]; an agent can also complete with artifacts, answer with a bare message
+//! and no task, ask for input or authentication, reject, or stream artifact chunks and
+//! status text.
 //!
 //! # Crate features
 //!
@@ -80,7 +83,7 @@ pub use a2a::card::{AgentCard, AgentSkill};
 pub use generator::Generator;
 
 #[cfg(feature = "server")]
-pub use agent::{Agent, AgentError, IntoChunk, IntoReply, Reply};
+pub use agent::{Agent, AgentError, IntoChunk, IntoReply, Reply, ReplyEvent};
 #[cfg(feature = "server")]
 pub use reply::OnInvalid;
 #[cfg(feature = "server")]
