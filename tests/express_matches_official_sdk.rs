@@ -207,7 +207,12 @@ fn generated_programs_compile_as_the_official_compiler_compiles_them() {
         let (read, refused) = tally.get();
         match &theirs {
             Verdict::Messages(_) => tally.set((read + 1, refused)),
-            Verdict::Refused { .. } => tally.set((read, refused + 1)),
+            Verdict::Refused { error, .. } => {
+                if std::env::var_os("EXPRESS_DIFF_WHY").is_some() {
+                    eprintln!("WHY {}", error.chars().take(90).collect::<String>());
+                }
+                tally.set((read, refused + 1))
+            }
         }
         match difference(&mut setup.oracle, &ours, &theirs) {
             None => Ok(()),

@@ -232,6 +232,28 @@ const COMPONENTS: &[Component] = &[
     },
 ];
 
+/// Whether the catalog requires `property` of `component`.
+fn required(component: &str, property: &str) -> bool {
+    matches!(
+        (component, property),
+        ("Text", "text")
+            | ("Image" | "Video" | "AudioPlayer", "url")
+            | ("Icon", "name")
+            | ("Row" | "Column" | "List", "children")
+            | ("Card", "child")
+            | ("Tabs", "tabs")
+            | ("Modal", "trigger" | "content")
+            | ("Button", "child" | "action")
+            | ("TextField" | "CheckBox", "label")
+            | (
+                "CheckBox" | "ChoicePicker" | "Slider" | "DateTimeInput",
+                "value"
+            )
+            | ("ChoicePicker", "options")
+            | ("Slider", "max")
+    )
+}
+
 /// Variable names a program assigns components to (and refers to).
 const NAMES: &[&str] = &["header", "body", "title", "footer", "item", "card", "label"];
 /// Ids the decompiler writes with `id=` (and the variable it writes them under).
@@ -417,12 +439,18 @@ fn component_call(depth: u32) -> BoxedStrategy<String> {
             let values: Vec<BoxedStrategy<(String, Written)>> = component
                 .properties
                 .iter()
-                .map(|(_, kind)| {
+                .map(|(property, kind)| {
+                    // A required property is left out now and then (a mistake), others often.
+                    let left = if required(component.name, property) {
+                        1
+                    } else {
+                        4
+                    };
                     let written = prop_oneof![
-                        4 => Just(Written::Positional),
-                        2 => Just(Written::Keyword),
+                        8 => Just(Written::Positional),
+                        3 => Just(Written::Keyword),
                         1 => Just(Written::Skipped),
-                        3 => Just(Written::Left),
+                        left => Just(Written::Left),
                     ];
                     (value(*kind, depth), written).boxed()
                 })
@@ -433,7 +461,7 @@ fn component_call(depth: u32) -> BoxedStrategy<String> {
                 Just(None).boxed()
             };
             let mistake = prop_oneof![
-                40 => Just(None),
+                150 => Just(None),
                 1 => Just(Some("colour=\"red\"".to_owned())),
                 1 => Just(Some("accessibility={label: \"x\"}".to_owned())),
                 1 => Just(Some("id=3".to_owned())),
@@ -489,6 +517,7 @@ fn assignment() -> BoxedStrategy<String> {
         1 => string_literal().prop_map(|s| format!("greeting = {s}")),
         2 => (path(), data_value()).prop_map(|(p, v)| format!("{p} = {v}")),
         1 => Just("x = Unknown(\"a\")".to_owned()),
+        4 => (prop::sample::select(NAMES), component_call(0)).prop_map(|(n, c)| format!("{n} = {c}")),
     ]
     .boxed()
 }
