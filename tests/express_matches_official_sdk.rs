@@ -20,22 +20,25 @@ mod oracle;
 mod programs;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
 use a2ui_agent::format::express::{Express, ExpressError};
 use oracle::{Oracle, Verdict};
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
 /// How many generated programs the differential run checks (`EXPRESS_DIFF_CASES` overrides).
 const CASES: u32 = 10_000;
 
 /// The difference between what we and the official compiler made of `source`, if any.
+///
+/// `refused` says whether the SDK's own validator refuses messages (asked only when needed).
 fn difference(
-    oracle: &mut Oracle,
     ours: &Result<Vec<Value>, ExpressError>,
     theirs: &Verdict,
+    refused: &mut dyn FnMut(&[Value]) -> bool,
 ) -> Option<String> {
     match (ours, theirs) {
         (Ok(ours), Verdict::Messages(theirs)) if ours == theirs => None,
@@ -50,7 +53,7 @@ fn difference(
             serde_json::to_string(ours).unwrap_or_default()
         )),
         (Err(e), Verdict::Messages(theirs)) => {
-            if known_official_bug(oracle, e, theirs).is_some() {
+            if known_official_bug(e, theirs, refused).is_some() {
                 return None;
             }
             Some(format!(
@@ -67,13 +70,13 @@ fn difference(
 /// A program the official compiler reads and we refuse because of its bug (README.md,
 /// "Express and the official SDK"), by name.
 fn known_official_bug(
-    oracle: &mut Oracle,
     ours: &ExpressError,
     theirs: &[Value],
+    refused: &mut dyn FnMut(&[Value]) -> bool,
 ) -> Option<&'static str> {
     // It does not check what it writes against the catalog's schemas (a string `weight`, a
     // number for a text): its own validator refuses the messages, as ours does.
-    if oracle.refuses(theirs).is_some() {
+    if refused(theirs) {
         return Some("writes messages its own validator refuses");
     }
     // JSON Schema's `format` is an annotation unless a validator asserts it; ours asserts
@@ -154,7 +157,9 @@ fn every_official_example_decompiled_compiles_as_the_official_compiler_compiles_
                     }
                 }
                 let compiled = setup.express.compile(&source);
-                if let Some(diff) = difference(&mut setup.oracle, &compiled, &verdict) {
+                let oracle = &mut setup.oracle;
+                let mut refused = |m: &[Value]| oracle.refuses(m).is_some();
+                if let Some(diff) = difference(&compiled, &verdict, &mut refused) {
                     failures.push(format!(
                         "{} ({writer} decompiler): {diff}\n{source}",
                         path.display()
@@ -185,51 +190,165 @@ fn generated_programs_compile_as_the_official_compiler_compiles_them() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(CASES);
-    let setup = std::cell::RefCell::new(setup);
-    let tally = std::cell::Cell::new((0usize, 0usize));
-    // Where the time goes, printed (never asserted): the official compiler, ours.
-    let spent = std::cell::Cell::new((Duration::ZERO, Duration::ZERO));
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        // Each step of shrinking asks the oracle again: a few hundred find a small program.
-        max_shrink_iters: 300,
-        ..Config::default()
-    });
-    let result = runner.run(&programs::program(), |source| {
-        let mut setup = setup.borrow_mut();
-        let started = Instant::now();
-        let theirs = setup.oracle.compile(&source);
-        let between = Instant::now();
-        let ours = setup.express.compile(&source);
-        let (official, own) = spent.get();
-        spent.set((official + (between - started), own + between.elapsed()));
-        let (read, refused) = tally.get();
-        match &theirs {
-            Verdict::Messages(_) => tally.set((read + 1, refused)),
-            Verdict::Refused { error, .. } => {
-                if std::env::var_os("EXPRESS_DIFF_WHY").is_some() {
-                    eprintln!("WHY {}", error.chars().take(90).collect::<String>());
+    let mut setup = setup;
+    let seed: [u8; 32] = match std::env::var("EXPRESS_DIFF_SEED") {
+        Ok(hex) => seed_from(&hex),
+        Err(_) => rand_seed(),
+    };
+    let runner = |cases| {
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            // Each step of shrinking asks the oracle again: a few hundred find a small program.
+            max_shrink_iters: 300,
+            ..Config::default()
+        };
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed))
+    };
+    // Pass 1, pipelined: every program to the official compiler while ours compiles the
+    // one before; a program whose answers differ is kept by its index.
+    let started = Instant::now();
+    let (mut read, mut refused, mut index) = (0usize, 0usize, 0usize);
+    type Suspect = (usize, String, Result<Vec<Value>, ExpressError>, Verdict);
+    let mut suspects: Vec<Suspect> = Vec::new();
+    let express = &setup.express;
+    setup.oracle.compile_stream(
+        |write| {
+            let mut runner = runner(cases);
+            let strategy = programs::program();
+            for _ in 0..cases {
+                let tree = strategy.new_tree(&mut runner).expect("a program generates");
+                write(tree.current());
+            }
+        },
+        |source, theirs| {
+            let ours = express.compile(&source);
+            match &theirs {
+                Verdict::Messages(_) => read += 1,
+                Verdict::Refused { error, .. } => {
+                    if std::env::var_os("EXPRESS_DIFF_WHY").is_some() {
+                        eprintln!("WHY {}", error.chars().take(90).collect::<String>());
+                    }
+                    refused += 1;
                 }
-                tally.set((read, refused + 1))
+            }
+            let agree = match (&ours, &theirs) {
+                (Ok(ours), Verdict::Messages(theirs)) => ours == theirs,
+                (Err(_), Verdict::Refused { kind, .. }) => kind != "other",
+                _ => false,
+            };
+            if !agree {
+                suspects.push((index, source, ours, theirs));
+            }
+            index += 1;
+        },
+    );
+    let elapsed = started.elapsed();
+    // Pass 2: a suspect differs unless it is a named bug of the official compiler; the
+    // official validator's verdicts on what it compiled, pipelined too.
+    let batches: Vec<Vec<Value>> = suspects
+        .iter()
+        .filter_map(|(_, _, ours, theirs)| match (ours, theirs) {
+            (Err(_), Verdict::Messages(messages)) => Some(messages.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut verdicts = setup.oracle.refuses_all(&batches).into_iter();
+    let mut first = None;
+    for (at, _, ours, theirs) in &suspects {
+        // The verdicts come in the order of the suspects that needed one.
+        let needed = matches!((ours, theirs), (Err(_), Verdict::Messages(_)));
+        let verdict = if needed {
+            verdicts.next().flatten()
+        } else {
+            None
+        };
+        let mut refused = |_: &[Value]| verdict.is_some();
+        if difference(ours, theirs, &mut refused).is_some() {
+            first = Some(*at);
+            break;
+        }
+    }
+    println!(
+        "{cases} generated programs in {:.1} s (seed {}): the official compiler read {read} and \
+         refused {refused}; {} differed at first sight, {} of them named bugs of the official \
+         compiler",
+        elapsed.as_secs_f64(),
+        hex(&seed),
+        suspects.len(),
+        suspects.len() - usize::from(first.is_some()),
+    );
+    let Some(at) = first else {
+        return;
+    };
+    // Pass 3: shrink the first difference, program by program through the oracle.
+    let mut runner = runner(cases);
+    let strategy = programs::program();
+    let mut tree = strategy.new_tree(&mut runner).expect("a program generates");
+    for _ in 0..at {
+        tree = strategy.new_tree(&mut runner).expect("a program generates");
+    }
+    let mut fails = |source: &str| {
+        let theirs = setup.oracle.compile(source);
+        let ours = setup.express.compile(source);
+        let oracle = &mut setup.oracle;
+        difference(&ours, &theirs, &mut |m: &[Value]| {
+            oracle.refuses(m).is_some()
+        })
+    };
+    let mut smallest = (tree.current(), fails(&tree.current()).unwrap_or_default());
+    let mut steps = 0;
+    while steps < 300 && tree.simplify() {
+        steps += 1;
+        if let Some(diff) = fails(&tree.current()) {
+            smallest = (tree.current(), diff);
+            continue;
+        }
+        while steps < 300 && tree.complicate() {
+            steps += 1;
+            if let Some(diff) = fails(&tree.current()) {
+                smallest = (tree.current(), diff);
+                break;
             }
         }
-        match difference(&mut setup.oracle, &ours, &theirs) {
-            None => Ok(()),
-            Some(diff) => Err(TestCaseError::fail(format!(
-                "{diff}\n--- program:\n{source}"
-            ))),
-        }
-    });
-    let (read, refused) = tally.get();
-    let (official, own) = spent.get();
-    println!(
-        "{cases} generated programs: the official compiler read {read} and refused {refused} \
-         (runs include shrinking); {:.1} s in the official compiler, {:.1} s in ours",
-        official.as_secs_f64(),
-        own.as_secs_f64()
-    );
-    if let Err(e) = result {
-        panic!("{e}");
     }
+    panic!(
+        "a generated program compiles differently (seed {}, shrunk in {steps} steps):\n{}\n--- program:\n{}",
+        hex(&seed),
+        smallest.1,
+        smallest.0
+    );
+}
+
+/// A fresh seed for this run (printed, and given back with `EXPRESS_DIFF_SEED`): the clock
+/// and the process id, spread by splitmix64.
+fn rand_seed() -> [u8; 32] {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut state = nanos ^ (u64::from(std::process::id()) << 32);
+    let mut seed = [0u8; 32];
+    for chunk in seed.chunks_mut(8) {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    seed
+}
+
+fn seed_from(hex: &str) -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    for (i, byte) in seed.iter_mut().enumerate() {
+        *byte = hex
+            .get(2 * i..2 * i + 2)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+            .unwrap_or(0);
+    }
+    seed
+}
+
+fn hex(seed: &[u8; 32]) -> String {
+    seed.iter().map(|b| format!("{b:02x}")).collect()
 }

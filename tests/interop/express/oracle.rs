@@ -70,18 +70,88 @@ impl Oracle {
 
     /// What the official compiler makes of `source`.
     pub fn compile(&mut self, source: &str) -> Verdict {
-        let answer = self.ask(json!({ "compile": source }));
-        match answer.get("messages").and_then(Value::as_array) {
-            Some(messages) => Verdict::Messages(messages.clone()),
-            None => Verdict::Refused {
-                kind: answer["kind"].as_str().unwrap_or("other").to_owned(),
-                error: answer["error"].as_str().unwrap_or_default().to_owned(),
-            },
-        }
+        verdict(&self.ask(json!({ "compile": source })))
+    }
+}
+
+fn verdict(answer: &Value) -> Verdict {
+    match answer.get("messages").and_then(Value::as_array) {
+        Some(messages) => Verdict::Messages(messages.clone()),
+        None => Verdict::Refused {
+            kind: answer["kind"].as_str().unwrap_or("other").to_owned(),
+            error: answer["error"].as_str().unwrap_or_default().to_owned(),
+        },
     }
 }
 
 impl Oracle {
+    /// Asks the official compiler about every program `generate` writes, pipelined:
+    /// `generate` runs on a thread of its own and hands each program to the callback it is
+    /// given, which writes the request at once, while this thread reads the answers in order
+    /// and hands each, with its program, to `each`. Python compiles one program while Rust
+    /// generates and compiles the next.
+    pub fn compile_stream(
+        &mut self,
+        generate: impl FnOnce(&mut dyn FnMut(String)) + Send,
+        mut each: impl FnMut(String, Verdict),
+    ) {
+        let (sent, programs) = std::sync::mpsc::channel::<String>();
+        let (catalog, version) = (self.catalog.clone(), self.version);
+        let input = &mut self.input;
+        let output = &mut self.output;
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                generate(&mut |source: String| {
+                    let request =
+                        json!({"catalog": catalog, "version": version, "compile": source});
+                    let line = serde_json::to_string(&request).expect("a request serializes");
+                    writeln!(input, "{line}").expect("write to the oracle");
+                    input.flush().expect("flush the oracle's input");
+                    // The reader stops only by panicking, which ends the test anyway.
+                    let _ = sent.send(source);
+                });
+            });
+            for source in programs {
+                let mut answer = String::new();
+                let read = output.read_line(&mut answer).expect("read the oracle");
+                assert!(read > 0, "the oracle exited (see its stderr above)");
+                let answer: Value = serde_json::from_str(&answer).expect("the oracle answers JSON");
+                each(source, verdict(&answer));
+            }
+        });
+    }
+
+    /// [`refuses`](Self::refuses) for each of `batches`, pipelined.
+    pub fn refuses_all(&mut self, batches: &[Vec<Value>]) -> Vec<Option<String>> {
+        let (catalog, version) = (self.catalog.clone(), self.version);
+        let input = &mut self.input;
+        let output = &mut self.output;
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for messages in batches {
+                    let request =
+                        json!({"catalog": catalog, "version": version, "validate": messages});
+                    let line = serde_json::to_string(&request).expect("a request serializes");
+                    writeln!(input, "{line}").expect("write to the oracle");
+                }
+                input.flush().expect("flush the oracle's input");
+            });
+            (0..batches.len())
+                .map(|_| {
+                    let mut answer = String::new();
+                    let read = output.read_line(&mut answer).expect("read the oracle");
+                    assert!(read > 0, "the oracle exited (see its stderr above)");
+                    let answer: Value =
+                        serde_json::from_str(&answer).expect("the oracle answers JSON");
+                    match answer["valid"].as_bool() {
+                        Some(true) => None,
+                        _ => Some(answer["error"].as_str().unwrap_or_default().to_owned()),
+                    }
+                })
+                .collect()
+        })
+    }
+
     /// Why the SDK's own validator refuses `messages`, or `None` when it takes them.
     pub fn refuses(&mut self, messages: &[Value]) -> Option<String> {
         let answer = self.ask(json!({ "validate": messages }));
