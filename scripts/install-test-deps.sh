@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real A2A clients the interop tests and the server benchmark talk to:
 #   .venv/         (git-ignored) a2a-sdk[http-server]==1.3.0 from PyPI: the Python client,
-#                  and the Python reference server the benchmark compares against;
+#                  and the Python reference server the benchmark compares against; and
+#                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
 #                  package-lock.json;
 #   web/node_modules/ (git-ignored) what builds and tests the page at GET /: esbuild, the
@@ -56,6 +57,23 @@ if ! python_ok; then
     fi
     run .venv/bin/python -m pip install --quiet --disable-pip-version-check "$PY_SPEC" uvicorn
     python_ok || { echo "install-test-deps: a2a-sdk $PY_VERSION not importable after install" >&2; exit 1; }
+fi
+
+# ---- The official A2UI Python SDK (Express differential test) ----------------------------
+# a2ui-agent-sdk from PyPI, in the same .venv: its Express compiler and decompiler are the
+# oracle tests/express_matches_official_sdk.rs compares ours against.
+A2UI_SDK_VERSION='0.9.0'
+a2ui_sdk_ok() {
+    .venv/bin/python - "$A2UI_SDK_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+assert version("a2ui-agent-sdk") == sys.argv[1]
+import a2ui.inference_formats.express
+PY
+}
+if ! a2ui_sdk_ok; then
+    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "a2ui-agent-sdk==$A2UI_SDK_VERSION"
+    a2ui_sdk_ok || { echo "install-test-deps: a2ui-agent-sdk $A2UI_SDK_VERSION not importable after install" >&2; exit 1; }
 fi
 
 # ---- JavaScript --------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 //! The page `a2ui-agent serve` answers `GET /` with, in a real browser: Debian's headless
 //! Chromium, driven by `web/test/browser.mjs` (puppeteer-core), asks the demo for dinner,
 //! sees the restaurant cards drawn by the official A2UI renderer while the reply still
-//! streams, books a table through the form and sees the confirmation, with no console error;
-//! for A2UI v0.9 and v0.8.
+//! streams, presses Book on the first card before the stream ends (the page keeps it as a
+//! pending turn and sends it when the reply ends), books a table through the form and sees
+//! the confirmation, with no console error; for A2UI v0.9 and v0.8.
 //!
 //! It prints, per version, the milliseconds from Send to the first drawn component, to the
 //! first and last restaurant card, and to the end of the stream (`cargo test --test

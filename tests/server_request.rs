@@ -110,3 +110,47 @@ async fn pinned_ids_and_clock_make_the_response_reproducible() {
     assert_eq!(task["status"]["message"]["messageId"], "id-3");
     assert_eq!(task["status"]["timestamp"], "2026-01-02T03:04:05.678Z");
 }
+
+/// The agent names the actions it was handed, one per line: `name surface context`.
+async fn actions(request: Request) -> Result<Reply, AgentError> {
+    let seen: Vec<String> = request
+        .actions()
+        .iter()
+        .map(|a| {
+            let surface = a.surface_id.as_deref().unwrap_or("-");
+            format!(
+                "{} {surface} {}",
+                a.name,
+                serde_json::Value::Object(a.context.clone())
+            )
+        })
+        .collect();
+    Ok(Reply::text(seen.join("\n")))
+}
+
+#[tokio::test]
+async fn an_a2ui_data_part_holds_one_message_or_an_array_of_them_as_the_extension_writes_it() {
+    let server = spawn(builder(actions).build().unwrap()).await;
+    let action = |name: &str| {
+        json!({"version": "v0.9", "action": {"name": name, "surfaceId": "s",
+            "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z", "context": {"n": 1}}})
+    };
+    // A2A 1.0: `data` is any JSON value, and the extension specifications write an array.
+    let params = json!({"message": {"role": "ROLE_USER", "messageId": "m-1", "parts": [
+        {"data": [action("first"), action("second")], "mediaType": "application/json+a2ui"},
+        {"data": action("third"), "mediaType": "application/json+a2ui"}
+    ]}});
+    let response = server.call_v1("SendMessage", params).await;
+    let text = &response["result"]["task"]["status"]["message"]["parts"][0]["text"];
+    assert_eq!(
+        text, "first s {\"n\":1}\nsecond s {\"n\":1}\nthird s {\"n\":1}",
+        "{response}"
+    );
+    // An array holding something other than messages is refused where it is.
+    let params = json!({"message": {"role": "ROLE_USER", "messageId": "m-2",
+        "parts": [{"data": [1, 2]}]}});
+    let response = server.call_v1("SendMessage", params).await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("parts[0].data"), "{response}");
+}

@@ -17,8 +17,9 @@ pub(crate) const MAX_ACTIONS: usize = 64;
 /// The A2UI MIME types a DataPart may carry.
 const A2UI_MIME_TYPES: [&str; 2] = ["application/json+a2ui", "application/a2ui+json"];
 
-/// One thing the renderer reported: a user action (v0.8 `userAction`, v0.9 `action`) or a
-/// renderer error (`error`).
+/// One thing the renderer reported: a user action (v0.8 `userAction`, v0.9 `action`), a
+/// renderer error (`error`), or, in v1.0, a function call for the agent (`callAgentFunction`)
+/// or the answer to one of the agent's (`rendererFunctionResponse`).
 ///
 /// # Example
 ///
@@ -64,6 +65,12 @@ pub enum UserActionKind {
     Action,
     /// The renderer reports an error (e.g. a message it could not render).
     Error,
+    /// The renderer asks the agent to run a function (v1.0 `callAgentFunction`): `name` is
+    /// the function, `context` its arguments, the call in [`UserAction::message`].
+    FunctionCall,
+    /// The renderer answers a `callRendererFunction` (v1.0 `rendererFunctionResponse`):
+    /// `name` is the `functionCallId`, `context` the whole response (`value` or `error`).
+    FunctionResponse,
 }
 
 /// The actions in `parts`, in order, at most [`MAX_ACTIONS`].
@@ -116,6 +123,18 @@ fn from_message(message: &Map<String, Value>) -> Option<UserAction> {
             declared.unwrap_or(ProtocolVersion::V0_9),
             body,
         )
+    } else if let (Some(body), Some(ProtocolVersion::V1_0)) =
+        (message.get("callAgentFunction"), declared)
+    {
+        (UserActionKind::FunctionCall, ProtocolVersion::V1_0, body)
+    } else if let (Some(body), Some(ProtocolVersion::V1_0)) =
+        (message.get("rendererFunctionResponse"), declared)
+    {
+        (
+            UserActionKind::FunctionResponse,
+            ProtocolVersion::V1_0,
+            body,
+        )
     } else if let Some(body) = message.get("error") {
         let version = match message.get("version") {
             Some(_) => declared.unwrap_or(ProtocolVersion::V0_9),
@@ -143,6 +162,15 @@ fn from_message(message: &Map<String, Value>) -> Option<UserAction> {
             text("code").unwrap_or_else(|| "error".to_owned()),
             body.clone(),
         ),
+        UserActionKind::FunctionCall => {
+            let function = body.get("callFunction").and_then(Value::as_object)?;
+            let name = ["@call", "call"]
+                .iter()
+                .find_map(|key| function.get(*key).and_then(Value::as_str))?;
+            let args = function.get("args").and_then(Value::as_object).cloned();
+            (name.to_owned(), args.unwrap_or_default())
+        }
+        UserActionKind::FunctionResponse => (text("functionCallId")?, body.clone()),
     };
     Some(UserAction {
         kind,
@@ -194,6 +222,26 @@ mod tests {
             assert_eq!(action.source_component_id.as_deref(), Some("b"));
             assert_eq!(action.context["people"], 2);
         }
+    }
+
+    #[test]
+    fn v1_0_function_calls_and_responses_from_the_renderer_are_read() {
+        let call = json!({"version": "v1.0", "callAgentFunction": {"surfaceId": "s",
+            "functionCallId": "f-1", "callFunction": {"@call": "lookup", "args": {"q": "x"}}}});
+        let response = json!({"version": "v1.0", "rendererFunctionResponse":
+            {"functionCallId": "call_1", "value": true}});
+        let actions = from_parts(&[part(call, None), part(response, None)]);
+        assert_eq!(actions.len(), 2);
+        assert_eq!(actions[0].kind, UserActionKind::FunctionCall);
+        assert_eq!(actions[0].name, "lookup");
+        assert_eq!(actions[0].surface_id.as_deref(), Some("s"));
+        assert_eq!(actions[0].context["q"], "x");
+        assert_eq!(actions[1].kind, UserActionKind::FunctionResponse);
+        assert_eq!(actions[1].name, "call_1");
+        assert_eq!(actions[1].context["value"], true);
+        // Not v1.0 messages: passed over.
+        let old = json!({"version": "v0.9", "callAgentFunction": {"surfaceId": "s"}});
+        assert!(from_parts(&[part(old, None)]).is_empty());
     }
 
     #[test]

@@ -22,6 +22,9 @@ use crate::a2a::{FileContent, Message, Metadata, Part};
 use crate::a2ui::ProtocolVersion;
 use crate::processor::RequestProcessor;
 
+/// Where a renderer puts its data model: v0.9's key, then the v1.0 release candidate's.
+const DATA_MODEL_KEYS: [&str; 2] = ["a2uiClientDataModel", "a2uiRendererDataModel"];
+
 /// One request to the agent.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -207,18 +210,35 @@ impl Request {
         &self.actions
     }
 
-    /// The renderer's data model, `metadata.a2uiClientDataModel` (`{version, surfaces: {id:
-    /// model}}`), from the message's metadata or an A2UI DataPart's.
+    /// The renderer's data model, `metadata.a2uiClientDataModel` (v0.9; `{version, surfaces:
+    /// {id: model}}`) or `metadata.a2uiRendererDataModel` (the v1.0 release candidate's
+    /// name), from the message's metadata or an A2UI DataPart's.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Message, Part};
+    /// use a2ui_agent::request::Request;
+    /// use serde_json::json;
+    ///
+    /// let mut message = Message::user("m-1", vec![Part::text("hi")]);
+    /// let model = json!({"version": "v1.0", "surfaces": {"s": {"name": "Ada"}}});
+    /// let metadata = json!({"a2uiRendererDataModel": model});
+    /// message.metadata = metadata.as_object().cloned();
+    /// let request = Request::new(message, "t-1", "c-1");
+    /// assert_eq!(request.client_data_model(), Some(&model));
+    /// ```
     pub fn client_data_model(&self) -> Option<&Value> {
-        self.message
-            .metadata
-            .as_ref()
-            .and_then(|m| m.get("a2uiClientDataModel"))
+        let metadata = self.message.metadata.as_ref();
+        DATA_MODEL_KEYS
+            .iter()
+            .find_map(|key| metadata.and_then(|m| m.get(*key)))
             .or_else(|| {
                 self.message.parts.iter().find_map(|part| match part {
-                    Part::Data { data, .. } => data
-                        .get("metadata")
-                        .and_then(|m| m.get("a2uiClientDataModel")),
+                    Part::Data { data, .. } => {
+                        let metadata = data.get("metadata")?;
+                        DATA_MODEL_KEYS.iter().find_map(|key| metadata.get(*key))
+                    }
                     _ => None,
                 })
             })

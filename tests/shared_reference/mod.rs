@@ -7,13 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/reference/a2ui`, or `None` after saying it is absent.
+/// `../shared/reference/a2ui` (or `$A2UI_REFERENCE_DIR/a2ui`, for a checkout elsewhere, such
+/// as a worktree), or `None` after saying it is absent.
 ///
 /// # Panics
 ///
 /// When it is absent and `A2UI_REQUIRE_REFERENCE=1`.
 pub fn a2ui() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui");
+    let dir = match std::env::var_os("A2UI_REFERENCE_DIR") {
+        Some(reference) => PathBuf::from(reference).join("a2ui"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/a2ui"),
+    };
     if dir.join("conformance").is_dir() {
         return Some(dir);
     }

@@ -109,17 +109,46 @@ class Chat {
     this.taskId = '';
     this.contextId = '';
     this.busy = false;
+    /** What the person did while a reply streamed, in order, each with its pending turn. */
+    this.queue = [];
   }
 
   /**
-   * Sends `parts` (shown as `label`) and streams the reply into a new agent turn.
+   * Sends `parts` (shown as `label`) and streams the reply into a new agent turn. While a
+   * reply still streams (its buttons are there early: that is progressive rendering) the
+   * message waits in a queue, shown as a pending turn, and goes out when the turn ends:
+   * nothing a person does is dropped, and each message continues the task the reply left.
    */
   async send(parts, label) {
-    if (this.busy) return;
+    if (this.busy) {
+      const pending = turn(this.ui.transcript, 'user');
+      pending.classList.add('pending');
+      pending.textContent = label;
+      pending.title = 'Sent when the agent has finished answering';
+      this.queue.push({ parts, label, pending });
+      this.follow();
+      return;
+    }
+    await this.#turn(parts, label, null);
+    while (this.queue.length > 0) {
+      const next = this.queue.shift();
+      await this.#turn(next.parts, next.label, next.pending);
+    }
+  }
+
+  /** One turn: the user's (already shown when it was queued) and the agent's reply. */
+  async #turn(parts, label, shown) {
     this.busy = true;
     this.ui.send.disabled = true;
     this.follow();
-    turn(this.ui.transcript, 'user').textContent = label;
+    if (shown) {
+      shown.classList.remove('pending');
+      shown.removeAttribute('title');
+      shown.remove();
+      this.ui.transcript.append(shown);
+    } else {
+      turn(this.ui.transcript, 'user').textContent = label;
+    }
     const reply = new Reply(turn(this.ui.transcript, 'agent'), this.renderer);
     setStatus(this.ui, 'streaming', 'The agent is answering…');
 

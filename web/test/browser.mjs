@@ -1,6 +1,8 @@
 // Drives the page `a2ui-agent serve` answers GET / with in Debian's headless Chromium, as a
-// person would: ask for dinner, watch the restaurant cards draw while the reply streams, book
-// a table through the form, and see the confirmation; once with A2UI v0.9 and once with v0.8.
+// person would: ask for dinner, watch the restaurant cards draw while the reply streams, press
+// Book on the first card before the stream ends (kept as a pending turn, sent when the reply
+// ends), book a table through the form, and see the confirmation; once with A2UI v0.9 and
+// once with v0.8.
 //
 // Usage: node test/browser.mjs BASE_URL SCREENSHOT_DIR [CHROMIUM]
 // Prints one JSON line per version with the timings (milliseconds from Send), and exits 0; or
@@ -147,23 +149,40 @@ async function steps(page, version) {
     })
     .then((handle) => handle.jsonValue());
   await (await page.waitForSelector('::-p-aria([name="Send"][role="button"])')).click();
-  const [first, card, last, end] = await Promise.all([firstComponent, firstCard, lastCard, streamEnd]);
-  const sentAt = await page.evaluate(() => window.__sentAt);
+  const card = await firstCard;
   check(
     card.state === 'streaming',
     `the first restaurant card appeared only after the stream ended (state ${card.state}): nothing rendered progressively`,
   );
+
+  // Book the first restaurant as soon as its button is there, while the reply still streams:
+  // the page keeps the action (a pending turn) and sends it when the turn ends; the agent
+  // answers it with the booking form.
+  const bookable = await when(page, () => window.__find('Book').length > 0);
+  check(bookable.state === 'streaming', `the first Book button appeared only after the stream ended`);
+  await (await page.waitForSelector('::-p-aria([name="Book"][role="button"])')).click();
+  const pressed = await page.evaluate(() => ({
+    state: document.body.dataset.state,
+    pending: document.querySelectorAll('.turn.user.pending').length,
+  }));
+  check(pressed.state === 'streaming', `Book was pressed only after the stream ended (${pressed.state})`);
+  check(pressed.pending === 1, `Book pressed mid-stream shows ${pressed.pending} pending turns, not 1`);
+  const [first, last, end] = await Promise.all([firstComponent, lastCard, streamEnd]);
+  const sentAt = await page.evaluate(() => window.__sentAt);
   const text = await page.$$eval('.turn.agent .text', (nodes) => nodes.map((n) => n.textContent).join('\n'));
   check(text.includes('Here are three restaurants'), `the streamed text is missing: ${JSON.stringify(text)}`);
   await page.screenshot({ path: join(screenshots, `${version}-restaurants.png`) });
 
-  // Book the first restaurant: its Book button sends `select`, the agent answers with a form.
+  // The Book pressed mid-stream sends `select` once the turn ended; the form comes back.
   const books = await page.$$('::-p-aria([name="Book"][role="button"])');
-  check(books.length === 3, `expected 3 Book buttons, found ${books.length}`);
-  await books[0].click();
+  check(books.length >= 3, `expected 3 Book buttons, found ${books.length}`);
   await page.waitForFunction(() => window.__field('Your name') && document.body.dataset.state === 'idle', {
     timeout: TIMEOUT,
   });
+  check(
+    (await page.$$('.turn.user.pending')).length === 0,
+    'a pending turn is still shown after the queued action went out',
+  );
   const name = await page.evaluateHandle(() => window.__field('Your name'));
   await name.click();
   await name.type('Ada');

@@ -408,7 +408,24 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
         }),
         (None, Some(raw), None, None) => Ok(file(FileBody::Bytes(raw))),
         (None, None, Some(url), None) => Ok(file(FileBody::Uri(url))),
-        (None, None, None, Some(Value::Object(data))) => {
+        (None, None, None, Some(data)) => {
+            let data = match data {
+                Value::Object(data) => data,
+                // The A2UI extension specifications (v0.9 on) write a DataPart's `data` as
+                // an array of messages; the model keeps objects, so the list is held as
+                // `{"messages": [...]}`, an envelope the readers of A2UI parts accept.
+                Value::Array(items) if items.iter().all(Value::is_object) => {
+                    let mut data = Map::new();
+                    data.insert("messages".into(), Value::Array(items));
+                    data
+                }
+                _ => {
+                    return Err(WireError::new(
+                        format!("{path}.data"),
+                        "expected an object, or an array of objects (A2UI messages)",
+                    ));
+                }
+            };
             if let Some(media_type) = media_type {
                 let metadata = metadata.get_or_insert_with(Map::new);
                 if !metadata.contains_key("mimeType") {
@@ -420,10 +437,6 @@ fn decode_part(part: WirePart, path: &str) -> Result<Part, WireError> {
                 metadata: metadata.map(Arc::new),
             })
         }
-        (None, None, None, Some(_)) => Err(WireError::new(
-            format!("{path}.data"),
-            "expected an object (this agent reads only JSON objects in data parts)",
-        )),
         _ => Err(WireError::new(
             path,
             "expected exactly one of text, raw, url, data",

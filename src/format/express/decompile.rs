@@ -6,6 +6,7 @@
 //! data model as one assignment per leaf path, quoted map keys where a key is not a name,
 //! raw strings for backslashes and triple quotes for newlines.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
@@ -69,14 +70,15 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
                     has_data = true;
                 }
                 has_components |= body.get("components").is_some();
-                for component in body
+                let components = body
                     .get("components")
                     .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                let names = variable_names(components);
+                for component in components {
                     if let Some(catalog) = catalog {
-                        write_component(&mut out, component, catalog);
+                        write_component(&mut out, component, catalog, &names);
                     }
                 }
             }
@@ -100,12 +102,30 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
     out
 }
 
-/// One assignment per leaf of `value` under `path`.
+/// The data of one update as assignments. A lone assignment below the top level compiles to
+/// an update of its own path, so an update at a path is one assignment, and the whole model
+/// is one assignment per leaf unless that is one leaf below the top (then one for its key).
 fn data_model(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) {
+    let mut flat = String::new();
+    leaves(&mut flat, path, value, catalog);
+    let single = value.as_object().filter(|m| m.len() == 1);
+    match single.and_then(|m| m.iter().next()) {
+        Some((key, item)) if path.is_empty() && flat.lines().count() == 1 && item.is_object() => {
+            let _ = writeln!(out, "$/{key} = {}", literal(item, catalog, 0));
+        }
+        _ if !path.is_empty() => {
+            let _ = writeln!(out, "${path} = {}", literal(value, catalog, 0));
+        }
+        _ => out.push_str(&flat),
+    }
+}
+
+/// One assignment per leaf of `value` under `path`.
+fn leaves(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) {
     match value {
         Value::Object(map) if !map.is_empty() && map.keys().all(|k| is_path_segment(k)) => {
             for (key, item) in map {
-                data_model(out, &format!("{path}/{key}"), item, catalog);
+                leaves(out, &format!("{path}/{key}"), item, catalog);
             }
         }
         _ => {
@@ -119,7 +139,64 @@ fn is_path_segment(key: &str) -> bool {
     !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn write_component(out: &mut String, component: &Value, catalog: &Catalog) {
+/// The variable each component of a message is written under: its id where that is a
+/// name, otherwise a name derived from it (`content-grid`: `content_grid`) that no other
+/// component uses, written with `id="content-grid"`, as the official decompiler does.
+fn variable_names(components: &[Value]) -> HashMap<String, String> {
+    let ids: Vec<&str> = components
+        .iter()
+        .filter_map(|c| c.get("id").and_then(Value::as_str))
+        .collect();
+    let mut names: HashMap<String, String> = ids
+        .iter()
+        .filter(|id| is_name(id))
+        .map(|id| ((*id).to_owned(), (*id).to_owned()))
+        .collect();
+    let mut taken: HashSet<String> = names.values().cloned().collect();
+    for id in ids {
+        if names.contains_key(id) {
+            continue;
+        }
+        let mut base: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if !is_name(&base) {
+            base.insert(0, '_');
+        }
+        let (mut name, mut suffix) = (base.clone(), 2);
+        while taken.contains(&name) {
+            name = format!("{base}_{suffix}");
+            suffix += 1;
+        }
+        taken.insert(name.clone());
+        names.insert(id.to_owned(), name);
+    }
+    names
+}
+
+/// How a reference to component `id` is written: the variable of a component of the same
+/// message, the bare id of one sent before where that is a free name, a string otherwise.
+fn reference(id: &str, names: &HashMap<String, String>) -> String {
+    match names.get(id) {
+        Some(name) => name.clone(),
+        None if is_name(id) && !names.values().any(|n| n == id) => id.to_owned(),
+        None => string(id),
+    }
+}
+
+fn write_component(
+    out: &mut String,
+    component: &Value,
+    catalog: &Catalog,
+    names: &HashMap<String, String>,
+) {
     let (Some(id), Some(name)) = (
         component.get("id").and_then(Value::as_str),
         component.get("component").and_then(Value::as_str),
@@ -140,7 +217,7 @@ fn write_component(out: &mut String, component: &Value, catalog: &Catalog) {
         .map(|p| {
             map.get(*p).map_or_else(
                 || "_".into(),
-                |v| property(v, slot(catalog, name, p), catalog),
+                |v| property(v, slot(catalog, name, p), catalog, names),
             )
         })
         .collect();
@@ -162,11 +239,10 @@ fn write_component(out: &mut String, component: &Value, catalog: &Catalog) {
     {
         args.push(check(rule, catalog));
     }
-    let target = if is_name(id) {
-        id.to_owned()
-    } else {
-        string(id)
-    };
+    let target = reference(id, names);
+    if target != id {
+        args.push(format!("id={}", string(id)));
+    }
     let _ = writeln!(out, "{target} = {name}({})", args.join(", "));
 }
 
@@ -204,13 +280,18 @@ fn slot(catalog: &Catalog, component: &str, property: &str) -> Kind {
     }
 }
 
-fn property(value: &Value, kind: Kind, catalog: &Catalog) -> String {
+fn property(
+    value: &Value,
+    kind: Kind,
+    catalog: &Catalog,
+    names: &HashMap<String, String>,
+) -> String {
     match (kind, value) {
-        (Kind::Child, Value::String(id)) if is_name(id) => id.clone(),
+        (Kind::Child, Value::String(id)) => reference(id, names),
         (Kind::ChildList, Value::Array(ids)) => {
             let items: Vec<String> = ids
                 .iter()
-                .map(|v| property(v, Kind::Child, catalog))
+                .map(|v| property(v, Kind::Child, catalog, names))
                 .collect();
             format!("[{}]", items.join(", "))
         }
@@ -218,7 +299,7 @@ fn property(value: &Value, kind: Kind, catalog: &Catalog) -> String {
             let path = map.get("path").and_then(Value::as_str).unwrap_or("");
             let component = map
                 .get("componentId")
-                .map_or_else(String::new, |c| property(c, Kind::Child, catalog));
+                .map_or_else(String::new, |c| property(c, Kind::Child, catalog, names));
             format!("_template(${path}, {component})")
         }
         _ => literal(value, Some(catalog), 0),
@@ -421,5 +502,18 @@ fn string(text: &str) -> String {
     if text.contains('\n') && !text.contains(['\\', '"']) {
         return format!("\"\"\"{text}\"\"\"");
     }
-    Value::String(text.to_owned()).to_string()
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

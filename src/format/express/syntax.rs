@@ -7,7 +7,7 @@
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_until, take_while, take_while1};
-use nom::character::complete::{char, multispace1, none_of, one_of};
+use nom::character::complete::{char, multispace1, none_of};
 use nom::combinator::{cut, map, opt, recognize, value};
 use nom::multi::many0;
 use nom::sequence::{delimited, pair, preceded, terminated};
@@ -20,7 +20,7 @@ pub(crate) const MAX_DEPTH: usize = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Statement {
     /// `name = expr`: a component, or a value substituted where `name` is used. A component
-    /// id that is not a name is written as a string: `"header-1" = Text("Hi")`.
+    /// whose id is not a name says so: `header_1 = Text("Hi", id="header-1")`.
     Assign { name: String, value: Expr },
     /// `$/path = expr`: a data model value.
     Data { path: String, value: Expr },
@@ -203,10 +203,10 @@ fn raw_string(input: &str) -> Res<'_, String> {
 fn long_string(input: &str) -> Res<'_, String> {
     let (rest, body) =
         delimited(tag("\"\"\""), take_until("\"\"\""), tag("\"\"\"")).parse(input)?;
-    escaped(input, rest, body)
+    Ok((rest, escaped(body)))
 }
 
-/// `"..."` with JSON's escapes.
+/// `"..."` with escapes.
 fn standard_string(input: &str) -> Res<'_, String> {
     let (rest, body) = delimited(
         char('"'),
@@ -217,11 +217,12 @@ fn standard_string(input: &str) -> Res<'_, String> {
         char('"'),
     )
     .parse(input)?;
-    escaped(input, rest, body)
+    Ok((rest, escaped(body)))
 }
 
-/// `body` with its escapes processed; a bad `\u` escape fails at `input`.
-fn escaped<'a>(input: &'a str, rest: &'a str, body: &str) -> Res<'a, String> {
+/// `body` with its escapes processed as the official grammar processes them: `\n`, `\r`,
+/// `\t`, `\\` and `\"`; any other backslash stays as written (`"\d+"` is `\d+`).
+fn escaped(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
@@ -233,25 +234,16 @@ fn escaped<'a>(input: &'a str, rest: &'a str, body: &str) -> Res<'a, String> {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
-            Some('b') => out.push('\u{8}'),
-            Some('f') => out.push('\u{c}'),
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    Some(c) if hex.len() == 4 => out.push(c),
-                    _ => {
-                        return Err(nom::Err::Failure(nom::error::Error::new(
-                            input,
-                            nom::error::ErrorKind::Escaped,
-                        )));
-                    }
-                }
+            Some('\\') => out.push('\\'),
+            Some('"') => out.push('"'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
             }
-            Some(other) => out.push(other),
             None => out.push('\\'),
         }
     }
-    Ok((rest, out))
+    out
 }
 
 fn string(input: &str) -> Res<'_, String> {
@@ -260,20 +252,24 @@ fn string(input: &str) -> Res<'_, String> {
 
 /// A JSON number.
 fn number(input: &str) -> Res<'_, serde_json::Number> {
+    // No exponent, as the official grammar has none: `1e3` does not read as a number.
     let (rest, text) = recognize((
         opt(char('-')),
         take_while1(|c: char| c.is_ascii_digit()),
         opt(pair(char('.'), take_while1(|c: char| c.is_ascii_digit()))),
-        opt((
-            one_of("eE"),
-            opt(one_of("+-")),
-            take_while1(|c: char| c.is_ascii_digit()),
-        )),
     ))
     .parse(input)?;
-    match serde_json::from_str::<serde_json::Number>(text) {
-        Ok(n) => Ok((rest, n)),
-        Err(_) => Err(nom::Err::Failure(nom::error::Error::new(
+    let number = if text.contains('.') {
+        text.parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+    } else {
+        // `01` is 1, as the official reader reads it.
+        text.parse::<i64>().ok().map(serde_json::Number::from)
+    };
+    match number {
+        Some(n) => Ok((rest, n)),
+        None => Err(nom::Err::Failure(nom::error::Error::new(
             input,
             nom::error::ErrorKind::Float,
         ))),
@@ -302,7 +298,7 @@ impl Reader {
             ),
             map(
                 (
-                    lexeme(alt((map(identifier, str::to_owned), string))),
+                    lexeme(map(identifier, str::to_owned)),
                     lexeme(char('=')),
                     cut(|i| self.expr(i, 0)),
                 ),
@@ -498,13 +494,14 @@ mod tests {
         assert_eq!(text(r#"r"C:\t""#), r"C:\t");
         assert_eq!(text("\"\"\"a\n\"b\"\"\""), "a\n\"b");
         assert_eq!(text(r#""""a\tb""""#), "a\tb");
-        assert_eq!(text(r#""a\"b\nc\u00e9""#), "a\"b\ncé");
+        // Only \n \r \t \\ and \" are escapes; any other backslash stays.
+        assert_eq!(text(r#""a\"b\nc\u00e9\d""#), "a\"b\nc\\u00e9\\d");
     }
 
     #[test]
     fn paths_checks_maps_and_literals() {
         let Statement::Data { path, value } =
-            one(r#"$/a/b = {k: [1, -2.5e3, true, null, _], "x-y": ?req, z: ?regex("p", "m")}"#)
+            one(r#"$/a/b = {k: [1, -2.5, true, null, _], "x-y": ?req, z: ?regex("p", "m")}"#)
         else {
             panic!("not data");
         };

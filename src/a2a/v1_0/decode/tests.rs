@@ -82,8 +82,8 @@ fn each_bad_member_is_named_by_its_path() {
     assert_eq!(
         send_error(json!({"message": {"messageId": "m", "role": "ROLE_USER",
             "parts": [{"data": [1]}]}})),
-        "params.message.parts[0].data: expected an object (this agent reads only JSON \
-         objects in data parts)"
+        "params.message.parts[0].data: expected an object, or an array of objects (A2UI \
+         messages)"
     );
     assert_eq!(
         send_error(

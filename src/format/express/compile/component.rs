@@ -1,0 +1,298 @@
+//! A component call: its arguments mapped onto the catalog's properties, its checks, and
+//! the components written inline in it.
+//!
+//! A component's signature is the official compiler's: the component's own properties in
+//! document order, then those of the catalog's common mixins (`weight`), then `checks` when
+//! the component is checkable. `id=` names a component whose id is not a variable name
+//! (`main_column = Column([...], id="main-column")`), as the official decompiler writes it.
+
+use serde_json::{Map, Value, json};
+
+use super::schema::{
+    allows_binding, choices, default_message, has_binding, is_checks, option_objects,
+    parameter_schema, property_schema, signature, slot_of,
+};
+use super::{Block, CompileError, Cx, Slot, invalid};
+use crate::format::express::Dialect;
+use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
+
+/// The `id=` a component call sets, if any.
+pub(super) fn explicit_id(call: &Call) -> Result<Option<String>, CompileError> {
+    match call.args.iter().find(|a| a.name.as_deref() == Some("id")) {
+        None => Ok(None),
+        Some(Arg { value, .. }) => match &value.kind {
+            ExprKind::Str(id) if !id.is_empty() => Ok(Some(id.clone())),
+            _ => Err(invalid(value.at, "Component id must be a non-empty string")),
+        },
+    }
+}
+
+impl Block<'_> {
+    /// Whether a call names a component: under [`Dialect::Conformance`] every call that is
+    /// not an `Event`, a `_template` or a declared function (so an unknown one is reported
+    /// as an unknown component); under the proposal a declared component or any
+    /// capitalised name that is not a helper.
+    pub(super) fn is_component(&self, catalog: &crate::a2ui::Catalog, name: &str) -> bool {
+        if catalog.component_names().any(|n| n == name) {
+            return true;
+        }
+        if name == "Event" || name == "_template" || catalog.function_names().any(|n| n == name) {
+            return false;
+        }
+        match self.dialect() {
+            Dialect::Conformance => true,
+            Dialect::Proposal => name.starts_with(|c: char| c.is_ascii_uppercase()),
+        }
+    }
+
+    /// Compiles the component `id` and, after it, the components written inline in it.
+    pub(super) fn component<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        id: &str,
+        call: &'s Call,
+        out: &mut Vec<Value>,
+    ) -> Result<(), CompileError> {
+        let catalog = cx.catalog;
+        if !catalog.component_names().any(|n| n == call.name) {
+            return Err(invalid(
+                call.at,
+                format!(
+                    "component '{}' is not in catalog '{}'",
+                    call.name,
+                    catalog.id()
+                ),
+            ));
+        }
+        let signature = signature(catalog, &call.name);
+        let positional: Vec<&str> = signature
+            .iter()
+            .map(String::as_str)
+            .filter(|p| *p != "checks")
+            .collect();
+        let mut given: Vec<(&str, &Expr)> = Vec::new();
+        let mut checks: Vec<&Expr> = Vec::new();
+        let mut position = 0;
+        for Arg { name, value } in &call.args {
+            let property = match name {
+                Some(name) if name == "id" => continue,
+                Some(_) | None if is_checks(value) => {
+                    checks.push(value);
+                    continue;
+                }
+                Some(name) => {
+                    if !signature.iter().any(|p| p == name) {
+                        return Err(invalid(
+                            value.at,
+                            format!("component '{}' has no property '{name}'", call.name),
+                        ));
+                    }
+                    name.as_str()
+                }
+                None => {
+                    let Some(property) = positional.get(position) else {
+                        return Err(invalid(
+                            value.at,
+                            format!(
+                                "{} takes at most {} arguments ({})",
+                                call.name,
+                                positional.len(),
+                                positional.join(", ")
+                            ),
+                        ));
+                    };
+                    position += 1;
+                    property
+                }
+            };
+            if given.iter().any(|(p, _)| *p == property) {
+                return Err(invalid(
+                    value.at,
+                    format!("property '{property}' of {} is given twice", call.name),
+                ));
+            }
+            given.push((property, value));
+        }
+        let parent = std::mem::replace(&mut cx.parent, id.to_owned());
+        let outer = std::mem::take(&mut cx.pending);
+        let mut properties = Map::new();
+        for (property, value) in given {
+            if matches!(value.kind, ExprKind::Skip | ExprKind::Null) {
+                // A property given as `null` is left out, as the official compiler leaves
+                // it out.
+                continue;
+            }
+            let schema = property_schema(catalog, &call.name, property);
+            cx.in_action = matches!(property, "action" | "submitAction");
+            let compiled = self.value(cx, value, slot_of(schema), property, None);
+            cx.in_action = false;
+            let mut compiled = compiled?;
+            if let Some(schema) = schema.filter(|s| !allows_binding(s)) {
+                if has_binding(&compiled) {
+                    return Err(invalid(
+                        value.at,
+                        format!("Property '{property}' does not support dynamic data bindings"),
+                    ));
+                }
+                if let (Value::Array(items), true) = (&mut compiled, option_objects(schema)) {
+                    for item in items.iter_mut() {
+                        if let Value::String(text) = item {
+                            *item = json!({"label": text, "value": text});
+                        }
+                    }
+                }
+            }
+            if let (Some(choices), Value::String(text)) = (schema.and_then(choices), &compiled) {
+                if !choices.iter().any(|c| c == text) {
+                    return Err(invalid(
+                        value.at,
+                        format!("'{text}' is not a valid enum choice for property '{property}'"),
+                    ));
+                }
+            }
+            properties.insert(property.to_owned(), compiled);
+        }
+        if !checks.is_empty() {
+            cx.own = properties
+                .get("value")
+                .filter(|v| v.get(self.path_key).is_some_and(Value::is_string))
+                .cloned();
+            let mut rules = Vec::new();
+            for expr in checks {
+                let items: Vec<&Expr> = match &expr.kind {
+                    ExprKind::Array(items) => items.iter().collect(),
+                    _ => vec![expr],
+                };
+                for item in items {
+                    match &item.kind {
+                        ExprKind::Check(check) => rules.push(self.check(cx, check)?),
+                        _ => return Err(invalid(item.at, "checks holds only ?check rules")),
+                    }
+                }
+            }
+            cx.own = None;
+            properties.insert("checks".into(), Value::Array(rules));
+        }
+        cx.parent = parent;
+        let pending = std::mem::replace(&mut cx.pending, outer);
+        let mut component = Map::new();
+        component.insert("id".into(), json!(id));
+        component.insert("component".into(), json!(call.name));
+        component.extend(properties);
+        out.push(Value::Object(component));
+        for (child_id, child) in pending {
+            let parent = std::mem::replace(&mut cx.parent, child_id.clone());
+            let done = self.component(cx, &child_id, child, out);
+            cx.parent = parent;
+            done?;
+        }
+        Ok(())
+    }
+
+    /// The id of a component written inline.
+    pub(super) fn inline_id(
+        &mut self,
+        parent: &str,
+        property: &str,
+        index: Option<usize>,
+    ) -> String {
+        match self.dialect() {
+            Dialect::Proposal => {
+                self.inline += 1;
+                format!("_inline_{}", self.inline)
+            }
+            Dialect::Conformance if parent.is_empty() || property.is_empty() => {
+                self.inline += 1;
+                format!("_inline_{}", self.inline)
+            }
+            Dialect::Conformance => match index {
+                Some(i) => format!("{parent}_{property}_{i}"),
+                None => format!("{parent}_{property}"),
+            },
+        }
+    }
+
+    /// `?name(args, "message")`: a rule on the component's own value.
+    ///
+    /// As the official compiler reads it: when the function's first parameter is `value` and
+    /// the component binds its `value`, that binding is the rule's value and the arguments
+    /// fill the parameters after it; otherwise they fill the parameters from the first. A
+    /// string past the last parameter, or where a number or boolean is due, is the message.
+    pub(super) fn check<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        check: &'s Call,
+    ) -> Result<Value, CompileError> {
+        let (condition, message) = self.condition(cx, check)?;
+        Ok(json!({"condition": condition, "message": message}))
+    }
+
+    /// A check's condition (a function call) and its message.
+    pub(super) fn condition<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        check: &'s Call,
+    ) -> Result<(Value, String), CompileError> {
+        if let Some(arg) = check.args.iter().find(|a| a.name.is_some()) {
+            return Err(CompileError {
+                syntax: true,
+                message: "a ?check takes positional arguments only".into(),
+                at: arg.value.at,
+            });
+        }
+        let known = cx.catalog.function_names().any(|n| n == check.name);
+        let params: Vec<String> = if known {
+            cx.catalog.parameter_order(&check.name).to_vec()
+        } else if self.dialect() == Dialect::Proposal {
+            vec!["value".to_owned()]
+        } else {
+            return Err(invalid(
+                check.at,
+                format!(
+                    "check '{}' is not a function of catalog '{}'",
+                    check.name,
+                    cx.catalog.id()
+                ),
+            ));
+        };
+        let mut compiled = Map::new();
+        let explicit_binding = check
+            .args
+            .first()
+            .is_some_and(|a| matches!(a.value.kind, ExprKind::Path(_)));
+        let mut start = 0;
+        if params.first().is_some_and(|p| p == "value") && !explicit_binding {
+            if let Some(own) = &cx.own {
+                compiled.insert("value".into(), own.clone());
+                start = 1;
+            }
+        }
+        let mut message = default_message(&check.name);
+        for (i, arg) in check.args.iter().enumerate() {
+            let Some(param) = params.get(i + start) else {
+                if let ExprKind::Str(text) = &arg.value.kind {
+                    message = text.clone();
+                }
+                continue;
+            };
+            if let ExprKind::Str(text) = &arg.value.kind {
+                let ty = parameter_schema(cx.catalog, &check.name, param)
+                    .and_then(|s| s.get("type"))
+                    .and_then(Value::as_str);
+                if matches!(ty, Some("integer" | "number" | "boolean")) {
+                    message = text.clone();
+                    break;
+                }
+            }
+            if arg.value.kind == ExprKind::Skip {
+                continue;
+            }
+            let value = self.value(cx, &arg.value, Slot::Dynamic, param, None)?;
+            compiled.insert(param.clone(), value);
+        }
+        Ok((
+            json!({self.call_key: check.name, "args": compiled}),
+            message,
+        ))
+    }
+}

@@ -1,0 +1,273 @@
+//! Every value that is not a component: literals, bindings, names, lists and maps, and the
+//! calls a value can be (`Event`, `_template`, a catalog function).
+//!
+//! Where the official compiler gives a component written inline an id of its own
+//! (`<parent>_<property>[_<index>]` for a property or a list item of it, `_inline_<n>`
+//! anywhere else: a map, a function's argument, a named value), so does this.
+
+use serde_json::{Map, Value, json};
+
+use super::component::explicit_id;
+use super::{Block, CompileError, Cx, Slot, invalid};
+use crate::format::express::Dialect;
+use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
+
+impl Block<'_> {
+    /// Compiles a value for `slot` of property `property` (`index`: its place in a list;
+    /// `property` empty: somewhere an inline component gets an `_inline_<n>` id).
+    pub(super) fn value<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        expr: &'s Expr,
+        slot: Slot,
+        property: &str,
+        index: Option<usize>,
+    ) -> Result<Value, CompileError> {
+        Ok(match &expr.kind {
+            ExprKind::Str(s) => json!(s),
+            ExprKind::Number(n) => Value::Number(n.clone()),
+            ExprKind::Bool(b) => json!(b),
+            ExprKind::Null => Value::Null,
+            ExprKind::Skip => {
+                return Err(invalid(expr.at, "`_` stands only for a whole argument"));
+            }
+            ExprKind::Path(path) => json!({ self.path_key: path }),
+            ExprKind::Name(name) => self.name(cx, expr, name, slot, property, index)?,
+            ExprKind::Array(items) => {
+                let inner = if slot == Slot::ChildList {
+                    Slot::Child
+                } else {
+                    Slot::Other
+                };
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    out.push(self.value(cx, item, inner, property, Some(i))?);
+                }
+                Value::Array(out)
+            }
+            ExprKind::Map(entries) => {
+                let mut out = Map::new();
+                for (key, item) in entries {
+                    let value = self.value(cx, item, Slot::Other, "", None)?;
+                    out.insert(key.clone(), value);
+                }
+                Value::Object(out)
+            }
+            // A check inside another (`?and([?required, ?email])`) is a call on the same
+            // value, without a message of its own.
+            ExprKind::Check(check) => self.condition(cx, check)?.0,
+            ExprKind::Call(call) => match call.name.as_str() {
+                "Event" => self.event(cx, call)?,
+                "_template" => self.template(cx, call)?,
+                name if self.is_component(cx.catalog, name) => {
+                    let id = match explicit_id(call)? {
+                        Some(id) => id,
+                        None => {
+                            let parent = cx.parent.clone();
+                            self.inline_id(&parent, property, index)
+                        }
+                    };
+                    cx.pending.push((id.clone(), call));
+                    json!(id)
+                }
+                _ => {
+                    let function = self.function(cx, call)?;
+                    if slot == Slot::Action || cx.in_action {
+                        json!({ "functionCall": function })
+                    } else {
+                        function
+                    }
+                }
+            },
+        })
+    }
+
+    /// A name: the id of the component it names, the value it names compiled in its place,
+    /// or, naming neither, itself (an id of a component sent before).
+    fn name<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        expr: &'s Expr,
+        name: &str,
+        slot: Slot,
+        property: &str,
+        index: Option<usize>,
+    ) -> Result<Value, CompileError> {
+        let Some(value) = cx.symbols.get(name) else {
+            return Ok(json!(name));
+        };
+        if let ExprKind::Call(call) = &value.kind {
+            if self.is_component(cx.catalog, &call.name) {
+                return Ok(json!(explicit_id(call)?.unwrap_or_else(|| name.to_owned())));
+            }
+        }
+        if cx.resolving.iter().any(|n| n == name) || cx.resolving.len() > 32 {
+            return Err(invalid(expr.at, format!("'{name}' refers to itself")));
+        }
+        cx.resolving.push(name.to_owned());
+        let out = match self.dialect() {
+            Dialect::Conformance => self.value(cx, value, slot, "", None),
+            Dialect::Proposal => self.value(cx, value, slot, property, index),
+        };
+        cx.resolving.pop();
+        out
+    }
+
+    /// `Event(name, context)`.
+    fn event<'s>(&mut self, cx: &mut Cx<'_, 's>, call: &'s Call) -> Result<Value, CompileError> {
+        let args = super::schema::keyword_args(call, &["name", "context"])?;
+        let Some(name) = args[0] else {
+            return Err(invalid(call.at, "Event(..) needs an event name"));
+        };
+        let name = match self.value(cx, name, Slot::Other, "", None)? {
+            Value::String(name) => name,
+            _ => return Err(invalid(name.at, "Event(..): name is a string")),
+        };
+        let mut event = Map::new();
+        event.insert("name".into(), json!(name));
+        match args[1] {
+            Some(context) => {
+                let value = self.value(cx, context, Slot::Other, "", None)?;
+                let merged = match value {
+                    Value::Object(map) => map,
+                    // A list of maps is one context, as the official compiler merges it.
+                    Value::Array(items) if items.iter().all(Value::is_object) => items
+                        .into_iter()
+                        .filter_map(|item| match item {
+                            Value::Object(map) => Some(map),
+                            _ => None,
+                        })
+                        .flatten()
+                        .collect(),
+                    _ => return Err(invalid(context.at, "an event's context is a map")),
+                };
+                event.insert("context".into(), Value::Object(merged));
+            }
+            None if self.dialect() == Dialect::Proposal => {
+                event.insert("context".into(), json!({}));
+            }
+            None => {}
+        }
+        Ok(json!({ "event": event }))
+    }
+
+    /// `_template(path, component)`: a child list template.
+    fn template<'s>(&mut self, cx: &mut Cx<'_, 's>, call: &'s Call) -> Result<Value, CompileError> {
+        let positional: Vec<&Expr> = call
+            .args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.value)
+            .collect();
+        let (Some(path), Some(component), true) =
+            (positional.first(), positional.get(1), call.args.len() == 2)
+        else {
+            return Err(CompileError {
+                syntax: true,
+                message: "_template takes a data path and a component".into(),
+                at: call.at,
+            });
+        };
+        let bound = self.value(cx, path, Slot::Other, "", None)?;
+        let Some(path) = bound.get(self.path_key).and_then(Value::as_str) else {
+            return Err(CompileError {
+                syntax: true,
+                message: "_template's first argument is a $path".into(),
+                at: path.at,
+            });
+        };
+        let path = path.to_owned();
+        let component = self.value(cx, component, Slot::Child, "", None)?;
+        if !component.is_string() {
+            return Err(invalid(
+                call.at,
+                "_template's second argument is a component",
+            ));
+        }
+        Ok(json!({"path": path, "componentId": component}))
+    }
+
+    /// A function call: `{call, args}` with arguments named by the catalog's parameters.
+    pub(super) fn function<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        call: &'s Call,
+    ) -> Result<Value, CompileError> {
+        let known = cx.catalog.function_names().any(|n| n == call.name);
+        if !known && self.dialect() == Dialect::Conformance {
+            return Err(invalid(
+                call.at,
+                format!(
+                    "function '{}' is not in catalog '{}'",
+                    call.name,
+                    cx.catalog.id()
+                ),
+            ));
+        }
+        if !known {
+            // The proposal passes an undeclared call through with its arguments as written.
+            let mut args = Vec::new();
+            for arg in &call.args {
+                args.push(self.value(cx, &arg.value, Slot::Other, "args", None)?);
+            }
+            return Ok(json!({self.call_key: call.name, "args": args}));
+        }
+        let params = cx.catalog.parameter_order(&call.name).to_vec();
+        let args = self.arguments(cx, call, &params, &call.args)?;
+        Ok(json!({self.call_key: call.name, "args": args}))
+    }
+
+    /// Maps `args` onto `params`: positional in order (`_` skips one), keywords by name; a
+    /// `null` argument is left out, as the official compiler leaves it out.
+    fn arguments<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        call: &Call,
+        params: &[String],
+        args: &'s [Arg],
+    ) -> Result<Map<String, Value>, CompileError> {
+        let mut out = Map::new();
+        let mut position = 0;
+        for arg in args {
+            let name = match &arg.name {
+                Some(name) => {
+                    if !params.contains(name) {
+                        return Err(invalid(
+                            arg.value.at,
+                            format!(
+                                "function '{}' has no parameter '{name}' ({})",
+                                call.name,
+                                params.join(", ")
+                            ),
+                        ));
+                    }
+                    name.clone()
+                }
+                None => {
+                    let Some(name) = params.get(position) else {
+                        return Err(invalid(
+                            arg.value.at,
+                            format!("{} takes at most {} arguments", call.name, params.len()),
+                        ));
+                    };
+                    position += 1;
+                    name.clone()
+                }
+            };
+            if out.contains_key(&name) {
+                return Err(invalid(
+                    arg.value.at,
+                    format!("argument '{name}' given twice"),
+                ));
+            }
+            if arg.value.kind == ExprKind::Skip {
+                continue;
+            }
+            let value = self.value(cx, &arg.value, Slot::Dynamic, "", None)?;
+            if !value.is_null() {
+                out.insert(name, value);
+            }
+        }
+        Ok(out)
+    }
+}
