@@ -12,7 +12,7 @@ use futures::Stream;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 
-use crate::a2a::TaskState;
+use crate::a2a::{Part, TaskState};
 use crate::request::Request;
 
 /// Answers requests. Implemented for every `Fn(Request) -> impl Future<Output =
@@ -60,6 +60,39 @@ pub struct Reply {
 pub(crate) enum ReplyBody {
     Text(String),
     Stream(BoxStream<'static, Result<String, AgentError>>),
+    Chunks(BoxStream<'static, Result<ReplyChunk, AgentError>>),
+}
+
+/// One item of a reply streamed with [`Reply::chunks`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ReplyChunk {
+    /// Output text, read like the chunks of [`Reply::stream`]: plain text, or text and A2UI
+    /// blocks when the request negotiated A2UI.
+    Text(String),
+    /// A part added to the agent's message as it is, after the parts the text so far
+    /// completed, without being parsed: e.g. the record of a tool call (see `llm::Tool`).
+    /// It is kept in the task's history.
+    Part(Part),
+    /// A passing status: a `working` update whose message (id: the reply's, then
+    /// `-status`) is this one text, marked with [`STATUS_METADATA`]. It is not part of the
+    /// reply: the next update replaces it and the final message leaves it out. E.g. "The
+    /// model is reading the prompt…".
+    Status(String),
+}
+
+/// The metadata member (`true`) of the text part of a passing status ([`ReplyChunk::Status`]),
+/// so a client can show it apart from the reply, as a status line.
+pub const STATUS_METADATA: &str = "a2uiAgentStatus";
+
+/// The text part of a passing status.
+pub(crate) fn status_part(text: String) -> Part {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert(STATUS_METADATA.to_owned(), serde_json::Value::Bool(true));
+    Part::Text {
+        text,
+        metadata: Some(std::sync::Arc::new(metadata)),
+    }
 }
 
 impl Reply {
@@ -98,6 +131,29 @@ impl Reply {
         }
     }
 
+    /// A reply streamed as [`ReplyChunk`]s: text as [`Reply::stream`] reads it, and parts
+    /// or passing statuses beside it; an `Err` item fails the task with its message.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::agent::{AgentError, Reply, ReplyChunk};
+    ///
+    /// let chunks = [
+    ///     ReplyChunk::Status("Looking it up…".into()),
+    ///     ReplyChunk::Text("Found it.".into()),
+    /// ];
+    /// let reply = Reply::chunks(futures::stream::iter(chunks.map(Ok::<_, AgentError>)));
+    /// ```
+    pub fn chunks(
+        chunks: impl Stream<Item = Result<ReplyChunk, AgentError>> + Send + 'static,
+    ) -> Self {
+        Self {
+            body: ReplyBody::Chunks(Box::pin(chunks)),
+            final_state: None,
+        }
+    }
+
     /// The state the task ends in after this reply, e.g. [`TaskState::Completed`]. It must
     /// be a state a task can stop in (terminal, `input-required` or `auth-required`);
     /// anything else fails the task as an invalid agent response.
@@ -117,7 +173,7 @@ impl fmt::Debug for Reply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let body = match &self.body {
             ReplyBody::Text(text) => format!("Text({} bytes)", text.len()),
-            ReplyBody::Stream(_) => "Stream".to_owned(),
+            ReplyBody::Stream(_) | ReplyBody::Chunks(_) => "Stream".to_owned(),
         };
         f.debug_struct("Reply")
             .field("body", &body)

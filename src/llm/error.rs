@@ -28,6 +28,15 @@ pub enum LlmError {
         /// How many attempts were made.
         attempts: u32,
     },
+    /// The model wrote nothing for longer than the first-token timeout after the request.
+    #[error(
+        "The model wrote nothing within {} s of the request (it may still be reading a long prompt; a longer first-token timeout gives it time)",
+        .0.as_secs_f32()
+    )]
+    FirstToken(Duration),
+    /// The model still called tools after the most rounds allowed.
+    #[error("The model was still calling tools after {0} rounds; the answer was abandoned")]
+    ToolRounds(u32),
     /// The server sent nothing for longer than the idle timeout.
     #[error("The model server sent nothing for {} s; the answer was abandoned", .0.as_secs_f32())]
     Idle(Duration),

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, StreamExt, TryStreamExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tracing::Instrument;
 
@@ -36,7 +36,7 @@ use crate::a2a::{
     Message, Part, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
-use crate::agent::{Agent, ReplyBody};
+use crate::agent::{Agent, ReplyBody, ReplyChunk, status_part};
 use crate::clock::{Clock, timestamp};
 use crate::reply::output::{OutputError, OutputPipeline, coalesce_text};
 use crate::reply::{Guard, RepairPolicy};
@@ -583,8 +583,11 @@ impl TaskManager {
             )));
         }
         let chunks = match reply.body {
-            ReplyBody::Text(text) => futures::stream::once(async { Ok(text) }).boxed(),
-            ReplyBody::Stream(stream) => stream,
+            ReplyBody::Text(text) => {
+                futures::stream::once(async { Ok(ReplyChunk::Text(text)) }).boxed()
+            }
+            ReplyBody::Stream(stream) => stream.map_ok(ReplyChunk::Text).boxed(),
+            ReplyBody::Chunks(chunks) => chunks,
         };
         let mut chunks = AssertUnwindSafe(chunks).catch_unwind();
         // An item (or the end) read ahead while joining chunks that were already waiting.
@@ -596,7 +599,15 @@ impl TaskManager {
             };
             let Some(item) = item else { break };
             let mut chunk = match item {
-                Ok(Ok(chunk)) => chunk,
+                Ok(Ok(ReplyChunk::Text(chunk))) => chunk,
+                Ok(Ok(ReplyChunk::Part(part))) => {
+                    self.progress(running, reply_id, vec![part], parts).await;
+                    continue;
+                }
+                Ok(Ok(ReplyChunk::Status(text))) => {
+                    self.status(running, reply_id, text).await;
+                    continue;
+                }
                 Ok(Err(error)) => {
                     return Attempt::Done(Outcome::Failed(error.message().to_owned()));
                 }
@@ -607,7 +618,7 @@ impl TaskManager {
             // still to come, so no part is sent later than it would be alone.
             while chunk.len() < JOIN_READY_BYTES {
                 match chunks.next().now_or_never() {
-                    Some(Some(Ok(Ok(more)))) => chunk.push_str(&more),
+                    Some(Some(Ok(Ok(ReplyChunk::Text(more))))) => chunk.push_str(&more),
                     Some(other) => {
                         ahead = Some(other);
                         break;
@@ -693,6 +704,23 @@ impl TaskManager {
         let delivery = running.update(|task, lifecycle| {
             lifecycle.transition(TaskState::Working).ok()?;
             let message = Self::agent_message(task, reply_id, new);
+            task.status = TaskStatus {
+                state: TaskState::Working,
+                message: Some(message),
+                timestamp: Some(timestamp),
+            };
+            Some(|task: &Task| status_event(task, false))
+        });
+        self.send(running, delivery).await;
+    }
+
+    /// Sends a `working` update whose message is `text` alone, not kept in the reply.
+    async fn status(&self, running: &Running, reply_id: &str, text: String) {
+        let timestamp = self.now();
+        let delivery = running.update(|task, lifecycle| {
+            lifecycle.transition(TaskState::Working).ok()?;
+            let status_id = format!("{reply_id}-status");
+            let message = Self::agent_message(task, &status_id, vec![status_part(text)]);
             task.status = TaskStatus {
                 state: TaskState::Working,
                 message: Some(message),

@@ -47,6 +47,13 @@ pub struct Args {
     /// servers expect).
     #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
     api_key_env: String,
+    /// How long the model may take to write its first token, in seconds (it reads the
+    /// prompt first: minutes for a long prompt on a small local model).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    first_token_timeout_secs: u64,
+    /// The most tokens the model may write per answer (unset: the server's limit).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
     /// What to do with a finished A2UI message that does not validate: `repair` (ask the
     /// agent again with the errors), `fail` the task, or `forward` it as it is.
     #[arg(long, value_name = "POLICY", default_value_t = OnInvalid::Repair)]
@@ -144,7 +151,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .web_page(true);
     let (builder, what) = match (&args.model_url, &args.model) {
         (Some(url), Some(model)) => (
-            model_server(builder, url, model, &args.api_key_env)?,
+            model_server(builder, url, model, &args.api_key_env, &args)?,
             "the model",
         ),
         _ => (demo_server(builder, &args), "the demo agent"),
@@ -214,8 +221,13 @@ fn model_server(
     url: &str,
     model: &str,
     key_env: &str,
+    args: &Args,
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
-    let mut chat = OpenAiChat::builder(url, model);
+    let mut chat = OpenAiChat::builder(url, model)
+        .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs));
+    if let Some(tokens) = args.max_tokens {
+        chat = chat.max_tokens(tokens);
+    }
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);
     }
