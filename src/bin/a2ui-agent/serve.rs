@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
+use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::reply::OnInvalid;
@@ -51,6 +52,10 @@ pub struct Args {
     /// prompt first: minutes for a long prompt on a small local model).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     first_token_timeout_secs: u64,
+    /// Describe only these components of the basic catalogs to the model, e.g.
+    /// `Text,Column,Button` (a shorter prompt, read sooner by a small local model).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    components: Vec<String>,
     /// The most tokens the model may write per answer (unset: the server's limit).
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
@@ -143,9 +148,19 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let names: Vec<&str> = args.components.iter().map(|name| name.trim()).collect();
+    let generator = |version: ProtocolVersion| -> Result<Generator, String> {
+        if names.is_empty() {
+            return Ok(Generator::built_in(version));
+        }
+        Generator::builder(version)
+            .components(&names)
+            .build()
+            .map_err(|error| format!("--components: {error}"))
+    };
     let builder = ServerBuilder::default()
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
+        .generator(generator(ProtocolVersion::V0_9)?)
+        .generator(generator(ProtocolVersion::V0_8)?)
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
         .web_page(true);
