@@ -16,7 +16,6 @@
 //! `A2UI_REQUIRE_REAL_MODEL=1` (set by `scripts/test.sh`). It prints how long each step took.
 #![cfg(feature = "cli")]
 
-#[allow(dead_code)]
 mod support;
 
 use std::path::{Path, PathBuf};
