@@ -427,3 +427,42 @@ async fn canceling_the_task_stops_the_running_handlers() {
     }
     assert!(stopped, "the handler kept running after the cancel");
 }
+
+#[tokio::test]
+async fn a_call_written_as_fenced_json_by_a_small_model_is_run_as_a_call() {
+    // What Qwen2.5-Coder-0.5B behind llama.cpp writes when offered a tool.
+    let written = answer(
+        &[
+            text("```"),
+            text("json\n{\n  \"name\": \"search\",\n  \"arguments\": {\n    \"cuisine\": \"Thai\""),
+            text("\n  }\n}\n```"),
+        ],
+        "stop",
+    );
+    let mock = MockModel::start(vec![written, final_answer()]).await;
+    let chat = client(&mock).tool(echo("search")).build().unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(
+        texts(&chunks),
+        "Found two.",
+        "the written call is not shown as text"
+    );
+    let records = records(&chunks);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].call.arguments, r#"{"cuisine":"Thai"}"#);
+    let messages = mock.requests()[1]["messages"].clone();
+    assert_eq!(messages[1]["tool_calls"][0]["function"]["name"], "search");
+    assert_eq!(messages[2]["role"], "tool");
+}
+
+#[tokio::test]
+async fn json_that_is_not_a_call_still_reaches_the_client_whole() {
+    let body = "```json\n{\"name\": \"Baan Thai\", \"rating\": 4.6}\n```";
+    let mock = MockModel::start(vec![answer(&[text(&body[..9]), text(&body[9..])], "stop")]).await;
+    let chat = client(&mock).tool(echo("search")).build().unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(texts(&chunks), body);
+    assert_eq!(mock.requests().len(), 1);
+}

@@ -55,6 +55,7 @@ mod error;
 mod rounds;
 mod tools;
 mod wire;
+mod written;
 
 use std::fmt;
 use std::sync::Arc;

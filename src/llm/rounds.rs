@@ -15,6 +15,7 @@ use futures::future::join_all;
 
 use super::answer::{Piece, pieces};
 use super::tools::{ToolCall, run};
+use super::written::Written;
 use super::{ChatMessage, LlmError, OpenAiChat};
 use crate::agent::ReplyChunk;
 
@@ -63,6 +64,8 @@ pub(crate) fn reply(
             let mut said = String::new();
             let mut calls: Vec<ToolCall> = Vec::new();
             let mut begun = false;
+            // With tools offered, text that may be a call written out is held back.
+            let mut written = (!inner.tools.is_empty()).then(Written::default);
             loop {
                 let next = if begun || noticed {
                     Some(answer.next().await)
@@ -87,10 +90,31 @@ pub(crate) fn reply(
                     }
                     Some(Ok(Piece::Text(text))) => {
                         said.push_str(&text);
-                        yield Ok(ReplyChunk::Text(text));
+                        let out = match written.as_mut() {
+                            Some(written) => written.push(&text),
+                            None => Some(text),
+                        };
+                        if let Some(out) = out {
+                            yield Ok(ReplyChunk::Text(out));
+                        }
                     }
                     Some(Ok(Piece::Calling)) => {}
                     Some(Ok(Piece::Calls(asked))) => calls = asked,
+                }
+            }
+            if let Some(written) = written {
+                match written.finish(&inner.tools, round) {
+                    Ok(spelled) if calls.is_empty() => {
+                        tracing::debug!("the model wrote its tool calls as text");
+                        said.clear();
+                        calls = spelled;
+                    }
+                    Ok(_) => {}
+                    Err(rest) => {
+                        if !rest.is_empty() {
+                            yield Ok(ReplyChunk::Text(rest));
+                        }
+                    }
                 }
             }
             if calls.is_empty() {
