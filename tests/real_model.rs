@@ -7,7 +7,9 @@
 //! 2. the connector streams the real answer to its end;
 //! 3. dropping the connector's stream stops the generation on the server (its slot is idle
 //!    again long before the answer asked for could have been written);
-//! 4. the Python A2A client asks `a2ui-agent serve --model-url <the model>` (v0.8, the basic
+//! 4. the tool loop: the model calls a tool (written as fenced JSON by this model), reads its
+//!    result and answers;
+//! 5. the Python A2A client asks `a2ui-agent serve --model-url <the model>` (v0.8, the basic
 //!    catalog pruned to Text and Column) for a small UI: every A2UI part it receives
 //!    validates, and the task ends `input-required` or `completed`, or `failed` naming the
 //!    validation errors once the repairs ran out.
@@ -20,10 +22,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
-use a2ui_agent::llm::{ChatMessage, OpenAiChat};
+use a2ui_agent::agent::ReplyChunk;
+use a2ui_agent::llm::{ChatMessage, LlmError, OpenAiChat, Tool, ToolRecord};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -214,7 +218,58 @@ async fn the_cancel(http: &reqwest::Client, server: &ModelServer) {
     );
 }
 
-/// 4. The Python client, `serve --model-url`, and the A2UI that comes back.
+/// 4. The tool loop with the real model: it asks for the search (the 0.5B model writes the
+/// call as fenced JSON, which the connector runs as a call), reads the result and answers.
+async fn the_tools(server: &ModelServer) {
+    let asked = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let search = {
+        let asked = asked.clone();
+        Tool::new(
+            "search_restaurants",
+            "Search restaurants by cuisine and city",
+            json!({"type": "object", "properties": {"cuisine": {"type": "string"},
+                "city": {"type": "string"}}, "required": ["cuisine"]}),
+            move |arguments: Value| {
+                asked.lock().unwrap().push(arguments);
+                async { Ok(json!({"restaurants": [{"name": "Baan Thai", "rating": 4.6}]})) }
+            },
+        )
+    };
+    let chat = OpenAiChat::builder(&server.base_url, ALIAS)
+        .max_tokens(60)
+        .temperature(0.0)
+        .tool(search)
+        .max_tool_rounds(1)
+        .build()
+        .unwrap();
+    let mut stream =
+        Box::pin(chat.reply(vec![ChatMessage::user("Find Thai restaurants in Paris.")]));
+    let mut text = String::new();
+    let mut records = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        match chunk {
+            Ok(ReplyChunk::Text(piece)) => text.push_str(&piece),
+            Ok(ReplyChunk::Part(part)) => records.extend(ToolRecord::from_part(&part)),
+            Ok(_) => {}
+            // A model that calls again after its one round is told so; it did call.
+            Err(LlmError::ToolRounds(_)) => break,
+            Err(error) => panic!("the tool loop failed: {error}"),
+        }
+    }
+    let asked = asked.lock().unwrap().clone();
+    eprintln!("the real model called the tool with {asked:?}, then wrote {text:?}");
+    assert_eq!(asked.len(), 1, "the model did not call the tool: {text:?}");
+    assert!(
+        asked[0]["cuisine"]
+            .as_str()
+            .unwrap_or_default()
+            .eq_ignore_ascii_case("thai"),
+        "{asked:?}"
+    );
+    assert_eq!(records.len(), 1);
+}
+
+/// 5. The Python client, `serve --model-url`, and the A2UI that comes back.
 async fn the_python_client(server: &ModelServer) {
     let python = root().join(".venv/bin/python");
     if !python.exists() {
@@ -233,7 +288,7 @@ async fn the_python_client(server: &ModelServer) {
         "--components",
         "Text,Column",
         "--max-tokens",
-        "400",
+        "300",
         "--max-repairs",
         "1",
     ]);
@@ -306,6 +361,9 @@ async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     step = Instant::now();
     the_cancel(&http, &server).await;
     eprintln!("the cancel: {:?}", step.elapsed());
+    step = Instant::now();
+    the_tools(&server).await;
+    eprintln!("the tools: {:?}", step.elapsed());
     step = Instant::now();
     the_python_client(&server).await;
     eprintln!("the Python client: {:?}", step.elapsed());
