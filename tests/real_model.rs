@@ -118,7 +118,7 @@ async fn processing(http: &reqwest::Client, server: &ModelServer) -> bool {
     slots[0]["is_processing"] == true
 }
 
-/// 1. What the real server sends, byte for byte.
+/// Step 1: What the real server sends, byte for byte.
 async fn the_wire(http: &reqwest::Client, server: &ModelServer) {
     let body = json!({"model": ALIAS, "stream": true, "stream_options": {"include_usage": true},
         "max_tokens": 12, "messages": [{"role": "user", "content": "Say hello."}]});
@@ -167,7 +167,7 @@ async fn the_wire(http: &reqwest::Client, server: &ModelServer) {
     assert!(usage["usage"]["prompt_tokens"].as_u64().unwrap() > 0);
 }
 
-/// 2. The connector reads the same to its end.
+/// Step 2: The connector reads the same to its end.
 async fn the_connector(server: &ModelServer) {
     let chat = OpenAiChat::builder(&server.base_url, ALIAS)
         .max_tokens(24)
@@ -188,7 +188,7 @@ async fn the_connector(server: &ModelServer) {
     eprintln!("the connector read: {:?}", deltas.concat());
 }
 
-/// 3. A dropped stream stops the generation.
+/// Step 3: A dropped stream stops the generation.
 async fn the_cancel(http: &reqwest::Client, server: &ModelServer) {
     let chat = OpenAiChat::builder(&server.base_url, ALIAS)
         .max_tokens(2000)
@@ -218,8 +218,8 @@ async fn the_cancel(http: &reqwest::Client, server: &ModelServer) {
     );
 }
 
-/// 4. The tool loop with the real model: it asks for the search (the 0.5B model writes the
-/// call as fenced JSON, which the connector runs as a call), reads the result and answers.
+/// Step 4: The tool loop with the real model: it asks for the search, reads the result and
+/// answers. (The 0.5B model writes the call as fenced JSON; the connector runs it.)
 async fn the_tools(server: &ModelServer) {
     let asked = Arc::new(Mutex::new(Vec::<Value>::new()));
     let search = {
@@ -269,7 +269,7 @@ async fn the_tools(server: &ModelServer) {
     assert_eq!(records.len(), 1);
 }
 
-/// 5. The Python client, `serve --model-url`, and the A2UI that comes back.
+/// Step 5: The Python client, `serve --model-url`, and the A2UI that comes back.
 async fn the_python_client(server: &ModelServer) {
     let python = root().join(".venv/bin/python");
     if !python.exists() {
