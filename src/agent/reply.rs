@@ -289,8 +289,15 @@ pub enum ReplyEvent {
     /// A chunk of the reply's text, read for A2UI as it comes; what it completes is sent in
     /// a `working` update and kept as the task's status message.
     Text(String),
-    /// Progress for the user: a `working` update holding this text, not part of the reply.
+    /// Progress for the user: a `working` update holding this text, not part of the reply:
+    /// the next update replaces it and the final message leaves it out. Its text part is
+    /// marked with [`STATUS_METADATA`], so a client can show it apart, as a status line.
+    /// E.g. "The model is reading the prompt…".
     Status(String),
+    /// A part added to the agent's message as it is, after the parts the text so far
+    /// completed, without being parsed: e.g. the record of a tool call (see `llm::Tool`).
+    /// It is kept in the task's history.
+    Part(Part),
     /// An artifact, whole or one chunk of it: a `TaskArtifactUpdateEvent`, and the task's
     /// artifact created, replaced or grown.
     Artifact(ArtifactChunk),
@@ -324,6 +331,20 @@ impl ReplyEvent {
             append: true,
             last_chunk: last,
         })
+    }
+}
+
+/// The metadata member (`true`) of the text part of a passing status ([`ReplyEvent::Status`]),
+/// so a client can show it apart from the reply, as a status line.
+pub const STATUS_METADATA: &str = "a2uiAgentStatus";
+
+/// The text part of a passing status.
+pub(crate) fn status_part(text: String) -> Part {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert(STATUS_METADATA.to_owned(), serde_json::Value::Bool(true));
+    Part::Text {
+        text,
+        metadata: Some(std::sync::Arc::new(metadata)),
     }
 }
 

@@ -10,43 +10,93 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::tools::{ToolCall, ToolRecord};
 use crate::a2a::{Message, Part, Role};
+use crate::agent::STATUS_METADATA;
 use crate::request::Request;
 use crate::request::actions::from_parts;
 
-/// One turn of a chat: `{"role": "system" | "user" | "assistant", "content": text}`.
+/// One turn of a chat: `{"role": "system" | "user" | "assistant" | "tool", "content": text}`,
+/// an assistant turn's tool calls, a tool turn's call id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatMessage {
-    /// `system`, `user` or `assistant`.
+    /// `system`, `user`, `assistant` or `tool`.
     pub role: &'static str,
     /// The turn's text.
     pub content: String,
+    /// The calls an assistant turn asks for.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "wire_calls")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a tool turn answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
+    fn new(role: &'static str, content: String) -> Self {
+        Self {
+            role,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
     /// A system turn.
     pub fn system(content: impl Into<String>) -> Self {
-        Self {
-            role: "system",
-            content: content.into(),
-        }
+        Self::new("system", content.into())
     }
 
     /// A user turn.
     pub fn user(content: impl Into<String>) -> Self {
-        Self {
-            role: "user",
-            content: content.into(),
-        }
+        Self::new("user", content.into())
     }
 
     /// An assistant turn.
     pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new("assistant", content.into())
+    }
+
+    /// An assistant turn that asks for `calls` (after `content`, possibly empty).
+    pub fn assistant_calls(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
         Self {
-            role: "assistant",
-            content: content.into(),
+            tool_calls: calls,
+            ..Self::new("assistant", content.into())
         }
     }
+
+    /// The answer to the call `id`.
+    pub fn tool(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(id.into()),
+            ..Self::new("tool", content.into())
+        }
+    }
+}
+
+/// `tool_calls` as the API spells them: `{"id", "type": "function", "function": {"name",
+/// "arguments"}}`.
+fn wire_calls<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Call<'a> {
+        id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: Function<'a>,
+    }
+    #[derive(Serialize)]
+    struct Function<'a> {
+        name: &'a str,
+        arguments: &'a str,
+    }
+    serializer.collect_seq(calls.iter().map(|call| Call {
+        id: &call.id,
+        kind: "function",
+        function: Function {
+            name: &call.name,
+            arguments: &call.arguments,
+        },
+    }))
 }
 
 /// The chat for `request`, after the agent's own `instructions` (if any).
@@ -81,7 +131,7 @@ pub fn chat_messages(request: &Request, instructions: Option<&str>) -> Vec<ChatM
     for message in request.history() {
         match message.role {
             Role::User => chat.push(ChatMessage::user(user_turn(message))),
-            Role::Agent => chat.push(ChatMessage::assistant(agent_turn(message, request))),
+            Role::Agent => agent_turns(message, request, &mut chat),
         }
     }
     chat.push(ChatMessage::user(user_turn(request.message())));
@@ -106,10 +156,14 @@ fn user_turn(message: &Message) -> String {
 }
 
 /// The agent's text, with each run of A2UI DataParts written back as one block of the
-/// request's output format (Direct JSON when the request has no A2UI).
-fn agent_turn(message: &Message, request: &Request) -> String {
+/// request's output format (Direct JSON when the request has no A2UI), as assistant turns:
+/// where the message holds tool calls' records ([`ToolRecord`]), the text before them
+/// becomes an assistant turn asking for those calls, each record a tool turn answering one,
+/// and the text after them the next assistant turn. Passing statuses are left out.
+fn agent_turns(message: &Message, request: &Request, chat: &mut Vec<ChatMessage>) {
     let mut out = String::new();
     let mut block: Vec<Value> = Vec::new();
+    let mut records: Vec<ToolRecord> = Vec::new();
     let flush = |out: &mut String, block: &mut Vec<Value>| {
         if block.is_empty() {
             return;
@@ -125,7 +179,26 @@ fn agent_turn(message: &Message, request: &Request) -> String {
         out.push('\n');
         block.clear();
     };
+    let calls = |out: &mut String, records: &mut Vec<ToolRecord>, chat: &mut Vec<ChatMessage>| {
+        if records.is_empty() {
+            return;
+        }
+        let calls = records.iter().map(|record| record.call.clone()).collect();
+        chat.push(ChatMessage::assistant_calls(std::mem::take(out), calls));
+        for record in records.drain(..) {
+            chat.push(ChatMessage::tool(record.call.id, record.result));
+        }
+    };
     for part in &message.parts {
+        if let Some(record) = ToolRecord::from_part(part) {
+            flush(&mut out, &mut block);
+            records.push(record);
+            continue;
+        }
+        if is_status(part) {
+            continue;
+        }
+        calls(&mut out, &mut records, chat);
         match part {
             Part::Text { text, .. } => {
                 flush(&mut out, &mut block);
@@ -136,7 +209,17 @@ fn agent_turn(message: &Message, request: &Request) -> String {
         }
     }
     flush(&mut out, &mut block);
-    out
+    calls(&mut out, &mut records, chat);
+    if !out.is_empty() || chat.last().is_none_or(|last| last.role != "tool") {
+        chat.push(ChatMessage::assistant(out));
+    }
+}
+
+/// Whether `part` is a passing status ([`STATUS_METADATA`]).
+fn is_status(part: &Part) -> bool {
+    part.metadata()
+        .and_then(|metadata| metadata.get(STATUS_METADATA))
+        .is_some()
 }
 
 #[cfg(test)]

@@ -29,6 +29,15 @@ pub enum LlmError {
         /// How many attempts were made.
         attempts: u32,
     },
+    /// The model wrote nothing for longer than the first-token timeout after the request.
+    #[error(
+        "The model wrote nothing within {} s of the request (it may still be reading a long prompt; a longer first-token timeout gives it time)",
+        .0.as_secs_f32()
+    )]
+    FirstToken(Duration),
+    /// The model still called tools after the most rounds allowed.
+    #[error("The model was still calling tools after {0} rounds; the answer was abandoned")]
+    ToolRounds(u32),
     /// The server sent nothing for longer than the idle timeout.
     #[error("The model server sent nothing for {} s; the answer was abandoned", .0.as_secs_f32())]
     Idle(Duration),
@@ -51,6 +60,13 @@ impl LlmError {
             LlmError::Config(_) => "The model connector is misconfigured".to_owned(),
             LlmError::Connect { .. } => "Could not reach the model server".to_owned(),
             LlmError::Status { status, .. } => format!("The model server answered HTTP {status}"),
+            LlmError::FirstToken(duration) => format!(
+                "The model wrote nothing within {} s of the request",
+                duration.as_secs()
+            ),
+            LlmError::ToolRounds(rounds) => {
+                format!("The model was still calling tools after {rounds} rounds")
+            }
             LlmError::Idle(_) => "The model server stopped answering".to_owned(),
             LlmError::Stream(_) => "The model failed while answering".to_owned(),
             LlmError::Protocol(_) => "The model server's answer could not be read".to_owned(),

@@ -9,10 +9,20 @@
 //!
 //! The SSE framing is decoded by `eventsource-stream`; this module reads the chunks. It
 //! retries 429 and 5xx answers that come before the first token (bounded, with backoff,
-//! honouring `Retry-After`), bounds the wait to connect and between two events, and ends a
-//! failed call with an [`LlmError`] a person can read, which never contains the API key.
-//! Dropping the reply's stream (a canceled task) drops the response and closes the HTTP
-//! request, so the model server stops generating.
+//! honouring `Retry-After`), bounds the wait to connect, for the first token (long: a local
+//! model reads a long prompt for minutes; the client sees "The model is reading the
+//! prompt…" meanwhile) and between two events, and ends a failed call with an [`LlmError`]
+//! a person can read, which never contains the API key. Dropping the reply's stream (a
+//! canceled task) drops the response and closes the HTTP request, so the model server stops
+//! generating.
+//!
+//! With [`Tool`]s ([`OpenAiChatBuilder::tool`]) the model may call functions of yours: the
+//! calls it streams are joined, run (together when it asks for several), answered as `tool`
+//! messages, and the model asked again, for at most
+//! [`max_tool_rounds`](OpenAiChatBuilder::max_tool_rounds) rounds. Its text streams to the
+//! client in every round; each call shows as a one-line text part of the reply ("Called
+//! name(arguments)") whose metadata member [`TOOL_CALL_METADATA`] keeps the call and its
+//! result, so the task's next turn sends them to the model again.
 //!
 //! # Example
 //!
@@ -35,25 +45,31 @@
 //! # }
 //! ```
 
+mod answer;
 mod chat;
 mod error;
+mod rounds;
+mod tools;
 mod wire;
+mod written;
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use tokio::time::Instant;
 
 pub use chat::{ChatMessage, chat_messages};
 pub use error::LlmError;
+pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolError, ToolRecord};
 
-use crate::agent::{Agent, AgentError, Reply};
+use crate::agent::{Agent, AgentError, Reply, ReplyEvent};
 use crate::request::Request;
-use wire::{ChatRequest, Chunk, StreamOptions, error_in_body};
+use answer::Piece;
+use wire::{ChatRequest, FunctionSpec, StreamOptions, ToolSpec, error_in_body};
 
 /// The most bytes of an error body read to find its message.
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
@@ -74,9 +90,13 @@ struct Inner {
     temperature: Option<f32>,
     max_tokens: Option<u32>,
     idle_timeout: Duration,
+    first_token_timeout: Duration,
+    reading_notice: Duration,
     max_retries: u32,
     backoff: Duration,
     max_retry_wait: Duration,
+    tools: Vec<Tool>,
+    max_tool_rounds: u32,
 }
 
 impl fmt::Debug for OpenAiChat {
@@ -103,9 +123,13 @@ pub struct OpenAiChatBuilder {
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
     idle_timeout: Duration,
+    first_token_timeout: Duration,
+    reading_notice: Duration,
     max_retries: u32,
     backoff: Duration,
     max_retry_wait: Duration,
+    tools: Vec<Tool>,
+    max_tool_rounds: u32,
 }
 
 impl fmt::Debug for OpenAiChatBuilder {
@@ -123,8 +147,9 @@ impl OpenAiChat {
     /// to (`https://api.openai.com/v1`, `http://localhost:11434/v1`).
     ///
     /// Defaults: no key, the server's temperature and token limit, a 10 s connect timeout,
-    /// a 60 s idle timeout (longest silence between two events, including the wait for the
-    /// first token), 2 retries from 500 ms doubling, a `Retry-After` of at most 30 s honoured.
+    /// a 10 min wait for the first token (a local model reads a long prompt slowly), then a
+    /// 60 s idle timeout (longest silence between two events), 2 retries from 500 ms
+    /// doubling, a `Retry-After` of at most 30 s honoured, no tools, at most 8 tool rounds.
     pub fn builder(base_url: impl Into<String>, model: impl Into<String>) -> OpenAiChatBuilder {
         OpenAiChatBuilder {
             base_url: base_url.into(),
@@ -136,9 +161,13 @@ impl OpenAiChat {
             headers: Vec::new(),
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
+            first_token_timeout: Duration::from_secs(600),
+            reading_notice: rounds::READING_NOTICE,
             max_retries: 2,
             backoff: Duration::from_millis(500),
             max_retry_wait: Duration::from_secs(30),
+            tools: Vec::new(),
+            max_tool_rounds: 8,
         }
     }
 
@@ -152,8 +181,13 @@ impl OpenAiChat {
         chat_messages(request, self.inner.instructions.as_deref())
     }
 
-    /// Sends `messages` and returns the answer as it streams: its content deltas, in order.
-    /// Resolves once the server accepted the request (after any retries).
+    /// The tools the model may call.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    /// Sends `messages` without tools and returns the answer as it streams: its content
+    /// deltas, in order. Resolves once the server accepted the request (after any retries).
     ///
     /// # Errors
     ///
@@ -164,17 +198,60 @@ impl OpenAiChat {
         messages: &[ChatMessage],
     ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
     {
-        let response = self.send(messages).await?;
-        Ok(deltas(
+        let (response, started) = self.send(messages, false).await?;
+        let pieces = answer::pieces(
             response,
-            self.inner.idle_timeout,
+            started,
+            self.inner.first_token_timeout,
             self.inner.clone(),
-        ))
+            0,
+        );
+        Ok(pieces.filter_map(|piece| async move {
+            match piece {
+                Ok(Piece::Text(text)) => Some(Ok(text)),
+                Ok(Piece::Calling | Piece::Calls(_)) => None,
+                Err(error) => Some(Err(error)),
+            }
+        }))
     }
 
-    /// Posts the chat, retrying 429 and 5xx answers.
-    async fn send(&self, messages: &[ChatMessage]) -> Result<reqwest::Response, LlmError> {
+    /// Sends `messages` with this client's tools and streams the reply: the model's text
+    /// in every round, passing statuses ("The model is reading the prompt…", "Calling
+    /// name…") and one part per tool call (see [`ToolRecord::to_part`]), as the server's
+    /// agent does. The tools run as the model asks for them (those asked for together, at
+    /// the same time); their results go back to the model until it answers without calls.
+    /// Dropping the stream stops the model and the running handlers.
+    pub fn reply(
+        &self,
+        messages: Vec<ChatMessage>,
+    ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
+        rounds::reply(self.clone(), messages)
+    }
+
+    /// Posts the chat (with the tools when `with_tools`), retrying 429 and 5xx answers;
+    /// returns the response and when the accepted attempt was sent.
+    async fn send(
+        &self,
+        messages: &[ChatMessage],
+        with_tools: bool,
+    ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
+        let tools: Vec<ToolSpec<'_>> = if with_tools {
+            inner
+                .tools
+                .iter()
+                .map(|tool| ToolSpec {
+                    kind: "function",
+                    function: FunctionSpec {
+                        name: tool.name(),
+                        description: tool.description(),
+                        parameters: tool.parameters(),
+                    },
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let body = ChatRequest {
             model: &inner.model,
             messages,
@@ -184,6 +261,7 @@ impl OpenAiChat {
             },
             temperature: inner.temperature,
             max_tokens: inner.max_tokens,
+            tools: &tools,
         };
         let mut attempt = 0;
         loop {
@@ -192,9 +270,11 @@ impl OpenAiChat {
             if let Some(key) = &inner.api_key {
                 post = post.bearer_auth(key);
             }
-            let sent = tokio::time::timeout(inner.idle_timeout, post.send()).await;
+            let started = Instant::now();
+            // A server may hold its headers back until it has read the prompt.
+            let sent = tokio::time::timeout(inner.first_token_timeout, post.send()).await;
             let response = match sent {
-                Err(_) => return Err(LlmError::Idle(inner.idle_timeout)),
+                Err(_) => return Err(LlmError::FirstToken(inner.first_token_timeout)),
                 Ok(Err(error)) => {
                     return Err(LlmError::Connect {
                         url: inner.endpoint.clone(),
@@ -205,7 +285,7 @@ impl OpenAiChat {
             };
             let status = response.status();
             if status.is_success() {
-                return Ok(response);
+                return Ok((response, started));
             }
             let retryable = status.as_u16() == 429 || status.is_server_error();
             let wait = retry_after(response.headers())
@@ -283,10 +363,42 @@ impl OpenAiChatBuilder {
         self
     }
 
-    /// The longest silence accepted: for the response headers, then between two events.
+    /// The longest silence accepted between two events once the model has begun to write.
     #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// The longest wait for the first token of an answer (headers included), counted from
+    /// the request. It grows with the prompt on a local model: reading 12,000 tokens takes
+    /// several minutes on a small CPU.
+    #[must_use]
+    pub fn first_token_timeout(mut self, timeout: Duration) -> Self {
+        self.first_token_timeout = timeout;
+        self
+    }
+
+    /// How long the first token may take before the client sees the passing status "The
+    /// model is reading the prompt…" (default 2 s).
+    #[must_use]
+    pub fn reading_notice(mut self, after: Duration) -> Self {
+        self.reading_notice = after;
+        self
+    }
+
+    /// A tool the model may call (see [`Tool`]); add one call per tool.
+    #[must_use]
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// How many rounds of tool calls one reply may take; a model that still calls tools
+    /// after that fails the reply with [`LlmError::ToolRounds`].
+    #[must_use]
+    pub fn max_tool_rounds(mut self, rounds: u32) -> Self {
+        self.max_tool_rounds = rounds;
         self
     }
 
@@ -319,6 +431,29 @@ impl OpenAiChatBuilder {
         }
         if self.model.is_empty() {
             return Err(LlmError::Config("the model name is empty".into()));
+        }
+        for (index, tool) in self.tools.iter().enumerate() {
+            let valid = !tool.name().is_empty()
+                && tool.name().len() <= 64
+                && tool
+                    .name()
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+            if !valid {
+                return Err(LlmError::Config(format!(
+                    "the tool name '{}' is not 1 to 64 letters, digits, '_' or '-'",
+                    tool.name()
+                )));
+            }
+            if self.tools[..index]
+                .iter()
+                .any(|other| other.name() == tool.name())
+            {
+                return Err(LlmError::Config(format!(
+                    "two tools are named '{}'",
+                    tool.name()
+                )));
+            }
         }
         let mut headers = HeaderMap::new();
         for (name, value) in &self.headers {
@@ -353,9 +488,13 @@ impl OpenAiChatBuilder {
                 temperature: self.temperature,
                 max_tokens: self.max_tokens,
                 idle_timeout: self.idle_timeout,
+                first_token_timeout: self.first_token_timeout,
+                reading_notice: self.reading_notice,
                 max_retries: self.max_retries,
                 backoff: self.backoff,
                 max_retry_wait: self.max_retry_wait,
+                tools: self.tools,
+                max_tool_rounds: self.max_tool_rounds,
             }),
         })
     }
@@ -366,86 +505,11 @@ impl Agent for OpenAiChat {
         let this = self.clone();
         Box::pin(async move {
             let messages = this.messages(&request);
-            let deltas = this
-                .stream(&messages)
-                .await
-                .map_err(LlmError::into_agent_error)?;
-            Ok(Reply::stream(
-                deltas.map(|item| item.map_err(LlmError::into_agent_error)),
+            let chunks = this.reply(messages);
+            Ok(Reply::events(
+                chunks.map(|item| item.map_err(LlmError::into_agent_error)),
             ))
         })
-    }
-}
-
-/// The content deltas of a streamed answer. Ends after `[DONE]` (or, from a server that
-/// omits it, the end of the body after a `finish_reason`); anything else ends it with an error.
-fn deltas(
-    response: reqwest::Response,
-    idle: Duration,
-    inner: Arc<Inner>,
-) -> impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static {
-    async_stream::stream! {
-        let mut events = response.bytes_stream().eventsource();
-        let mut finished = false;
-        loop {
-            let event = match tokio::time::timeout(idle, events.next()).await {
-                Err(_) => {
-                    yield Err(LlmError::Idle(idle));
-                    return;
-                }
-                Ok(None) => {
-                    if !finished {
-                        yield Err(LlmError::Interrupted(
-                            "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
-                        ));
-                    }
-                    return;
-                }
-                Ok(Some(Err(error))) => {
-                    let reason = match &error {
-                        EventStreamError::Transport(error) => describe(error),
-                        other => other.to_string(),
-                    };
-                    yield Err(LlmError::Interrupted(inner.scrub(&reason)));
-                    return;
-                }
-                Ok(Some(Ok(event))) => event,
-            };
-            let data = event.data.trim();
-            if data == "[DONE]" {
-                return;
-            }
-            if data.is_empty() {
-                continue;
-            }
-            let chunk: Chunk = match serde_json::from_str(data) {
-                Ok(chunk) => chunk,
-                Err(error) => {
-                    yield Err(LlmError::Protocol(format!("an event is not a JSON chunk ({error})")));
-                    return;
-                }
-            };
-            if let Some(error) = chunk.error {
-                yield Err(LlmError::Stream(inner.scrub(&error.describe())));
-                return;
-            }
-            if let Some(usage) = &chunk.usage {
-                tracing::debug!(%usage, "model usage");
-            }
-            for choice in chunk.choices.into_iter().take(1) {
-                if let Some(content) = choice.delta.and_then(|delta| delta.content) {
-                    if !content.is_empty() {
-                        yield Ok(content);
-                    }
-                }
-                if let Some(reason) = choice.finish_reason {
-                    finished = true;
-                    if reason != "stop" {
-                        tracing::warn!(%reason, "the model stopped early");
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -19,6 +19,25 @@ pub(crate) struct ChatRequest<'a> {
     pub(crate) temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "<[ToolSpec<'_>]>::is_empty")]
+    pub(crate) tools: &'a [ToolSpec<'a>],
+}
+
+/// `tools[i]` of the request: `{"type": "function", "function": {name, description,
+/// parameters}}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ToolSpec<'a> {
+    #[serde(rename = "type")]
+    pub(crate) kind: &'static str,
+    pub(crate) function: FunctionSpec<'a>,
+}
+
+/// The function a [`ToolSpec`] offers.
+#[derive(Debug, Serialize)]
+pub(crate) struct FunctionSpec<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) parameters: &'a Value,
 }
 
 /// Asks for a last chunk with the token usage.
@@ -48,11 +67,35 @@ pub(crate) struct Choice {
     pub(crate) finish_reason: Option<String>,
 }
 
-/// `choices[i].delta`: the role in the first chunk, then content pieces.
+/// `choices[i].delta`: the role in the first chunk, then content pieces or pieces of tool
+/// calls.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Delta {
     #[serde(default)]
     pub(crate) content: Option<String>,
+    #[serde(default)]
+    pub(crate) tool_calls: Option<Vec<CallDelta>>,
+}
+
+/// `delta.tool_calls[i]`: a piece of the call at `index` (the id and name come first, the
+/// arguments' JSON text in pieces after).
+#[derive(Debug, Deserialize)]
+pub(crate) struct CallDelta {
+    #[serde(default)]
+    pub(crate) index: Option<usize>,
+    #[serde(default)]
+    pub(crate) id: Option<String>,
+    #[serde(default)]
+    pub(crate) function: Option<FunctionDelta>,
+}
+
+/// `delta.tool_calls[i].function`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FunctionDelta {
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    #[serde(default)]
+    pub(crate) arguments: Option<String>,
 }
 
 /// `{"error": {"message", "type", "code"}}`, in an error response or mid-stream.

@@ -129,6 +129,10 @@ impl TaskManager {
                         .await;
                     continue;
                 }
+                Ok(ReplyEvent::Part(part)) => {
+                    self.progress(answer, vec![part]).await;
+                    continue;
+                }
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
             };
             answer.guard.record(&chunk);

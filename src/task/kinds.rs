@@ -16,7 +16,7 @@ use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::run::Outcome;
 use super::start::Started;
 use crate::a2a::{Artifact, Message, Part, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState};
-use crate::agent::{ArtifactChunk, Reply};
+use crate::agent::{ArtifactChunk, Reply, status_part};
 use crate::request::Request;
 use crate::request::adapter::Refusal;
 use crate::request::prepared::Prepared;
@@ -171,7 +171,7 @@ impl TaskManager {
         let timestamp = self.now();
         let message_id = self.ids.new_id();
         let delivery = running.update(|task| {
-            let message = agent_message(task, &message_id, vec![Part::text(text)]);
+            let message = agent_message(task, &message_id, vec![status_part(text)]);
             transition(task, TaskState::Working, Some(message), timestamp).ok()?;
             Some(|task: &Task| status_event(task, false))
         });

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import uuid
 
@@ -33,7 +34,8 @@ from a2a.client import A2ACardResolver, ClientCallContext, ClientConfig, ClientF
 from a2a.helpers import get_message_text
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
 
-SCENARIO_DEADLINE_S = 60
+# A real model reading its prompt takes longer: tests/real_model.rs raises it.
+SCENARIO_DEADLINE_S = float(os.environ.get('A2UI_SCENARIO_DEADLINE_S', '60'))
 TRANSPORTS = ('jsonrpc', 'rest', '0.3')
 TRANSPORT = 'jsonrpc'
 

@@ -34,6 +34,55 @@ pub enum Answer {
     },
     /// The SSE events of `prefix`, then silence until the client goes away.
     Hang { prefix: String },
+    /// An SSE body whose first event comes after `first` (a model reading its prompt),
+    /// the others without pause.
+    SlowStart { body: String, first: Duration },
+}
+
+/// An SSE body of chat-completion chunks as OpenAI sends them: `data: {chunk}` events with
+/// the given deltas (`finish_reason` in the last), then `[DONE]`.
+pub fn sse(deltas: &[Value], finish_reason: &str) -> String {
+    let mut body = String::new();
+    let chunk = |delta: &Value, finish: Option<&str>| {
+        serde_json::json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk",
+            "created": 1764500000, "model": "mock-model",
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+    };
+    body.push_str(&format!(
+        "data: {}\n\n",
+        chunk(
+            &serde_json::json!({"role": "assistant", "content": null}),
+            None
+        )
+    ));
+    for delta in deltas {
+        body.push_str(&format!("data: {}\n\n", chunk(delta, None)));
+    }
+    body.push_str(&format!(
+        "data: {}\n\n",
+        chunk(&serde_json::json!({}), Some(finish_reason))
+    ));
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+/// A content delta.
+pub fn text(content: &str) -> Value {
+    serde_json::json!({"content": content})
+}
+
+/// A tool-call delta: the piece of call `index` (its id and name only in its first piece).
+pub fn call(index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) -> Value {
+    let mut function = serde_json::json!({"arguments": arguments});
+    if let Some(name) = name {
+        function["name"] = name.into();
+    }
+    let mut piece = serde_json::json!({"index": index, "function": function});
+    if let Some(id) = id {
+        piece["id"] = id.into();
+        piece["type"] = "function".into();
+    }
+    serde_json::json!({"tool_calls": [piece]})
 }
 
 impl Answer {
@@ -181,15 +230,25 @@ async fn answer(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
             }
             response
         }
-        Answer::Sse { body, pause } => sse(shared, body, pause, false),
-        Answer::Hang { prefix } => sse(shared, prefix, Duration::ZERO, true),
+        Answer::Sse { body, pause } => sse_body(shared, body, pause, Duration::ZERO, false),
+        Answer::Hang { prefix } => sse_body(shared, prefix, Duration::ZERO, Duration::ZERO, true),
+        Answer::SlowStart { body, first } => sse_body(shared, body, Duration::ZERO, first, false),
     }
 }
 
-fn sse(shared: Arc<Shared>, body: String, pause: Duration, hang: bool) -> Response {
+fn sse_body(
+    shared: Arc<Shared>,
+    body: String,
+    pause: Duration,
+    first: Duration,
+    hang: bool,
+) -> Response {
     let events: Vec<String> = body.split_inclusive("\n\n").map(str::to_owned).collect();
     let stream = async_stream::stream! {
         let mut watch = Watch { shared, done: false };
+        if !first.is_zero() {
+            tokio::time::sleep(first).await;
+        }
         for event in events {
             if !pause.is_zero() {
                 tokio::time::sleep(pause).await;

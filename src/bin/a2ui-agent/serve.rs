@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
+use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::reply::OnInvalid;
@@ -47,6 +48,17 @@ pub struct Args {
     /// servers expect).
     #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
     api_key_env: String,
+    /// How long the model may take to write its first token, in seconds (it reads the
+    /// prompt first: minutes for a long prompt on a small local model).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    first_token_timeout_secs: u64,
+    /// Describe only these components of the basic catalogs to the model, e.g.
+    /// `Text,Column,Button` (a shorter prompt, read sooner by a small local model).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    components: Vec<String>,
+    /// The most tokens the model may write per answer (unset: the server's limit).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
     /// What to do with a finished A2UI message that does not validate: `repair` (ask the
     /// agent again with the errors), `fail` the task, or `forward` it as it is.
     #[arg(long, value_name = "POLICY", default_value_t = OnInvalid::Repair)]
@@ -137,13 +149,26 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let names: Vec<&str> = args.components.iter().map(|name| name.trim()).collect();
+    let generator = |version: ProtocolVersion| -> Result<Generator, String> {
+        if names.is_empty() {
+            return Ok(Generator::built_in(version));
+        }
+        Generator::builder(version)
+            .components(&names)
+            .build()
+            .map_err(|error| format!("--components: {error}"))
+    };
     let (builder, what) = match (&args.model_url, &args.model) {
-        (Some(url), Some(model)) => (model_server(url, model, &args.api_key_env)?, "the model"),
+        (Some(url), Some(model)) => (
+            model_server(url, model, &args.api_key_env, &args)?,
+            "the model",
+        ),
         _ => (demo_server(&args), "the demo agent"),
     };
     let builder = builder
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
+        .generator(generator(ProtocolVersion::V0_9)?)
+        .generator(generator(ProtocolVersion::V0_8)?)
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
         .web_page(true);
@@ -211,8 +236,13 @@ fn model_server(
     url: &str,
     model: &str,
     key_env: &str,
+    args: &Args,
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
-    let mut chat = OpenAiChat::builder(url, model);
+    let mut chat = OpenAiChat::builder(url, model)
+        .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs));
+    if let Some(tokens) = args.max_tokens {
+        chat = chat.max_tokens(tokens);
+    }
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);
     }

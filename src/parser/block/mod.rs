@@ -470,8 +470,8 @@ impl Block {
         }
     }
 
-    /// At a `<` outside any string: the close tag, or not. `early` is the error to raise if
-    /// the block may not close here.
+    /// At a `<` outside any string: the close tag (or an open tag where the block may close),
+    /// or not. `early` is the error to raise if the block may not close here.
     fn close_tag(&mut self, input: &str, i: usize, cx: &mut Cx<'_>, early: Option<&str>) -> Step {
         match tags::bounded(tags::close_tag, input.get(i..).unwrap_or_default()) {
             Match::Yes(len) => match early {
@@ -484,6 +484,15 @@ impl Block {
                 ))),
             },
             Match::More => Step::Done(Advance::Hold(i)),
+            // Small models close a block with a second `<a2ui-json>`: where the block may
+            // close, that reads as its close tag.
+            Match::No if early.is_none() => {
+                match tags::bounded(tags::open_tag, input.get(i..).unwrap_or_default()) {
+                    Match::Yes(len) => Step::Done(Advance::Closed(i + len)),
+                    Match::More => Step::Done(Advance::Hold(i)),
+                    Match::No => self.fail(input, i, cx, "unexpected '<'"),
+                }
+            }
             Match::No => self.fail(input, i, cx, "unexpected '<'"),
         }
     }

@@ -1,0 +1,263 @@
+//! A real, tool-using UI agent: a restaurant finder that looks restaurants up, checks tables
+//! and books them through tools over a small local data set, and draws everything it shows
+//! (result cards, the booking form, the confirmation) with A2UI.
+//!
+//! ```text
+//! cargo run --release --example restaurant_agent -- \
+//!     --model-url http://127.0.0.1:8081/v1 --model qwen2.5-coder-1.5b-instruct --port 8080
+//! # then open http://127.0.0.1:8080/ (the chat page) and ask "Thai food in Paris?"
+//! ```
+//!
+//! Any OpenAI-compatible server that supports tool calls works (`OPENAI_API_KEY` is sent
+//! when set). The flow the model is told to follow: `search_restaurants`, one card per result
+//! with a Book button; Book opens a form (name, party size, time); Confirm calls
+//! `check_availability`, then `book_table`, and shows the confirmation. The tools are plain
+//! async Rust functions below; each call shows in the chat as one "Called …" line.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2ui_agent::A2uiServer;
+use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
+use a2ui_agent::generator::Generator;
+use a2ui_agent::llm::{OpenAiChat, Tool, ToolError};
+use a2ui_agent::reply::OnInvalid;
+use serde_json::{Value, json};
+
+/// One restaurant of the data set.
+struct Restaurant {
+    id: &'static str,
+    name: &'static str,
+    cuisine: &'static str,
+    city: &'static str,
+    rating: f32,
+    price: &'static str,
+    /// Tables free per evening slot.
+    tables: u32,
+}
+
+const RESTAURANTS: &[Restaurant] = &[
+    Restaurant {
+        id: "r1",
+        name: "Baan Thai",
+        cuisine: "thai",
+        city: "Paris",
+        rating: 4.6,
+        price: "€€",
+        tables: 2,
+    },
+    Restaurant {
+        id: "r2",
+        name: "Siam Garden",
+        cuisine: "thai",
+        city: "Paris",
+        rating: 4.2,
+        price: "€",
+        tables: 0,
+    },
+    Restaurant {
+        id: "r3",
+        name: "Trattoria Alba",
+        cuisine: "italian",
+        city: "Paris",
+        rating: 4.7,
+        price: "€€€",
+        tables: 3,
+    },
+    Restaurant {
+        id: "r4",
+        name: "Sakura House",
+        cuisine: "japanese",
+        city: "Lyon",
+        rating: 4.5,
+        price: "€€",
+        tables: 1,
+    },
+    Restaurant {
+        id: "r5",
+        name: "Le Petit Bistro",
+        cuisine: "french",
+        city: "Lyon",
+        rating: 4.4,
+        price: "€€",
+        tables: 4,
+    },
+    Restaurant {
+        id: "r6",
+        name: "Thai Orchid",
+        cuisine: "thai",
+        city: "Lyon",
+        rating: 4.1,
+        price: "€",
+        tables: 2,
+    },
+];
+
+const SLOTS: &[&str] = &["18:00", "19:00", "20:00", "21:00"];
+
+const INSTRUCTIONS: &str = "You are a restaurant booking assistant. Use the tools for every fact: \
+never invent restaurants, tables or bookings.
+1. When the user asks for restaurants, call search_restaurants, then show one Card per result \
+(name, cuisine, rating, price) with a Button labelled Book whose action is named \"book\" with \
+the context {\"restaurantId\": <its id>}.
+2. When you receive the action \"book\", show a form for that restaurant: a TextField for the \
+name, a TextField for the party size, a TextField for the time (18:00 to 21:00), and a Button \
+labelled Confirm whose action is named \"confirm\" with the restaurant id, name, party size and \
+time in its context (bound to the form's fields).
+3. When you receive \"confirm\", call check_availability, then book_table if a table is free, \
+and show the confirmation (the booking id) or what went wrong.
+Keep text short.";
+
+/// The bookings made so far.
+#[derive(Default)]
+struct Bookings {
+    made: Mutex<Vec<Value>>,
+}
+
+fn restaurant(id: &str) -> Result<&'static Restaurant, ToolError> {
+    RESTAURANTS
+        .iter()
+        .find(|r| r.id == id)
+        .ok_or_else(|| ToolError::new(format!("no restaurant has the id '{id}'")))
+}
+
+fn summary(r: &Restaurant) -> Value {
+    json!({"id": r.id, "name": r.name, "cuisine": r.cuisine, "city": r.city,
+        "rating": r.rating, "price": r.price})
+}
+
+fn search() -> Tool {
+    Tool::new(
+        "search_restaurants",
+        "Find restaurants by cuisine and/or city. Returns a list of restaurants with their ids.",
+        json!({"type": "object", "properties": {
+            "cuisine": {"type": "string", "description": "e.g. thai, italian, japanese, french"},
+            "city": {"type": "string", "description": "e.g. Paris, Lyon"}}}),
+        |args: Value| async move {
+            let wanted = |key: &str, value: &str| {
+                args[key]
+                    .as_str()
+                    .is_none_or(|asked| asked.trim().eq_ignore_ascii_case(value))
+            };
+            let found: Vec<Value> = RESTAURANTS
+                .iter()
+                .filter(|r| wanted("cuisine", r.cuisine) && wanted("city", r.city))
+                .map(summary)
+                .collect();
+            Ok(json!({"restaurants": found}))
+        },
+    )
+}
+
+fn check_availability() -> Tool {
+    Tool::new(
+        "check_availability",
+        "Whether a restaurant has a table free at a time (18:00, 19:00, 20:00 or 21:00).",
+        json!({"type": "object", "required": ["restaurantId", "time"], "properties": {
+            "restaurantId": {"type": "string"}, "time": {"type": "string"},
+            "partySize": {"type": "integer"}}}),
+        |args: Value| async move {
+            let r = restaurant(args["restaurantId"].as_str().unwrap_or_default())?;
+            let time = args["time"].as_str().unwrap_or_default();
+            if !SLOTS.contains(&time) {
+                return Err(ToolError::new(format!(
+                    "the times are {}",
+                    SLOTS.join(", ")
+                )));
+            }
+            Ok(json!({"restaurant": r.name, "time": time, "available": r.tables > 0}))
+        },
+    )
+}
+
+fn book_table(bookings: Arc<Bookings>) -> Tool {
+    Tool::new(
+        "book_table",
+        "Books a table. Returns the booking with its id.",
+        json!({"type": "object", "required": ["restaurantId", "name", "partySize", "time"],
+            "properties": {"restaurantId": {"type": "string"}, "name": {"type": "string"},
+            "partySize": {"type": "integer"}, "time": {"type": "string"}}}),
+        move |args: Value| {
+            let bookings = bookings.clone();
+            async move {
+                let r = restaurant(args["restaurantId"].as_str().unwrap_or_default())?;
+                let name = args["name"].as_str().filter(|n| !n.trim().is_empty());
+                let name = name.ok_or_else(|| ToolError::new("say whose name the table is in"))?;
+                let size = match &args["partySize"] {
+                    Value::Number(n) => n.as_u64(),
+                    Value::String(s) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                let size = size
+                    .filter(|s| (1..=12).contains(s))
+                    .ok_or_else(|| ToolError::new("the party size is 1 to 12 people"))?;
+                let time = args["time"].as_str().unwrap_or_default();
+                if !SLOTS.contains(&time) {
+                    return Err(ToolError::new(format!(
+                        "the times are {}",
+                        SLOTS.join(", ")
+                    )));
+                }
+                if r.tables == 0 {
+                    return Err(ToolError::new(format!("{} is full at {time}", r.name)));
+                }
+                let mut made = bookings.made.lock().unwrap_or_else(|p| p.into_inner());
+                let booking = json!({"bookingId": format!("B{:03}", made.len() + 1),
+                    "restaurant": r.name, "name": name, "partySize": size, "time": time});
+                made.push(booking.clone());
+                Ok(booking)
+            }
+        },
+    )
+}
+
+/// `--name value` from the command line.
+fn flag(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|arg| arg == name)
+        .and_then(|at| args.get(at + 1).cloned())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: restaurant_agent --model-url URL --model NAME [--port N]";
+    let url = flag(&args, "--model-url").ok_or(usage)?;
+    let name = flag(&args, "--model").ok_or(usage)?;
+    let port: u16 = flag(&args, "--port")
+        .unwrap_or_else(|| "8080".into())
+        .parse()?;
+    let bookings = Arc::new(Bookings::default());
+    let mut model = OpenAiChat::builder(url, &name)
+        .instructions(INSTRUCTIONS)
+        .temperature(0.2)
+        .first_token_timeout(Duration::from_secs(900))
+        .tool(search())
+        .tool(check_availability())
+        .tool(book_table(bookings))
+        .max_tool_rounds(4);
+    if let Ok(key) = std::env::var("OPENAI_API_KEY") {
+        model = model.api_key(key);
+    }
+    let server = A2uiServer::builder(
+        AgentCard::builder(format!("Restaurant finder ({name})"))
+            .description("Finds restaurants, checks tables and books them.")
+            .skill(AgentSkill::new(
+                "book",
+                "Book a table",
+                "Finds restaurants and books a table",
+            ))
+            .build(),
+        model.build()?,
+    )
+    .generator(Generator::v0_9())
+    .generator(Generator::v0_8())
+    .on_invalid(OnInvalid::Repair)
+    .max_repairs(2)
+    .web_page(true)
+    .build()?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    println!("listening on http://{}/", listener.local_addr()?);
+    axum::serve(listener, server.router()).await?;
+    Ok(())
+}

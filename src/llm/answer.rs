@@ -1,0 +1,130 @@
+//! Reading one streamed answer: its SSE events in, content pieces and tool calls out.
+//!
+//! The waits differ before and after the first token: a local model may read a long prompt
+//! for minutes before it writes anything (the first-token timeout), then writes a token every
+//! fraction of a second (the idle timeout, between two events).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::StreamExt;
+use tokio::time::Instant;
+
+use super::tools::{Calls, ToolCall};
+use super::wire::Chunk;
+use super::{Inner, LlmError, describe};
+
+/// What an answer streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece {
+    /// A piece of the answer's text.
+    Text(String),
+    /// The model began writing tool calls (once, at their first piece).
+    Calling,
+    /// The tool calls the answer asked for (once, at its end, when it asked for any).
+    Calls(Vec<ToolCall>),
+}
+
+/// The pieces of a streamed answer. Ends after `[DONE]` (or, from a server that omits it,
+/// the end of the body after a `finish_reason`); anything else ends it with an error. Until
+/// the first token (a content or tool-call piece) it waits up to `first_token` (counted from
+/// `started`, when the request was sent), then up to the idle timeout between two events.
+pub(crate) fn pieces(
+    response: reqwest::Response,
+    started: Instant,
+    first_token: Duration,
+    inner: Arc<Inner>,
+    round: u32,
+) -> impl futures::Stream<Item = Result<Piece, LlmError>> + Send + 'static {
+    let idle = inner.idle_timeout;
+    async_stream::stream! {
+        let mut events = response.bytes_stream().eventsource();
+        let mut finished = false;
+        let mut begun = false;
+        let mut calls = Calls::default();
+        loop {
+            let wait = if begun {
+                idle
+            } else {
+                (started + first_token).saturating_duration_since(Instant::now())
+            };
+            let event = match tokio::time::timeout(wait, events.next()).await {
+                Err(_) if begun => {
+                    yield Err(LlmError::Idle(idle));
+                    return;
+                }
+                Err(_) => {
+                    yield Err(LlmError::FirstToken(first_token));
+                    return;
+                }
+                Ok(None) => {
+                    if !finished {
+                        yield Err(LlmError::Interrupted(
+                            "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
+                        ));
+                        return;
+                    }
+                    break;
+                }
+                Ok(Some(Err(error))) => {
+                    let reason = match &error {
+                        EventStreamError::Transport(error) => describe(error),
+                        other => other.to_string(),
+                    };
+                    yield Err(LlmError::Interrupted(inner.scrub(&reason)));
+                    return;
+                }
+                Ok(Some(Ok(event))) => event,
+            };
+            let data = event.data.trim();
+            if data == "[DONE]" {
+                break;
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let chunk: Chunk = match serde_json::from_str(data) {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    yield Err(LlmError::Protocol(format!("an event is not a JSON chunk ({error})")));
+                    return;
+                }
+            };
+            if let Some(error) = chunk.error {
+                yield Err(LlmError::Stream(inner.scrub(&error.describe())));
+                return;
+            }
+            if let Some(usage) = &chunk.usage {
+                tracing::debug!(%usage, "model usage");
+            }
+            for choice in chunk.choices.into_iter().take(1) {
+                if let Some(delta) = choice.delta {
+                    if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
+                        begun = true;
+                        yield Ok(Piece::Text(content));
+                    }
+                    if let Some(pieces) = delta.tool_calls.filter(|pieces| !pieces.is_empty()) {
+                        if calls.is_empty() {
+                            yield Ok(Piece::Calling);
+                        }
+                        begun = true;
+                        if let Err(error) = calls.add(pieces) {
+                            yield Err(error);
+                            return;
+                        }
+                    }
+                }
+                if let Some(reason) = choice.finish_reason {
+                    finished = true;
+                    if reason != "stop" && reason != "tool_calls" {
+                        tracing::warn!(%reason, "the model stopped early");
+                    }
+                }
+            }
+        }
+        if !calls.is_empty() {
+            yield Ok(Piece::Calls(calls.finish(round)));
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! Tool calling in the OpenAI-compatible connector, against a scripted model server over real
+//! HTTP: streamed `tool_calls` pieces joined (several calls, interleaved indexes, arguments
+//! split anywhere), handlers run together, their results sent back as `tool` messages, the
+//! loop bounded; text streamed before, between and after the rounds; a handler's error read
+//! by the model; a cancel stopping the handlers; the calls kept in the task's history; the
+//! first-token wait separate from the idle one and shown as a status.
+#![cfg(feature = "llm")]
+
+mod llm_support;
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use a2ui_agent::agent::{ReplyEvent, STATUS_METADATA};
+use a2ui_agent::llm::{
+    ChatMessage, LlmError, OpenAiChat, TOOL_CALL_METADATA, Tool, ToolError, ToolRecord,
+};
+use futures::StreamExt;
+use llm_support::{Answer, MockModel, call, sse, text};
+use serde_json::{Value, json};
+
+fn answer(deltas: &[Value], finish: &str) -> Answer {
+    Answer::Sse {
+        body: sse(deltas, finish),
+        pause: Duration::ZERO,
+    }
+}
+
+/// Two calls whose pieces interleave, arguments split inside a key and a string.
+fn two_calls() -> Answer {
+    answer(
+        &[
+            text("Let me look."),
+            call(0, Some("call_a"), Some("search"), ""),
+            call(1, Some("call_b"), Some("weather"), "{\"ci"),
+            call(0, None, None, "{\"cuisine\": \"th"),
+            call(1, None, None, "ty\": \"Paris\"}"),
+            call(0, None, None, "ai\"}"),
+        ],
+        "tool_calls",
+    )
+}
+
+fn final_answer() -> Answer {
+    answer(&[text("Found "), text("two.")], "stop")
+}
+
+fn echo(name: &'static str) -> Tool {
+    Tool::new(
+        name,
+        format!("The {name} tool."),
+        json!({"type": "object"}),
+        move |arguments: Value| async move { Ok(json!({"tool": name, "got": arguments})) },
+    )
+}
+
+fn client(mock: &MockModel) -> a2ui_agent::llm::OpenAiChatBuilder {
+    OpenAiChat::builder(&mock.base_url, "mock-model")
+        .idle_timeout(Duration::from_secs(5))
+        .retries(0, Duration::ZERO, Duration::ZERO)
+}
+
+/// Every chunk of the reply, or the error that ended it.
+async fn collect(chat: &OpenAiChat) -> (Vec<ReplyEvent>, Option<LlmError>) {
+    let mut stream = Box::pin(chat.reply(vec![ChatMessage::user("Thai food?")]));
+    let mut chunks = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(chunk) => chunks.push(chunk),
+            Err(error) => return (chunks, Some(error)),
+        }
+    }
+    (chunks, None)
+}
+
+fn records(chunks: &[ReplyEvent]) -> Vec<ToolRecord> {
+    chunks
+        .iter()
+        .filter_map(|chunk| match chunk {
+            ReplyEvent::Part(part) => ToolRecord::from_part(part),
+            _ => None,
+        })
+        .collect()
+}
+
+fn texts(chunks: &[ReplyEvent]) -> String {
+    chunks
+        .iter()
+        .filter_map(|chunk| match chunk {
+            ReplyEvent::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn interleaved_calls_are_joined_run_together_and_answered_as_tool_messages() {
+    let mock = MockModel::start(vec![two_calls(), final_answer()]).await;
+    // Each handler waits for the other: run one after the other, they would never end.
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let tool = |name: &'static str| {
+        let barrier = barrier.clone();
+        Tool::new(
+            name,
+            "d",
+            json!({"type": "object"}),
+            move |arguments: Value| {
+                let barrier = barrier.clone();
+                async move {
+                    tokio::time::timeout(Duration::from_secs(10), barrier.wait())
+                        .await
+                        .map_err(|_| ToolError::new("the other call never ran"))?;
+                    Ok(json!({"tool": name, "got": arguments}))
+                }
+            },
+        )
+    };
+    let chat = client(&mock)
+        .tool(tool("search"))
+        .tool(tool("weather"))
+        .build()
+        .unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(texts(&chunks), "Let me look.Found two.");
+    let records = records(&chunks);
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].call.id, "call_a");
+    assert_eq!(records[0].call.arguments, r#"{"cuisine": "thai"}"#);
+    assert_eq!(
+        records[1].result,
+        r#"{"got":{"city":"Paris"},"tool":"weather"}"#
+    );
+    assert!(records.iter().all(|record| !record.is_error));
+    assert!(chunks.contains(&ReplyEvent::Status("Calling search, weather…".into())));
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0]["tools"][0]["type"], "function");
+    assert_eq!(requests[0]["tools"][1]["function"]["name"], "weather");
+    assert_eq!(requests[0]["tools"][0]["function"]["description"], "d");
+    let messages = requests[1]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"], "Let me look.");
+    assert_eq!(messages[1]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(messages[1]["tool_calls"][0]["type"], "function");
+    assert_eq!(
+        messages[1]["tool_calls"][1]["function"],
+        json!({"name": "weather", "arguments": "{\"city\": \"Paris\"}"})
+    );
+    assert_eq!(
+        (
+            messages[2]["role"].as_str(),
+            messages[2]["tool_call_id"].as_str()
+        ),
+        (Some("tool"), Some("call_a"))
+    );
+    assert_eq!(
+        messages[3]["content"],
+        r#"{"got":{"city":"Paris"},"tool":"weather"}"#
+    );
+}
+
+#[tokio::test]
+async fn a_failing_handler_or_an_unknown_tool_is_a_result_the_model_reads() {
+    let calls = answer(
+        &[
+            call(0, Some("c1"), Some("book"), "{}"),
+            call(1, Some("c2"), Some("fly"), "{}"),
+        ],
+        "tool_calls",
+    );
+    let mock = MockModel::start(vec![calls, final_answer()]).await;
+    let book = Tool::new("book", "d", json!({}), |_| async {
+        Err(ToolError::new("no table is free at 20:00"))
+    });
+    let chat = client(&mock).tool(book).build().unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(texts(&chunks), "Found two.");
+    let messages = mock.requests()[1]["messages"].clone();
+    assert_eq!(messages[2]["content"], "Error: no table is free at 20:00");
+    assert_eq!(
+        messages[3]["content"],
+        "Error: There is no tool named 'fly'. The tools are: book."
+    );
+    let records = records(&chunks);
+    assert!(records.iter().all(|record| record.is_error));
+    assert!(records[0].status_line().contains("Called book({}): failed"));
+}
+
+#[tokio::test]
+async fn a_model_that_keeps_calling_tools_stops_after_the_rounds_allowed() {
+    let again = answer(&[call(0, None, Some("search"), "{}")], "tool_calls");
+    let mock = MockModel::start(vec![again]).await;
+    let chat = client(&mock)
+        .tool(echo("search"))
+        .max_tool_rounds(2)
+        .build()
+        .unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, Some(LlmError::ToolRounds(2)));
+    assert_eq!(
+        mock.requests().len(),
+        3,
+        "two rounds of tools, then the end"
+    );
+    assert_eq!(records(&chunks).len(), 2);
+    // A call without an id gets one, and the tool message answers it.
+    let messages = mock.requests()[2]["messages"].clone();
+    assert_eq!(messages[1]["tool_calls"][0]["id"], "call_0_0");
+    assert_eq!(messages[2]["tool_call_id"], "call_0_0");
+}
+
+#[tokio::test]
+async fn a_slow_first_token_is_waited_for_and_shown_as_a_status() {
+    let mock = MockModel::start(vec![Answer::SlowStart {
+        body: sse(&[text("Hi.")], "stop"),
+        first: Duration::from_millis(600),
+    }])
+    .await;
+    let chat = client(&mock)
+        .idle_timeout(Duration::from_millis(200))
+        .first_token_timeout(Duration::from_secs(10))
+        .reading_notice(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None, "the idle timeout is not the first token's");
+    assert_eq!(
+        chunks,
+        [
+            ReplyEvent::Status("The model is reading the prompt…".into()),
+            ReplyEvent::Text("Hi.".into())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_model_that_never_writes_hits_the_first_token_timeout() {
+    let mock = MockModel::start(vec![Answer::Hang {
+        prefix: String::new(),
+    }])
+    .await;
+    let chat = client(&mock)
+        .first_token_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let (_, error) = collect(&chat).await;
+    let error = error.unwrap();
+    assert!(matches!(error, LlmError::FirstToken(_)), "{error:?}");
+    assert!(error.to_string().contains("first-token timeout"), "{error}");
+}
+
+#[test]
+fn tool_names_the_api_cannot_carry_are_refused_when_built() {
+    for names in [vec!["has space"], vec![""], vec!["same", "same"]] {
+        let mut builder = OpenAiChat::builder("http://127.0.0.1:1/v1", "m");
+        for name in names.clone() {
+            builder = builder.tool(echo(name.to_owned().leak()));
+        }
+        assert!(
+            matches!(builder.build(), Err(LlmError::Config(_))),
+            "{names:?}"
+        );
+    }
+}
+
+/// A server whose agent is `chat`, and the events of one streamed message.
+async fn ask(server: &support::TestServer, text: &str, task: Option<&str>) -> support::Sse {
+    let params = support::params(json!([{"kind": "text", "text": text}]), None, task);
+    server.stream("message/stream", params).await
+}
+
+#[tokio::test]
+async fn the_client_sees_text_statuses_and_calls_and_the_next_turn_has_them_again() {
+    let mock = MockModel::start(vec![two_calls(), final_answer(), final_answer()]).await;
+    let chat = client(&mock)
+        .tool(echo("search"))
+        .tool(echo("weather"))
+        .build()
+        .unwrap();
+    let server = support::spawn(support::builder(chat).build().unwrap()).await;
+    let sse = ask(&server, "Thai food?", None).await;
+    let results = sse.results();
+    let working: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["kind"] == "status-update" && r["status"]["state"] == "working")
+        .filter_map(|r| r["status"].get("message"))
+        .collect();
+    let shown: Vec<String> = working
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap().iter())
+        .map(|part| part["text"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let first_text = shown.iter().position(|t| t == "Let me look.").unwrap();
+    let status = shown
+        .iter()
+        .position(|t| t == "Calling search, weather…")
+        .unwrap();
+    let call = shown
+        .iter()
+        .position(|t| t.contains("Called search({\"cuisine\": \"thai\"})"))
+        .unwrap();
+    let after = shown.iter().position(|t| t.contains("Found")).unwrap();
+    assert!(
+        first_text < status && status < call && call < after,
+        "{shown:?}"
+    );
+    // The status is marked, and its message is not the reply's.
+    let status_message = working
+        .iter()
+        .find(|m| m["parts"][0]["text"] == "Calling search, weather…")
+        .unwrap();
+    assert_eq!(
+        status_message["parts"][0]["metadata"][STATUS_METADATA],
+        true
+    );
+    assert!(
+        status_message["messageId"]
+            .as_str()
+            .unwrap()
+            .ends_with("-status")
+    );
+
+    let last = sse.results().last().cloned().unwrap().clone();
+    assert_eq!(last["status"]["state"], "input-required");
+    let id = last["taskId"].as_str().unwrap().to_owned();
+    let task = server.get_task(&id).await;
+    let parts = task["status"]["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        parts
+            .iter()
+            .all(|p| p["text"] != "Calling search, weather…"),
+        "a passing status is not part of the reply: {parts:?}"
+    );
+    let recorded: Vec<&Value> = parts
+        .iter()
+        .filter_map(|p| p["metadata"].get(TOOL_CALL_METADATA))
+        .collect();
+    assert_eq!(recorded.len(), 2, "{parts:?}");
+    assert_eq!(recorded[1]["name"], "weather");
+
+    // The next turn sends the calls and their results again, in place.
+    let sse = ask(&server, "And the second?", Some(&id)).await;
+    assert_eq!(
+        sse.results().last().unwrap()["status"]["state"],
+        "input-required"
+    );
+    let messages = mock.requests()[2]["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "tool", "tool", "assistant", "user"],
+        "{messages:?}"
+    );
+    assert_eq!(messages[1]["content"], "Let me look.");
+    assert_eq!(messages[1]["tool_calls"][1]["id"], "call_b");
+    assert_eq!(messages[3]["tool_call_id"], "call_b");
+    assert_eq!(messages[4]["content"], "Found two.");
+}
+
+#[tokio::test]
+async fn canceling_the_task_stops_the_running_handlers() {
+    let calls = answer(&[call(0, Some("c1"), Some("slow"), "{}")], "tool_calls");
+    let mock = MockModel::start(vec![calls]).await;
+    let started = Arc::new(AtomicUsize::new(0));
+    let dropped = Arc::new(AtomicBool::new(false));
+    struct Guard(Arc<AtomicBool>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let slow = {
+        let (started, dropped) = (started.clone(), dropped.clone());
+        Tool::new("slow", "d", json!({}), move |_| {
+            let guard = Guard(dropped.clone());
+            started.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        })
+    };
+    let chat = client(&mock).tool(slow).build().unwrap();
+    let server = support::spawn(support::builder(chat).build().unwrap()).await;
+    let response = server
+        .open_stream("message/stream", support::text_message("go"))
+        .await;
+    let mut events = support::SseReader::new(response);
+    let mut id = None;
+    while let Some(event) = events.next_event().await {
+        let result = &event["result"];
+        id = id.or_else(|| result["id"].as_str().map(str::to_owned));
+        if result["status"]["message"]["parts"][0]["text"] == "Calling slow…" {
+            break;
+        }
+    }
+    let id = id.unwrap();
+    for _ in 0..500 {
+        if started.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!dropped.load(Ordering::SeqCst));
+    let canceled = server.result("tasks/cancel", json!({"id": id})).await;
+    assert_eq!(canceled["status"]["state"], "canceled");
+    let mut stopped = false;
+    for _ in 0..500 {
+        if dropped.load(Ordering::SeqCst) {
+            stopped = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(stopped, "the handler kept running after the cancel");
+}
+
+#[tokio::test]
+async fn a_call_written_as_fenced_json_by_a_small_model_is_run_as_a_call() {
+    // What Qwen2.5-Coder-0.5B behind llama.cpp writes when offered a tool.
+    let written = answer(
+        &[
+            text("```"),
+            text("json\n{\n  \"name\": \"search\",\n  \"arguments\": {\n    \"cuisine\": \"Thai\""),
+            text("\n  }\n}\n```"),
+        ],
+        "stop",
+    );
+    let mock = MockModel::start(vec![written, final_answer()]).await;
+    let chat = client(&mock).tool(echo("search")).build().unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(
+        texts(&chunks),
+        "Found two.",
+        "the written call is not shown as text"
+    );
+    let records = records(&chunks);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].call.arguments, r#"{"cuisine":"Thai"}"#);
+    let messages = mock.requests()[1]["messages"].clone();
+    assert_eq!(messages[1]["tool_calls"][0]["function"]["name"], "search");
+    assert_eq!(messages[2]["role"], "tool");
+}
+
+#[tokio::test]
+async fn json_that_is_not_a_call_still_reaches_the_client_whole() {
+    let body = "```json\n{\"name\": \"Baan Thai\", \"rating\": 4.6}\n```";
+    let mock = MockModel::start(vec![answer(&[text(&body[..9]), text(&body[9..])], "stop")]).await;
+    let chat = client(&mock).tool(echo("search")).build().unwrap();
+    let (chunks, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    assert_eq!(texts(&chunks), body);
+    assert_eq!(mock.requests().len(), 1);
+}

@@ -1,0 +1,147 @@
+//! `examples/restaurant_agent` wired as its doc comment says, against a scripted model: the
+//! page on `/`, the three tools offered, a search call answered from its data set, a booking
+//! call that books (and one for a full restaurant refused in words the model reads).
+#![cfg(feature = "llm")]
+
+mod llm_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use llm_support::{Answer, MockModel, call, sse, text};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+fn example() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let path = dir
+        .join("examples")
+        .join(format!("restaurant_agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is not built (cargo build --examples --all-features)",
+        path.display()
+    );
+    path
+}
+
+fn answer(deltas: &[Value], finish: &str) -> Answer {
+    Answer::Sse {
+        body: sse(deltas, finish),
+        pause: Duration::ZERO,
+    }
+}
+
+#[tokio::test]
+async fn the_restaurant_agent_searches_and_books_through_its_tools() {
+    let mock = MockModel::start(vec![
+        answer(
+            &[call(
+                0,
+                Some("s"),
+                Some("search_restaurants"),
+                r#"{"cuisine": "thai", "city": "Paris"}"#,
+            )],
+            "tool_calls",
+        ),
+        answer(&[text("Two Thai places.")], "stop"),
+        answer(
+            &[
+                call(
+                    0,
+                    Some("b1"),
+                    Some("book_table"),
+                    r#"{"restaurantId": "r1", "name": "Ada", "partySize": "2", "time": "20:00"}"#,
+                ),
+                call(
+                    1,
+                    Some("b2"),
+                    Some("book_table"),
+                    r#"{"restaurantId": "r2", "name": "Ada", "partySize": 2, "time": "20:00"}"#,
+                ),
+            ],
+            "tool_calls",
+        ),
+        answer(&[text("Booked.")], "stop"),
+    ])
+    .await;
+    let mut child = tokio::process::Command::new(example())
+        .args(["--model-url", &mock.base_url, "--model", "m", "--port", "0"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line.strip_prefix("listening on ").unwrap().to_owned();
+    let http = reqwest::Client::new();
+    let page = http.get(&url).send().await.unwrap().text().await.unwrap();
+    assert!(
+        page.contains("<html") || page.contains("<!doctype"),
+        "{page:.200}"
+    );
+
+    let ask = |text: &str, task: Option<String>| {
+        let mut message = json!({"kind": "message", "role": "user", "messageId": format!("m-{text}"),
+            "parts": [{"kind": "text", "text": text}]});
+        if let Some(task) = task {
+            message["taskId"] = json!(task);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}});
+        http.post(&url).json(&body).send()
+    };
+    let first: Value = ask("Thai food in Paris?", None)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let task = first["result"]["id"].as_str().unwrap().to_owned();
+    let requests = mock.requests();
+    let names: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["search_restaurants", "check_availability", "book_table"]
+    );
+    let found = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        found.contains("Baan Thai") && found.contains("Siam Garden"),
+        "{found}"
+    );
+    assert!(
+        !found.contains("Thai Orchid"),
+        "Lyon's is not in Paris: {found}"
+    );
+
+    let _second: Value = ask("Book both at 20:00 for Ada, 2 people", Some(task))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let messages = mock.requests()[3]["messages"].as_array().unwrap().clone();
+    let results: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    let n = results.len();
+    assert!(
+        results[n - 2].contains("\"bookingId\":\"B001\""),
+        "{results:?}"
+    );
+    assert_eq!(results[n - 1], "Error: Siam Garden is full at 20:00");
+}
