@@ -115,7 +115,13 @@ async fn the_mounted_agent_lives_under_its_path_beside_the_apps_routes() {
         .json()
         .await
         .unwrap();
-    assert_eq!(card["url"], format!("{url}/agent"));
+    // The 1.0 card names its interfaces; each lives under the mount path.
+    let interfaces = card["supportedInterfaces"].as_array().unwrap();
+    assert!(!interfaces.is_empty(), "{card}");
+    for interface in interfaces {
+        let at = interface["url"].as_str().unwrap();
+        assert!(at.starts_with(&format!("{url}/agent")), "{card}");
+    }
     let answer = send(&format!("{url}/agent"), "hi").await;
     assert_eq!(
         support::text_of(&answer["result"]["status"]["message"]["parts"]),
