@@ -14,16 +14,12 @@
 //!
 //! `TCK_STREAMING_TIMEOUT` (seconds, default 2) sets how long the resubscription task runs:
 //! twice that, as `docs/SUT_REQUIREMENTS.md` asks.
-//!
-//! Some scenarios need reply kinds the agent API cannot express yet (artifacts, file parts,
-//! a bare `Message` answer); their functions answer with the nearest reply there is today
-//! and say so in [`Behaviour::waits_for`].
 
 use std::time::Duration;
 
-use a2ui_agent::a2a::TaskState;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
-use a2ui_agent::{A2uiServer, AgentError, Reply, Request};
+use a2ui_agent::a2a::{Part, TaskState};
+use a2ui_agent::{A2uiServer, AgentError, Reply, ReplyEvent, Request};
 
 /// What the agent does for one `messageId` prefix.
 struct Behaviour {
@@ -31,8 +27,6 @@ struct Behaviour {
     prefix: &'static str,
     /// The reply.
     reply: fn(&Request) -> Reply,
-    /// The reply kind the scenario needs that the agent API does not have yet, if any.
-    waits_for: Option<&'static str>,
 }
 
 /// Every prefix of `scenarios/core_operations.feature` and `scenarios/streaming.feature`.
@@ -41,82 +35,66 @@ const BEHAVIOURS: &[Behaviour] = &[
     Behaviour {
         prefix: "tck-complete-task",
         reply: complete_task,
-        waits_for: None,
     },
     Behaviour {
         prefix: "tck-artifact-text",
         reply: artifact_text,
-        waits_for: Some("an artifact with a text part"),
     },
     Behaviour {
         prefix: "tck-artifact-file",
         reply: artifact_file,
-        waits_for: Some("an artifact with a file part (bytes, name, media type)"),
     },
     Behaviour {
         prefix: "tck-artifact-file-url",
         reply: artifact_file_url,
-        waits_for: Some("an artifact with a file part (URL, name, media type)"),
     },
     Behaviour {
         prefix: "tck-artifact-data",
         reply: artifact_data,
-        waits_for: Some("an artifact with a data part"),
     },
     Behaviour {
         prefix: "tck-message-response",
         reply: message_response,
-        waits_for: Some("a bare Message answer, no task"),
     },
     Behaviour {
         prefix: "tck-input-required",
         reply: input_required,
-        waits_for: None,
     },
     Behaviour {
         prefix: "tck-reject-task",
         reply: reject_task,
-        waits_for: None,
     },
     Behaviour {
         prefix: "tck-stream-001",
         reply: stream_001,
-        waits_for: Some("a streamed artifact"),
     },
     Behaviour {
         prefix: "tck-stream-002",
         reply: stream_002,
-        waits_for: None,
     },
     Behaviour {
         prefix: "tck-stream-003",
         reply: stream_003,
-        waits_for: Some("a streamed artifact"),
     },
     Behaviour {
         prefix: "tck-stream-ordering-001",
         reply: stream_ordering_001,
-        waits_for: Some("a streamed artifact"),
     },
     Behaviour {
         prefix: "tck-stream-artifact-text",
         reply: stream_artifact_text,
-        waits_for: Some("a streamed artifact"),
     },
     Behaviour {
         prefix: "tck-stream-artifact-file",
         reply: stream_artifact_file,
-        waits_for: Some("a streamed artifact with a file part"),
     },
     Behaviour {
         prefix: "tck-stream-artifact-chunked",
         reply: stream_artifact_chunked,
-        waits_for: Some("an artifact streamed in chunks (append, lastChunk)"),
     },
     Behaviour {
         prefix: "test-resubscribe-message-id",
         reply: long_running,
-        waits_for: None,
     },
 ];
 
@@ -133,10 +111,15 @@ fn completed(text: &str) -> Reply {
     Reply::text(text).with_final_state(TaskState::Completed)
 }
 
-/// `working` with `text`, then completed: the nearest a streamed artifact comes today.
-fn streamed(text: &str) -> Reply {
-    let chunks = [Ok::<_, AgentError>(text.to_owned())];
-    Reply::stream(futures::stream::iter(chunks)).with_final_state(TaskState::Completed)
+/// `working`, then one artifact holding `parts`, then completed.
+fn streamed_artifact(parts: Vec<Part>) -> Reply {
+    let events = [Ok::<_, AgentError>(ReplyEvent::artifact(parts))];
+    Reply::events(futures::stream::iter(events)).with_final_state(TaskState::Completed)
+}
+
+/// The file part of the file scenarios: `output.txt`, `text/plain`.
+fn output_txt() -> Part {
+    Part::file_bytes(b"tck", Some("output.txt"), Some("text/plain"))
 }
 
 fn complete_task(_: &Request) -> Reply {
@@ -144,35 +127,42 @@ fn complete_task(_: &Request) -> Reply {
 }
 
 fn artifact_text(_: &Request) -> Reply {
-    completed("Generated text content")
+    Reply::artifact(vec![Part::text("Generated text content")])
 }
 
 fn artifact_file(_: &Request) -> Reply {
-    completed("output.txt (text/plain)")
+    Reply::artifact(vec![output_txt()])
 }
 
 fn artifact_file_url(_: &Request) -> Reply {
-    completed("https://example.com/output.txt")
+    Reply::artifact(vec![Part::file_url(
+        "https://example.com/output.txt",
+        Some("output.txt"),
+        Some("text/plain"),
+    )])
 }
 
 fn artifact_data(_: &Request) -> Reply {
-    completed(r#"{"key": "value", "count": 42}"#)
+    let mut data = serde_json::Map::new();
+    data.insert("key".to_owned(), "value".into());
+    data.insert("count".to_owned(), 42.into());
+    Reply::artifact(vec![Part::data(data)])
 }
 
 fn message_response(_: &Request) -> Reply {
-    completed("Direct message response")
+    Reply::message(vec![Part::text("Direct message response")])
 }
 
 fn input_required(_: &Request) -> Reply {
-    Reply::text("Please say more.").with_final_state(TaskState::InputRequired)
+    Reply::input_required(vec![Part::text("Please say more.")])
 }
 
 fn reject_task(_: &Request) -> Reply {
-    Reply::text("rejected").with_final_state(TaskState::Rejected)
+    Reply::reject("rejected")
 }
 
 fn stream_001(_: &Request) -> Reply {
-    streamed("Stream hello from TCK")
+    streamed_artifact(vec![Part::text("Stream hello from TCK")])
 }
 
 fn stream_002(_: &Request) -> Reply {
@@ -180,24 +170,28 @@ fn stream_002(_: &Request) -> Reply {
 }
 
 fn stream_003(_: &Request) -> Reply {
-    streamed("Stream task lifecycle")
+    streamed_artifact(vec![Part::text("Stream task lifecycle")])
 }
 
 fn stream_ordering_001(_: &Request) -> Reply {
-    streamed("Ordered output")
+    streamed_artifact(vec![Part::text("Ordered output")])
 }
 
 fn stream_artifact_text(_: &Request) -> Reply {
-    streamed("Streamed text content")
+    streamed_artifact(vec![Part::text("Streamed text content")])
 }
 
 fn stream_artifact_file(_: &Request) -> Reply {
-    streamed("output.txt (text/plain)")
+    streamed_artifact(vec![output_txt()])
 }
 
 fn stream_artifact_chunked(_: &Request) -> Reply {
-    let chunks = ["chunk-1 ", "chunk-2"].map(|chunk| Ok::<_, AgentError>(chunk.to_owned()));
-    Reply::stream(futures::stream::iter(chunks)).with_final_state(TaskState::Completed)
+    let events = [
+        ReplyEvent::chunk(vec![Part::text("chunk-1 ")], false),
+        ReplyEvent::chunk(vec![Part::text("chunk-2")], true),
+    ]
+    .map(Ok::<_, AgentError>);
+    Reply::events(futures::stream::iter(events)).with_final_state(TaskState::Completed)
 }
 
 /// `working`, then silence for twice `TCK_STREAMING_TIMEOUT`, then completed.
@@ -231,15 +225,8 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
     Ok(reply)
 }
 
-/// What the command line asks for.
-enum Command {
-    /// `--port N` (default 9999; 0 picks a free one): serve.
-    Serve(u16),
-    /// `--waiting`: list the prefixes that wait for reply kinds, and exit.
-    Waiting,
-}
-
-fn command() -> Result<Command, String> {
+/// The port `--port N` asks for (default 9999; 0 picks a free one).
+fn port() -> Result<u16, String> {
     let mut args = std::env::args().skip(1);
     let mut port = 9999;
     while let Some(arg) = args.next() {
@@ -250,30 +237,19 @@ fn command() -> Result<Command, String> {
                     .parse()
                     .map_err(|_| format!("--port: not a port number: {value:?}"))?;
             }
-            "--waiting" => return Ok(Command::Waiting),
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; usage: tck_sut [--port N | --waiting]"
+                    "unknown argument {other:?}; usage: tck_sut [--port N]"
                 ));
             }
         }
     }
-    Ok(Command::Serve(port))
+    Ok(port)
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = match command()? {
-        Command::Serve(port) => port,
-        Command::Waiting => {
-            for behaviour in BEHAVIOURS {
-                if let Some(kind) = behaviour.waits_for {
-                    println!("{}: {kind}", behaviour.prefix);
-                }
-            }
-            return Ok(());
-        }
-    };
+    let port = port()?;
     let card = AgentCard::builder("a2ui-agent TCK SUT")
         .description("The A2A TCK's system under test, served by a2ui-agent")
         .version(env!("CARGO_PKG_VERSION"))

@@ -4,13 +4,9 @@ As a pytest plugin (`-p tck_report`, with this folder on PYTHONPATH and TCK_OUTC
 file path): records each test's outcome, its requirement level (the TCK's `must`, `should`,
 `may` markers) and, for a skip, its reason; writes them to TCK_OUTCOMES as JSON at the end.
 
-As a command (`python tck_report.py OUTCOMES ALLOWLIST`): prints the counts (passed, failed,
-skipped by reason) and exits 1 when a `must` or `should` test failed (the TCK reports a
-failed `should` as xfailed) and is not in the allow-list, or when an allow-listed test no
-longer fails (the list must shrink as the reply kinds land).
-
-The allow-list has one test id a line, then `#` and the reason; blank lines and lines
-starting with `#` are comments.
+As a command (`python tck_report.py OUTCOMES`): prints the counts (passed, failed, skipped
+by reason) and exits 1 when a `must` or `should` test failed (the TCK reports a failed
+`should` as xfailed).
 """
 
 from __future__ import annotations
@@ -72,22 +68,9 @@ except ImportError:  # the command role needs no pytest
     pass
 
 
-def _allow_list(path: str) -> dict[str, str]:
-    allowed = {}
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            test_id, _, reason = line.partition("#")
-            allowed[test_id.strip()] = reason.strip()
-    return allowed
-
-
-def main(outcomes_path: str, allow_path: str) -> int:
+def main(outcomes_path: str) -> int:
     with open(outcomes_path, encoding="utf-8") as source:
         outcomes = json.load(source)
-    allowed = _allow_list(allow_path)
     counts = Counter(entry["outcome"] for entry in outcomes.values())
     skipped = Counter(
         entry["reason"] for entry in outcomes.values() if entry["outcome"] == "skipped"
@@ -105,9 +88,6 @@ def main(outcomes_path: str, allow_path: str) -> int:
     ]
     for test_id, _ in ignored:
         failing.pop(test_id)
-    waiting = sorted(test_id for test_id in failing if test_id in allowed)
-    unexpected = sorted(test_id for test_id in failing if test_id not in allowed)
-    stale = sorted(test_id for test_id in allowed if test_id not in failing)
 
     print(
         "TCK: {passed} passed, {failed} failed, {xfailed} xfailed (failed SHOULD/MAY), "
@@ -128,20 +108,12 @@ def main(outcomes_path: str, allow_path: str) -> int:
     ]
     for test_id in sorted(may_xfailed) + [test_id for test_id, _ in ignored]:
         print(f"  (MAY, not required) {test_id}: {outcomes[test_id].get('reason', '')}")
-    if waiting:
-        print(f"waiting for reply kinds (allow-listed in {os.path.basename(allow_path)}):")
-        for test_id in waiting:
-            print(f"  {test_id}  # {allowed[test_id]}")
-    for test_id in unexpected:
-        entry = failing[test_id]
+    for test_id, entry in sorted(failing.items()):
         print(f"FAILED ({entry['level']}) {test_id}: {entry.get('reason', '')}")
-    for test_id in stale:
-        state = outcomes.get(test_id, {}).get("outcome", "not run")
-        print(f"STALE allow-list entry ({state}, remove it): {test_id}")
-    return 1 if unexpected or stale else 0
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: tck_report.py OUTCOMES.json ALLOWLIST")
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    if len(sys.argv) != 2:
+        sys.exit("usage: tck_report.py OUTCOMES.json")
+    sys.exit(main(sys.argv[1]))
