@@ -14,7 +14,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskState, TaskStatus};
-use a2ui_agent::store::{PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
+use a2ui_agent::store::{
+    Owner, PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
@@ -648,8 +650,12 @@ async fn a_reply_over_the_parts_budget_and_old_history_over_the_history_budget_a
     task.history = (0..10)
         .map(|i| Message::agent(format!("h{i}"), vec![Part::text("z".repeat(500))]))
         .collect();
-    store.put(task).await.unwrap();
-    let kept = store.get("budget").await.unwrap().unwrap();
+    store.put(&Owner::anonymous(), task).await.unwrap();
+    let kept = store
+        .get(&Owner::anonymous(), "budget")
+        .await
+        .unwrap()
+        .unwrap();
     let reply = kept.status.message.unwrap();
     assert_eq!(reply.message_id, "r", "the reply keeps its id");
     let notice = reply.parts[0].as_text().unwrap_or_default();
@@ -726,7 +732,7 @@ proptest! {
         runtime.block_on(async {
             let store = store_in_new_schema(url).await;
             for task in &tasks {
-                store.put(task.clone()).await.unwrap();
+                store.put(&Owner::anonymous(), task.clone()).await.unwrap();
             }
             let mut query = TaskListQuery {
                 context_id: by_context.then(|| "even".to_owned()),
@@ -747,7 +753,7 @@ proptest! {
                     let skip = history_length.map_or(0, |keep| task.history.len().saturating_sub(keep));
                     task.history.drain(..skip);
                 }
-                let got = store.list(&query).await.unwrap().unwrap();
+                let got = store.list(&Owner::anonymous(), &query).await.unwrap().unwrap();
                 prop_assert_eq!(&got, &expected);
                 if got.next_page_token.is_empty() {
                     break;

@@ -12,6 +12,7 @@ use super::error::ApiError;
 use super::sse::{self, CancelOnDrop, Framing};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{SendRequest, Task};
+use crate::store::Owner;
 use crate::task::start::Started;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
@@ -20,15 +21,17 @@ pub(crate) struct Sent {
     pub(crate) activated: Vec<String>,
 }
 
-/// Sends a message and, unless the client asked not to, waits for the task to stop.
+/// Sends a message for `owner` and, unless the client asked not to, waits for the task to
+/// stop.
 pub(crate) async fn send(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
 ) -> Result<Sent, ApiError> {
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let started = start(state, headers, send, false).await?;
+    let started = start(state, owner, headers, send, false).await?;
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -49,15 +52,16 @@ pub(crate) async fn send(
     })
 }
 
-/// Sends a message and streams the task's events as they come.
+/// Sends a message for `owner` and streams the task's events as they come.
 pub(crate) async fn stream(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
-    let started = start(state, headers, send, true).await?;
+    let started = start(state, owner, headers, send, true).await?;
     let guard = state
         .cancel_on_disconnect
         .then(|| CancelOnDrop(started.running.clone()));
@@ -76,6 +80,7 @@ pub(crate) async fn stream(
 /// reads the events as they come.
 async fn start(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
     streaming: bool,
@@ -83,18 +88,19 @@ async fn start(
     check_send(state, &send)?;
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(prepared, streaming).await?;
+    let started = state.tasks.start(owner, prepared, streaming).await?;
     permit.release_when_done(&started.running);
     Ok(started)
 }
 
-/// Streams the events of task `id` from now on, starting with the task as it is.
+/// Streams the events of `owner`'s task `id` from now on, starting with the task as it is.
 pub(crate) async fn subscribe(
     state: &ServerState,
+    owner: &Owner,
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    let subscription = state.tasks.subscribe(id).await?;
+    let subscription = state.tasks.subscribe(owner, id).await?;
     Ok(sse::task_stream(
         framing,
         subscription.snapshot,

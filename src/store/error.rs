@@ -97,6 +97,15 @@ pub enum StoreError {
         /// The store.
         engine: &'static str,
     },
+    /// A write named a task id that another owner's task holds: the store keeps that task
+    /// as it is (ids are the server's, so this means a bug or a forged id).
+    #[error("{engine}: task {id} belongs to another owner")]
+    OtherOwner {
+        /// The store.
+        engine: &'static str,
+        /// The task.
+        id: String,
+    },
     /// A failure of a store outside this crate (see [`StoreError::backend`]).
     #[error(transparent)]
     Backend(Source),

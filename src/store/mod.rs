@@ -11,6 +11,7 @@
 mod budget;
 mod cluster;
 mod error;
+mod owner;
 mod packed;
 mod page;
 #[cfg(feature = "postgres")]
@@ -23,6 +24,7 @@ mod wanted;
 
 pub use cluster::Cluster;
 pub use error::StoreError;
+pub use owner::Owner;
 pub(crate) use page::normalized_timestamp;
 pub use page::{PageCursor, list_page};
 #[cfg(feature = "postgres")]
@@ -45,7 +47,13 @@ use self::wanted::Wanted;
 use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 use crate::clock::{Clock, SystemClock};
 
-/// Keeps tasks by id.
+/// Keeps tasks by id, each for its [`Owner`].
+///
+/// Every call carries the owner of the caller, and a store must answer as if the tasks of
+/// every other owner did not exist: `get` finds only the owner's tasks, `list` pages only
+/// through them (in the query itself, never by filtering what was fetched), and `put` and
+/// `replace` never overwrite another owner's task. The server answers another caller's task
+/// exactly as a missing one.
 ///
 /// The server is the only writer of a task while its agent runs; it writes on each state
 /// change (not on each chunk).
@@ -54,37 +62,46 @@ use crate::clock::{Clock, SystemClock};
 ///
 /// ```
 /// use a2ui_agent::a2a::Task;
-/// use a2ui_agent::store::{InMemoryStore, StoreError, TaskStore};
+/// use a2ui_agent::store::{Owner, StoreError, TaskStore};
 /// use futures::future::BoxFuture;
 ///
 /// /// A store that forgets everything (tasks live only while they run).
 /// struct Forgetful;
 ///
 /// impl TaskStore for Forgetful {
-///     fn get<'a>(&'a self, _id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+///     fn get<'a>(
+///         &'a self,
+///         _owner: &'a Owner,
+///         _id: &'a str,
+///     ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
 ///         Box::pin(async { Ok(None) })
 ///     }
-///     fn put(&self, _task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+///     fn put<'a>(&'a self, _owner: &'a Owner, _task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
 ///         Box::pin(async { Ok(()) })
 ///     }
 /// }
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
-    /// The task with `id`, if kept.
+    /// The task with `id` of `owner`, if kept (`None` for another owner's task).
     ///
     /// # Errors
     ///
     /// [`StoreError`] when the store cannot answer.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
 
-    /// Inserts or replaces a task.
+    /// Inserts or replaces a task of `owner`.
     ///
     /// # Errors
     ///
-    /// [`StoreError`] when the store cannot keep it (e.g. [`StoreError::Full`]).
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// [`StoreError`] when the store cannot keep it (e.g. [`StoreError::Full`]), and
+    /// [`StoreError::OtherOwner`] when another owner's task has its id.
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// One page of the tasks matching `query`, newest status first (A2A 1.0 `ListTasks`);
+    /// One page of the tasks of `owner` matching `query`, newest status first (A2A 1.0 `ListTasks`);
     /// `Ok(None)` when the page token is not one this store wrote. [`list_page`] does the
     /// filtering and paging over any iterator of tasks.
     ///
@@ -100,13 +117,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// [`StoreError`] when the store cannot answer.
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        let _ = query;
+        let _ = (owner, query);
         Box::pin(future::ready(Err(StoreError::Unsupported("listing tasks"))))
     }
 
-    /// Replaces the kept task with `task` only if the kept one still has the status
+    /// Replaces the kept task of `owner` with `task` only if the kept one still has the status
     /// `expected` (same state and timestamp); `Ok(false)` when another writer got there
     /// first. This compare-and-set is what serializes continuing and canceling a task
     /// across server instances sharing a store.
@@ -120,15 +138,16 @@ pub trait TaskStore: Send + Sync + 'static {
     /// [`StoreError`] when the store cannot answer.
     fn replace<'a>(
         &'a self,
+        owner: &'a Owner,
         expected: &'a TaskStatus,
         task: Task,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let unchanged = self.get(&task.id).await?.is_some_and(|kept| {
+            let unchanged = self.get(owner, &task.id).await?.is_some_and(|kept| {
                 kept.status.state == expected.state && kept.status.timestamp == expected.timestamp
             });
             if unchanged {
-                self.put(task).await?;
+                self.put(owner, task).await?;
             }
             Ok(unchanged)
         })
@@ -196,6 +215,7 @@ struct Inner {
 }
 
 struct Entry {
+    owner: Owner,
     task: Packed,
     updated: SystemTime,
     seq: u64,
@@ -353,10 +373,10 @@ impl InMemoryStore {
             .is_ok_and(|idle| idle >= self.idle_timeout)
     }
 
-    fn get_now(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    fn get_now(&self, owner: &Owner, id: &str) -> Result<Option<Task>, StoreError> {
         let now = self.clock.now();
         let mut inner = self.lock();
-        let Some(entry) = inner.tasks.get(id) else {
+        let Some(entry) = inner.tasks.get(id).filter(|entry| entry.owner == *owner) else {
             return Ok(None);
         };
         if entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now) {
@@ -368,7 +388,7 @@ impl InMemoryStore {
         packed.unpack().map(Some)
     }
 
-    fn put_now(&self, mut task: Task) -> Result<(), StoreError> {
+    fn put_now(&self, owner: &Owner, mut task: Task) -> Result<(), StoreError> {
         self.budget.apply(&mut task);
         let task = Packed::pack(task);
         let size = task.bytes();
@@ -377,6 +397,16 @@ impl InMemoryStore {
         let mut inner = self.lock();
         self.evict_idle(&mut inner, now);
         let id = task.header().id.clone();
+        if inner
+            .tasks
+            .get(&id)
+            .is_some_and(|kept| kept.owner != *owner)
+        {
+            return Err(StoreError::OtherOwner {
+                engine: "memory",
+                id,
+            });
+        }
         if inner.remove(&id).is_none() {
             // A new task: refused, before anything is evicted, if the running ones leave
             // no room for it.
@@ -405,6 +435,7 @@ impl InMemoryStore {
         inner.tasks.insert(
             id,
             Entry {
+                owner: owner.clone(),
                 task,
                 updated: now,
                 seq,
@@ -427,22 +458,30 @@ impl InMemoryStore {
 }
 
 impl TaskStore for InMemoryStore {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        Box::pin(future::ready(self.get_now(id)))
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(future::ready(self.get_now(owner, id)))
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(future::ready(self.put_now(task)))
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(future::ready(self.put_now(owner, task)))
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let now = self.clock.now();
         let inner = self.lock();
+        // Only the owner's tasks are looked at, under the lock.
         let live = inner.tasks.values().filter(|entry| {
-            !(entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now))
+            entry.owner == *owner
+                && !(entry.task.header().status.state.is_settled()
+                    && self.is_expired(entry.updated, now))
         });
         // The page is chosen by the headers; only its tasks are decoded, out of the lock.
         let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {
@@ -470,27 +509,33 @@ impl TaskStore for InMemoryStore {
 }
 
 impl<S: TaskStore> TaskStore for Arc<S> {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        S::get(self, id)
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        S::get(self, owner, id)
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        S::put(self, task)
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        S::put(self, owner, task)
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        S::list(self, query)
+        S::list(self, owner, query)
     }
 
     fn replace<'a>(
         &'a self,
+        owner: &'a Owner,
         expected: &'a TaskStatus,
         task: Task,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        S::replace(self, expected, task)
+        S::replace(self, owner, expected, task)
     }
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
@@ -533,39 +578,70 @@ mod tests {
     #[test]
     fn a_full_store_evicts_the_least_recently_updated_settled_task() {
         let (store, _) = store(2, 3600);
-        store.put_now(task("a", TaskState::Completed)).unwrap();
-        store.put_now(task("b", TaskState::InputRequired)).unwrap();
-        store.put_now(task("a", TaskState::Completed)).unwrap();
-        store.put_now(task("c", TaskState::Working)).unwrap();
-        assert!(store.get_now("b").unwrap().is_none());
-        assert!(store.get_now("a").unwrap().is_some());
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::InputRequired))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("c", TaskState::Working))
+            .unwrap();
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_none());
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
         assert_eq!(store.len(), 2);
     }
 
     #[test]
     fn running_tasks_are_never_evicted_and_a_store_full_of_them_refuses_more() {
         let (store, clock) = store(2, 1);
-        store.put_now(task("a", TaskState::Working)).unwrap();
-        store.put_now(task("b", TaskState::Submitted)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Working))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::Submitted))
+            .unwrap();
         clock.advance(Duration::from_secs(10));
         assert!(matches!(
-            store.put_now(task("c", TaskState::Working)),
+            store.put_now(&Owner::anonymous(), task("c", TaskState::Working)),
             Err(StoreError::Full { capacity: 2 })
         ));
-        assert!(store.get_now("a").unwrap().is_some());
-        assert!(store.get_now("b").unwrap().is_some());
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_some());
     }
 
     #[test]
     fn settled_tasks_are_forgotten_after_the_idle_timeout() {
         let (store, clock) = store(10, 60);
-        store.put_now(task("done", TaskState::Completed)).unwrap();
-        store.put_now(task("running", TaskState::Working)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("done", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("running", TaskState::Working))
+            .unwrap();
         clock.advance(Duration::from_secs(59));
-        assert!(store.get_now("done").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_some()
+        );
         clock.advance(Duration::from_secs(1));
-        assert!(store.get_now("done").unwrap().is_none());
-        assert!(store.get_now("running").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "running")
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
@@ -579,14 +655,14 @@ mod tests {
                 .collect()
         };
         let ids = |store: &InMemoryStore| -> Vec<String> {
-            let task = store.get_now("t").unwrap().unwrap();
+            let task = store.get_now(&Owner::anonymous(), "t").unwrap().unwrap();
             task.history.into_iter().map(|m| m.message_id).collect()
         };
         long.history = messages(100);
-        store.put_now(long.clone()).unwrap();
+        store.put_now(&Owner::anonymous(), long.clone()).unwrap();
         assert_eq!(ids(&store), ["m7", "m8", "m9"]);
         long.history = messages(900);
-        store.put_now(long).unwrap();
+        store.put_now(&Owner::anonymous(), long).unwrap();
         assert_eq!(ids(&store), ["m8", "m9"]);
     }
 
@@ -601,35 +677,63 @@ mod tests {
     fn a_store_over_its_byte_budget_evicts_settled_tasks_then_refuses_new_ones() {
         let store = InMemoryStore::new().max_bytes(10_000);
         store
-            .put_now(sized("old", TaskState::Completed, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("old", TaskState::Completed, 4_000),
+            )
             .unwrap();
         store
-            .put_now(sized("run1", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Working, 4_000),
+            )
             .unwrap();
         // No room for a third: the settled one goes.
         store
-            .put_now(sized("run2", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run2", TaskState::Working, 4_000),
+            )
             .unwrap();
-        assert!(store.get_now("old").unwrap().is_none());
+        assert!(store.get_now(&Owner::anonymous(), "old").unwrap().is_none());
         assert!(store.bytes() <= 10_000, "{} bytes", store.bytes());
         // Only running tasks left: a new one is refused, and nothing is lost.
         assert!(matches!(
-            store.put_now(sized("run3", TaskState::Working, 4_000)),
+            store.put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000)
+            ),
             Err(StoreError::OverBudget { max_bytes: 10_000 })
         ));
         assert!(StoreError::OverBudget { max_bytes: 1 }.is_full());
-        assert!(store.get_now("run1").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_some()
+        );
         // A running task that settles with a bigger reply is still stored.
         store
-            .put_now(sized("run1", TaskState::Completed, 5_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Completed, 5_000),
+            )
             .unwrap();
-        let settled = store.get_now("run1").unwrap().unwrap();
+        let settled = store.get_now(&Owner::anonymous(), "run1").unwrap().unwrap();
         assert_eq!(settled.status.state, TaskState::Completed);
         // It can now make room for a new task.
         store
-            .put_now(sized("run3", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000),
+            )
             .unwrap();
-        assert!(store.get_now("run1").unwrap().is_none());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
@@ -638,9 +742,15 @@ mod tests {
         let store = InMemoryStore::new().max_parts_bytes(1_000);
         let mut big = task("t", TaskState::Completed);
         big.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
-        store.put_now(big).unwrap();
+        store.put_now(&Owner::anonymous(), big).unwrap();
         assert!(store.bytes() < 2_000, "{} bytes", store.bytes());
-        let reply = store.get_now("t").unwrap().unwrap().status.message.unwrap();
+        let reply = store
+            .get_now(&Owner::anonymous(), "t")
+            .unwrap()
+            .unwrap()
+            .status
+            .message
+            .unwrap();
         assert_eq!(reply.message_id, "r");
         let text = reply.parts[0].as_text().unwrap();
         assert!(text.contains("50"), "{text}");
@@ -665,8 +775,13 @@ mod tests {
             extensions: vec![],
             metadata: None,
         }];
-        store.put_now(done.clone()).unwrap();
-        let list = |query: TaskListQuery| block_on(store.list(&query)).unwrap().unwrap().tasks;
+        store.put_now(&Owner::anonymous(), done.clone()).unwrap();
+        let list = |query: TaskListQuery| {
+            block_on(store.list(&Owner::anonymous(), &query))
+                .unwrap()
+                .unwrap()
+                .tasks
+        };
         let whole = TaskListQuery {
             include_artifacts: true,
             ..TaskListQuery::default()
@@ -691,11 +806,16 @@ mod tests {
         let (store, clock) = store(100, 60);
         for n in 0..50 {
             store
-                .put_now(task(&format!("t{n}"), TaskState::Failed))
+                .put_now(
+                    &Owner::anonymous(),
+                    task(&format!("t{n}"), TaskState::Failed),
+                )
                 .unwrap();
         }
         clock.advance(Duration::from_secs(61));
-        store.put_now(task("new", TaskState::Working)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("new", TaskState::Working))
+            .unwrap();
         assert_eq!(store.len(), 1);
     }
 }

@@ -35,10 +35,11 @@ use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
-use crate::store::{PageCursor, normalized_timestamp};
+use crate::store::{Owner, PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tasks (
         id TEXT PRIMARY KEY NOT NULL,
         context_id TEXT NOT NULL,
@@ -55,7 +56,17 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX tasks_listing ON tasks (status_ts DESC, id DESC);
     CREATE INDEX tasks_context ON tasks (context_id, status_ts DESC, id DESC);
     CREATE INDEX tasks_expiry ON tasks (expires_ms) WHERE expires_ms IS NOT NULL;
-"];
+",
+    "
+    -- Whose task it is (`Owner::key`): every read and listing is scoped to it in SQL. Tasks
+    -- written before callers were told apart are the anonymous owner's ('').
+    ALTER TABLE tasks ADD COLUMN caller TEXT NOT NULL DEFAULT '';
+    DROP INDEX tasks_listing;
+    DROP INDEX tasks_context;
+    CREATE INDEX tasks_listing ON tasks (caller, status_ts DESC, id DESC);
+    CREATE INDEX tasks_context ON tasks (caller, context_id, status_ts DESC, id DESC);
+",
+];
 
 /// A [`TaskStore`] in a SQLite file.
 ///
@@ -301,17 +312,19 @@ fn fail_orphans(connection: &mut Connection, now: SystemTime) -> Result<(), Stor
     let orphans = {
         let mut statement = transaction
             .prepare(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state IN ('submitted', 'working')"
+                "SELECT {COLUMNS}, caller FROM tasks WHERE state IN ('submitted', 'working')"
             ))
             .map_err(sql_error)?;
-        let rows = statement.query_map([], read_row).map_err(sql_error)?;
+        let rows = statement
+            .query_map([], |row| Ok((read_row(row)?, row.get::<_, String>(8)?)))
+            .map_err(sql_error)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(sql_error)?
     };
-    for row in orphans {
+    for (row, caller) in orphans {
         let task = stopped(row.decode(ENGINE)?, now);
         tracing::warn!(task_id = %task.id, "the task was running when the server stopped: failed");
         let expires_ms = add_ms(millis(now), SqliteStore::DEFAULT_FINISHED_TTL);
-        write(&transaction, &task, Some(expires_ms))?;
+        write(&transaction, &caller, &task, Some(expires_ms))?;
     }
     transaction.commit().map_err(sql_error)
 }
@@ -329,15 +342,27 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     })
 }
 
-/// Inserts or replaces `task`, forgotten at `expires_ms` (never while `None`).
-fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Result<(), StoreError> {
+/// Inserts or replaces `task` of `caller` (an [`Owner::key`]), forgotten at `expires_ms`
+/// (never while `None`); another caller's task of the same id is left as it is.
+fn write(
+    connection: &Connection,
+    caller: &str,
+    task: &Task,
+    expires_ms: Option<i64>,
+) -> Result<(), StoreError> {
     let row = Row::encode(task);
-    connection
+    let written = connection
         .execute(
-            "INSERT OR REPLACE INTO tasks
+            "INSERT INTO tasks
                 (id, context_id, state, status_ts, status_message, history, artifacts,
-                 metadata, expires_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 metadata, expires_ms, caller)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id,
+                state = excluded.state, status_ts = excluded.status_ts,
+                status_message = excluded.status_message, history = excluded.history,
+                artifacts = excluded.artifacts, metadata = excluded.metadata,
+                expires_ms = excluded.expires_ms
+             WHERE tasks.caller = excluded.caller",
             params![
                 row.id,
                 row.context_id,
@@ -348,9 +373,16 @@ fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Resul
                 row.artifacts,
                 row.metadata,
                 expires_ms,
+                caller,
             ],
         )
         .map_err(sql_error)?;
+    if written == 0 {
+        return Err(StoreError::OtherOwner {
+            engine: ENGINE,
+            id: task.id.clone(),
+        });
+    }
     Ok(())
 }
 
@@ -365,17 +397,23 @@ fn named<'a>(
 }
 
 impl TaskStore for SqliteStore {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
         let id = id.to_owned();
+        let caller = owner.key();
         let now = self.now_ms();
         self.blocking(move |connection| {
             let row = connection
                 .query_row(
                     &format!(
                         "SELECT {COLUMNS} FROM tasks
-                         WHERE id = ?1 AND (expires_ms IS NULL OR expires_ms > ?2)"
+                         WHERE id = ?1 AND caller = ?3
+                           AND (expires_ms IS NULL OR expires_ms > ?2)"
                     ),
-                    params![id, now],
+                    params![id, now, caller],
                     read_row,
                 )
                 .optional()
@@ -384,7 +422,12 @@ impl TaskStore for SqliteStore {
         })
     }
 
-    fn put(&self, mut task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn put<'a>(
+        &'a self,
+        owner: &'a Owner,
+        mut task: Task,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let caller = owner.key();
         let now = self.now_ms();
         let limits = self.limits;
         self.blocking(move |connection| {
@@ -397,23 +440,27 @@ impl TaskStore for SqliteStore {
                     params![now],
                 )
                 .map_err(sql_error)?;
-            write(&transaction, &task, expires_ms)?;
+            write(&transaction, &caller, &task, expires_ms)?;
             transaction.commit().map_err(sql_error)
         })
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let now = self.now_ms();
+        let caller = owner.key();
         let query = query.clone();
-        self.blocking(move |connection| list(connection, &query, now))
+        self.blocking(move |connection| list(connection, &caller, &query, now))
     }
 }
 
+/// One page of `caller`'s tasks: the owner is the first filter of both queries.
 fn list(
     connection: &Connection,
+    caller: &str,
     query: &TaskListQuery,
     now: i64,
 ) -> Result<Option<TaskPage>, StoreError> {
@@ -425,8 +472,12 @@ fn list(
         None => None,
     };
     let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
-    let mut filters = String::from("(expires_ms IS NULL OR expires_ms > :now)");
-    let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![(":now", Box::new(now))];
+    let mut filters =
+        String::from("caller = :caller AND (expires_ms IS NULL OR expires_ms > :now)");
+    let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![
+        (":caller", Box::new(caller.to_owned())),
+        (":now", Box::new(now)),
+    ];
     if let Some(context) = &query.context_id {
         filters.push_str(" AND context_id = :context");
         values.push((":context", Box::new(context.clone())));
@@ -552,10 +603,13 @@ mod tests {
         let stored = task("t1", TaskState::InputRequired, 1);
         block_on(async {
             let store = SqliteStore::open(&path).unwrap();
-            store.put(stored.clone()).await.unwrap();
+            store
+                .put(&Owner::anonymous(), stored.clone())
+                .await
+                .unwrap();
         });
         let store = SqliteStore::open(&path).unwrap();
-        let read = block_on(store.get("t1")).unwrap();
+        let read = block_on(store.get(&Owner::anonymous(), "t1")).unwrap();
         assert_eq!(read, Some(stored));
         let version: i64 = query(&store, "SELECT MAX(version) FROM schema_migrations");
         assert_eq!(version, MIGRATIONS.len() as i64);
@@ -598,8 +652,12 @@ mod tests {
             matches!(panicked, Err(StoreError::Panicked { .. })),
             "{panicked:?}"
         );
-        block_on(store.put(task("after", TaskState::Working, 1))).unwrap();
-        assert!(block_on(store.get("after")).unwrap().is_some());
+        block_on(store.put(&Owner::anonymous(), task("after", TaskState::Working, 1))).unwrap();
+        assert!(
+            block_on(store.get(&Owner::anonymous(), "after"))
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
@@ -609,13 +667,16 @@ mod tests {
         stored
             .history
             .push(Message::agent("t-h2", vec![Part::text("later")]));
-        block_on(store.put(stored.clone())).unwrap();
+        block_on(store.put(&Owner::anonymous(), stored.clone())).unwrap();
         let whole = TaskListQuery {
             include_artifacts: true,
             ..TaskListQuery::default()
         };
         assert_eq!(
-            block_on(store.list(&whole)).unwrap().unwrap().tasks,
+            block_on(store.list(&Owner::anonymous(), &whole))
+                .unwrap()
+                .unwrap()
+                .tasks,
             [stored.clone()]
         );
         // An artifact and an older message that would not decode are not decoded when the
@@ -627,10 +688,12 @@ mod tests {
             history_length: Some(2),
             ..TaskListQuery::default()
         };
-        let page = block_on(store.list(&listed)).unwrap().unwrap();
+        let page = block_on(store.list(&Owner::anonymous(), &listed))
+            .unwrap()
+            .unwrap();
         stored.artifacts.clear();
         assert_eq!(page.tasks, [stored]);
-        assert!(block_on(store.list(&whole)).is_err());
+        assert!(block_on(store.list(&Owner::anonymous(), &whole)).is_err());
     }
 
     #[test]
@@ -655,18 +718,25 @@ mod tests {
                 ("s", TaskState::Submitted),
                 ("i", TaskState::InputRequired),
             ] {
-                store.put(task(id, state, 1)).await.unwrap();
+                store
+                    .put(&Owner::anonymous(), task(id, state, 1))
+                    .await
+                    .unwrap();
             }
         });
         let store = SqliteStore::open(&path).unwrap();
         for id in ["w", "s"] {
-            let task = block_on(store.get(id)).unwrap().unwrap();
+            let task = block_on(store.get(&Owner::anonymous(), id))
+                .unwrap()
+                .unwrap();
             assert_eq!(task.status.state, TaskState::Failed);
             assert_eq!(task.status.message.unwrap().text(), STOPPED_MESSAGE);
             // The partial reply the agent had sent is kept in the history.
             assert_eq!(task.history.last().unwrap().message_id, format!("{id}-m"));
         }
-        let waiting = block_on(store.get("i")).unwrap().unwrap();
+        let waiting = block_on(store.get(&Owner::anonymous(), "i"))
+            .unwrap()
+            .unwrap();
         assert_eq!(waiting.status.state, TaskState::InputRequired);
     }
 
@@ -680,32 +750,62 @@ mod tests {
             .clock(clock.clone());
         block_on(async {
             store
-                .put(task("done", TaskState::Completed, 1))
+                .put(&Owner::anonymous(), task("done", TaskState::Completed, 1))
                 .await
                 .unwrap();
             store
-                .put(task("asks", TaskState::InputRequired, 2))
+                .put(
+                    &Owner::anonymous(),
+                    task("asks", TaskState::InputRequired, 2),
+                )
                 .await
                 .unwrap();
             store
-                .put(task("runs", TaskState::Working, 3))
+                .put(&Owner::anonymous(), task("runs", TaskState::Working, 3))
                 .await
                 .unwrap();
             clock.advance(Duration::from_secs(59));
-            assert!(store.get("done").await.unwrap().is_some());
+            assert!(
+                store
+                    .get(&Owner::anonymous(), "done")
+                    .await
+                    .unwrap()
+                    .is_some()
+            );
             clock.advance(Duration::from_secs(1));
-            assert!(store.get("done").await.unwrap().is_none());
+            assert!(
+                store
+                    .get(&Owner::anonymous(), "done")
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
             let page = store
-                .list(&TaskListQuery::default())
+                .list(&Owner::anonymous(), &TaskListQuery::default())
                 .await
                 .unwrap()
                 .unwrap();
             assert_eq!(page.total_size, 2);
             clock.advance(Duration::from_secs(3600));
-            assert!(store.get("asks").await.unwrap().is_none());
-            assert!(store.get("runs").await.unwrap().is_some());
+            assert!(
+                store
+                    .get(&Owner::anonymous(), "asks")
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            assert!(
+                store
+                    .get(&Owner::anonymous(), "runs")
+                    .await
+                    .unwrap()
+                    .is_some()
+            );
             // Expired rows are deleted on the next write, not only hidden.
-            store.put(task("new", TaskState::Working, 4)).await.unwrap();
+            store
+                .put(&Owner::anonymous(), task("new", TaskState::Working, 4))
+                .await
+                .unwrap();
         });
         let rows: i64 = query(&store, "SELECT COUNT(*) FROM tasks");
         assert_eq!(rows, 2);
@@ -721,22 +821,31 @@ mod tests {
         long.history = (0..10)
             .map(|n| Message::agent(format!("m{n}"), vec![Part::text("x".repeat(100))]))
             .collect();
-        block_on(store.put(long.clone())).unwrap();
-        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        block_on(store.put(&Owner::anonymous(), long.clone())).unwrap();
+        let kept = block_on(store.get(&Owner::anonymous(), "t"))
+            .unwrap()
+            .unwrap()
+            .history;
         let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
         assert_eq!(ids, ["m7", "m8", "m9"]);
 
         long.history = (0..10)
             .map(|n| Message::agent(format!("m{n}"), vec![Part::text("y".repeat(900))]))
             .collect();
-        block_on(store.put(long.clone())).unwrap();
-        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        block_on(store.put(&Owner::anonymous(), long.clone())).unwrap();
+        let kept = block_on(store.get(&Owner::anonymous(), "t"))
+            .unwrap()
+            .unwrap()
+            .history;
         let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
         assert_eq!(ids, ["m8", "m9"]);
 
         long.history = vec![Message::agent("huge", vec![Part::text("z".repeat(10_000))])];
-        block_on(store.put(long)).unwrap();
-        let kept = block_on(store.get("t")).unwrap().unwrap().history;
+        block_on(store.put(&Owner::anonymous(), long)).unwrap();
+        let kept = block_on(store.get(&Owner::anonymous(), "t"))
+            .unwrap()
+            .unwrap()
+            .history;
         assert_eq!(
             kept.len(),
             1,
@@ -755,8 +864,8 @@ mod tests {
         let mut task = task("t", TaskState::Completed, 1);
         task.artifacts.clear();
         task.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
-        block_on(store.put(task)).unwrap();
-        let reply = block_on(store.get("t"))
+        block_on(store.put(&Owner::anonymous(), task)).unwrap();
+        let reply = block_on(store.get(&Owner::anonymous(), "t"))
             .unwrap()
             .unwrap()
             .status
@@ -774,7 +883,10 @@ mod tests {
             page_token: Some("nope".into()),
             ..TaskListQuery::default()
         };
-        assert_eq!(block_on(store.list(&query)).unwrap(), None);
+        assert_eq!(
+            block_on(store.list(&Owner::anonymous(), &query)).unwrap(),
+            None
+        );
     }
 
     proptest! {
@@ -801,7 +913,7 @@ mod tests {
             let store = SqliteStore::open_in_memory().unwrap();
             block_on(async {
                 for task in &tasks {
-                    store.put(task.clone()).await.unwrap();
+                    store.put(&Owner::anonymous(), task.clone()).await.unwrap();
                 }
             });
             let mut query = TaskListQuery {
@@ -826,7 +938,7 @@ mod tests {
                         task.with_history_length(history_length)
                     })
                     .collect();
-                let got = block_on(store.list(&query)).unwrap().unwrap();
+                let got = block_on(store.list(&Owner::anonymous(), &query)).unwrap().unwrap();
                 prop_assert_eq!(&got, &expected);
                 if got.next_page_token.is_empty() {
                     break;
