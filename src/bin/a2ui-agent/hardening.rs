@@ -78,6 +78,9 @@ pub struct Hardening {
     /// A browser origin allowed to call the agent (repeatable; `*` for any).
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     cors_origins: Vec<String>,
+    /// Several callers, each seeing only its own tasks.
+    #[command(flatten)]
+    callers: crate::callers::Callers,
 }
 
 impl Hardening {
@@ -121,7 +124,7 @@ impl Hardening {
                 _ => return Err(format!("--auth-token-env: ${var} is unset or empty")),
             }
         }
-        Ok(builder)
+        self.callers.apply(builder)
     }
 }
 
