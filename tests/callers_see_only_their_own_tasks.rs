@@ -247,7 +247,10 @@ async fn scoped_everywhere(store: Store) {
         )
         .await;
     assert_eq!(continued["id"], json!(alice_task));
-    assert!(continued.to_string().contains("reply to go on"), "{continued}");
+    assert!(
+        continued.to_string().contains("reply to go on"),
+        "{continued}"
+    );
 
     // A context id is the caller's own: Bob's message in Alice's context starts his own
     // task, and neither sees the other's task in it.
