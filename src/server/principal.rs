@@ -31,6 +31,9 @@ use crate::store::Owner;
 /// use axum::http::StatusCode;
 /// use axum::middleware::{self, Next};
 /// use axum::response::Response;
+/// use a2ui_agent::a2a::card::AgentCard;
+/// use a2ui_agent::agent::{AgentError, Reply};
+/// use a2ui_agent::request::Request as AgentRequest;
 /// use a2ui_agent::server::{A2uiServer, Principal};
 ///
 /// async fn authenticate(mut request: Request, next: Next) -> Result<Response, StatusCode> {
@@ -47,7 +50,15 @@ use crate::store::Owner;
 ///     Ok(next.run(request).await)
 /// }
 ///
-/// let server = A2uiServer::builder().build().unwrap();
+/// async fn agent(request: AgentRequest) -> Result<Reply, AgentError> {
+///     Ok(Reply::text(format!("Hello, {}", request.text())))
+/// }
+///
+/// let server = A2uiServer::builder()
+///     .card(AgentCard::builder("Mine").url("https://example.com/agent").build())
+///     .agent(agent)
+///     .build()
+///     .unwrap();
 /// let app = axum::Router::new()
 ///     .nest("/agent", server.router())
 ///     .layer(middleware::from_fn(authenticate));
