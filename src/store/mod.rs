@@ -818,4 +818,29 @@ mod tests {
             .unwrap();
         assert_eq!(store.len(), 1);
     }
+
+    #[test]
+    fn another_owners_task_is_neither_read_listed_nor_overwritten() {
+        let store = InMemoryStore::new();
+        let alice = Owner::new("alice");
+        store
+            .put_now(&alice, task("t", TaskState::InputRequired))
+            .unwrap();
+        let all = TaskListQuery::default();
+        for other in [
+            Owner::new("bob"),
+            Owner::new("alice").with_tenant("x"),
+            Owner::anonymous(),
+        ] {
+            assert!(store.get_now(&other, "t").unwrap().is_none());
+            let page = block_on(store.list(&other, &all)).unwrap().unwrap();
+            assert!(page.tasks.is_empty() && page.total_size == 0);
+            assert!(matches!(
+                store.put_now(&other, task("t", TaskState::Completed)),
+                Err(StoreError::OtherOwner { .. })
+            ));
+        }
+        let kept = store.get_now(&alice, "t").unwrap().unwrap();
+        assert_eq!(kept.status.state, TaskState::InputRequired);
+    }
 }

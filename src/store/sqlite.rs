@@ -947,4 +947,70 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_database_from_before_owners_keeps_its_tasks_for_the_anonymous_owner() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE schema_migrations (
+                    version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL) STRICT;",
+            )
+            .unwrap();
+        connection.execute_batch(MIGRATIONS[0]).unwrap();
+        connection
+            .execute("INSERT INTO schema_migrations VALUES (1, 'then')", [])
+            .unwrap();
+        let old = task("old", TaskState::InputRequired, 1);
+        let row = Row::encode(&old);
+        connection
+            .execute(
+                "INSERT INTO tasks (id, context_id, state, status_ts, status_message, history,
+                    artifacts, metadata, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
+                params![
+                    row.id,
+                    row.context_id,
+                    row.state,
+                    row.status_ts,
+                    row.status_message,
+                    row.history,
+                    row.artifacts,
+                    row.metadata
+                ],
+            )
+            .unwrap();
+        let store = SqliteStore::with_connection(connection, SystemTime::now()).unwrap();
+        let anonymous = block_on(store.get(&Owner::anonymous(), "old")).unwrap();
+        assert_eq!(anonymous, Some(old));
+        assert!(
+            block_on(store.get(&Owner::new("alice"), "old"))
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn another_owners_task_is_neither_read_listed_nor_overwritten() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let alice = Owner::new("alice");
+        let bob = Owner::new("bob");
+        let tenant_bob = Owner::new("alice").with_tenant("other");
+        let kept = task("t1", TaskState::InputRequired, 1);
+        block_on(store.put(&alice, kept.clone())).unwrap();
+        let all = TaskListQuery::default();
+        for other in [&bob, &tenant_bob, &Owner::anonymous()] {
+            assert!(block_on(store.get(other, "t1")).unwrap().is_none());
+            let page = block_on(store.list(other, &all)).unwrap().unwrap();
+            assert!(page.tasks.is_empty() && page.total_size == 0);
+            let overwrite = block_on(store.put(other, task("t1", TaskState::Completed, 2)));
+            assert!(
+                matches!(overwrite, Err(StoreError::OtherOwner { .. })),
+                "{overwrite:?}"
+            );
+        }
+        let read = block_on(store.get(&alice, "t1")).unwrap().unwrap();
+        assert_eq!(read.status.state, TaskState::InputRequired);
+        let page = block_on(store.list(&alice, &all)).unwrap().unwrap();
+        assert_eq!(page.tasks.len(), 1);
+    }
 }
