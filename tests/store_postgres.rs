@@ -667,6 +667,48 @@ async fn a_reply_over_the_parts_budget_and_old_history_over_the_history_budget_a
     );
 }
 
+#[tokio::test]
+async fn another_owners_task_is_neither_read_listed_replaced_nor_overwritten() {
+    let Some(url) = listing_url() else {
+        return;
+    };
+    let store = store_in_new_schema(url).await;
+    let alice = Owner::new("alice");
+    let kept = task("mine", TaskState::InputRequired, 1);
+    store.put(&alice, kept.clone()).await.unwrap();
+    let all = TaskListQuery::default();
+    for other in [
+        Owner::new("bob"),
+        Owner::new("alice").with_tenant("other"),
+        Owner::anonymous(),
+    ] {
+        assert!(store.get(&other, "mine").await.unwrap().is_none());
+        let page = store.list(&other, &all).await.unwrap().unwrap();
+        assert!(page.tasks.is_empty() && page.total_size == 0, "{other}");
+        let replaced = store
+            .replace(&other, &kept.status, task("mine", TaskState::Canceled, 2))
+            .await
+            .unwrap();
+        assert!(!replaced, "{other}");
+        let overwritten = store
+            .put(&other, task("mine", TaskState::Completed, 3))
+            .await;
+        assert!(
+            matches!(
+                overwritten,
+                Err(a2ui_agent::store::StoreError::OtherOwner { .. })
+            ),
+            "{overwritten:?}"
+        );
+    }
+    let read = store.get(&alice, "mine").await.unwrap().unwrap();
+    assert_eq!(read.status.state, TaskState::InputRequired);
+    assert_eq!(
+        store.list(&alice, &all).await.unwrap().unwrap().tasks.len(),
+        1
+    );
+}
+
 /// A store on a schema of its own in the `listing` database (a fresh table per case).
 async fn store_in_new_schema(url: &str) -> PostgresStore {
     store_in_new_schema_with(url, |builder| builder).await
