@@ -65,7 +65,8 @@ impl Owner {
 
     /// The owner as one string, the form a database keeps: empty for the anonymous owner
     /// (the default of rows written before owners existed), else the tenant and the
-    /// principal, each prefixed with its length so that no two owners share a key.
+    /// principal, each prefixed with its length so that no two owners share a key. The
+    /// format is kept in databases: it never changes.
     pub fn key(&self) -> String {
         if self.is_anonymous() {
             return String::new();
