@@ -10,7 +10,10 @@
 #                  never a downloaded browser);
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
 #                  which start a throwaway cluster of their own (apt-get, only when root and
-#                  missing; the packaged cluster is not used).
+#                  missing; the packaged cluster is not used);
+#   .venv-tck/     (git-ignored) the A2A 1.0 TCK from ../shared/reference/a2a-tck (or
+#                  $A2A_TCK_DIR), its dependencies from PyPI, for scripts/tck.sh; skipped when
+#                  the TCK is absent.
 # Idempotent and quiet: when both are already installed at the right versions it only checks
 # and returns. Prints output only on failure (or with VERBOSE=1).
 set -euo pipefail
@@ -103,5 +106,34 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
         run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
     else
         echo "install-test-deps: PostgreSQL (initdb) is missing and this is not root with apt-get; install Debian's postgresql for the PostgreSQL store tests" >&2
+    fi
+fi
+
+# ---- The A2A TCK (scripts/tck.sh) --------------------------------------------------------
+# Installed from a copy: pip may build in the source folder, and the reference is read-only.
+TCK_SRC="${A2A_TCK_DIR:-$root/../shared/reference/a2a-tck}"
+tck_ok() {
+    [[ -x .venv-tck/bin/python ]] &&
+        .venv-tck/bin/python -c 'import tck, pytest, httpx, jsonschema, grpc' >/dev/null 2>&1
+}
+if [[ -f "$TCK_SRC/pyproject.toml" ]] && ! tck_ok; then
+    python="${PYTHON:-python3}"
+    if [[ ! -x .venv-tck/bin/python ]]; then
+        run "$python" -m venv .venv-tck
+    fi
+    tck_copy="$(mktemp -d)"
+    cp -R "$TCK_SRC/." "$tck_copy/"
+    run .venv-tck/bin/python -m pip install --quiet --disable-pip-version-check "$tck_copy"
+    rm -rf "$tck_copy"
+    tck_ok || { echo "install-test-deps: the A2A TCK is not importable after install" >&2; exit 1; }
+fi
+
+# ---- openssl (the PostgreSQL TLS test makes its CA and server certificate with it) -------
+if ! command -v openssl >/dev/null; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssl
+    else
+        echo "install-test-deps: openssl is missing and this is not root with apt-get; install it for the PostgreSQL TLS test" >&2
     fi
 fi

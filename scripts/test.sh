@@ -2,7 +2,7 @@
 # The project's one test command: formatting, lints, every test and doctest, and the interop
 # tests against the real Python and JavaScript A2A clients. It installs what the tests need
 # (a Python virtualenv in .venv/, npm packages in node_modules/ and web/node_modules/, Debian's
-# chromium) and reuses them when present.
+# chromium, the A2A TCK in .venv-tck/) and reuses them when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +34,7 @@ export A2UI_REQUIRE_REFERENCE=1
 export A2UI_REQUIRE_INTEROP=1
 export A2UI_REQUIRE_POSTGRES=1
 cargo test --all-features
+
+# ---- The official A2A 1.0 TCK ------------------------------------------------------------
+step "the A2A 1.0 TCK against examples/tck_sut.rs (JSON-RPC and HTTP+JSON)"
+scripts/tck.sh

@@ -43,8 +43,8 @@ async fn each_caller_of_the_token_file_sees_only_its_own_tasks() {
         .await
         .unwrap();
     assert_eq!(
-        card["security"],
-        json!([{"bearer": []}, {"apiKey": []}]),
+        card["securityRequirements"],
+        json!([{"schemes": {"bearer": {"list": []}}}, {"schemes": {"apiKey": {"list": []}}}]),
         "{card}"
     );
 

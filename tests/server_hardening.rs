@@ -724,6 +724,28 @@ async fn without_the_token_the_endpoint_answers_401_but_the_card_stays_public() 
         .json()
         .await
         .unwrap();
+    assert_eq!(
+        card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"],
+        "bearer"
+    );
+    assert_eq!(
+        card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["location"],
+        "header"
+    );
+    assert_eq!(
+        card["securityRequirements"],
+        json!([{"schemes": {"bearer": {"list": []}}}, {"schemes": {"apiKey": {"list": []}}}])
+    );
+    // The 0.3 card names them the 0.3 way.
+    let card: Value = served
+        .client
+        .get(format!("{}.well-known/agent.json", served.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(card["securitySchemes"]["bearer"]["scheme"], "bearer");
     assert_eq!(card["security"], json!([{"bearer": []}, {"apiKey": []}]));
 }

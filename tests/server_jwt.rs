@@ -206,11 +206,14 @@ async fn the_card_declares_a_jwt_bearer_scheme() {
         .json()
         .await
         .unwrap();
+    let scheme = &card["securitySchemes"]["jwt"]["httpAuthSecurityScheme"];
+    assert_eq!(scheme["scheme"], "bearer", "{card}");
+    assert_eq!(scheme["bearerFormat"], "JWT", "{card}");
     assert_eq!(
-        card["securitySchemes"]["jwt"]["bearerFormat"], "JWT",
+        card["securityRequirements"],
+        json!([{"schemes": {"jwt": {"list": []}}}]),
         "{card}"
     );
-    assert_eq!(card["security"], json!([{"jwt": []}]), "{card}");
 }
 
 #[test]

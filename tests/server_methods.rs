@@ -155,7 +155,12 @@ async fn tasks_get_returns_the_task_with_the_requested_history_length() {
 #[tokio::test]
 async fn the_agent_card_is_served_at_both_well_known_paths() {
     let server = spawn(builder(echo).build().unwrap()).await;
-    for path in [".well-known/agent-card.json", ".well-known/agent.json"] {
+    // The 1.0 card at the 1.0 path, the 0.3 card at the older one (and to A2A-Version: 0.3).
+    for (path, version) in [
+        (".well-known/agent-card.json", "1.0"),
+        (".well-known/agent.json", "0.3"),
+        (".well-known/agent-card.json?A2A-Version=0.3", "0.3"),
+    ] {
         let card: serde_json::Value = server
             .client
             .get(format!("{}{path}", server.url))
@@ -165,9 +170,15 @@ async fn the_agent_card_is_served_at_both_well_known_paths() {
             .json()
             .await
             .unwrap();
-        assert_eq!(card["url"], server.url.as_str());
-        assert_eq!(card["protocolVersion"], "0.3.0");
-        assert_eq!(card["preferredTransport"], "JSONRPC");
+        let jsonrpc = &card["supportedInterfaces"][0];
+        assert_eq!(jsonrpc["url"], server.url.as_str());
+        if version == "0.3" {
+            assert_eq!(card["url"], server.url.as_str());
+            assert_eq!(card["protocolVersion"], "0.3.0");
+            assert_eq!(card["preferredTransport"], "JSONRPC");
+        } else {
+            assert!(card.get("url").is_none(), "{path}");
+        }
         assert_eq!(card["capabilities"]["streaming"], true);
         assert_eq!(card["capabilities"]["extensions"], json!([]));
         for field in [

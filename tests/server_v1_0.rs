@@ -88,7 +88,8 @@ async fn every_bad_input_gets_its_error_over_json_rpc() {
         .await;
     assert_rpc_error(&response, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", "");
     let response = server.call_v1("GetExtendedAgentCard", json!({})).await;
-    assert_rpc_error(&response, -32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "");
+    // No extended card declared: UnsupportedOperationError (1.0 §3.3.4).
+    assert_rpc_error(&response, -32004, "UNSUPPORTED_OPERATION", "");
 
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": {"id": "x"}});
     let response: Value = server
@@ -135,7 +136,7 @@ async fn every_bad_input_gets_its_error_over_http_json() {
         .await;
     assert_rest_error(&answer, 400, "PUSH_NOTIFICATION_NOT_SUPPORTED", "");
     let answer = server.rest("GET", "extendedAgentCard", None).await;
-    assert_rest_error(&answer, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "");
+    assert_rest_error(&answer, 400, "UNSUPPORTED_OPERATION", "");
     // The version may come as a query parameter instead of the header.
     let response = server
         .client
@@ -362,19 +363,31 @@ async fn the_card_lists_both_generations_at_the_url_it_was_reached_by() {
         })
         .collect();
     let url = server.url.as_str();
+    let rest_url = url.trim_end_matches('/');
     assert_eq!(
         interfaces,
         [
             ("JSONRPC", "1.0", url),
-            ("HTTP+JSON", "1.0", url),
+            ("HTTP+JSON", "1.0", rest_url),
             ("JSONRPC", "0.3", url)
         ]
     );
-    assert_eq!(card["url"], url);
-    assert_eq!(card["preferredTransport"], "JSONRPC");
-    assert_eq!(card["protocolVersion"], "0.3.0");
+    // The 0.3 members are in the 0.3 card only.
+    assert!(card.get("url").is_none());
+    let legacy: Value = server
+        .client
+        .get(format!("{}.well-known/agent.json", server.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(legacy["url"], url);
+    assert_eq!(legacy["preferredTransport"], "JSONRPC");
+    assert_eq!(legacy["protocolVersion"], "0.3.0");
     assert_eq!(
-        card["additionalInterfaces"],
+        legacy["additionalInterfaces"],
         json!([{"url": url, "transport": "JSONRPC"}])
     );
 }

@@ -3,11 +3,14 @@
 //! Clients read the card to find the interface URL, the transport and the extensions the
 //! agent supports; the builder fills the required members with sensible defaults.
 //!
-//! One card serves both protocol generations. A2A 1.0 clients read `supportedInterfaces`,
-//! which lists JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3 at the same URL; 0.3 clients
-//! read `url`, `preferredTransport` (`JSONRPC`), `protocolVersion` (`0.3.0`) and
-//! `additionalInterfaces`, and ignore members they do not know. What the real clients do,
-//! read in their sources (the reason for this shape):
+//! One model serves both protocol generations, in two shapes. A2A 1.0 clients get the 1.0
+//! card ([`crate::a2a::v1_0::encode_card`]): only the members of `a2a.proto`'s `AgentCard`
+//! (the 1.0 card schema admits no others), `supportedInterfaces` listing JSON-RPC 1.0,
+//! HTTP+JSON 1.0 and JSON-RPC 0.3. 0.3 clients get this struct serialized as it is: the 1.0
+//! members plus `url`, `preferredTransport` (`JSONRPC`), `protocolVersion` (`0.3.0`) and
+//! `additionalInterfaces`; they ignore members they do not know. The server picks the
+//! shape by path and `A2A-Version` (see the README). What the real clients do, read in
+//! their sources (the reason for this design):
 //!
 //! - Python `a2a-sdk` 1.3 (`client/card_resolver.py`): when `supportedInterfaces` is
 //!   present it is taken as is and `url`, `preferredTransport`, `protocolVersion`,
@@ -19,6 +22,8 @@
 //!   `protocolVersion` `"1.0"`, else the first.
 //! - 0.3 SDKs know only the 0.3 members. `additionalInterfaces` names JSON-RPC alone: the
 //!   0.3 HTTP+JSON binding (`/v1/...` paths) is not served.
+//! - The A2A TCK fetches the card with no `A2A-Version` and validates it against the 1.0
+//!   schema, so a request without the header gets the 1.0 card.
 
 use std::collections::BTreeMap;
 
@@ -57,7 +62,8 @@ pub struct LegacyInterface {
     pub transport: String,
 }
 
-/// An agent's self-description, readable as an A2A 1.0 and an A2A 0.3 `AgentCard`.
+/// An agent's self-description; serialized, the A2A 0.3 `AgentCard` (which also carries
+/// the 1.0 `supportedInterfaces`); [`crate::a2a::v1_0::encode_card`] gives the 1.0 one.
 ///
 /// Build one with [`AgentCard::builder`]; [`AgentCard::set_url`] keeps the interfaces in
 /// step with the URL.
@@ -244,9 +250,15 @@ impl AgentCard {
                 protocol_binding: binding.into(),
                 protocol_version: version.into(),
             };
+            // HTTP+JSON paths are appended to the interface URL (`{url}/message:send`),
+            // so it has no trailing slash.
+            let rest = AgentInterface {
+                url: url.trim_end_matches('/').to_owned(),
+                ..interface(binding::HTTP_JSON, "1.0")
+            };
             self.supported_interfaces = vec![
                 interface(binding::JSONRPC, "1.0"),
-                interface(binding::HTTP_JSON, "1.0"),
+                rest,
                 interface(binding::JSONRPC, "0.3"),
             ];
             self.additional_interfaces = vec![LegacyInterface {

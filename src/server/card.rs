@@ -1,19 +1,38 @@
-//! `GET /.well-known/agent-card.json` (and the older `/.well-known/agent.json`), and the A2UI
-//! entries the card gets from the server's generators.
+//! `GET /.well-known/agent-card.json` (and the older `/.well-known/agent.json`), the A2UI
+//! entries the card gets from the server's generators, and the extended card.
+//!
+//! Which shape a client gets (the card module of [`crate::a2a::card`] says why):
+//!
+//! - `/.well-known/agent-card.json`: the A2A 1.0 card ([`v1_0::encode_card`]), which the 1.0
+//!   card schema accepts, listing JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3; with
+//!   `A2A-Version: 0.3` (header or query parameter) the 0.3 card instead;
+//! - `/.well-known/agent.json` (the path of 0.2 and early 0.3 clients): the 0.3 card, which
+//!   also carries `supportedInterfaces`.
+//!
+//! Answers carry `Cache-Control`, an `ETag` (a hash of the body) and `Last-Modified` (when
+//! the server was built); a conditional GET that matches gets 304 Not Modified.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use std::time::SystemTime;
 
-use axum::Json;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::http::header::HOST;
+use axum::extract::{RawQuery, State};
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_TYPE, ETAG, HOST, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, VARY,
+};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::ServerState;
+use super::version::{self, Version};
 use crate::a2a::card::{AgentCard, AgentExtension};
+use crate::a2a::v1_0;
 use crate::generator::Generator;
 
+/// How long a client may keep the card before asking again.
+const CACHE_CONTROL_VALUE: &str = "public, max-age=300";
 /// Adds one A2UI extension per generator to `card` (the first generator of a version wins;
 /// an entry the card already has is kept), the A2UI MIME types to its output modes, and
 /// turns streaming on.
@@ -46,12 +65,31 @@ pub(crate) fn advertise_a2ui(card: &mut AgentCard, generators: &[Generator]) {
     }
 }
 
-/// Serves the card; an empty `url` becomes the URL the client used (`http://<Host>/`).
+/// `GET /.well-known/agent-card.json`: the 1.0 card, or the 0.3 one when asked for.
 pub(crate) async fn agent_card(
     State(state): State<Arc<ServerState>>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
-) -> Json<AgentCard> {
-    let mut card = state.card.clone();
+) -> Response {
+    let query_version = query.as_deref().and_then(version::from_query);
+    let shape = match version::requested(&headers, query_version.as_deref()) {
+        Ok(Some(Version::V0_3)) => Version::V0_3,
+        _ => Version::V1_0,
+    };
+    card_response(&state, &headers, shape)
+}
+
+/// `GET /.well-known/agent.json`: the 0.3 card.
+pub(crate) async fn legacy_agent_card(
+    State(state): State<Arc<ServerState>>,
+    headers: HeaderMap,
+) -> Response {
+    card_response(&state, &headers, Version::V0_3)
+}
+
+/// `card` in `shape`, its empty `url` made the URL the client used (`http://<Host>/`).
+pub(crate) fn encode(card: &AgentCard, headers: &HeaderMap, shape: Version) -> Value {
+    let mut card = card.clone();
     if card.url.is_empty() {
         let host = headers
             .get(HOST)
@@ -60,7 +98,59 @@ pub(crate) async fn agent_card(
             .unwrap_or("localhost");
         card.set_url(format!("http://{host}/"));
     }
-    Json(card)
+    match shape {
+        Version::V1_0 => v1_0::encode_card(&card),
+        Version::V0_3 => json!(card),
+    }
+}
+
+/// The public card in `shape`, with its caching headers, or 304 for a matching
+/// conditional GET.
+fn card_response(state: &ServerState, headers: &HeaderMap, shape: Version) -> Response {
+    let body = encode(&state.card, headers, shape).to_string();
+    let mut hasher = std::hash::DefaultHasher::new();
+    body.hash(&mut hasher);
+    let etag = format!("\"{:016x}\"", hasher.finish());
+    let modified = state.card_modified;
+    let mut response = if not_modified(headers, &etag, modified) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        ([(CONTENT_TYPE, "application/json")], body).into_response()
+    };
+    let out = response.headers_mut();
+    out.insert(CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL_VALUE));
+    // The body depends on the version asked for and, with no configured URL, on Host.
+    out.insert(VARY, HeaderValue::from_static("A2A-Version, Host"));
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        out.insert(ETAG, value);
+    }
+    if let Ok(value) = HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
+        out.insert(LAST_MODIFIED, value);
+    }
+    response
+}
+
+/// Whether a conditional GET may be answered 304: `If-None-Match` names `etag` (or `*`);
+/// without it, `If-Modified-Since` is not before `modified` (HTTP dates have whole seconds).
+fn not_modified(headers: &HeaderMap, etag: &str, modified: SystemTime) -> bool {
+    if let Some(value) = headers.get(IF_NONE_MATCH) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        return value
+            .split(',')
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag);
+    }
+    let since = headers
+        .get(IF_MODIFIED_SINCE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| httpdate::parse_http_date(value).ok());
+    let whole_seconds = |time: SystemTime| {
+        time.duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    };
+    since.is_some_and(|since| whole_seconds(since) >= whole_seconds(modified))
 }
 
 /// A `Host` header we are willing to echo into a URL: `name[:port]` or `[v6][:port]`.

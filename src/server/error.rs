@@ -24,6 +24,9 @@ pub enum BuildError {
     /// The `default_capabilities` are not an A2UI capabilities object; the reason.
     #[error("the default A2UI capabilities are malformed: {0}")]
     InvalidDefaultCapabilities(String),
+    /// An extended card was given, but no auth token: every caller could read it.
+    #[error("an extended card is for authenticated callers: also call .auth_token()")]
+    ExtendedCardWithoutAuth,
 }
 
 /// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in

@@ -10,8 +10,11 @@
 //! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
-//! - `GET /.well-known/agent-card.json` and `GET /.well-known/agent.json` — the agent card,
-//!   listing the three interfaces;
+//! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
+//!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
+//!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
+//! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
+//!   [extended card](ServerBuilder::extended_card), if one is configured;
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
@@ -91,6 +94,10 @@ use gate::{BodyBudget, HostPolicy};
 /// State shared by every handler.
 pub(crate) struct ServerState {
     pub(crate) card: AgentCard,
+    /// When the card was made: its `Last-Modified`.
+    pub(crate) card_modified: std::time::SystemTime,
+    /// The card authenticated callers get from `GetExtendedAgentCard`, if configured.
+    pub(crate) extended_card: Option<AgentCard>,
     pub(crate) tasks: Arc<TaskManager>,
     pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,
@@ -176,8 +183,7 @@ impl A2uiServer {
         };
         // The agent's API, both bindings: every route here needs the token and reads its
         // body through the gate. The cards and the web page stay public.
-        let api = Router::new()
-            .route("/", post(rpc::handle))
+        let rest = Router::new()
             .route("/message:send", post(rest::message_send))
             .route("/message:stream", post(rest::message_stream))
             .route("/tasks", get(rest::list_tasks))
@@ -194,6 +200,10 @@ impl A2uiServer {
                 any(rest::push_configs),
             )
             .route("/extendedAgentCard", get(rest::extended_card))
+            .route_layer(from_fn(rest::negotiate_content_type));
+        let api = Router::new()
+            .route("/", post(rpc::handle))
+            .merge(rest)
             .layer(from_fn(admission::with_peer))
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
@@ -204,7 +214,7 @@ impl A2uiServer {
         };
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
-            .route("/.well-known/agent.json", get(card::agent_card));
+            .route("/.well-known/agent.json", get(card::legacy_agent_card));
         if self.web_page {
             public = public
                 .route("/", get(web::index))
@@ -234,6 +244,7 @@ impl A2uiServer {
 #[must_use]
 pub struct ServerBuilder {
     card: Option<AgentCard>,
+    extended_card: Option<AgentCard>,
     agent: Option<Arc<dyn Agent>>,
     final_state: TaskState,
     keep_alive: Duration,
@@ -260,6 +271,7 @@ impl Default for ServerBuilder {
     fn default() -> Self {
         Self {
             card: None,
+            extended_card: None,
             agent: None,
             final_state: TaskState::InputRequired,
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
@@ -324,6 +336,16 @@ impl ServerBuilder {
     /// The agent card (required).
     pub fn card(mut self, card: AgentCard) -> Self {
         self.card = Some(card);
+        self
+    }
+
+    /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
+    /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
+    /// that passed authentication, say with skills the public card does not list. The public
+    /// card then declares it (`capabilities.extendedAgentCard`). It needs
+    /// [`auth_token`](Self::auth_token): without authentication every caller would read it.
+    pub fn extended_card(mut self, card: AgentCard) -> Self {
+        self.extended_card = Some(card);
         self
     }
 
@@ -522,7 +544,8 @@ impl ServerBuilder {
     /// # Errors
     ///
     /// [`BuildError`] when the card or the agent is missing, the final state is not one a
-    /// task can stop in, or the default capabilities are malformed.
+    /// task can stop in, the default capabilities are malformed, or an extended card is
+    /// given without an auth token.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
         let mut card = self.card.ok_or(BuildError::MissingCard)?;
         let agent = self.agent.ok_or(BuildError::MissingAgent)?;
@@ -542,7 +565,17 @@ impl ServerBuilder {
             .map(|e| e.uri.clone())
             .collect();
         card::advertise_a2ui(&mut card, &self.generators);
+        let mut extended_card = self.extended_card;
+        if let Some(extended) = &mut extended_card {
+            if self.auth.is_empty() {
+                return Err(BuildError::ExtendedCardWithoutAuth);
+            }
+            card.supports_authenticated_extended_card = true;
+            extended.supports_authenticated_extended_card = true;
+            auth::declare(extended, &self.auth);
+        }
         auth::declare(&mut card, &self.auth);
+        let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
             clock: self.clock.clone(),
@@ -567,6 +600,8 @@ impl ServerBuilder {
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
+                card_modified,
+                extended_card,
                 tasks: Arc::new(tasks),
                 a2ui,
                 keep_alive: self.keep_alive,

@@ -6,10 +6,12 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
+use serde_json::Value;
 
 use super::ServerState;
 use super::error::ApiError;
 use super::sse::{self, CancelOnDrop, Framing};
+use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{SendRequest, Task};
 use crate::store::Owner;
@@ -94,13 +96,21 @@ async fn start(
 }
 
 /// Streams the events of `owner`'s task `id` from now on, starting with the task as it is.
+/// A 1.0 subscription goes on across the runs that continue an interrupted task, until it
+/// reaches a terminal state (1.0 §3.1.6); a 0.3 one ends at the interruption, as 0.3's
+/// `final` says.
 pub(crate) async fn subscribe(
     state: &ServerState,
     owner: &Owner,
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    let subscription = state.tasks.subscribe(owner, id).await?;
+    let subscription = match framing {
+        Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(owner, id).await?,
+        Framing::Rpc(_, Version::V1_0) | Framing::Rest => {
+            state.tasks.subscribe_until_terminal(owner, id).await?
+        }
+    };
     Ok(sse::task_stream(
         framing,
         subscription.snapshot,
@@ -119,13 +129,27 @@ pub(crate) fn push_not_supported() -> ApiError {
     .into()
 }
 
-/// `ExtendedAgentCardNotConfiguredError`: there is no extended card.
-pub(crate) fn extended_card_not_configured() -> ApiError {
-    RpcError::new(
-        ErrorCode::AuthenticatedExtendedCardNotConfigured,
-        "Authenticated extended card is not configured",
-    )
-    .into()
+/// The extended card in `shape`, for a caller the auth layer let through. None configured:
+/// 1.0 answers `UnsupportedOperationError`, as spec §3.3.4 asks of an agent whose card does
+/// not declare one; 0.3 has `AuthenticatedExtendedCardNotConfiguredError` for that.
+pub(crate) fn extended_card(
+    state: &ServerState,
+    headers: &HeaderMap,
+    shape: Version,
+) -> Result<Value, ApiError> {
+    match (&state.extended_card, shape) {
+        (Some(card), shape) => Ok(super::card::encode(card, headers, shape)),
+        (None, Version::V1_0) => Err(RpcError::new(
+            ErrorCode::UnsupportedOperation,
+            "Unsupported operation: this agent has no extended agent card",
+        )
+        .into()),
+        (None, Version::V0_3) => Err(RpcError::new(
+            ErrorCode::AuthenticatedExtendedCardNotConfigured,
+            "Authenticated extended card is not configured",
+        )
+        .into()),
+    }
 }
 
 /// Checks the client accepts what the agent produces and asks for no push.

@@ -4,21 +4,27 @@
 //! - `GET /tasks/{id}`, `GET /tasks` (filters and cursor pagination in the query),
 //!   `POST /tasks/{id}:cancel`, `GET|POST /tasks/{id}:subscribe` (the proto says GET, the
 //!   spec's prose and the Python SDK POST);
-//! - `/tasks/{id}/pushNotificationConfigs[/{configId}]` and `GET /extendedAgentCard` answer
-//!   their errors while those features are off.
+//! - `/tasks/{id}/pushNotificationConfigs[/{configId}]` answer their errors while push is
+//!   off; `GET /extendedAgentCard` the extended card, if one is configured.
 //!
 //! Errors are `google.rpc.Status` bodies with the status code of spec §5.4 and a
 //! `google.rpc.ErrorInfo` detail. Only 1.0 is served here: `A2A-Version` (header or query
 //! parameter) absent or `1.0`; anything else is `VersionNotSupportedError`. Bodies are read as
-//! JSON whatever their content type (`application/a2a+json` or `application/json`); answers
-//! are `application/a2a+json`.
+//! JSON whatever their content type (`application/a2a+json` or `application/json`), and
+//! members the binding does not define are ignored.
+//!
+//! Answers are `application/a2a+json`, the type spec §11.1 says SHOULD be used, to a client
+//! that asks for it: its `Accept` names it, or names no JSON type and its body was sent as
+//! `application/a2a+json`. Other clients (`Accept: */*` or `application/json`, as the A2A TCK
+//! and most HTTP libraries send) get the same JSON as `application/json`.
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -35,6 +41,52 @@ use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0;
 
 const CONTENT_TYPE_A2A: &str = "application/a2a+json";
+
+/// Labels a JSON answer `application/json` unless the client asked for
+/// `application/a2a+json` (see the module docs). A route layer of the binding's routes.
+pub(crate) async fn negotiate_content_type(request: Request, next: Next) -> Response {
+    let a2a_json = wants_a2a_json(request.headers());
+    let mut response = next.run(request).await;
+    let labeled_a2a = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes() == CONTENT_TYPE_A2A.as_bytes());
+    if labeled_a2a && !a2a_json {
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    response
+}
+
+/// Whether the request asks for `application/a2a+json` answers.
+fn wants_a2a_json(headers: &HeaderMap) -> bool {
+    let media_types = |name| {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(|item| {
+                item.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .collect::<Vec<_>>()
+    };
+    let accepted = media_types(ACCEPT);
+    if accepted.iter().any(|mime| mime == CONTENT_TYPE_A2A) {
+        return true;
+    }
+    if accepted.iter().any(|mime| mime == "application/json") {
+        return false;
+    }
+    media_types(CONTENT_TYPE)
+        .first()
+        .is_some_and(|mime| mime == CONTENT_TYPE_A2A)
+}
 
 /// A JSON answer of the binding.
 fn json(status: StatusCode, body: &Value) -> Response {
@@ -65,13 +117,7 @@ fn answer(result: Result<Response, ApiError>, operation: &str) -> Response {
 
 /// The version check of every route: absent or 1.0.
 fn check_version(headers: &HeaderMap, query: Option<&str>) -> Result<(), ApiError> {
-    let from_query = query.and_then(|query| {
-        serde_urlencoded::from_str::<Vec<(String, String)>>(query)
-            .ok()?
-            .into_iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case("A2A-Version"))
-            .map(|(_, value)| value)
-    });
+    let from_query = query.and_then(version::from_query);
     match version::requested(headers, from_query.as_deref())? {
         None | Some(Version::V1_0) => Ok(()),
         Some(Version::V0_3) => Err(version::not_supported("0.3").into()),
@@ -225,10 +271,15 @@ pub(crate) async fn push_configs(RawQuery(query): RawQuery, headers: HeaderMap) 
     answer(result, "pushNotificationConfigs")
 }
 
-/// `GET /extendedAgentCard`: none is configured.
-pub(crate) async fn extended_card(RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
-    let result =
-        check_version(&headers, query.as_deref()).and(Err(ops::extended_card_not_configured()));
+/// `GET /extendedAgentCard`.
+pub(crate) async fn extended_card(
+    State(state): State<Arc<ServerState>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let result = check_version(&headers, query.as_deref())
+        .and_then(|()| ops::extended_card(&state, &headers, Version::V1_0))
+        .map(|card| json(StatusCode::OK, &card));
     answer(result, "extendedAgentCard")
 }
 

@@ -84,7 +84,7 @@ pub(crate) async fn handle(
     let header_version = requested.clone().ok().flatten().unwrap_or(Version::V0_3);
     // The budget walk first: a body that breaks it is never decoded into a model.
     let decoded = budget::check(&body, &state.budget)
-        .map_err(|refusal| (jsonrpc::peek_id(&body), refusal.to_rpc(true)))
+        .map_err(|refusal| refused_envelope(&body, &refusal))
         .and_then(|()| jsonrpc::decode_request_raw(&body));
     let request = match decoded {
         Ok(request) => request,
@@ -136,7 +136,10 @@ pub(crate) async fn handle(
         Ok(Answer::Stream(response)) => response,
         Err(error) => {
             let error = error.into_rpc(&method);
-            if streaming {
+            // A 0.3 stream that fails before it starts still answers as a stream (one error
+            // event), which 0.3 clients expect; a 1.0 one answers the JSON-RPC error as plain
+            // JSON, which the 1.x SDKs read (and the A2A TCK requires).
+            if streaming && version == Version::V0_3 {
                 let stream =
                     sse::error_stream(&Framing::Rpc(id, version), &error, state.keep_alive);
                 with_retry_after(stream, &error)
@@ -150,6 +153,29 @@ pub(crate) async fn handle(
             }
         }
     }
+}
+
+/// The id and error of a body the decoding budget refused. Only a body that is JSON and a
+/// request object has an id to echo: a parse error answers `"id": null` (the id a lenient
+/// scan might find is not to be trusted), and anything but an object (a bare array of arrays
+/// too deep, say) is not a request at all, -32600.
+fn refused_envelope(body: &[u8], refusal: &budget::Refusal) -> (Id, RpcError) {
+    let error = refusal.to_rpc(true);
+    if error.code == ErrorCode::ParseError {
+        return (Id::Null, error);
+    }
+    let object = body.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'{');
+    if !object {
+        let error = RpcError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "Invalid request: the body is not a JSON-RPC request object ({})",
+                refusal.message
+            ),
+        );
+        return (Id::Null, error);
+    }
+    (jsonrpc::peek_id(body), error)
 }
 
 enum Answer {
@@ -238,7 +264,9 @@ async fn dispatch_0_3(
         | "tasks/pushNotificationConfig/get"
         | "tasks/pushNotificationConfig/list"
         | "tasks/pushNotificationConfig/delete" => Err(ops::push_not_supported()),
-        "agent/getAuthenticatedExtendedCard" => Err(ops::extended_card_not_configured()),
+        "agent/getAuthenticatedExtendedCard" => {
+            ops::extended_card(state, headers, Version::V0_3).map(Answer::value)
+        }
         _ => Err(method_not_found(method)),
     }
 }
@@ -292,7 +320,9 @@ async fn dispatch_1_0(
         | "GetTaskPushNotificationConfig"
         | "ListTaskPushNotificationConfigs"
         | "DeleteTaskPushNotificationConfig" => Err(ops::push_not_supported()),
-        "GetExtendedAgentCard" => Err(ops::extended_card_not_configured()),
+        "GetExtendedAgentCard" => {
+            ops::extended_card(state, headers, Version::V1_0).map(Answer::value)
+        }
         _ => Err(method_not_found(method)),
     }
 }

@@ -51,6 +51,15 @@ pub(crate) fn requested(
     }
 }
 
+/// The `A2A-Version` query parameter of `query` (the name compared without case), if any.
+pub(crate) fn from_query(query: &str) -> Option<String> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(query)
+        .ok()?
+        .into_iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("A2A-Version"))
+        .map(|(_, value)| value)
+}
+
 /// `VersionNotSupportedError` for `value`.
 pub(crate) fn not_supported(value: &str) -> RpcError {
     let shown: String = value.chars().take(32).collect();

@@ -1,6 +1,6 @@
 //! The per-task budget every store applies: a task keeps at most so many history messages,
 //! so many bytes of history and so many bytes of parts (its status message and artifacts),
-//! all measured as their JSON.
+//! all measured as their JSON (as the stores write it: `codec`).
 //!
 //! Counting messages alone lets one client grow a task without bound with a few huge
 //! messages, and an agent's reply (the status message) or artifacts are as large as the agent
@@ -18,7 +18,7 @@
 
 use std::io;
 
-use crate::a2a::v0_3::{wire_artifact, wire_message};
+use super::codec;
 use crate::a2a::{Artifact, Message, Part, Task};
 
 /// What one task may keep.
@@ -88,12 +88,12 @@ fn fit<T>(
 
 /// The size of `message` as JSON, in bytes, without building the string.
 pub(crate) fn json_size(message: &Message) -> usize {
-    written_size(&wire_message(message))
+    written_size(&codec::message(message))
 }
 
 /// The size of `artifact` as JSON, in bytes, without building the string.
 fn artifact_size(artifact: &Artifact) -> usize {
-    written_size(&wire_artifact(artifact))
+    written_size(&codec::artifact(artifact))
 }
 
 /// The length of `value` written as JSON.
@@ -139,7 +139,6 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::a2a::v0_3::encode_message;
     use crate::a2a::{FileBody, FileContent, TaskState, TaskStatus};
 
     #[test]
@@ -169,7 +168,7 @@ mod tests {
         message.metadata = Some(metadata);
         assert_eq!(
             json_size(&message),
-            encode_message(&message).to_string().len()
+            codec::to_json(&codec::message(&message)).len()
         );
     }
 

@@ -81,6 +81,24 @@ pub enum StoreError {
         /// Why.
         reason: &'static str,
     },
+    /// The database could not be reached, with the causes and what to check (a certificate
+    /// signed by another CA, a host name the certificate does not name).
+    #[error("{engine}: {detail}")]
+    Connect {
+        /// The database.
+        engine: &'static str,
+        /// What failed, its causes and a hint.
+        detail: String,
+    },
+    /// The store's settings do not hold together (an unknown `sslmode`, a CA file that does
+    /// not read).
+    #[error("{engine}: {detail}")]
+    Config {
+        /// The store.
+        engine: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// The operating system refused something the store needs.
     #[error("{engine}: cannot {doing}: {source}")]
     Io {
@@ -106,6 +124,10 @@ pub enum StoreError {
         /// The task.
         id: String,
     },
+    /// The write failed for now, and the store keeps the task to write it as soon as it can
+    /// (PostgreSQL while the database is out of reach): the outcome is logged then.
+    #[error("{0}; the task is kept to be written once the store is back")]
+    Deferred(Box<StoreError>),
     /// A failure of a store outside this crate (see [`StoreError::backend`]).
     #[error(transparent)]
     Backend(Source),
@@ -118,6 +140,12 @@ impl StoreError {
             self,
             StoreError::Full { .. } | StoreError::OverBudget { .. }
         )
+    }
+
+    /// Whether the store keeps what it could not write, to write it once it can (see
+    /// [`StoreError::Deferred`]).
+    pub fn is_deferred(&self) -> bool {
+        matches!(self, StoreError::Deferred(_))
     }
 
     /// The failure of a [`TaskStore`](super::TaskStore) written outside this crate: any error

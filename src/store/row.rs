@@ -1,7 +1,7 @@
 //! A task as the SQL stores keep it: one row of text columns, JSON where the value is nested.
 //!
-//! SQLite and PostgreSQL store the same columns, so the encoding (A2A 0.3 JSON for messages
-//! and artifacts) and the checked decoding live here once; each engine only moves the
+//! SQLite and PostgreSQL store the same columns, so the encoding (the store's own JSON for
+//! messages and artifacts, see `codec`) and the checked decoding live here once; each engine only moves the
 //! strings in and out. Decoding never trusts the database: a row that does not read back
 //! is a [`StoreError`] naming the task, not a panic.
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::StoreError;
 use super::budget::Budget;
-use super::packed::{KeptJson, artifacts_json, message_json, messages_json};
+use super::codec::{self, Artifacts, Kept, Messages, state_from_name, state_name, to_json};
 use super::wanted::Wanted;
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::clock::timestamp;
@@ -92,11 +92,15 @@ impl Row {
         Row {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
-            state: task.status.state.as_str().to_owned(),
+            state: state_name(task.status.state).to_owned(),
             status_ts: task.status.timestamp.clone().unwrap_or_default(),
-            status_message: task.status.message.as_ref().map(message_json),
-            history: messages_json(&task.history),
-            artifacts: artifacts_json(&task.artifacts),
+            status_message: task
+                .status
+                .message
+                .as_ref()
+                .map(|message| to_json(&codec::message(message))),
+            history: to_json(&Messages(&task.history)),
+            artifacts: to_json(&Artifacts(&task.artifacts)),
             metadata: task
                 .metadata
                 .as_ref()
@@ -114,7 +118,7 @@ impl Row {
     pub(super) fn decode_wanted(self, engine: &str, wanted: Wanted) -> Result<Task, StoreError> {
         let id = self.id;
         let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
-        let state = TaskState::from_name(&self.state)
+        let state = state_from_name(&self.state)
             .ok_or_else(|| corrupt(&format!("unknown state {:?}", self.state)))?;
         let metadata = match &self.metadata {
             Some(text) => match serde_json::from_str::<Value>(text).map_err(|e| corrupt(&e))? {
@@ -123,7 +127,7 @@ impl Row {
             },
             None => None,
         };
-        let kept = KeptJson {
+        let kept = Kept {
             message: self.status_message.as_deref(),
             history: &self.history,
             artifacts: &self.artifacts,
@@ -163,4 +167,20 @@ pub(super) fn stopped(mut task: Task, now: SystemTime) -> Task {
         timestamp: Some(timestamp(now)),
     };
     task
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_task_reads_back_from_its_columns(task in crate::store::arbitrary::task()) {
+            prop_assert_eq!(Row::encode(&task).decode("test").unwrap(), task);
+        }
+    }
 }

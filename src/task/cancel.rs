@@ -65,6 +65,9 @@ impl TaskManager {
             });
         }
         let kept = self.store.replace(owner, &read, task.clone()).await?;
+        if kept {
+            self.watchers.settled(&task);
+        }
         Ok(kept.then_some(task))
     }
 

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
+use super::watch::RunWatchers;
 use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;
@@ -55,6 +56,8 @@ pub(crate) struct TaskManager {
     running: Mutex<HashMap<String, Arc<Running>>>,
     /// Wakes those waiting for the running map to empty (a server shutting down).
     idle: Notify,
+    /// Subscribers waiting for an interrupted task's next run.
+    pub(super) watchers: RunWatchers,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
     claims: Mutex<HashSet<String>>,
     /// Wakes those waiting for a claim.
@@ -101,6 +104,7 @@ impl TaskManager {
             repair: RepairPolicy::default(),
             max_subscribers: usize::MAX,
             running: Mutex::new(HashMap::new()),
+            watchers: RunWatchers::default(),
             idle: Notify::new(),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),

@@ -23,6 +23,7 @@ mod read;
 mod run;
 mod running;
 pub(crate) mod start;
+pub(crate) mod watch;
 
 use std::sync::Arc;
 

@@ -3,10 +3,13 @@
 //! A task that runs here is read from its live entry, any other from the store; either way
 //! only the caller's own tasks are found.
 
+use std::sync::Arc;
+
 use tokio::sync::mpsc;
 
 use super::TaskError;
 use super::manager::{SharedEvent, TaskManager};
+use super::watch::{self, Next};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::store::Owner;
 
@@ -54,6 +57,52 @@ impl TaskManager {
             .map(|task| task.with_history_length(query.history_length))
             .collect();
         Ok(page)
+    }
+
+    /// Like [`subscribe`](Self::subscribe), but the events go on across the runs that
+    /// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`).
+    /// Across instances (a cluster) a subscription still ends at an interruption.
+    pub(crate) async fn subscribe_until_terminal(
+        self: &Arc<Self>,
+        owner: &Owner,
+        id: &str,
+    ) -> Result<Subscription, TaskError> {
+        let subscription = self.subscribe(owner, id).await?;
+        if self.cluster.is_some() {
+            return Ok(subscription);
+        }
+        let events = watch::follow(
+            self.clone(),
+            owner.clone(),
+            id.to_owned(),
+            subscription.events,
+        );
+        Ok(Subscription {
+            snapshot: subscription.snapshot,
+            events: Some(events),
+        })
+    }
+
+    /// What comes after `owner`'s task `id`'s interruption: the next run's events, or the
+    /// task if it settled without one.
+    pub(crate) async fn next_run(&self, owner: &Owner, id: &str) -> Result<Next, TaskError> {
+        let waiting = self.watchers.register(id);
+        if let Some(running) = self.entry(owner, id) {
+            let (_, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
+                TaskError::TooManySubscribers {
+                    id: id.to_owned(),
+                    max: self.max_subscribers,
+                }
+            })?;
+            return Ok(Next::Run(events));
+        }
+        let task = self.load(owner, id).await?;
+        if task.status.state.is_terminal() {
+            return Ok(Next::Settled(Box::new(task)));
+        }
+        waiting
+            .await
+            .map_err(|_| TaskError::NotFound { id: id.to_owned() })
     }
 
     /// The current task of `owner` and, if it runs (here, or on another instance sharing

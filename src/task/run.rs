@@ -211,14 +211,24 @@ impl TaskManager {
         let timestamp = self.now();
         let mut final_task = None;
         let delivery = running.update(|task| {
-            let message = parts.map(|parts| agent_message(task, reply_id, parts));
+            // A message needs at least one part: an empty reply ends without one.
+            let message = parts
+                .filter(|parts| !parts.is_empty())
+                .map(|parts| agent_message(task, reply_id, parts));
             lifecycle::settle(task, state, message, timestamp);
             final_task = Some(task.clone());
             Some(move |task: &Task| final_event(task, already_streamed))
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
-        if let Err(error) = self.store.put(&running.owner, task.clone()).await {
-            tracing::error!(task_id = %task.id, %error, "could not store the finished task");
+        match self.store.put(&running.owner, task.clone()).await {
+            Ok(()) => {}
+            // The store writes it once it can, and logs how that went.
+            Err(error) if error.is_deferred() => {
+                tracing::warn!(task_id = %task.id, %error, "the finished task is not stored yet");
+            }
+            Err(error) => {
+                tracing::error!(task_id = %task.id, %error, "could not store the finished task");
+            }
         }
         self.unregister(&task.id, running);
         tracing::debug!(task_id = %task.id, state = %task.status.state, "task settled");

@@ -108,6 +108,8 @@ impl TaskManager {
             .flatten()
             .map(|(_, events)| events);
         self.register(&task.id, running.clone());
+        self.watchers
+            .started(&task.id, &running, self.max_subscribers);
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
         let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);

@@ -9,6 +9,10 @@
 //!
 //! Without the binaries (Debian's `postgresql` package, or `A2UI_PG_BIN`), [`cluster`]
 //! prints a skip and returns `None`, unless `A2UI_REQUIRE_POSTGRES=1`, when it fails.
+//!
+//! [`tls_cluster`] starts another one with `ssl=on`, its certificate (for 127.0.0.1 only)
+//! signed by a CA made for the run with the `openssl` command, and a second CA that signed
+//! nothing.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -46,7 +50,124 @@ fn binaries() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin)
 }
 
+/// A cluster that also speaks TLS, and the CA files a client may trust.
+pub struct TlsCluster {
+    /// The cluster (plain connections are accepted too).
+    pub postgres: Postgres,
+    /// The CA that signed the server's certificate (PEM).
+    pub ca: PathBuf,
+    /// A CA that did not (PEM).
+    pub other_ca: PathBuf,
+}
+
+/// The TLS cluster of this test binary, started on first use; `None` when PostgreSQL or
+/// `openssl` is absent.
+pub fn tls_cluster() -> Option<&'static TlsCluster> {
+    static CLUSTER: OnceLock<Option<TlsCluster>> = OnceLock::new();
+    CLUSTER
+        .get_or_init(|| {
+            if Command::new("openssl").arg("version").output().is_err() {
+                assert!(
+                    std::env::var("A2UI_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                    "A2UI_REQUIRE_POSTGRES=1 but no openssl command to make certificates"
+                );
+                println!("skipped: no openssl command to make the test certificates");
+                return None;
+            }
+            let mut files = None;
+            let postgres = start_with("tls", |dir| {
+                files = Some(certificates(dir));
+                format!(
+                    " -c ssl=on -c ssl_cert_file={dir}/server.crt -c ssl_key_file={dir}/server.key",
+                    dir = dir.display()
+                )
+            })?;
+            let (ca, other_ca) = files?;
+            Some(TlsCluster {
+                postgres,
+                ca,
+                other_ca,
+            })
+        })
+        .as_ref()
+}
+
+/// Makes in `dir` a CA, a server certificate it signs for 127.0.0.1 (`server.crt`,
+/// `server.key`) and a second CA; returns the two CA files.
+fn certificates(dir: &Path) -> (PathBuf, PathBuf) {
+    let openssl = |args: &[&str]| {
+        run(Command::new("openssl").current_dir(dir).args(args));
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    for name in ["ca", "other-ca"] {
+        let (key, cert, subject) = (
+            format!("{name}.key"),
+            format!("{name}.crt"),
+            format!("/CN=a2ui test {name}"),
+        );
+        let mut args = vec![
+            "req", "-x509", "-days", "2", "-subj", &subject, "-keyout", &key, "-out", &cert,
+        ];
+        args.extend_from_slice(&ec);
+        args.extend_from_slice(&[
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ]);
+        openssl(&args);
+    }
+    let mut args = vec![
+        "req",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ];
+    args.extend_from_slice(&ec);
+    openssl(&args);
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ]);
+    // PostgreSQL refuses a key others may read.
+    run(Command::new("chmod").arg("600").arg(dir.join("server.key")));
+    (dir.join("ca.crt"), dir.join("other-ca.crt"))
+}
+
 fn start() -> Option<Postgres> {
+    start_with("pg", |_| String::new())
+}
+
+/// Starts a cluster in a dir named after `name`; `setup` prepares the dir first and returns
+/// more server options.
+fn start_with(name: &str, setup: impl FnOnce(&Path) -> String) -> Option<Postgres> {
     let Some(bin) = binaries() else {
         assert!(
             std::env::var("A2UI_REQUIRE_POSTGRES").as_deref() != Ok("1"),
@@ -56,9 +177,10 @@ fn start() -> Option<Postgres> {
         return None;
     };
     let as_postgres = is_root();
-    let dir = std::env::temp_dir().join(format!("a2ui-pg-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("a2ui-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    let more_options = setup(&dir);
     if as_postgres {
         run(Command::new("chown")
             .args(["-R", "postgres:postgres"])
@@ -79,7 +201,7 @@ fn start() -> Option<Postgres> {
         "--no-sync",
     ]));
     let options = format!(
-        "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
+        "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100{more_options}",
         cluster.port,
         dir.display()
     );
@@ -95,6 +217,11 @@ fn start() -> Option<Postgres> {
 }
 
 impl Postgres {
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// A fresh database named after `name` (unique in this binary); its URL.
     pub fn database(&self, name: &str) -> String {
         static COUNT: AtomicUsize = AtomicUsize::new(0);

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 mod encode;
 
-pub(crate) use encode::{WireMessage, event_result, wire_artifact, wire_message};
+pub(crate) use encode::event_result;
 pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
     encode_task,

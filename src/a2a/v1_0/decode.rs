@@ -57,6 +57,8 @@ fn parse<T: DeserializeOwned>(params: Option<&Value>, root: &str) -> Result<T, W
     })
 }
 
+/// Members are read by their ProtoJSON (lowerCamelCase) names and, as ProtoJSON parsers
+/// must accept, by their proto field names (`history_length`), which the A2A TCK sends.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SendMessageRequest {
@@ -68,22 +70,30 @@ struct SendMessageRequest {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Configuration {
+    #[serde(alias = "accepted_output_modes")]
     accepted_output_modes: Option<Vec<String>>,
+    #[serde(alias = "task_push_notification_config")]
     task_push_notification_config: Option<Value>,
+    #[serde(alias = "history_length")]
     history_length: Option<i64>,
+    #[serde(alias = "return_immediately")]
     return_immediately: Option<bool>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireMessage {
+    #[serde(alias = "message_id")]
     message_id: Option<String>,
+    #[serde(alias = "context_id")]
     context_id: Option<String>,
+    #[serde(alias = "task_id")]
     task_id: Option<String>,
     role: Option<WireRole>,
     parts: Option<Vec<WirePart>>,
     metadata: Option<Map<String, Value>>,
     extensions: Option<Vec<String>>,
+    #[serde(alias = "reference_task_ids")]
     reference_task_ids: Option<Vec<String>>,
 }
 
@@ -148,6 +158,7 @@ struct WirePart {
     data: Option<Value>,
     metadata: Option<Map<String, Value>>,
     filename: Option<String>,
+    #[serde(alias = "media_type")]
     media_type: Option<String>,
 }
 
@@ -156,6 +167,7 @@ struct WirePart {
 struct GetTaskRequest {
     id: Option<String>,
     name: Option<String>,
+    #[serde(alias = "history_length")]
     history_length: Option<i64>,
 }
 
@@ -186,12 +198,18 @@ fn task_id(id: Option<String>, name: Option<String>) -> Result<String, WireError
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ListTasksRequest {
+    #[serde(alias = "context_id")]
     context_id: Option<String>,
     status: Option<String>,
+    #[serde(alias = "page_size")]
     page_size: Option<i64>,
+    #[serde(alias = "page_token")]
     page_token: Option<String>,
+    #[serde(alias = "history_length")]
     history_length: Option<i64>,
+    #[serde(alias = "status_timestamp_after")]
     status_timestamp_after: Option<String>,
+    #[serde(alias = "include_artifacts")]
     include_artifacts: Option<bool>,
 }
 

@@ -17,10 +17,12 @@
 //! `metadata.mimeType` is also written as its `mediaType`. So A2UI parts read
 //! `application/a2ui+json` (or the v0.9 type) in both places, whichever a client looks at.
 
+mod card;
 mod decode;
 mod encode;
 mod error;
 
+pub use card::encode_card;
 pub(crate) use decode::decode_send_json;
 pub use decode::{
     WireError, decode_id_params, decode_list_params, decode_query_params, decode_send_params,

@@ -58,7 +58,8 @@ pub struct Args {
     hardening: Hardening,
     /// Where tasks are kept: `memory` (lost on exit), `sqlite:PATH` (a file that keeps
     /// conversations waiting for input across restarts) or `postgres://USER@HOST/DB` (a
-    /// database several instances share, behaving as one server).
+    /// database several instances share, behaving as one server; TLS as with libpq, e.g.
+    /// `?sslmode=verify-full&sslrootcert=/path/ca.pem`).
     #[arg(long, default_value = "memory", value_name = "STORE", value_parser = parse_store)]
     store: StoreSpec,
     /// With `--store postgres://`: how long, in milliseconds, this instance's tasks are

@@ -19,9 +19,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
-use tokio_postgres::tls::NoTlsStream;
-use tokio_postgres::{Client, Config, NoTls, Socket};
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::{Client, Socket};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::tls::Target;
 use super::{ENGINE, pg_error};
 use crate::store::StoreError;
 
@@ -34,18 +36,49 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one query may wait for its answer before the connection is given up.
 pub(super) const QUERY_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// A connection as tokio-postgres drives it.
-pub(super) type PgConnection = tokio_postgres::Connection<Socket, NoTlsStream>;
+/// A connection as tokio-postgres drives it (over TLS or not, as `sslmode` says).
+pub(super) type PgConnection =
+    tokio_postgres::Connection<Socket, <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream>;
 
 /// Connects once, within [`CONNECT_TIMEOUT`].
-pub(super) async fn open(config: &Config) -> Result<(Client, PgConnection), StoreError> {
-    match tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await {
-        Ok(connected) => connected.map_err(pg_error),
+pub(super) async fn open(target: &Target) -> Result<(Client, PgConnection), StoreError> {
+    let connecting = target.config.connect(target.tls.clone());
+    match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+        Ok(connected) => connected.map_err(connect_error),
         Err(_) => Err(StoreError::Timeout {
             engine: ENGINE,
             from: "the database while connecting",
             after: CONNECT_TIMEOUT,
         }),
+    }
+}
+
+/// A failure to connect, with its causes: "error performing TLS handshake" alone does not
+/// say that the certificate was signed by another CA.
+fn connect_error(error: tokio_postgres::Error) -> StoreError {
+    if error.as_db_error().is_some() {
+        return pg_error(error);
+    }
+    let mut message = error.to_string();
+    let mut hint = None;
+    let mut cause = std::error::Error::source(&error);
+    while let Some(error) = cause {
+        let text = error.to_string();
+        if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        hint = hint.or_else(|| super::tls::hint(error));
+        cause = error.source();
+    }
+    if let Some(hint) = hint {
+        message.push_str(" (");
+        message.push_str(hint);
+        message.push(')');
+    }
+    StoreError::Connect {
+        engine: ENGINE,
+        detail: message,
     }
 }
 
@@ -76,7 +109,7 @@ pub(super) struct Connection {
 }
 
 struct Shared {
-    config: Config,
+    target: Target,
     /// The live client and its generation; `None` while the database is unreachable.
     client: Mutex<Option<(u64, Arc<Client>)>>,
     /// Wakes the keeper when a query abandoned the connection.
@@ -86,12 +119,12 @@ struct Shared {
 }
 
 impl Connection {
-    /// Starts keeping `connection` (made from `config`); its client is [`install`]ed next.
+    /// Starts keeping `connection` (made from `target`); its client is [`install`]ed next.
     ///
     /// [`install`]: Connection::install
-    pub(super) fn start(config: Config, connection: PgConnection) -> Connection {
+    pub(super) fn start(target: Target, connection: PgConnection) -> Connection {
         let shared = Arc::new(Shared {
-            config,
+            target,
             client: Mutex::new(None),
             abandoned: Notify::new(),
             generation: watch::Sender::new(0),
@@ -198,7 +231,7 @@ async fn keep(shared: Arc<Shared>, mut connection: PgConnection) {
         let mut attempts = 0u32;
         let (client, next) = retry("reconnecting to PostgreSQL", || {
             attempts += 1;
-            open(&shared.config)
+            open(&shared.target)
         })
         .await;
         connection = next;

@@ -172,6 +172,10 @@ pub(super) async fn save_unsaved(inner: &Inner) -> Result<(), StoreError> {
                     &task, true,
                 )))
                 .await?;
+        } else {
+            tracing::warn!(task_id = %task.id, state = %task.status.state,
+                "how the task ended was not stored: its row no longer runs under this instance \
+                 (a peer failed it while the lease had lapsed)");
         }
     }
     Ok(())

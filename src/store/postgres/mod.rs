@@ -16,7 +16,7 @@
 //!
 //! The schema is created and upgraded by migrations compiled into the binary, applied under
 //! an advisory lock (two instances starting together do not race) and recorded in
-//! `a2ui_schema_migrations`.
+//! `a2ui_schema_migrations` (see `schema`).
 //!
 //! One connection carries the queries (tokio-postgres pipelines concurrent ones on it) and a
 //! second one listens. A lost connection (database restart, failover, idle-connection
@@ -26,80 +26,35 @@
 //! the watchers whose task ended meanwhile (see `notify`); as soon as the database is back
 //! the lease is renewed and the tasks this instance settled meanwhile, whose writes failed,
 //! are stored and announced (see `lease`). An instance cut off for longer than its lease has
-//! its running tasks failed by a peer, as if it had crashed; that stands. Limitation: no
-//! TLS (`sslmode=require` is refused).
+//! its running tasks failed by a peer, as if it had crashed; that stands.
+//!
+//! TLS is rustls, set as libpq's `sslmode` and `sslrootcert` say (see `tls`):
+//! `postgres://...?sslmode=verify-full&sslrootcert=/etc/ssl/db-ca.pem`.
 
 mod conn;
 mod lease;
 mod notify;
+mod schema;
+mod tls;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Config};
 
 use super::budget::Budget;
+use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, Owner, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
-use crate::clock::{Clock, SystemClock, timestamp};
+use crate::clock::{Clock, SystemClock};
 use crate::store::{PageCursor, normalized_timestamp};
 
 /// How errors name this store.
 const ENGINE: &str = "postgres";
-
-/// The schema, one step per entry, applied in order; never edit a released step, add one.
-/// Text columns that are compared or sorted use the "C" collation: byte order, the order
-/// the other stores and the reference pager use whatever the database's locale.
-const MIGRATIONS: &[&str] = &[
-    "
-    CREATE TABLE a2ui_tasks (
-        id TEXT COLLATE \"C\" PRIMARY KEY,
-        context_id TEXT COLLATE \"C\" NOT NULL,
-        state TEXT NOT NULL,
-        status_ts TEXT COLLATE \"C\" NOT NULL,
-        status_message TEXT,
-        history TEXT NOT NULL,
-        artifacts TEXT NOT NULL,
-        metadata TEXT,
-        -- Unix milliseconds after which the task is forgotten; NULL while it runs.
-        expires_ms BIGINT,
-        -- The instance running it while it is submitted or working.
-        owner TEXT
-    );
-    CREATE INDEX a2ui_tasks_listing ON a2ui_tasks (status_ts DESC, id DESC);
-    CREATE INDEX a2ui_tasks_context ON a2ui_tasks (context_id, status_ts DESC, id DESC);
-    CREATE INDEX a2ui_tasks_expiry ON a2ui_tasks (expires_ms) WHERE expires_ms IS NOT NULL;
-    CREATE INDEX a2ui_tasks_running ON a2ui_tasks (owner) WHERE expires_ms IS NULL;
-    CREATE TABLE a2ui_instances (
-        id TEXT PRIMARY KEY,
-        heartbeat TIMESTAMPTZ NOT NULL
-    );
-    -- Events too large for a notification; the notification carries the row id.
-    CREATE TABLE a2ui_events (
-        id BIGSERIAL PRIMARY KEY,
-        payload TEXT NOT NULL,
-        created TIMESTAMPTZ NOT NULL DEFAULT now()
-    );
-",
-    "
-    -- Whose task it is (`Owner::key`; `owner` is the instance running it): every read,
-    -- write and listing is scoped to it in SQL. Tasks written before callers were told
-    -- apart are the anonymous owner's ('').
-    ALTER TABLE a2ui_tasks ADD COLUMN caller TEXT COLLATE \"C\" NOT NULL DEFAULT '';
-    DROP INDEX a2ui_tasks_listing;
-    DROP INDEX a2ui_tasks_context;
-    CREATE INDEX a2ui_tasks_listing ON a2ui_tasks (caller, status_ts DESC, id DESC);
-    CREATE INDEX a2ui_tasks_context ON a2ui_tasks (caller, context_id, status_ts DESC, id DESC);
-",
-];
-
-/// The advisory lock key migrations run under ("a2ui" in ASCII).
-const MIGRATION_LOCK: i64 = 0x6132_7569;
 
 /// Sets up a [`PostgresStore`]: limits first, then [`PostgresBuilder::connect`].
 ///
@@ -177,16 +132,16 @@ impl PostgresBuilder {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Database`] or [`StoreError::Timeout`] when the database cannot be
-    /// reached, [`StoreError::NewerSchema`] when it was set up by a newer
+    /// [`StoreError::Connect`], [`StoreError::Timeout`] or [`StoreError::Database`] when the
+    /// database cannot be reached, [`StoreError::NewerSchema`] when it was set up by a newer
     /// version of this crate.
     pub async fn connect(self) -> Result<PostgresStore, StoreError> {
-        let config: Config = self.url.parse().map_err(pg_error)?;
-        let (mut client, connection) = conn::open(&config).await?;
-        let conn = conn::Connection::start(config.clone(), connection);
-        migrate(&mut client).await?;
+        let target = tls::Target::parse(&self.url)?;
+        let (mut client, connection) = conn::open(&target).await?;
+        let conn = conn::Connection::start(target.clone(), connection);
+        schema::migrate(&mut client).await?;
         conn.install(client);
-        let (listener, notes) = notify::listen(&config).await?;
+        let (listener, notes) = notify::listen(&target).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
             conn,
@@ -253,7 +208,6 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 fn pg_error(error: tokio_postgres::Error) -> StoreError {
-    // The database's own message (severity, code, detail) says more than "db error".
     match error.as_db_error() {
         Some(db) => StoreError::database(ENGINE, db.clone()),
         None => StoreError::database(ENGINE, error),
@@ -321,17 +275,25 @@ impl Inner {
         self.limits.budget.apply(&mut task);
         let written = self.write(owner, &task).await;
         let mut unsaved = self.unsaved();
-        if written.is_ok() {
-            unsaved.remove(&task.id);
-        } else if task.status.state.is_settled() {
-            if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
-                unsaved.insert(task.id.clone(), task);
-            } else {
-                tracing::warn!(task_id = %task.id,
-                    "too many tasks wait to be stored: this one will stay as last stored");
+        match written {
+            Ok(()) => {
+                unsaved.remove(&task.id);
+                Ok(())
             }
+            // Another caller's row stays as it is: nothing to write later.
+            Err(error @ StoreError::OtherOwner { .. }) => Err(error),
+            Err(error) if task.status.state.is_settled() => {
+                if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
+                    unsaved.insert(task.id.clone(), task);
+                    Err(StoreError::Deferred(Box::new(error)))
+                } else {
+                    tracing::warn!(task_id = %task.id,
+                        "too many tasks wait to be stored: this one will stay as last stored");
+                    Err(error)
+                }
+            }
+            Err(error) => Err(error),
         }
-        written
     }
 
     /// The tasks whose settling write failed, by id (see `lease::save_unsaved`).
@@ -427,7 +389,7 @@ impl Inner {
                     &[
                         &self.expiry(state),
                         &self.owner(state),
-                        &expected.state.as_str(),
+                        &state_name(expected.state),
                         &expected_ts,
                         &self.now_ms(),
                         &owner.key(),
@@ -462,7 +424,7 @@ impl Inner {
             filters.push_str(&format!(" AND context_id = {}", args.push(context.clone())));
         }
         if let Some(state) = query.state {
-            filters.push_str(&format!(" AND state = {}", args.push(state.as_str())));
+            filters.push_str(&format!(" AND state = {}", args.push(state_name(state))));
         }
         if let Some(after) = &query.status_timestamp_after {
             let after = normalized_timestamp(after);
@@ -564,52 +526,6 @@ fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {
         artifacts: row.try_get(6).map_err(pg_error)?,
         metadata: row.try_get(7).map_err(pg_error)?,
     })
-}
-
-/// Applies the migrations the database lacks, under an advisory lock, in one transaction.
-async fn migrate(client: &mut Client) -> Result<(), StoreError> {
-    let transaction = client.transaction().await.map_err(pg_error)?;
-    transaction
-        .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .await
-        .map_err(pg_error)?;
-    transaction
-        .batch_execute(
-            "CREATE TABLE IF NOT EXISTS a2ui_schema_migrations (
-                version BIGINT PRIMARY KEY,
-                applied_at TEXT NOT NULL
-            )",
-        )
-        .await
-        .map_err(pg_error)?;
-    let applied: i64 = transaction
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM a2ui_schema_migrations",
-            &[],
-        )
-        .await
-        .map_err(pg_error)?
-        .try_get(0)
-        .map_err(pg_error)?;
-    let known = MIGRATIONS.len() as i64;
-    if applied > known {
-        return Err(StoreError::NewerSchema {
-            engine: ENGINE,
-            found: applied,
-            known,
-        });
-    }
-    for (index, step) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
-        transaction.batch_execute(step).await.map_err(pg_error)?;
-        transaction
-            .execute(
-                "INSERT INTO a2ui_schema_migrations (version, applied_at) VALUES ($1, $2)",
-                &[&(index as i64 + 1), &timestamp(SystemTime::now())],
-            )
-            .await
-            .map_err(pg_error)?;
-    }
-    transaction.commit().await.map_err(pg_error)
 }
 
 impl TaskStore for PostgresStore {

@@ -29,17 +29,20 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_postgres::{AsyncMessage, Client, Config, Notification};
+use tokio_postgres::{AsyncMessage, Client, Notification};
 
+use super::super::codec::{self, MessageBack, MessageOut, state_from_name, state_name};
 use super::super::row::COLUMNS;
 use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
+use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
-use crate::a2a::v0_3::{decode_message, encode_message};
-use crate::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::{StreamEvent, TaskStatus, TaskStatusUpdateEvent};
 use crate::store::{Cluster, StoreError};
 
 const EVENTS: &str = "a2ui_events";
@@ -75,11 +78,11 @@ impl Drop for Listener {
 
 /// Opens the listening connection: its keeper, and the notes it hands on.
 pub(super) async fn listen(
-    config: &Config,
+    target: &Target,
 ) -> Result<(Listener, mpsc::Receiver<Note>), StoreError> {
     let (sender, receiver) = mpsc::channel(NOTE_BUFFER);
-    let session = Session::open(config, &sender).await?;
-    let keeper = tokio::spawn(keep_listening(config.clone(), sender, session));
+    let session = Session::open(target, &sender).await?;
+    let keeper = tokio::spawn(keep_listening(target.clone(), sender, session));
     Ok((Listener(keeper), receiver))
 }
 
@@ -92,8 +95,8 @@ struct Session {
 
 impl Session {
     /// Connects and listens on both channels.
-    async fn open(config: &Config, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
-        let (client, connection) = conn::open(config).await?;
+    async fn open(target: &Target, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
+        let (client, connection) = conn::open(target).await?;
         let session = Session {
             client,
             pump: tokio::spawn(pump(connection, notes.clone())),
@@ -162,7 +165,7 @@ async fn pump(mut connection: PgConnection, notes: mpsc::Sender<Note>) {
 
 /// Keeps a listening connection up: when `session` is lost, connects and listens again,
 /// then tells the dispatcher it resumed. Ends when nobody takes the notes.
-async fn keep_listening(config: Config, notes: mpsc::Sender<Note>, mut session: Session) {
+async fn keep_listening(target: Target, notes: mpsc::Sender<Note>, mut session: Session) {
     loop {
         let why = session.lost().await;
         drop(session);
@@ -173,7 +176,7 @@ async fn keep_listening(config: Config, notes: mpsc::Sender<Note>, mut session: 
             "lost the PostgreSQL listening connection; updates from other instances wait");
         let lost = Instant::now();
         session = conn::retry("listening to PostgreSQL again", || {
-            Session::open(&config, &notes)
+            Session::open(&target, &notes)
         })
         .await;
         tracing::info!(
@@ -286,18 +289,16 @@ impl Inner {
     /// Returns false when the event was written to the table and could not be read back
     /// (the query connection is down): the caller settles the watchers later.
     async fn route(&self, payload: &str) -> bool {
-        let Ok(Value::Object(note)) = serde_json::from_str::<Value>(payload) else {
+        let Ok(note) = serde_json::from_str::<NoteIn<'_>>(payload) else {
             tracing::warn!("ignoring a malformed task event notification");
             return true;
         };
-        let Some(task_id) = note.get("t").and_then(Value::as_str) else {
-            return true;
-        };
+        let task_id = note.task_id.as_str();
         if !self.watched(task_id) {
             return true;
         }
-        let event = match (note.get("e"), note.get("ref").and_then(Value::as_i64)) {
-            (Some(event), _) => decode_event(event),
+        let event = match (note.event, note.reference) {
+            (Some(event), _) => decode_event(event.get()),
             (None, Some(id)) => match self.read_large(id).await {
                 Ok(event) => event,
                 Err(error) => {
@@ -344,26 +345,28 @@ impl Inner {
             .await?;
         Ok(row.and_then(|row| {
             let payload: String = row.try_get(0).ok()?;
-            decode_event(&serde_json::from_str(&payload).ok()?)
+            decode_event(&payload)
         }))
     }
 
     /// Sends `event` to the instances watching its task.
     pub(super) async fn publish(&self, event: &StreamEvent) -> Result<(), StoreError> {
-        let Some(encoded) = encode_event(event) else {
+        // Other events are not carried: the task manager sends none.
+        let StreamEvent::StatusUpdate(update) = event else {
             return Ok(());
         };
-        let task_id = match event {
-            StreamEvent::StatusUpdate(update) => update.task_id.as_str(),
-            _ => return Ok(()),
-        };
-        let mut payload = json!({"t": task_id, "e": encoded}).to_string();
+        let task_id = update.task_id.as_str();
+        let mut payload = codec::to_json(&NoteOut {
+            task_id,
+            event: UpdateOut::of(update),
+        });
         if payload.len() > NOTIFY_LIMIT {
+            let encoded = codec::to_json(&UpdateOut::of(update));
             let db = self.conn.session()?;
             let id: i64 = db
                 .bounded(db.query_one(
                     "INSERT INTO a2ui_events (payload) VALUES ($1) RETURNING id",
-                    &[&encoded.to_string()],
+                    &[&encoded],
                 ))
                 .await?
                 .try_get(0)
@@ -383,38 +386,77 @@ impl Inner {
 
 type Watcher = mpsc::Sender<Arc<StreamEvent>>;
 
-/// A status update as JSON (other events are not carried: the task manager sends none).
-fn encode_event(event: &StreamEvent) -> Option<Value> {
-    let StreamEvent::StatusUpdate(update) = event else {
-        return None;
-    };
-    Some(json!({
-        "taskId": update.task_id,
-        "contextId": update.context_id,
-        "final": update.is_final,
-        "state": update.status.state.as_str(),
-        "timestamp": update.status.timestamp,
-        "message": update.status.message.as_ref().map(encode_message),
-    }))
+/// A notification as sent: the task's id and its status update.
+#[derive(Serialize)]
+struct NoteOut<'a> {
+    #[serde(rename = "t")]
+    task_id: &'a str,
+    #[serde(rename = "e")]
+    event: UpdateOut<'a>,
 }
 
-fn decode_event(value: &Value) -> Option<StreamEvent> {
-    let text = |key: &str| value.get(key).and_then(Value::as_str);
-    let state = text("state")?;
-    let state = TaskState::from_name(state)?;
-    let message = match value.get("message") {
-        None | Some(Value::Null) => None,
-        Some(message) => Some(decode_message(message, "message").ok()?),
-    };
+/// A notification as read: the update itself, or the row of `a2ui_events` holding it.
+#[derive(Deserialize)]
+struct NoteIn<'a> {
+    #[serde(rename = "t")]
+    task_id: String,
+    #[serde(rename = "e", borrow, default)]
+    event: Option<&'a RawValue>,
+    #[serde(rename = "ref", default)]
+    reference: Option<i64>,
+}
+
+/// A status update as sent, its message in the store's format.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateOut<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    #[serde(rename = "final")]
+    is_final: bool,
+    state: &'static str,
+    timestamp: Option<&'a str>,
+    message: Option<MessageOut<'a>>,
+}
+
+impl<'a> UpdateOut<'a> {
+    fn of(update: &'a TaskStatusUpdateEvent) -> Self {
+        UpdateOut {
+            task_id: &update.task_id,
+            context_id: &update.context_id,
+            is_final: update.is_final,
+            state: state_name(update.status.state),
+            timestamp: update.status.timestamp.as_deref(),
+            message: update.status.message.as_ref().map(codec::message),
+        }
+    }
+}
+
+/// A status update as read (its message in format 1, or 0 from an older instance).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateIn {
+    task_id: String,
+    context_id: String,
+    #[serde(rename = "final")]
+    is_final: bool,
+    state: String,
+    timestamp: Option<String>,
+    message: Option<MessageBack>,
+}
+
+/// The status update in `json`; `None` when it is not one.
+fn decode_event(json: &str) -> Option<StreamEvent> {
+    let update: UpdateIn = serde_json::from_str(json).ok()?;
     Some(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: text("taskId")?.to_owned(),
-        context_id: text("contextId")?.to_owned(),
+        task_id: update.task_id,
+        context_id: update.context_id,
         status: TaskStatus {
-            state,
-            message,
-            timestamp: text("timestamp").map(str::to_owned),
+            state: state_from_name(&update.state)?,
+            message: update.message.map(|MessageBack(message)| message),
+            timestamp: update.timestamp,
         },
-        is_final: value.get("final")?.as_bool()?,
+        is_final: update.is_final,
         metadata: None,
     }))
 }
@@ -455,7 +497,7 @@ impl Cluster for PostgresStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::{Message, Part};
+    use crate::a2a::{Message, Part, TaskState};
 
     #[test]
     fn a_status_update_survives_the_trip_through_a_notification() {
@@ -470,9 +512,24 @@ mod tests {
             is_final: false,
             metadata: None,
         });
-        let encoded = encode_event(&event).unwrap();
-        let decoded = decode_event(&serde_json::from_str(&encoded.to_string()).unwrap());
-        assert_eq!(decoded, Some(event));
-        assert_eq!(decode_event(&json!({"state": "nope"})), None);
+        let StreamEvent::StatusUpdate(update) = &event else {
+            unreachable!()
+        };
+        let note = codec::to_json(&NoteOut {
+            task_id: "t",
+            event: UpdateOut::of(update),
+        });
+        let read: NoteIn<'_> = serde_json::from_str(&note).unwrap();
+        assert_eq!(read.task_id, "t");
+        assert_eq!(decode_event(read.event.unwrap().get()), Some(event));
+        assert_eq!(decode_event(r#"{"state": "nope"}"#), None);
+        // An update from an instance of an older version (A2A 0.3 message) still reads.
+        let older = r#"{"taskId":"t","contextId":"c","final":true,"state":"completed",
+            "timestamp":null,"message":{"kind":"message","messageId":"m","role":"agent",
+            "parts":[{"kind":"text","text":"done"}]}}"#;
+        let Some(StreamEvent::StatusUpdate(read)) = decode_event(older) else {
+            panic!("the older update does not read");
+        };
+        assert_eq!(read.status.message.unwrap().text(), "done");
     }
 }

@@ -1,0 +1,315 @@
+//! The server under test of the official A2A 1.0 TCK (`../shared/reference/a2a-tck`).
+//!
+//! The TCK drives agent behaviour in-band: the `messageId` of the message it sends starts
+//! with a prefix (`tck-complete-task`, `tck-input-required`, ...), and its
+//! `scenarios/*.feature` say what the agent does for each. This example is the crate's own
+//! server with an ordinary agent that looks the prefix up in [`BEHAVIOURS`]: one small
+//! function per prefix, nothing special inside the library. `scripts/test.sh` starts it and
+//! runs the TCK against it.
+//!
+//! ```text
+//! cargo run --release --example tck_sut -- --port 9999   # binds 127.0.0.1 only
+//! cargo run --release --example tck_sut -- --port 0      # any free port (printed)
+//! ```
+//!
+//! `TCK_STREAMING_TIMEOUT` (seconds, default 2) sets how long the resubscription task runs:
+//! twice that, as `docs/SUT_REQUIREMENTS.md` asks.
+//!
+//! Some scenarios need reply kinds the agent API cannot express yet (artifacts, file parts,
+//! a bare `Message` answer); their functions answer with the nearest reply there is today
+//! and say so in [`Behaviour::waits_for`].
+
+use std::time::Duration;
+
+use a2ui_agent::a2a::TaskState;
+use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
+use a2ui_agent::{A2uiServer, AgentError, Reply, Request};
+
+/// What the agent does for one `messageId` prefix.
+struct Behaviour {
+    /// The prefix, as `scenarios/*.feature` spell it.
+    prefix: &'static str,
+    /// The reply.
+    reply: fn(&Request) -> Reply,
+    /// The reply kind the scenario needs that the agent API does not have yet, if any.
+    waits_for: Option<&'static str>,
+}
+
+/// Every prefix of `scenarios/core_operations.feature` and `scenarios/streaming.feature`.
+/// The longest matching prefix wins (`tck-artifact-file-url` before `tck-artifact-file`).
+const BEHAVIOURS: &[Behaviour] = &[
+    Behaviour {
+        prefix: "tck-complete-task",
+        reply: complete_task,
+        waits_for: None,
+    },
+    Behaviour {
+        prefix: "tck-artifact-text",
+        reply: artifact_text,
+        waits_for: Some("an artifact with a text part"),
+    },
+    Behaviour {
+        prefix: "tck-artifact-file",
+        reply: artifact_file,
+        waits_for: Some("an artifact with a file part (bytes, name, media type)"),
+    },
+    Behaviour {
+        prefix: "tck-artifact-file-url",
+        reply: artifact_file_url,
+        waits_for: Some("an artifact with a file part (URL, name, media type)"),
+    },
+    Behaviour {
+        prefix: "tck-artifact-data",
+        reply: artifact_data,
+        waits_for: Some("an artifact with a data part"),
+    },
+    Behaviour {
+        prefix: "tck-message-response",
+        reply: message_response,
+        waits_for: Some("a bare Message answer, no task"),
+    },
+    Behaviour {
+        prefix: "tck-input-required",
+        reply: input_required,
+        waits_for: None,
+    },
+    Behaviour {
+        prefix: "tck-reject-task",
+        reply: reject_task,
+        waits_for: None,
+    },
+    Behaviour {
+        prefix: "tck-stream-001",
+        reply: stream_001,
+        waits_for: Some("a streamed artifact"),
+    },
+    Behaviour {
+        prefix: "tck-stream-002",
+        reply: stream_002,
+        waits_for: None,
+    },
+    Behaviour {
+        prefix: "tck-stream-003",
+        reply: stream_003,
+        waits_for: Some("a streamed artifact"),
+    },
+    Behaviour {
+        prefix: "tck-stream-ordering-001",
+        reply: stream_ordering_001,
+        waits_for: Some("a streamed artifact"),
+    },
+    Behaviour {
+        prefix: "tck-stream-artifact-text",
+        reply: stream_artifact_text,
+        waits_for: Some("a streamed artifact"),
+    },
+    Behaviour {
+        prefix: "tck-stream-artifact-file",
+        reply: stream_artifact_file,
+        waits_for: Some("a streamed artifact with a file part"),
+    },
+    Behaviour {
+        prefix: "tck-stream-artifact-chunked",
+        reply: stream_artifact_chunked,
+        waits_for: Some("an artifact streamed in chunks (append, lastChunk)"),
+    },
+    Behaviour {
+        prefix: "test-resubscribe-message-id",
+        reply: long_running,
+        waits_for: None,
+    },
+];
+
+/// The behaviour for `message_id`: the longest prefix it starts with.
+fn behaviour(message_id: &str) -> Option<&'static Behaviour> {
+    BEHAVIOURS
+        .iter()
+        .filter(|behaviour| message_id.starts_with(behaviour.prefix))
+        .max_by_key(|behaviour| behaviour.prefix.len())
+}
+
+/// A completed task whose reply is `text`.
+fn completed(text: &str) -> Reply {
+    Reply::text(text).with_final_state(TaskState::Completed)
+}
+
+/// `working` with `text`, then completed: the nearest a streamed artifact comes today.
+fn streamed(text: &str) -> Reply {
+    let chunks = [Ok::<_, AgentError>(text.to_owned())];
+    Reply::stream(futures::stream::iter(chunks)).with_final_state(TaskState::Completed)
+}
+
+fn complete_task(_: &Request) -> Reply {
+    completed("Hello from TCK")
+}
+
+fn artifact_text(_: &Request) -> Reply {
+    completed("Generated text content")
+}
+
+fn artifact_file(_: &Request) -> Reply {
+    completed("output.txt (text/plain)")
+}
+
+fn artifact_file_url(_: &Request) -> Reply {
+    completed("https://example.com/output.txt")
+}
+
+fn artifact_data(_: &Request) -> Reply {
+    completed(r#"{"key": "value", "count": 42}"#)
+}
+
+fn message_response(_: &Request) -> Reply {
+    completed("Direct message response")
+}
+
+fn input_required(_: &Request) -> Reply {
+    Reply::text("Please say more.").with_final_state(TaskState::InputRequired)
+}
+
+fn reject_task(_: &Request) -> Reply {
+    Reply::text("rejected").with_final_state(TaskState::Rejected)
+}
+
+fn stream_001(_: &Request) -> Reply {
+    streamed("Stream hello from TCK")
+}
+
+fn stream_002(_: &Request) -> Reply {
+    Reply::stream(futures::stream::empty()).with_final_state(TaskState::Completed)
+}
+
+fn stream_003(_: &Request) -> Reply {
+    streamed("Stream task lifecycle")
+}
+
+fn stream_ordering_001(_: &Request) -> Reply {
+    streamed("Ordered output")
+}
+
+fn stream_artifact_text(_: &Request) -> Reply {
+    streamed("Streamed text content")
+}
+
+fn stream_artifact_file(_: &Request) -> Reply {
+    streamed("output.txt (text/plain)")
+}
+
+fn stream_artifact_chunked(_: &Request) -> Reply {
+    let chunks = ["chunk-1 ", "chunk-2"].map(|chunk| Ok::<_, AgentError>(chunk.to_owned()));
+    Reply::stream(futures::stream::iter(chunks)).with_final_state(TaskState::Completed)
+}
+
+/// `working`, then silence for twice `TCK_STREAMING_TIMEOUT`, then completed.
+fn long_running(_: &Request) -> Reply {
+    let wait = streaming_timeout() * 2;
+    let chunks = async_stream::stream! {
+        yield Ok::<_, AgentError>("Working on it...".to_owned());
+        tokio::time::sleep(wait).await;
+    };
+    Reply::stream(chunks).with_final_state(TaskState::Completed)
+}
+
+/// `TCK_STREAMING_TIMEOUT` in seconds (default 2, as the TCK's).
+fn streaming_timeout() -> Duration {
+    std::env::var("TCK_STREAMING_TIMEOUT")
+        .ok()
+        .and_then(|seconds| seconds.trim().parse::<f64>().ok())
+        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0 && *seconds <= 600.0)
+        .map_or(Duration::from_secs(2), Duration::from_secs_f64)
+}
+
+/// The agent: the prefix's behaviour, or the scenarios' default (complete with an echo).
+async fn agent(request: Request) -> Result<Reply, AgentError> {
+    let reply = match behaviour(request.message_id()) {
+        Some(behaviour) => (behaviour.reply)(&request),
+        None => completed(&format!(
+            "Unhandled messageId prefix: {}",
+            request.message_id()
+        )),
+    };
+    Ok(reply)
+}
+
+/// What the command line asks for.
+enum Command {
+    /// `--port N` (default 9999; 0 picks a free one): serve.
+    Serve(u16),
+    /// `--waiting`: list the prefixes that wait for reply kinds, and exit.
+    Waiting,
+}
+
+fn command() -> Result<Command, String> {
+    let mut args = std::env::args().skip(1);
+    let mut port = 9999;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => {
+                let value = args.next().ok_or("--port needs a value")?;
+                port = value
+                    .parse()
+                    .map_err(|_| format!("--port: not a port number: {value:?}"))?;
+            }
+            "--waiting" => return Ok(Command::Waiting),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: tck_sut [--port N | --waiting]"
+                ));
+            }
+        }
+    }
+    Ok(Command::Serve(port))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = match command()? {
+        Command::Serve(port) => port,
+        Command::Waiting => {
+            for behaviour in BEHAVIOURS {
+                if let Some(kind) = behaviour.waits_for {
+                    println!("{}: {kind}", behaviour.prefix);
+                }
+            }
+            return Ok(());
+        }
+    };
+    let card = AgentCard::builder("a2ui-agent TCK SUT")
+        .description("The A2A TCK's system under test, served by a2ui-agent")
+        .version(env!("CARGO_PKG_VERSION"))
+        .skill(AgentSkill::new(
+            "tck",
+            "TCK conformance",
+            "Answers the TCK's messages by their messageId prefix",
+        ))
+        .build();
+    let server = A2uiServer::builder()
+        .card(card)
+        .final_state(TaskState::Completed)
+        .agent(agent)
+        .build()?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    println!("listening on http://{}/", listener.local_addr()?);
+    server.serve(listener).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_prefix_wins() {
+        let found = |id: &str| behaviour(id).map(|behaviour| behaviour.prefix);
+        assert_eq!(
+            found("tck-artifact-file-url-1"),
+            Some("tck-artifact-file-url")
+        );
+        assert_eq!(found("tck-artifact-file-1"), Some("tck-artifact-file"));
+        assert_eq!(
+            found("tck-stream-artifact-file-x"),
+            Some("tck-stream-artifact-file")
+        );
+        assert_eq!(found("something-else"), None);
+    }
+}

@@ -1,0 +1,672 @@
+//! The default [`TaskStore`]: a bounded map in memory.
+//!
+//! A server that runs for weeks must not grow without bound, so this store holds at most
+//! `capacity` tasks and `max_bytes` of them, forgets *settled* tasks (terminal, or waiting
+//! for the user) that were not updated for `idle_timeout`, oldest first, and keeps each task
+//! as compact JSON (`packed`). Tasks the agent is working on are never evicted; when every
+//! slot holds one, new tasks are refused.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use futures::future::{self, BoxFuture};
+
+use super::budget::Budget;
+use super::packed::Packed;
+use super::wanted::Wanted;
+use super::{Owner, StoreError, TaskStore, list_page};
+use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::clock::{Clock, SystemClock};
+
+/// The default store: a bounded map in memory.
+///
+/// Bounds, each with a builder method:
+///
+/// - [`capacity`](Self::capacity) tasks and [`max_bytes`](Self::max_bytes) bytes in all
+///   (tasks measured as their JSON). To make room, settled tasks are forgotten, least
+///   recently updated first; when the tasks that are left all run, a *new* task is refused
+///   with [`StoreError::Full`] or [`StoreError::OverBudget`] (clients get "server busy").
+///   An update of a task already kept is never refused: a running task that grows while
+///   nothing else can be evicted may take the store past `max_bytes`, by at most its own
+///   per-task budget.
+/// - Per task, [`max_history`](Self::max_history) messages,
+///   [`max_history_bytes`](Self::max_history_bytes) of history and
+///   [`max_parts_bytes`](Self::max_parts_bytes) of status message and artifacts. The oldest
+///   history goes first; a single message or artifact too large for what is left keeps its
+///   ids but its parts read back as one text part saying how large they were and that the
+///   store did not keep them (stream subscribers got them as they came).
+///
+/// Tasks are kept as compact JSON and decoded when read, so the store's memory is close to
+/// the JSON size of its tasks (an A2UI task as Rust values is several times larger).
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use a2ui_agent::store::InMemoryStore;
+///
+/// let store = InMemoryStore::new()
+///     .capacity(1_000)
+///     .max_bytes(64 << 20)
+///     .max_parts_bytes(256 << 10)
+///     .idle_timeout(Duration::from_secs(600));
+/// ```
+pub struct InMemoryStore {
+    capacity: usize,
+    max_bytes: usize,
+    idle_timeout: Duration,
+    budget: Budget,
+    clock: Arc<dyn Clock>,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    tasks: HashMap<String, Entry>,
+    /// Settled tasks by last update, oldest first: the eviction order.
+    settled: BTreeMap<u64, String>,
+    next_seq: u64,
+    /// The bytes of every task kept.
+    bytes: usize,
+    /// The bytes of the settled ones (the rest cannot be evicted).
+    settled_bytes: usize,
+}
+
+struct Entry {
+    /// Only this owner finds the task.
+    owner: Owner,
+    task: Packed,
+    updated: SystemTime,
+    seq: u64,
+}
+
+impl Inner {
+    /// Forgets task `id`, if kept.
+    fn remove(&mut self, id: &str) -> Option<Entry> {
+        let entry = self.tasks.remove(id)?;
+        let size = entry.task.bytes();
+        self.bytes -= size;
+        if self.settled.remove(&entry.seq).is_some() {
+            self.settled_bytes -= size;
+        }
+        Some(entry)
+    }
+
+    /// Forgets the least recently updated settled task; false when there is none.
+    fn evict_oldest(&mut self) -> bool {
+        match self.settled.first_key_value() {
+            Some((_, id)) => {
+                let id = id.clone();
+                self.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Default for InMemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for InMemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemoryStore")
+            .field("capacity", &self.capacity)
+            .field("max_bytes", &self.max_bytes)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("budget", &self.budget)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+impl InMemoryStore {
+    /// Default capacity: 10,000 tasks.
+    pub const DEFAULT_CAPACITY: usize = 10_000;
+    /// Default byte budget of all tasks together (as JSON): 256 MiB.
+    pub const DEFAULT_MAX_BYTES: usize = 256 << 20;
+    /// Default idle timeout of settled tasks: one hour.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
+    /// Default: at most 1 MiB of history (as JSON) per task.
+    pub const DEFAULT_MAX_HISTORY_BYTES: usize = Budget::DEFAULT_MAX_HISTORY_BYTES;
+    /// Default: at most 1 MiB of status message and artifacts (as JSON) per task.
+    pub const DEFAULT_MAX_PARTS_BYTES: usize = Budget::DEFAULT_MAX_PARTS_BYTES;
+
+    /// A store with the default bounds, on the system clock.
+    pub fn new() -> Self {
+        Self {
+            capacity: Self::DEFAULT_CAPACITY,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            budget: Budget::DEFAULT,
+            clock: Arc::new(SystemClock),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// The most tasks kept at once (at least 1).
+    #[must_use]
+    pub fn capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity.max(1);
+        self
+    }
+
+    /// The most bytes (tasks as JSON) kept at once; see the type's documentation for what
+    /// happens when they are reached.
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// How long a settled task is kept after its last update.
+    #[must_use]
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
+    /// by default: the server's own
+    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
+    #[must_use]
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.budget.max_history = messages.max(1);
+        self
+    }
+
+    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
+    /// the newest, if larger on its own, keeps its ids but not its parts.
+    #[must_use]
+    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+        self.budget.max_history_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
+    /// not fit keeps its ids but its parts read back as a notice saying they were not kept.
+    #[must_use]
+    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+        self.budget.max_parts_bytes = bytes;
+        self
+    }
+
+    /// The clock that measures idleness.
+    #[must_use]
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    pub(crate) fn clock_arc(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// How many tasks are kept now.
+    pub fn len(&self) -> usize {
+        self.lock().tasks.len()
+    }
+
+    /// Whether no task is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many bytes (tasks as JSON) are kept now.
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn is_expired(&self, updated: SystemTime, now: SystemTime) -> bool {
+        now.duration_since(updated)
+            .is_ok_and(|idle| idle >= self.idle_timeout)
+    }
+
+    fn get_now(&self, owner: &Owner, id: &str) -> Result<Option<Task>, StoreError> {
+        let now = self.clock.now();
+        let mut inner = self.lock();
+        let Some(entry) = inner.tasks.get(id).filter(|entry| entry.owner == *owner) else {
+            return Ok(None);
+        };
+        if entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now) {
+            inner.remove(id);
+            return Ok(None);
+        }
+        let packed = entry.task.clone();
+        drop(inner);
+        packed.unpack().map(Some)
+    }
+
+    fn put_now(&self, owner: &Owner, mut task: Task) -> Result<(), StoreError> {
+        self.budget.apply(&mut task);
+        let task = Packed::pack(task);
+        let size = task.bytes();
+        let settled = task.header().status.state.is_settled();
+        let now = self.clock.now();
+        let mut inner = self.lock();
+        self.evict_idle(&mut inner, now);
+        let id = task.header().id.clone();
+        if inner
+            .tasks
+            .get(&id)
+            .is_some_and(|kept| kept.owner != *owner)
+        {
+            return Err(StoreError::OtherOwner {
+                engine: "memory",
+                id,
+            });
+        }
+        if inner.remove(&id).is_none() {
+            // A new task: refused, before anything is evicted, if the running ones leave
+            // no room for it.
+            if inner.tasks.len() - inner.settled.len() >= self.capacity {
+                return Err(StoreError::Full {
+                    capacity: self.capacity,
+                });
+            }
+            if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
+                return Err(StoreError::OverBudget {
+                    max_bytes: self.max_bytes,
+                });
+            }
+        }
+        while (inner.tasks.len() >= self.capacity
+            || inner.bytes.saturating_add(size) > self.max_bytes)
+            && inner.evict_oldest()
+        {}
+        let seq = inner.next_seq;
+        inner.next_seq += 1;
+        inner.bytes += size;
+        if settled {
+            inner.settled.insert(seq, id.clone());
+            inner.settled_bytes += size;
+        }
+        inner.tasks.insert(
+            id,
+            Entry {
+                owner: owner.clone(),
+                task,
+                updated: now,
+                seq,
+            },
+        );
+        Ok(())
+    }
+
+    fn evict_idle(&self, inner: &mut Inner, now: SystemTime) {
+        while let Some((_, id)) = inner.settled.first_key_value() {
+            let expired = inner
+                .tasks
+                .get(id)
+                .is_none_or(|entry| self.is_expired(entry.updated, now));
+            if !expired || !inner.evict_oldest() {
+                break;
+            }
+        }
+    }
+}
+
+impl TaskStore for InMemoryStore {
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(future::ready(self.get_now(owner, id)))
+    }
+
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(future::ready(self.put_now(owner, task)))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a Owner,
+        query: &'a TaskListQuery,
+    ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
+        let now = self.clock.now();
+        let inner = self.lock();
+        // Only the owner's tasks are looked at, under the lock.
+        let live = inner.tasks.values().filter(|entry| {
+            entry.owner == *owner
+                && !(entry.task.header().status.state.is_settled()
+                    && self.is_expired(entry.updated, now))
+        });
+        // The page is chosen by the headers; only its tasks are decoded, out of the lock.
+        let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {
+            let packed: Vec<Option<Packed>> = page
+                .tasks
+                .iter()
+                .map(|header| inner.tasks.get(&header.id).map(|e| e.task.clone()))
+                .collect();
+            (page, packed)
+        });
+        drop(inner);
+        let wanted = Wanted::listed(query);
+        let page = page
+            .map(|(mut page, packed)| {
+                page.tasks = packed
+                    .iter()
+                    .flatten()
+                    .map(|task| task.unpack_wanted(wanted))
+                    .collect::<Result<_, _>>()?;
+                Ok(page)
+            })
+            .transpose();
+        Box::pin(future::ready(page))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::UNIX_EPOCH;
+
+    use super::*;
+    use crate::a2a::{TaskState, TaskStatus};
+    use crate::clock::ManualClock;
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            id: id.into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: Vec::new(),
+            history: Vec::new(),
+            metadata: None,
+        }
+    }
+
+    fn store(capacity: usize, idle: u64) -> (InMemoryStore, Arc<ManualClock>) {
+        let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
+        let store = InMemoryStore::new()
+            .capacity(capacity)
+            .idle_timeout(Duration::from_secs(idle))
+            .clock(clock.clone());
+        (store, clock)
+    }
+
+    #[test]
+    fn a_full_store_evicts_the_least_recently_updated_settled_task() {
+        let (store, _) = store(2, 3600);
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::InputRequired))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("c", TaskState::Working))
+            .unwrap();
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_none());
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
+        assert_eq!(store.len(), 2);
+    }
+
+    #[test]
+    fn running_tasks_are_never_evicted_and_a_store_full_of_them_refuses_more() {
+        let (store, clock) = store(2, 1);
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Working))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::Submitted))
+            .unwrap();
+        clock.advance(Duration::from_secs(10));
+        assert!(matches!(
+            store.put_now(&Owner::anonymous(), task("c", TaskState::Working)),
+            Err(StoreError::Full { capacity: 2 })
+        ));
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_some());
+    }
+
+    #[test]
+    fn settled_tasks_are_forgotten_after_the_idle_timeout() {
+        let (store, clock) = store(10, 60);
+        store
+            .put_now(&Owner::anonymous(), task("done", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("running", TaskState::Working))
+            .unwrap();
+        clock.advance(Duration::from_secs(59));
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_some()
+        );
+        clock.advance(Duration::from_secs(1));
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "running")
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn history_is_bounded_by_messages_and_by_bytes_keeping_the_newest() {
+        use crate::a2a::{Message, Part};
+        let store = InMemoryStore::new().max_history(3).max_history_bytes(2_000);
+        let mut long = task("t", TaskState::InputRequired);
+        let messages = |size: usize| -> Vec<Message> {
+            (0..10)
+                .map(|n| Message::agent(format!("m{n}"), vec![Part::text("x".repeat(size))]))
+                .collect()
+        };
+        let ids = |store: &InMemoryStore| -> Vec<String> {
+            let task = store.get_now(&Owner::anonymous(), "t").unwrap().unwrap();
+            task.history.into_iter().map(|m| m.message_id).collect()
+        };
+        long.history = messages(100);
+        store.put_now(&Owner::anonymous(), long.clone()).unwrap();
+        assert_eq!(ids(&store), ["m7", "m8", "m9"]);
+        long.history = messages(900);
+        store.put_now(&Owner::anonymous(), long).unwrap();
+        assert_eq!(ids(&store), ["m8", "m9"]);
+    }
+
+    fn sized(id: &str, state: TaskState, bytes: usize) -> Task {
+        use crate::a2a::{Message, Part};
+        let mut task = task(id, state);
+        task.history = vec![Message::agent("m", vec![Part::text("x".repeat(bytes))])];
+        task
+    }
+
+    #[test]
+    fn a_store_over_its_byte_budget_evicts_settled_tasks_then_refuses_new_ones() {
+        let store = InMemoryStore::new().max_bytes(10_000);
+        store
+            .put_now(
+                &Owner::anonymous(),
+                sized("old", TaskState::Completed, 4_000),
+            )
+            .unwrap();
+        store
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Working, 4_000),
+            )
+            .unwrap();
+        // No room for a third: the settled one goes.
+        store
+            .put_now(
+                &Owner::anonymous(),
+                sized("run2", TaskState::Working, 4_000),
+            )
+            .unwrap();
+        assert!(store.get_now(&Owner::anonymous(), "old").unwrap().is_none());
+        assert!(store.bytes() <= 10_000, "{} bytes", store.bytes());
+        // Only running tasks left: a new one is refused, and nothing is lost.
+        assert!(matches!(
+            store.put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000)
+            ),
+            Err(StoreError::OverBudget { max_bytes: 10_000 })
+        ));
+        assert!(StoreError::OverBudget { max_bytes: 1 }.is_full());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_some()
+        );
+        // A running task that settles with a bigger reply is still stored.
+        store
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Completed, 5_000),
+            )
+            .unwrap();
+        let settled = store.get_now(&Owner::anonymous(), "run1").unwrap().unwrap();
+        assert_eq!(settled.status.state, TaskState::Completed);
+        // It can now make room for a new task.
+        store
+            .put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000),
+            )
+            .unwrap();
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_reply_over_the_parts_budget_is_kept_as_a_notice() {
+        use crate::a2a::{Message, Part};
+        let store = InMemoryStore::new().max_parts_bytes(1_000);
+        let mut big = task("t", TaskState::Completed);
+        big.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
+        store.put_now(&Owner::anonymous(), big).unwrap();
+        assert!(store.bytes() < 2_000, "{} bytes", store.bytes());
+        let reply = store
+            .get_now(&Owner::anonymous(), "t")
+            .unwrap()
+            .unwrap()
+            .status
+            .message
+            .unwrap();
+        assert_eq!(reply.message_id, "r");
+        let text = reply.parts[0].as_text().unwrap();
+        assert!(text.contains("50"), "{text}");
+        assert!(text.contains("not kept"), "{text}");
+    }
+
+    #[test]
+    fn listing_returns_what_the_query_asks_for_of_each_task() {
+        use crate::a2a::{Artifact, Message, Part};
+        let store = InMemoryStore::new();
+        let mut done = task("t", TaskState::Completed);
+        done.status.message = Some(Message::agent("r", vec![Part::text("reply")]));
+        done.history = vec![
+            Message::agent("h1", vec![Part::text("earlier")]),
+            Message::agent("h2", vec![Part::text("later")]),
+        ];
+        done.artifacts = vec![Artifact {
+            artifact_id: "a".into(),
+            name: None,
+            description: None,
+            parts: vec![Part::text("ui")],
+            extensions: vec![],
+            metadata: None,
+        }];
+        store.put_now(&Owner::anonymous(), done.clone()).unwrap();
+        let list = |query: TaskListQuery| {
+            block_on(store.list(&Owner::anonymous(), &query))
+                .unwrap()
+                .unwrap()
+                .tasks
+        };
+        let whole = TaskListQuery {
+            include_artifacts: true,
+            ..TaskListQuery::default()
+        };
+        assert_eq!(list(whole), vec![done.clone()]);
+        // 1.0's default: no artifacts; and only the newest message of the history.
+        let newest = TaskListQuery {
+            history_length: Some(1),
+            ..TaskListQuery::default()
+        };
+        done.artifacts.clear();
+        done.history.remove(0);
+        assert_eq!(list(newest), vec![done]);
+    }
+
+    fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+        futures::executor::block_on(future)
+    }
+
+    #[test]
+    fn idle_settled_tasks_are_swept_when_others_are_stored() {
+        let (store, clock) = store(100, 60);
+        for n in 0..50 {
+            store
+                .put_now(
+                    &Owner::anonymous(),
+                    task(&format!("t{n}"), TaskState::Failed),
+                )
+                .unwrap();
+        }
+        clock.advance(Duration::from_secs(61));
+        store
+            .put_now(&Owner::anonymous(), task("new", TaskState::Working))
+            .unwrap();
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn another_owners_task_is_neither_read_listed_nor_overwritten() {
+        let store = InMemoryStore::new();
+        let alice = Owner::new("alice");
+        store
+            .put_now(&alice, task("t", TaskState::InputRequired))
+            .unwrap();
+        let all = TaskListQuery::default();
+        for other in [
+            Owner::new("bob"),
+            Owner::new("alice").with_tenant("x"),
+            Owner::anonymous(),
+        ] {
+            assert!(store.get_now(&other, "t").unwrap().is_none());
+            let page = block_on(store.list(&other, &all)).unwrap().unwrap();
+            assert!(page.tasks.is_empty() && page.total_size == 0);
+            assert!(matches!(
+                store.put_now(&other, task("t", TaskState::Completed)),
+                Err(StoreError::OtherOwner { .. })
+            ));
+        }
+        let kept = store.get_now(&alice, "t").unwrap().unwrap();
+        assert_eq!(kept.status.state, TaskState::InputRequired);
+    }
+}
