@@ -222,3 +222,48 @@ fn a_jwks_with_a_symmetric_key_is_refused() {
     let error = JwtAuth::from_jwks(&jwks.to_string()).unwrap_err();
     assert!(error.to_string().contains("symmetric"), "{error}");
 }
+
+/// `serve --jwt-jwks-url`: the key set fetched from a (loopback) URL at start; a token
+/// signed by its key passes, one by another key does not, and a plain-http URL elsewhere is
+/// refused before anything is fetched.
+#[tokio::test]
+async fn serve_fetches_the_jwks_from_a_url() {
+    let jwks = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "a", "x": PUBLIC_A}]});
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = axum::Router::new().route(
+        "/jwks.json",
+        axum::routing::get(move || async move { jwks.to_string() }),
+    );
+    let keys = tokio::spawn(async move { axum::serve(listener, app).await });
+    let command = support::serve_command(&[
+        "--jwt-jwks-url",
+        &format!("http://{address}/jwks.json"),
+        "--jwt-issuer",
+        ISSUER,
+        "--jwt-audience",
+        AUDIENCE,
+    ]);
+    let (_child, url) = support::spawn_binary(command, Duration::from_secs(60)).await;
+    let server = TestServer::external(url);
+    // The binary runs on the real clock: tokens valid from now.
+    let now = std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = json!({"sub": "erin", "iss": ISSUER, "aud": AUDIENCE, "exp": now + 600});
+    assert_eq!(send_with(&server, &signed(KEY_A, &claims)).await.0, 200);
+    assert_eq!(send_with(&server, &signed(KEY_B, &claims)).await.0, 401);
+    keys.abort();
+
+    let refused = support::serve_command(&["--jwt-jwks-url", "http://keys.example/jwks.json"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("https"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

@@ -94,7 +94,7 @@ impl Hardening {
     /// # Errors
     ///
     /// When the variable named by `--auth-token-env` is unset or empty.
-    pub fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
+    pub async fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
         let limits = Limits {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
             body_timeout: Duration::from_secs_f64(self.body_timeout),
@@ -124,7 +124,7 @@ impl Hardening {
                 _ => return Err(format!("--auth-token-env: ${var} is unset or empty")),
             }
         }
-        self.callers.apply(builder)
+        self.callers.apply(builder).await
     }
 }
 
