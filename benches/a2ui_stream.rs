@@ -350,10 +350,8 @@ async fn start(
             Ok::<_, AgentError>(Reply::stream(stream))
         }
     };
-    let server = A2uiServer::builder()
-        .card(AgentCard::builder("bench").build())
+    let server = A2uiServer::builder(AgentCard::builder("bench").build(), agent)
         .generator(Generator::v0_9())
-        .agent(agent)
         .build()
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

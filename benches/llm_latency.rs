@@ -238,10 +238,8 @@ fn chunk_event(delta: Value, finish: Option<&str>) -> String {
 }
 
 async fn start_server(agent: impl Agent) -> String {
-    let server = A2uiServer::builder()
-        .card(AgentCard::builder("bench").build())
+    let server = A2uiServer::builder(AgentCard::builder("bench").build(), agent)
         .generator(Generator::v0_9())
-        .agent(agent)
         .build()
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -169,11 +169,12 @@ fn serve(agent: &str) -> ExitCode {
             max_running_tasks_per_client: usize::MAX,
             ..Limits::default()
         };
-        let builder = A2uiServer::builder().card(card).limits(limits);
         let server = if silent {
-            builder.agent(silent_agent).build()
+            A2uiServer::builder(card, silent_agent)
+                .limits(limits)
+                .build()
         } else {
-            builder.agent(echo_agent).build()
+            A2uiServer::builder(card, echo_agent).limits(limits).build()
         }
         .unwrap();
         println!("listening on {url}");
@@ -192,7 +193,7 @@ async fn echo_agent(request: Request) -> Result<Reply, AgentError> {
 }
 
 async fn silent_agent(_: Request) -> Result<Reply, AgentError> {
-    Ok(Reply::stream(futures::stream::pending()))
+    Ok(Reply::stream(futures::stream::pending::<String>()))
 }
 
 /// A server process, killed when dropped.

@@ -42,16 +42,15 @@ fn main() {
 
 async fn measure(tasks: usize) {
     let store = Arc::new(InMemoryStore::new().capacity(tasks + 100));
-    let server = A2uiServer::builder()
-        .card(AgentCard::builder("memory bench").build())
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
-        .store(store.clone())
-        .agent(RestaurantFinder::new(
-            DemoConfig::default().without_delays(),
-        ))
-        .build()
-        .expect("a server");
+    let server = A2uiServer::builder(
+        AgentCard::builder("memory bench").build(),
+        RestaurantFinder::new(DemoConfig::default().without_delays()),
+    )
+    .generator(Generator::v0_9())
+    .generator(Generator::v0_8())
+    .store(store.clone())
+    .build()
+    .expect("a server");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");

@@ -22,14 +22,13 @@ async fn echo(request: Request) -> Result<Reply, AgentError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = A2uiServer::builder()
-        .card(
-            AgentCard::builder("Echo")
-                .description("Repeats what you say")
-                .build(),
-        )
-        .agent(echo)
-        .build()?;
+    let server = A2uiServer::builder(
+        AgentCard::builder("Echo")
+            .description("Repeats what you say")
+            .build(),
+        echo,
+    )
+    .build()?;
     let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     println!("listening on http://{}/", listener.local_addr()?);

@@ -51,16 +51,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     let base = format!("http://{}", listener.local_addr()?);
-    let server = A2uiServer::builder()
-        // The card tells clients where the agent lives: under /agent.
-        .card(
-            AgentCard::builder("Mounted agent")
-                .url(format!("{base}/agent"))
-                .build(),
-        )
-        .generator(Generator::v0_9())
-        .agent(agent)
-        .build()?;
+    let server = A2uiServer::builder(
+        AgentCard::builder("Mounted agent")
+            .url(format!("{base}/agent"))
+            .build(),
+        agent,
+    )
+    // The card tells clients where the agent lives: under /agent.
+    .generator(Generator::v0_9())
+    .build()?;
     let requests = Arc::new(AtomicU64::new(0));
     let app = Router::new()
         .route("/health", get(|| async { "ok" }))

@@ -30,22 +30,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(key) = std::env::var("OPENAI_API_KEY") {
         model = model.api_key(key);
     }
-    let server = A2uiServer::builder()
-        .card(
-            AgentCard::builder(format!("Travel assistant ({name})"))
-                .skill(AgentSkill::new(
-                    "plan",
-                    "Plan a trip",
-                    "Suggests places and books them",
-                ))
-                .build(),
-        )
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
-        .on_invalid(OnInvalid::Repair)
-        .max_repairs(2)
-        .agent(model.build()?)
-        .build()?;
+    let server = A2uiServer::builder(
+        AgentCard::builder(format!("Travel assistant ({name})"))
+            .skill(AgentSkill::new(
+                "plan",
+                "Plan a trip",
+                "Suggests places and books them",
+            ))
+            .build(),
+        model.build()?,
+    )
+    .generator(Generator::v0_9())
+    .generator(Generator::v0_8())
+    .on_invalid(OnInvalid::Repair)
+    .max_repairs(2)
+    .build()?;
     let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     println!("listening on http://{}/", listener.local_addr()?);

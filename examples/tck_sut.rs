@@ -176,7 +176,7 @@ fn stream_001(_: &Request) -> Reply {
 }
 
 fn stream_002(_: &Request) -> Reply {
-    Reply::stream(futures::stream::empty()).with_final_state(TaskState::Completed)
+    Reply::stream(futures::stream::empty::<String>()).with_final_state(TaskState::Completed)
 }
 
 fn stream_003(_: &Request) -> Reply {
@@ -283,10 +283,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "Answers the TCK's messages by their messageId prefix",
         ))
         .build();
-    let server = A2uiServer::builder()
-        .card(card)
+    let server = A2uiServer::builder(card, agent)
         .final_state(TaskState::Completed)
-        .agent(agent)
         .build()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}/", listener.local_addr()?);

@@ -69,7 +69,7 @@ if [[ "$instances" == 2 && "$store" == memory ]]; then
 fi
 
 if [[ "$build" == 1 ]]; then
-    flags=(--quiet --bin a2ui-agent --example soak_client)
+    flags=(--quiet --features cli --bin a2ui-agent --example soak_client)
     [[ "$profile" == release ]] && flags+=(--release)
     cargo build "${flags[@]}"
 fi

@@ -1,22 +1,26 @@
 //! The agent: the user's code that answers a [`Request`].
 //!
-//! An agent is any async function `Fn(Request) -> Future<Output = Result<Reply, AgentError>>`,
-//! or a named type implementing [`Agent`]. It answers with a whole text or a stream of text
-//! chunks (as an LLM produces them); the server turns them into A2A task updates. The agent
-//! never sees JSON-RPC, SSE or the task store.
+//! An agent is any async function or closure from [`Request`] to a reply, or a named type
+//! implementing [`Agent`]. The reply may be a [`Reply`], a `String` or `&'static str`, or a
+//! `Result` of one of those with an [`AgentError`] ([`IntoReply`]), so a closure needs no
+//! type annotations and `?` works inside it. A [`Reply`] is a whole text or a stream of text
+//! chunks (as an LLM produces them), artifacts, a bare message, a question for the user, a
+//! rejection; the server turns it into A2A task updates. The agent never sees JSON-RPC, SSE
+//! or the task store.
 
 use std::fmt;
 use std::future::Future;
 
-use futures::Stream;
 use futures::future::BoxFuture;
-use futures::stream::BoxStream;
 
-use crate::a2a::TaskState;
+mod reply;
+
+pub use reply::{ArtifactChunk, Reply, ReplyEvent, ReplyStream};
+
 use crate::request::Request;
 
-/// Answers requests. Implemented for every `Fn(Request) -> impl Future<Output =
-/// Result<Reply, AgentError>>` closure or function that is `Send + Sync + 'static`.
+/// Answers requests. Implemented for every `Fn(Request) -> impl Future` closure or function
+/// that is `Send + Sync + 'static` and whose future's output is an [`IntoReply`].
 ///
 /// # Example
 ///
@@ -34,6 +38,25 @@ use crate::request::Request;
 ///     }
 /// }
 /// ```
+///
+/// Closures, with no annotation but the request's type:
+///
+/// ```
+/// use a2ui_agent::{Agent, AgentError, Reply, Request};
+///
+/// fn takes(_agent: impl Agent) {}
+///
+/// takes(|request: Request| async move { format!("You said: {}", request.text()) });
+/// takes(|request: Request| async move { Reply::text(request.text()) });
+/// takes(|_request: Request| async move {
+///     let text = std::fs::read_to_string("/etc/hostname")?; // an io::Error fails the task
+///     Ok(Reply::text(text))
+/// });
+/// async fn named(request: Request) -> Result<Reply, AgentError> {
+///     Ok(Reply::text(request.text()))
+/// }
+/// takes(named);
+/// ```
 pub trait Agent: Send + Sync + 'static {
     /// Answers one request. Dropping the returned future (or the reply's stream) stops the
     /// work: that is how a task is canceled.
@@ -43,86 +66,91 @@ pub trait Agent: Send + Sync + 'static {
 impl<F, Fut> Agent for F
 where
     F: Fn(Request) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Reply, AgentError>> + Send + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoReply,
 {
     fn call(&self, request: Request) -> BoxFuture<'static, Result<Reply, AgentError>> {
-        Box::pin(self(request))
+        let answer = self(request);
+        Box::pin(async move { answer.await.into_reply() })
     }
 }
 
-/// What an agent answers: a whole text or a stream of text chunks, and optionally the state
-/// the task ends in (default: the server's `final_state`, `input-required` unless set).
-pub struct Reply {
-    pub(crate) body: ReplyBody,
-    pub(crate) final_state: Option<TaskState>,
+/// What an agent's future may end with: a [`Reply`], a text (`String`, `&'static str`), or
+/// a `Result` of one of those with an [`AgentError`] (the error type is fixed so that a
+/// closure's `Ok(..)` needs no annotation; `?` converts any `std::error::Error` into it).
+pub trait IntoReply {
+    /// The reply, or why the agent failed.
+    ///
+    /// # Errors
+    ///
+    /// The agent's own error.
+    fn into_reply(self) -> Result<Reply, AgentError>;
 }
 
-pub(crate) enum ReplyBody {
-    Text(String),
-    Stream(BoxStream<'static, Result<String, AgentError>>),
-}
-
-impl Reply {
-    /// A reply made of one text.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use a2ui_agent::a2a::TaskState;
-    /// use a2ui_agent::agent::Reply;
-    ///
-    /// let reply = Reply::text("Done.").with_final_state(TaskState::Completed);
-    /// assert_eq!(reply.final_state(), Some(TaskState::Completed));
-    /// ```
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            body: ReplyBody::Text(text.into()),
-            final_state: None,
-        }
-    }
-
-    /// A reply streamed in chunks; an `Err` item fails the task with its message.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use a2ui_agent::agent::{AgentError, Reply};
-    ///
-    /// let words = ["Hello", " world"].map(|word| Ok::<_, AgentError>(word.to_string()));
-    /// let reply = Reply::stream(futures::stream::iter(words));
-    /// ```
-    pub fn stream(chunks: impl Stream<Item = Result<String, AgentError>> + Send + 'static) -> Self {
-        Self {
-            body: ReplyBody::Stream(Box::pin(chunks)),
-            final_state: None,
-        }
-    }
-
-    /// The state the task ends in after this reply, e.g. [`TaskState::Completed`]. It must
-    /// be a state a task can stop in (terminal, `input-required` or `auth-required`);
-    /// anything else fails the task as an invalid agent response.
-    #[must_use]
-    pub fn with_final_state(mut self, state: TaskState) -> Self {
-        self.final_state = Some(state);
-        self
-    }
-
-    /// The final state asked for, if any.
-    pub fn final_state(&self) -> Option<TaskState> {
-        self.final_state
+impl IntoReply for Reply {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(self)
     }
 }
 
-impl fmt::Debug for Reply {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let body = match &self.body {
-            ReplyBody::Text(text) => format!("Text({} bytes)", text.len()),
-            ReplyBody::Stream(_) => "Stream".to_owned(),
-        };
-        f.debug_struct("Reply")
-            .field("body", &body)
-            .field("final_state", &self.final_state)
-            .finish()
+impl IntoReply for String {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(Reply::text(self))
+    }
+}
+
+impl IntoReply for &'static str {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        Ok(Reply::text(self))
+    }
+}
+
+impl<R: Into<Reply>> IntoReply for Result<R, AgentError> {
+    fn into_reply(self) -> Result<Reply, AgentError> {
+        self.map(Into::into)
+    }
+}
+
+impl From<String> for Reply {
+    fn from(text: String) -> Self {
+        Reply::text(text)
+    }
+}
+
+impl From<&str> for Reply {
+    fn from(text: &str) -> Self {
+        Reply::text(text)
+    }
+}
+
+/// What a streamed reply's items may be: a chunk of text (`String`, `&'static str`), or a
+/// `Result` of one with an [`AgentError`], whose error fails the task with its message. The
+/// error type is fixed so that an item written `Ok(text)` needs no annotation; a stream with
+/// another error type converts it on the way: `.map(|item| item.map_err(AgentError::new))`.
+pub trait IntoChunk {
+    /// The chunk, or why the stream failed.
+    ///
+    /// # Errors
+    ///
+    /// The stream's own error.
+    fn into_chunk(self) -> Result<String, AgentError>;
+}
+
+impl IntoChunk for String {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        Ok(self)
+    }
+}
+
+impl IntoChunk for &'static str {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        Ok(self.to_owned())
+    }
+}
+
+impl<T: Into<String>> IntoChunk for Result<T, AgentError> {
+    fn into_chunk(self) -> Result<String, AgentError> {
+        self.map(Into::into)
     }
 }
 

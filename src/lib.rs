@@ -6,15 +6,24 @@
 //! The data takes one path: the A2A server ([`server`]) decodes a JSON-RPC request
 //! ([`a2a`]), builds a [`request::Request`], runs or continues a [`task`], calls the user's
 //! [`agent`], feeds its streamed output through the incremental [`parser`] and sends each
-//! finished part to the client as a `working` status update.
+//! finished part to the client as a `working` status update. Text is one kind of
+//! [`agent::Reply`]; an agent can also complete with artifacts, answer with a bare message
+//! and no task, ask for input or authentication, reject, or stream artifact chunks and
+//! status text.
 //!
 //! # Crate features
 //!
-//! - `server` — the A2A server (axum), the task lifecycle and the agent trait. The
-//!   [`parser`] and [`a2ui`] modules never need it.
-//! - `llm` (default) — [`llm::OpenAiChat`], a client of OpenAI-compatible streaming chat
+//! - `server` (default) — the A2A server (axum), the task lifecycle, the in-memory task
+//!   store and the agent trait. The [`parser`] and [`a2ui`] modules never need it.
+//! - `llm` (default) — `llm::OpenAiChat`, a client of OpenAI-compatible streaming chat
 //!   completions usable as the agent; implies `server`.
-//! - `cli` (default) — the `a2ui-agent` command-line tool; implies `server` and `llm`.
+//! - `sqlite` — `store::SqliteStore`, a durable task store (SQLite built in); implies
+//!   `server`.
+//! - `postgres` — `store::PostgresStore`, a task store several instances share; implies
+//!   `server`.
+//! - `cli` — the `a2ui-agent` command-line tool (clap); implies all of the above. Off by
+//!   default, so a library build pulls neither clap nor SQLite nor a PostgreSQL client:
+//!   `cargo run --features cli -- serve`, `cargo install a2ui-agent --features cli`.
 //!
 //! # Example
 //!
@@ -25,24 +34,16 @@
 //! ```no_run
 //! # #[cfg(feature = "server")]
 //! # mod example {
-//! use a2ui_agent::a2a::card::AgentCard;
-//! use a2ui_agent::agent::{AgentError, Reply};
-//! use a2ui_agent::request::Request;
-//! use a2ui_agent::server::A2uiServer;
+//! use a2ui_agent::{A2uiServer, AgentCard, Reply, Request};
 //!
 //! # pub
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     let server = A2uiServer::builder()
-//!         .card(AgentCard::builder("Echo").description("Repeats what you say").build())
-//!         .agent(|request: Request| async move {
-//!             let words: Vec<Result<String, AgentError>> = request
-//!                 .text()
-//!                 .split_inclusive(' ')
-//!                 .map(|word| Ok(word.to_owned()))
-//!                 .collect();
-//!             Ok(Reply::stream(futures::stream::iter(words)))
-//!         })
-//!         .build()?;
+//!     let card = AgentCard::builder("Echo").description("Repeats what you say").build();
+//!     let echo = |request: Request| async move {
+//!         let words: Vec<String> = request.text().split_inclusive(' ').map(String::from).collect();
+//!         Reply::stream(futures::stream::iter(words))
+//!     };
+//!     let server = A2uiServer::builder(card, echo).build()?;
 //!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //!     server.serve(listener).await?;
 //!     Ok(())
@@ -78,8 +79,13 @@ pub mod store;
 #[cfg(feature = "server")]
 pub mod task;
 
+pub use a2a::card::{AgentCard, AgentSkill};
+pub use generator::Generator;
+
 #[cfg(feature = "server")]
-pub use agent::{Agent, AgentError, Reply};
+pub use agent::{Agent, AgentError, IntoChunk, IntoReply, Reply, ReplyEvent};
+#[cfg(feature = "server")]
+pub use reply::OnInvalid;
 #[cfg(feature = "server")]
 pub use request::Request;
 #[cfg(feature = "server")]

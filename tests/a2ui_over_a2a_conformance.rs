@@ -43,17 +43,16 @@ fn strings(value: &Value) -> Vec<String> {
 /// A server whose agent answers every request with `output`.
 async fn server_with(generators: Vec<Generator>, output: String) -> TestServer {
     // The suite's payloads are wire cases, not always valid UI: pass them through as sent.
-    let mut builder = A2uiServer::builder()
-        .card(AgentCard::builder("conformance").build())
+    let agent = move |_request: Request| {
+        let output = output.clone();
+        async move { Reply::text(output) }
+    };
+    let mut builder = A2uiServer::builder(AgentCard::builder("conformance").build(), agent)
         .on_invalid(OnInvalid::Forward);
     for generator in generators {
         builder = builder.generator(generator);
     }
-    let agent = move |_request: Request| {
-        let output = output.clone();
-        async move { Ok::<_, AgentError>(Reply::text(output)) }
-    };
-    spawn(builder.agent(agent).build().unwrap()).await
+    spawn(builder.build().unwrap()).await
 }
 
 fn version_named(name: Option<&str>) -> ProtocolVersion {
@@ -115,10 +114,8 @@ async fn is_a2ui_part(name: &str, args: &Value, expect: &Value) {
         async { Ok::<_, AgentError>(Reply::text("ok")) }
     };
     let server = spawn(
-        A2uiServer::builder()
-            .card(AgentCard::builder("c").build())
+        A2uiServer::builder(AgentCard::builder("c").build(), agent)
             .generator(Generator::v0_8())
-            .agent(agent)
             .build()
             .unwrap(),
     )
@@ -213,12 +210,12 @@ async fn get_extension(name: &str, args: &Value, expect: &Value) {
     }
     let generator = builder.build().unwrap();
     let server = spawn(
-        A2uiServer::builder()
-            .card(AgentCard::builder("c").build())
-            .generator(generator)
-            .agent(|_r: Request| async { Ok::<_, AgentError>(Reply::text("ok")) })
-            .build()
-            .unwrap(),
+        A2uiServer::builder(AgentCard::builder("c").build(), |_r: Request| async {
+            Ok::<_, AgentError>(Reply::text("ok"))
+        })
+        .generator(generator)
+        .build()
+        .unwrap(),
     )
     .await;
     let card = server.card().await;

@@ -517,12 +517,13 @@ async fn a_finish_only_format_sends_one_working_update_with_every_part_at_the_en
         .build()
         .unwrap();
     let server = spawn(
-        a2ui_agent::server::A2uiServer::builder()
-            .card(a2ui_agent::a2a::card::AgentCard::builder("whole").build())
-            .generator(generator)
-            .agent(demo())
-            .build()
-            .unwrap(),
+        a2ui_agent::server::A2uiServer::builder(
+            a2ui_agent::a2a::card::AgentCard::builder("whole").build(),
+            demo(),
+        )
+        .generator(generator)
+        .build()
+        .unwrap(),
     )
     .await;
     let version = ProtocolVersion::V0_9;

@@ -51,10 +51,8 @@ async fn server(version: ProtocolVersion) -> TestServer {
         .build()
         .unwrap();
     spawn(
-        A2uiServer::builder()
-            .card(AgentCard::builder("express").build())
+        A2uiServer::builder(AgentCard::builder("express").build(), express_agent)
             .generator(generator)
-            .agent(express_agent)
             .build()
             .unwrap(),
     )

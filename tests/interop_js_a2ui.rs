@@ -25,15 +25,14 @@ use tokio::net::TcpListener;
 async fn start_server() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
-    let server = A2uiServer::builder()
-        .card(AgentCard::builder("a2ui interop").url(&url).build())
-        .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
-        .agent(RestaurantFinder::new(
-            DemoConfig::default().without_delays(),
-        ))
-        .build()
-        .unwrap();
+    let server = A2uiServer::builder(
+        AgentCard::builder("a2ui interop").url(&url).build(),
+        RestaurantFinder::new(DemoConfig::default().without_delays()),
+    )
+    .generator(Generator::v0_9())
+    .generator(Generator::v0_8())
+    .build()
+    .unwrap();
     tokio::spawn(async move { axum::serve(listener, server.router()).await });
     url
 }

@@ -43,11 +43,9 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
 async fn start_server() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
-    let server = A2uiServer::builder()
-        .card(AgentCard::builder("a2ui interop").url(&url).build())
+    let server = A2uiServer::builder(AgentCard::builder("a2ui interop").url(&url).build(), agent)
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
-        .agent(agent)
         .build()
         .unwrap();
     tokio::spawn(async move { axum::serve(listener, server.router()).await });

@@ -51,14 +51,7 @@ async fn a_configured_card_is_served_as_built_with_its_skills_and_extensions() {
         .skill(AgentSkill::new("plan", "Plan", "Plans a trip"))
         .extension(AgentExtension::new("https://example.com/ext/v1"))
         .build();
-    let server = spawn(
-        A2uiServer::builder()
-            .card(card)
-            .agent(echo)
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = spawn(A2uiServer::builder(card, echo).build().unwrap()).await;
     let card = card_at(&server.url, None).await;
     assert_eq!(
         card["supportedInterfaces"],
@@ -97,14 +90,7 @@ async fn a_0_3_client_finds_its_interface_in_the_0_3_card() {
     let card = AgentCard::builder("Planner")
         .url("https://agents.example.com/planner/")
         .build();
-    let server = spawn(
-        A2uiServer::builder()
-            .card(card)
-            .agent(echo)
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = spawn(A2uiServer::builder(card, echo).build().unwrap()).await;
     let by_header = card_with(
         &server.url,
         None,
@@ -150,11 +136,9 @@ async fn the_1_0_card_validates_against_the_tck_card_schema() {
         .build();
     let extended = AgentCard::builder("Planner, for members").build();
     let server = spawn(
-        A2uiServer::builder()
-            .card(card)
+        A2uiServer::builder(card, echo)
             .extended_card(extended)
             .auth_token("secret")
-            .agent(echo)
             .build()
             .unwrap(),
     )
@@ -171,14 +155,7 @@ async fn the_1_0_card_validates_against_the_tck_card_schema() {
 #[tokio::test]
 async fn without_a_configured_url_the_card_points_at_the_host_the_client_used() {
     let card = AgentCard::builder("Echo").build();
-    let server = spawn(
-        A2uiServer::builder()
-            .card(card)
-            .agent(echo)
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = spawn(A2uiServer::builder(card, echo).build().unwrap()).await;
     let card = card_at(&server.url, Some("agent.internal:9000")).await;
     assert_eq!(
         card["supportedInterfaces"][0]["url"],
@@ -197,20 +174,12 @@ async fn without_a_configured_url_the_card_points_at_the_host_the_client_used() 
 }
 
 #[tokio::test]
-async fn the_server_refuses_to_build_without_a_card_or_an_agent() {
+async fn the_server_refuses_to_build_with_a_final_state_a_task_cannot_stop_in() {
     use a2ui_agent::a2a::TaskState;
     use a2ui_agent::server::BuildError;
-    let missing_card = A2uiServer::builder().agent(echo).build().unwrap_err();
-    assert_eq!(missing_card, BuildError::MissingCard);
+    // A card and an agent are the builder's arguments: neither can be missing.
     let card = AgentCard::builder("x").build();
-    let missing_agent = A2uiServer::builder()
-        .card(card.clone())
-        .build()
-        .unwrap_err();
-    assert_eq!(missing_agent, BuildError::MissingAgent);
-    let working = A2uiServer::builder()
-        .card(card)
-        .agent(echo)
+    let working = A2uiServer::builder(card, echo)
         .final_state(TaskState::Working)
         .build()
         .unwrap_err();

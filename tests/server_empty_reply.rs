@@ -10,7 +10,7 @@ use serde_json::json;
 use support::{builder, spawn, text_message_v1};
 
 async fn silent(_: Request) -> Result<Reply, AgentError> {
-    Ok(Reply::stream(futures::stream::empty()).with_final_state(TaskState::Completed))
+    Ok(Reply::stream(futures::stream::empty::<String>()).with_final_state(TaskState::Completed))
 }
 
 #[tokio::test]

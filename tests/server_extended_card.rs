@@ -132,10 +132,8 @@ async fn without_an_extended_card_each_version_answers_its_error() {
 
 #[test]
 fn an_extended_card_without_authentication_is_refused_at_build() {
-    let refused = A2uiServer::builder()
-        .card(AgentCard::builder("Open").build())
+    let refused = A2uiServer::builder(AgentCard::builder("Open").build(), echo)
         .extended_card(extended())
-        .agent(echo)
         .build()
         .unwrap_err();
     assert_eq!(refused, BuildError::ExtendedCardWithoutAuth);

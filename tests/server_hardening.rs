@@ -24,9 +24,7 @@ const WITHIN: Duration = Duration::from_secs(10);
 
 /// A builder with a card and `agent`, ready for options.
 fn builder(agent: impl Agent) -> ServerBuilder {
-    A2uiServer::builder()
-        .card(AgentCard::builder("Hardened").build())
-        .agent(agent)
+    A2uiServer::builder(AgentCard::builder("Hardened").build(), agent)
 }
 
 /// Params of `message/send` for a user message holding `text`.

@@ -307,13 +307,12 @@ async fn a_streamed_send_over_http_json_is_bare_stream_responses_ending_interrup
 
 #[tokio::test]
 async fn extension_headers_are_read_under_both_names_and_echoed_under_both() {
+    let card = a2ui_agent::AgentCard::builder("ext")
+        .extension(a2ui_agent::a2a::card::AgentExtension::new("urn:x"))
+        .build();
+    let agent = |_: Request| async { "ok" };
     let server = spawn(
-        builder(|_: Request| async { Ok::<_, AgentError>(Reply::text("ok")) })
-            .card(
-                a2ui_agent::a2a::card::AgentCard::builder("ext")
-                    .extension(a2ui_agent::a2a::card::AgentExtension::new("urn:x"))
-                    .build(),
-            )
+        a2ui_agent::A2uiServer::builder(card, agent)
             .build()
             .unwrap(),
     )

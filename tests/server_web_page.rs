@@ -17,9 +17,7 @@ async fn echo(request: Request) -> Result<Reply, AgentError> {
 
 async fn server(web_page: bool) -> TestServer {
     spawn(
-        A2uiServer::builder()
-            .card(AgentCard::builder("Echo").build())
-            .agent(echo)
+        A2uiServer::builder(AgentCard::builder("Echo").build(), echo)
             .web_page(web_page)
             .build()
             .unwrap(),

@@ -6,6 +6,7 @@
 //! its conversions, so a protocol version adds a module instead of reshaping the model.
 //! Nothing here knows about A2UI or HTTP.
 
+mod base64;
 pub mod budget;
 pub mod card;
 pub mod jsonrpc;
@@ -144,6 +145,54 @@ impl Part {
         }
     }
 
+    /// A file part holding `bytes` (sent as base64), with its name and media type.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{FileBody, Part};
+    ///
+    /// let part = Part::file_bytes(b"tck", Some("output.txt"), Some("text/plain"));
+    /// let Part::File { file, .. } = &part else { unreachable!() };
+    /// assert_eq!(file.body, FileBody::Bytes("dGNr".into()));
+    /// assert_eq!(file.bytes().as_deref(), Some(&b"tck"[..]));
+    /// ```
+    pub fn file_bytes(bytes: &[u8], name: Option<&str>, mime_type: Option<&str>) -> Self {
+        Self::file(FileBody::Bytes(base64::encode(bytes)), name, mime_type)
+    }
+
+    /// A file part pointing at `uri`, with its name and media type.
+    pub fn file_url(uri: impl Into<String>, name: Option<&str>, mime_type: Option<&str>) -> Self {
+        Self::file(FileBody::Uri(uri.into()), name, mime_type)
+    }
+
+    fn file(body: FileBody, name: Option<&str>, mime_type: Option<&str>) -> Self {
+        Part::File {
+            file: FileContent {
+                body,
+                mime_type: mime_type.map(str::to_owned),
+                name: name.map(str::to_owned),
+            },
+            metadata: None,
+        }
+    }
+
+    /// The file of a file part.
+    pub fn as_file(&self) -> Option<&FileContent> {
+        match self {
+            Part::File { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The object of a data part.
+    pub fn as_data(&self) -> Option<&Map<String, Value>> {
+        match self {
+            Part::Data { data, .. } => Some(data),
+            _ => None,
+        }
+    }
+
     /// The text of a text part.
     pub fn as_text(&self) -> Option<&str> {
         match self {
@@ -171,6 +220,25 @@ pub struct FileContent {
     pub mime_type: Option<String>,
     /// The file's name.
     pub name: Option<String>,
+}
+
+impl FileContent {
+    /// The file's bytes, decoded from base64; `None` for a file by URI or bytes that are
+    /// not base64.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        match &self.body {
+            FileBody::Bytes(text) => base64::decode(text),
+            FileBody::Uri(_) => None,
+        }
+    }
+
+    /// The file's URI, for a file by reference.
+    pub fn uri(&self) -> Option<&str> {
+        match &self.body {
+            FileBody::Uri(uri) => Some(uri),
+            FileBody::Bytes(_) => None,
+        }
+    }
 }
 
 /// Where a file's bytes are.
@@ -377,6 +445,20 @@ pub struct Artifact {
     pub extensions: Vec<String>,
     /// Free-form metadata.
     pub metadata: Option<Metadata>,
+}
+
+impl Artifact {
+    /// An artifact with id `artifact_id` holding `parts`, without name or metadata.
+    pub fn new(artifact_id: impl Into<String>, parts: Vec<Part>) -> Self {
+        Self {
+            artifact_id: artifact_id.into(),
+            name: None,
+            description: None,
+            parts,
+            extensions: Vec::new(),
+            metadata: None,
+        }
+    }
 }
 
 /// A task's status changed.

@@ -19,19 +19,15 @@
 //! A local Ollama model serving A2UI:
 //!
 //! ```no_run
-//! use a2ui_agent::a2a::card::AgentCard;
-//! use a2ui_agent::generator::Generator;
 //! use a2ui_agent::llm::OpenAiChat;
-//! use a2ui_agent::server::A2uiServer;
+//! use a2ui_agent::{A2uiServer, AgentCard, Generator};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let model = OpenAiChat::builder("http://localhost:11434/v1", "qwen2.5:7b")
 //!     .temperature(0.2)
 //!     .build()?;
-//! let server = A2uiServer::builder()
-//!     .card(AgentCard::builder("Assistant").build())
+//! let server = A2uiServer::builder(AgentCard::builder("Assistant").build(), model)
 //!     .generator(Generator::v0_9())
-//!     .agent(model)
 //!     .build()?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! server.serve(listener).await?;

@@ -18,7 +18,7 @@ pub use actions::{UserAction, UserActionKind};
 pub use activation::newest_extension;
 pub use repair::Repair;
 
-use crate::a2a::{Message, Metadata, Part};
+use crate::a2a::{FileContent, Message, Metadata, Part};
 use crate::a2ui::ProtocolVersion;
 use crate::processor::RequestProcessor;
 
@@ -101,6 +101,30 @@ impl Request {
     /// All parts of the message.
     pub fn parts(&self) -> &[Part] {
         &self.message.parts
+    }
+
+    /// The files the user sent: the message's file parts, inline bytes or by URI, in order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Message, Part};
+    /// use a2ui_agent::request::Request;
+    ///
+    /// let part = Part::file_bytes(b"hello", Some("hi.txt"), Some("text/plain"));
+    /// let request = Request::new(Message::user("m", vec![Part::text("see"), part]), "t", "c");
+    /// let file = request.files().next().unwrap();
+    /// assert_eq!(file.name.as_deref(), Some("hi.txt"));
+    /// assert_eq!(file.bytes().as_deref(), Some(&b"hello"[..]));
+    /// ```
+    pub fn files(&self) -> impl Iterator<Item = &FileContent> {
+        self.message.parts.iter().filter_map(Part::as_file)
+    }
+
+    /// The structured data the user sent: the object of each data part, in order (A2UI
+    /// actions among them; [`actions`](Self::actions) reads those).
+    pub fn data(&self) -> impl Iterator<Item = &Map<String, Value>> {
+        self.message.parts.iter().filter_map(Part::as_data)
     }
 
     /// The message's metadata (an empty map when it has none).

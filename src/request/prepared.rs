@@ -56,6 +56,13 @@ impl A2uiAdapter {
     }
 }
 
+impl Prepared {
+    /// The extension URIs the request activates, to echo in the response header.
+    pub(crate) fn activated(&self) -> &[String] {
+        &self.decided.adapted.activated
+    }
+}
+
 impl Decided {
     /// The agent's request for `message` (the sent one, with its task and context set) in
     /// task `task_id`, after `history`, or why the agent must not be called; and the

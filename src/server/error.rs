@@ -9,12 +9,6 @@ use crate::task::TaskError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// No agent card was given.
-    #[error("the server needs an agent card: call .card()")]
-    MissingCard,
-    /// No agent was given.
-    #[error("the server needs an agent: call .agent()")]
-    MissingAgent,
     /// The default final state is not one a task can stop in.
     #[error(
         "final state {0} is not a state a task can stop in \

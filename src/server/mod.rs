@@ -112,16 +112,12 @@ pub(crate) struct ServerState {
 /// # Example
 ///
 /// ```no_run
-/// use a2ui_agent::a2a::card::AgentCard;
-/// use a2ui_agent::agent::{AgentError, Reply};
-/// use a2ui_agent::request::Request;
-/// use a2ui_agent::server::A2uiServer;
+/// use a2ui_agent::{A2uiServer, AgentCard, Reply, Request};
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let server = A2uiServer::builder()
-///     .card(AgentCard::builder("Echo").description("Repeats what you say").build())
-///     .agent(|request: Request| async move { Ok::<_, AgentError>(Reply::text(request.text())) })
-///     .build()?;
+/// let card = AgentCard::builder("Echo").description("Repeats what you say").build();
+/// let echo = |request: Request| async move { Reply::text(request.text()) };
+/// let server = A2uiServer::builder(card, echo).build()?;
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 /// // Or mount `server.router()` in a larger axum app.
 /// server.serve(listener).await?;
@@ -155,9 +151,12 @@ impl fmt::Debug for A2uiServer {
 }
 
 impl A2uiServer {
-    /// Starts configuring a server.
-    pub fn builder() -> ServerBuilder {
-        ServerBuilder::default()
+    /// Starts configuring a server for `agent`, described to clients by `card`: an async
+    /// closure or function from [`Request`](crate::Request) to a reply (see
+    /// [`Agent`](crate::Agent) for the shapes it may return), or a type implementing
+    /// [`Agent`](crate::Agent), such as the `llm` connector's `OpenAiChat`.
+    pub fn builder(card: AgentCard, agent: impl Agent) -> ServerBuilder {
+        ServerBuilder::new(card, Arc::new(agent))
     }
 
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
@@ -165,7 +164,12 @@ impl A2uiServer {
     ///
     /// The router checks `Host` only against the
     /// [`allowed_hosts`](ServerBuilder::allowed_hosts) given; [`A2uiServer::serve`] also
-    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`].
+    /// checks it on a loopback listener. The connection limits need [`A2uiServer::serve`]:
+    /// an app that serves the router itself must add connect info
+    /// (`into_make_service_with_connect_info::<SocketAddr>()`, or the per-client task cap
+    /// cannot tell clients apart), header-read and idle timeouts with a connection cap (a
+    /// bare `axum::serve` has none), and a shutdown with a deadline (see
+    /// `examples/mount_in_axum.rs`).
     pub fn router(&self) -> Router {
         self.app(false)
     }
@@ -243,9 +247,9 @@ impl A2uiServer {
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]
 pub struct ServerBuilder {
-    card: Option<AgentCard>,
+    card: AgentCard,
     extended_card: Option<AgentCard>,
-    agent: Option<Arc<dyn Agent>>,
+    agent: Arc<dyn Agent>,
     final_state: TaskState,
     keep_alive: Duration,
     body_limit: usize,
@@ -267,12 +271,13 @@ pub struct ServerBuilder {
     web_page: bool,
 }
 
-impl Default for ServerBuilder {
-    fn default() -> Self {
+impl ServerBuilder {
+    /// A builder for `agent` behind `card`, every option at its default.
+    fn new(card: AgentCard, agent: Arc<dyn Agent>) -> Self {
         Self {
-            card: None,
+            card,
             extended_card: None,
-            agent: None,
+            agent,
             final_state: TaskState::InputRequired,
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
             body_limit: ServerBuilder::DEFAULT_BODY_LIMIT,
@@ -298,8 +303,7 @@ impl Default for ServerBuilder {
 impl fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerBuilder")
-            .field("card", &self.card.as_ref().map(|card| &card.name))
-            .field("agent", &self.agent.is_some())
+            .field("card", &self.card.name)
             .field("final_state", &self.final_state)
             .field("keep_alive", &self.keep_alive)
             .field("body_limit", &self.body_limit)
@@ -333,12 +337,6 @@ impl ServerBuilder {
     /// The default of [`max_subscribers_per_task`](Self::max_subscribers_per_task).
     pub const DEFAULT_MAX_SUBSCRIBERS: usize = 16;
 
-    /// The agent card (required).
-    pub fn card(mut self, card: AgentCard) -> Self {
-        self.card = Some(card);
-        self
-    }
-
     /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
     /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
     /// that passed authentication, say with skills the public card does not list. The public
@@ -346,13 +344,6 @@ impl ServerBuilder {
     /// [`auth_token`](Self::auth_token): without authentication every caller would read it.
     pub fn extended_card(mut self, card: AgentCard) -> Self {
         self.extended_card = Some(card);
-        self
-    }
-
-    /// The agent (required): a closure `|request| async { Ok(Reply::text(..)) }` or a type
-    /// implementing [`Agent`].
-    pub fn agent(mut self, agent: impl Agent) -> Self {
-        self.agent = Some(Arc::new(agent));
         self
     }
 
@@ -431,20 +422,15 @@ impl ServerBuilder {
     /// # Example
     ///
     /// ```no_run
-    /// use a2ui_agent::a2a::card::AgentCard;
-    /// use a2ui_agent::agent::{AgentError, Reply};
-    /// use a2ui_agent::generator::Generator;
-    /// use a2ui_agent::request::Request;
-    /// use a2ui_agent::server::A2uiServer;
+    /// use a2ui_agent::{A2uiServer, AgentCard, Generator, Request};
     ///
-    /// let server = A2uiServer::builder()
-    ///     .card(AgentCard::builder("Forms").build())
+    /// let agent = |request: Request| async move {
+    ///     // Give `request.a2ui().map(|p| p.prompt())` to the model as its system prompt.
+    ///     "Hello"
+    /// };
+    /// let server = A2uiServer::builder(AgentCard::builder("Forms").build(), agent)
     ///     .generator(Generator::v0_9())
     ///     .generator(Generator::v0_8())
-    ///     .agent(|request: Request| async move {
-    ///         // Give `request.a2ui().map(|p| p.prompt())` to the model as its system prompt.
-    ///         Ok::<_, AgentError>(Reply::text("Hello"))
-    ///     })
     ///     .build();
     /// ```
     pub fn generator(mut self, generator: Generator) -> Self {
@@ -543,12 +529,11 @@ impl ServerBuilder {
     ///
     /// # Errors
     ///
-    /// [`BuildError`] when the card or the agent is missing, the final state is not one a
-    /// task can stop in, the default capabilities are malformed, or an extended card is
-    /// given without an auth token.
+    /// [`BuildError`] when the final state is not one a task can stop in, the default
+    /// capabilities are malformed, or an extended card is given without an auth token.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
-        let mut card = self.card.ok_or(BuildError::MissingCard)?;
-        let agent = self.agent.ok_or(BuildError::MissingAgent)?;
+        let mut card = self.card;
+        let agent = self.agent;
         if !self.final_state.is_settled() {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }

@@ -4,23 +4,35 @@
 //! these, and encode what comes back for their caller; the checks (push config, accepted
 //! output modes), the request step and the task layer are the same for every caller.
 
+use std::task::Poll;
+
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 use serde_json::Value;
 
 use super::ServerState;
+use super::admission::Permit;
 use super::error::ApiError;
-use super::sse::{self, CancelOnDrop, Framing};
+use super::sse::{self, CancelOnDrop, Framing, Opened};
 use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::{SendRequest, Task};
+use crate::a2a::{Message, SendRequest, StreamEvent, Task};
+use crate::request::prepared::Prepared;
 use crate::store::Owner;
-use crate::task::start::Started;
+use crate::task::Begun;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
 pub(crate) struct Sent {
-    pub(crate) task: Task,
+    pub(crate) answer: Answer,
     pub(crate) activated: Vec<String>,
+}
+
+/// What a send is answered with.
+pub(crate) enum Answer {
+    /// The task (finished, or just started when not blocking).
+    Task(Task),
+    /// A bare message from the agent: no task was created.
+    Message(Message),
 }
 
 /// Sends a message for `owner` and, unless the client asked not to, waits for the task to
@@ -33,7 +45,17 @@ pub(crate) async fn send(
 ) -> Result<Sent, ApiError> {
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let started = start(state, owner, headers, send, false).await?;
+    let (permit, prepared) = admit(state, headers, send)?;
+    let started = match state.tasks.start(owner, prepared, false, blocking).await? {
+        Begun::Task(started) => started,
+        Begun::Message { message, activated } => {
+            return Ok(Sent {
+                answer: Answer::Message(message),
+                activated,
+            });
+        }
+    };
+    permit.release_when_done(&started.running);
     let task = if blocking {
         let done = started.running.wait_done().await;
         if let Some(reason) = done.invalid {
@@ -49,7 +71,7 @@ pub(crate) async fn send(
         started.snapshot
     };
     Ok(Sent {
-        task: task.with_history_length(history_length),
+        answer: Answer::Task(task.with_history_length(history_length)),
         activated: started.activated,
     })
 }
@@ -63,36 +85,58 @@ pub(crate) async fn stream(
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
-    let started = start(state, owner, headers, send, true).await?;
-    let guard = state
-        .cancel_on_disconnect
-        .then(|| CancelOnDrop(started.running.clone()));
-    let response = sse::task_stream(
-        framing,
-        started.snapshot.with_history_length(history_length),
-        started.events,
-        guard,
-        state.keep_alive,
-    );
-    Ok(with_extensions_header(response, &started.activated))
+    let (permit, prepared) = admit(state, headers, send)?;
+    // Known before the agent runs: the stream may open before the task does.
+    let activated = prepared.activated().to_vec();
+    let cancel_on_disconnect = state.cancel_on_disconnect;
+    let opened = move |begun: Begun| match begun {
+        Begun::Task(started) => {
+            permit.release_when_done(&started.running);
+            Opened {
+                guard: cancel_on_disconnect.then(|| CancelOnDrop(started.running.clone())),
+                first: StreamEvent::Task(started.snapshot.with_history_length(history_length)),
+                events: started.events,
+            }
+        }
+        Begun::Message { message, .. } => Opened {
+            first: StreamEvent::Message(message),
+            events: None,
+            guard: None,
+        },
+    };
+    // The agent may be called before the task exists (see `task::kinds`): when that does
+    // not end at once, the stream opens now (keep-alives flow) and its first event follows.
+    let tasks = state.tasks.clone();
+    let mut starting = Box::pin(async move { tasks.start(owner, prepared, true, true).await });
+    let response = match futures::poll!(starting.as_mut()) {
+        Poll::Ready(begun) => {
+            let opened = opened(begun?);
+            sse::event_stream(framing, async { Ok(opened) }, state.keep_alive)
+        }
+        Poll::Pending => {
+            let later = async move {
+                match starting.await {
+                    Ok(begun) => Ok(opened(begun)),
+                    Err(error) => Err(ApiError::from(error).into_rpc("message/stream")),
+                }
+            };
+            sse::event_stream(framing, later, state.keep_alive)
+        }
+    };
+    Ok(with_extensions_header(response, &activated))
 }
 
-/// Checks `send`, takes a place for it under the running-task caps and starts (or
-/// continues) its task, the place held until the run ends; `streaming` when the caller
-/// reads the events as they come.
-async fn start(
+/// Checks `send`, takes a place for it under the running-task caps and runs the request
+/// step; the caller holds the place until the run ends (or drops it when no task runs).
+fn admit(
     state: &ServerState,
-    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
-    streaming: bool,
-) -> Result<Started, ApiError> {
+) -> Result<(Permit, Prepared), ApiError> {
     check_send(state, &send)?;
     let permit = state.admission.admit(headers, super::admission::peer())?;
     let prepared = state.a2ui.prepare(send, requested_extensions(headers));
-    let started = state.tasks.start(owner, prepared, streaming).await?;
-    permit.release_when_done(&started.running);
-    Ok(started)
+    Ok((permit, prepared))
 }
 
 /// Streams the events of `owner`'s task `id` from now on, starting with the task as it is.
@@ -111,11 +155,14 @@ pub(crate) async fn subscribe(
             state.tasks.subscribe_until_terminal(owner, id).await?
         }
     };
-    Ok(sse::task_stream(
+    let opened = Opened {
+        first: StreamEvent::Task(subscription.snapshot),
+        events: subscription.events,
+        guard: None,
+    };
+    Ok(sse::event_stream(
         framing,
-        subscription.snapshot,
-        subscription.events,
-        None,
+        async { Ok(opened) },
         state.keep_alive,
     ))
 }

@@ -54,11 +54,8 @@ use crate::store::Owner;
 ///     Ok(Reply::text(format!("Hello, {}", request.text())))
 /// }
 ///
-/// let server = A2uiServer::builder()
-///     .card(AgentCard::builder("Mine").url("https://example.com/agent").build())
-///     .agent(agent)
-///     .build()
-///     .unwrap();
+/// let card = AgentCard::builder("Mine").url("https://example.com/agent").build();
+/// let server = A2uiServer::builder(card, agent).build().unwrap();
 /// let app = axum::Router::new()
 ///     .nest("/agent", server.router())
 ///     .layer(middleware::from_fn(authenticate));

@@ -163,7 +163,10 @@ pub(crate) async fn message_send(
             send_body(&state, &body)?,
         )
         .await?;
-        let response = encoded(&v1_0::send_result(&sent.task))?;
+        let response = match &sent.answer {
+            ops::Answer::Task(task) => encoded(&v1_0::send_result(task))?,
+            ops::Answer::Message(message) => encoded(&v1_0::message_result(message))?,
+        };
         Ok(with_extensions_header(response, &sent.activated))
     };
     answer(result.await, "message:send")

@@ -231,10 +231,11 @@ async fn dispatch_0_3(
     match method {
         "message/send" => {
             let sent = ops::send(state, owner, headers, v0_3::decode_send_params(params)?).await?;
-            Ok(Answer::Echoed(
-                Payload::Value(v0_3::encode_task(&sent.task)),
-                sent.activated,
-            ))
+            let result = match &sent.answer {
+                ops::Answer::Task(task) => v0_3::encode_task(task),
+                ops::Answer::Message(message) => v0_3::encode_message(message),
+            };
+            Ok(Answer::Echoed(Payload::Value(result), sent.activated))
         }
         "message/stream" => {
             let send = v0_3::decode_send_params(params)?;
@@ -283,7 +284,10 @@ async fn dispatch_1_0(
     match method {
         "SendMessage" => {
             let sent = ops::send(state, owner, headers, send_params_1_0(raw)?).await?;
-            let result = Payload::encoded(&v1_0::send_result(&sent.task))?;
+            let result = match &sent.answer {
+                ops::Answer::Task(task) => Payload::encoded(&v1_0::send_result(task))?,
+                ops::Answer::Message(message) => Payload::encoded(&v1_0::message_result(message))?,
+            };
             Ok(Answer::Echoed(result, sent.activated))
         }
         "SendStreamingMessage" => {

@@ -94,16 +94,11 @@ impl A2uiServer {
     /// # Example
     ///
     /// ```no_run
-    /// use a2ui_agent::a2a::card::AgentCard;
-    /// use a2ui_agent::agent::{AgentError, Reply};
-    /// use a2ui_agent::request::Request;
-    /// use a2ui_agent::server::A2uiServer;
+    /// use a2ui_agent::{A2uiServer, AgentCard, Request};
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let server = A2uiServer::builder()
-    ///     .card(AgentCard::builder("Echo").build())
-    ///     .agent(|request: Request| async move { Ok::<_, AgentError>(Reply::text(request.text())) })
-    ///     .build()?;
+    /// let echo = |request: Request| async move { request.text() };
+    /// let server = A2uiServer::builder(AgentCard::builder("Echo").build(), echo).build()?;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
     /// server
     ///     .serve(listener)

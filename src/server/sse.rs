@@ -8,6 +8,7 @@
 //! event names or ids.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use tokio::sync::mpsc;
 
 use super::version::Version;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
-use crate::a2a::{StreamEvent, Task, v0_3, v1_0};
+use crate::a2a::{StreamEvent, v0_3, v1_0};
 use crate::task::manager::{Running, SharedEvent};
 
 /// How each event is framed in a `data:` line.
@@ -66,18 +67,34 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// The SSE response: `first` as a Task, then `events` until a final one.
-pub(crate) fn task_stream(
+/// How a stream opens: its first event (the task, or a bare message that is all of it), the
+/// events that follow, and what cancels the task if the client goes away.
+pub(crate) struct Opened {
+    pub(crate) first: StreamEvent,
+    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
+    pub(crate) guard: Option<CancelOnDrop>,
+}
+
+/// The SSE response: once `opening` is ready, its first event, then its events until a
+/// final one; an error instead when opening fails. Keep-alives flow while it opens.
+pub(crate) fn event_stream(
     framing: Framing,
-    first: Task,
-    events: Option<mpsc::Receiver<SharedEvent>>,
-    guard: Option<CancelOnDrop>,
+    opening: impl Future<Output = Result<Opened, RpcError>> + Send + 'static,
     keep_alive: Duration,
 ) -> Response {
     let stream = async_stream::stream! {
+        let Opened { first, events, guard } = match opening.await {
+            Ok(opened) => opened,
+            Err(error) => {
+                yield frame(&framing.error(&error));
+                return;
+            }
+        };
         let _guard = guard;
-        yield framing.event(&StreamEvent::Task(first));
-        let Some(mut events) = events else { return };
+        // A bare message is the whole stream; a task's snapshot is followed by its events.
+        let last = matches!(first, StreamEvent::Message(_));
+        yield framing.event(&first);
+        let Some(mut events) = events.filter(|_| !last) else { return };
         loop {
             match events.recv().await {
                 Some(event) => {

@@ -36,9 +36,12 @@ use serde_json::{Map, Value};
 
 use super::StoreError;
 use super::wanted::Wanted;
-use crate::a2a::{Artifact, FileBody, FileContent, Message, Metadata, Part, Role, Task, TaskState};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::a2a::TaskState;
+use crate::a2a::{Artifact, FileBody, FileContent, Message, Metadata, Part, Role, Task};
 
 /// The name a store keeps `state` under (the protocol name, `input-required`).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "submitted",
@@ -54,6 +57,7 @@ pub(crate) fn state_name(state: TaskState) -> &'static str {
 }
 
 /// The state kept under `name`, if it is one.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn state_from_name(name: &str) -> Option<TaskState> {
     TaskState::ALL
         .into_iter()
@@ -347,10 +351,12 @@ impl From<ArtifactIn> for Artifact {
 }
 
 /// A message read back, for the structs of other modules that hold one.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[derive(Deserialize)]
 #[serde(from = "MessageIn")]
 pub(crate) struct MessageBack(pub(crate) Message);
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl From<MessageIn> for MessageBack {
     fn from(read: MessageIn) -> Self {
         MessageBack(read.into())
@@ -442,6 +448,7 @@ mod tests {
         }
     }
 
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     #[test]
     fn every_state_has_a_name_that_reads_back() {
         for state in TaskState::ALL {

@@ -166,6 +166,7 @@ impl StoreError {
     }
 
     /// A database error of `engine`, kept as the source.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn database(
         engine: &'static str,
         error: impl Error + Send + Sync + 'static,

@@ -331,6 +331,23 @@ impl TaskStore for InMemoryStore {
         Box::pin(future::ready(self.put_now(owner, task)))
     }
 
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        let inner = self.lock();
+        // What `put_now` refuses a new task for, but for its size.
+        let room = if inner.tasks.len() - inner.settled.len() >= self.capacity {
+            Err(StoreError::Full {
+                capacity: self.capacity,
+            })
+        } else if inner.bytes - inner.settled_bytes >= self.max_bytes {
+            Err(StoreError::OverBudget {
+                max_bytes: self.max_bytes,
+            })
+        } else {
+            Ok(())
+        };
+        Box::pin(future::ready(room))
+    }
+
     fn list<'a>(
         &'a self,
         owner: &'a Owner,

@@ -157,6 +157,19 @@ pub trait TaskStore: Send + Sync + 'static {
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         None
     }
+
+    /// Whether a new task would be kept now: `Err` ([`StoreError::Full`], say) when a
+    /// [`put`](Self::put) of one would be refused. The server asks before it calls an agent
+    /// for a task that does not exist yet (the agent may answer without one), so that a
+    /// full store refuses before the agent works; `put` may still refuse later. The
+    /// default: `Ok`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when no new task fits.
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(future::ready(Ok(())))
+    }
 }
 
 impl<S: TaskStore> TaskStore for Arc<S> {
@@ -191,5 +204,9 @@ impl<S: TaskStore> TaskStore for Arc<S> {
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         S::cluster(self)
+    }
+
+    fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        S::has_room(self)
     }
 }

@@ -27,6 +27,7 @@ impl Wanted {
     };
 
     /// The status alone: no history, no artifacts.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
     pub(crate) const STATUS: Wanted = Wanted {
         history: Some(0),
         artifacts: false,

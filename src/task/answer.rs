@@ -6,14 +6,15 @@ use std::any::Any;
 use std::panic::AssertUnwindSafe;
 
 use futures::future::FutureExt;
-use futures::stream::{BoxStream, CatchUnwind, StreamExt};
+use futures::stream::{CatchUnwind, StreamExt};
 
+use super::kinds::ArtifactLog;
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::run::Outcome;
 use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
-use crate::agent::{AgentError, Reply, ReplyBody};
+use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
 use crate::reply::Guard;
 use crate::reply::output::{Batch, OutputError};
 use crate::request::Request;
@@ -32,7 +33,12 @@ pub(super) struct Answer<'r> {
     guard: Guard,
     /// The parts sent so far, for the final status message.
     parts: Vec<Part>,
+    /// The reply's artifacts so far.
+    artifacts: ArtifactLog,
 }
+
+/// What one call of the agent gave: its reply, or why there is none.
+pub(super) type Called = Result<Reply, Failure>;
 
 /// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
 enum Attempt {
@@ -41,7 +47,7 @@ enum Attempt {
 }
 
 /// Why the agent gave no (more) output.
-enum Failure {
+pub(super) enum Failure {
     /// It answered an error.
     Agent(AgentError),
     /// It panicked (the payload).
@@ -57,6 +63,7 @@ impl TaskManager {
         reply_id: &str,
         mut request: Request,
         streaming: bool,
+        mut first: Option<Called>,
     ) -> Outcome {
         let mut answer = Answer {
             running,
@@ -64,9 +71,10 @@ impl TaskManager {
             streaming,
             guard: self.repair.guard(&request),
             parts: Vec::new(),
+            artifacts: ArtifactLog::default(),
         };
         loop {
-            let errors = match self.attempt(&mut answer, request).await {
+            let errors = match self.attempt(&mut answer, request, first.take()).await {
                 Attempt::Done(outcome) => return outcome,
                 Attempt::Invalid(errors) => errors,
             };
@@ -77,23 +85,50 @@ impl TaskManager {
         }
     }
 
-    /// One call of the agent, its output screened by the answer's guard.
-    async fn attempt(&self, answer: &mut Answer<'_>, request: Request) -> Attempt {
+    /// One call of the agent (or `first`, its answer given before the task existed), its
+    /// output screened by the answer's guard.
+    async fn attempt(
+        &self,
+        answer: &mut Answer<'_>,
+        request: Request,
+        first: Option<Called>,
+    ) -> Attempt {
         let mut sink = self.output.start(&request, answer.streaming);
-        let reply = match self.call(request).await {
+        let called = match first {
+            Some(called) => called,
+            None => self.call(request).await,
+        };
+        let reply = match called {
             Ok(reply) => reply,
             Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
         };
-        let final_state = reply.final_state.unwrap_or(self.final_state);
+        let (events, final_state) = match reply {
+            Reply::Text { text, state } => (
+                futures::stream::once(async { Ok(ReplyEvent::Text(text)) }).boxed(),
+                state,
+            ),
+            Reply::Stream { events, state } => (events, state),
+            explicit => return Attempt::Done(self.explicit(answer.running, explicit).await),
+        };
+        let final_state = final_state.unwrap_or(self.final_state);
         if !final_state.is_settled() {
             return Attempt::Done(Outcome::Invalid(format!(
                 "the agent asked to end the task in state {final_state}"
             )));
         }
-        let mut chunks = Chunks::new(reply.body);
-        while let Some(chunk) = chunks.next().await {
-            let chunk = match chunk {
-                Ok(chunk) => chunk,
+        let mut chunks = Chunks::new(events);
+        while let Some(event) = chunks.next().await {
+            let chunk = match event {
+                Ok(ReplyEvent::Text(chunk)) => chunk,
+                Ok(ReplyEvent::Status(text)) => {
+                    self.status_text(answer.running, text).await;
+                    continue;
+                }
+                Ok(ReplyEvent::Artifact(chunk)) => {
+                    self.add_artifact(answer.running, chunk, &mut answer.artifacts)
+                        .await;
+                    continue;
+                }
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
             };
             answer.guard.record(&chunk);
@@ -113,7 +148,7 @@ impl TaskManager {
     }
 
     /// Calls the agent, catching a panic in the call or in its future.
-    async fn call(&self, request: Request) -> Result<Reply, Failure> {
+    pub(super) async fn call(&self, request: Request) -> Result<Reply, Failure> {
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.agent.call(request)));
         let reply = match call {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
@@ -204,44 +239,41 @@ fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
 }
 
 /// One item of the agent's output stream, a panic caught.
-type Item = std::thread::Result<Result<String, AgentError>>;
+type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
 
-/// The agent's output as chunks: panics caught, and chunks that are already waiting joined
-/// into one (one feed, one update and one SSE frame for all they complete, instead of one
-/// per chunk). Nothing waits for a chunk still to come, so no part is sent later than it
-/// would be alone.
+/// The agent's output as events: panics caught, and text chunks that are already waiting
+/// joined into one (one feed, one update and one SSE frame for all they complete, instead
+/// of one per chunk). Nothing waits for a chunk still to come, so no part is sent later than
+/// it would be alone; other events end a join and keep their place.
 struct Chunks {
-    stream: CatchUnwind<AssertUnwindSafe<BoxStream<'static, Result<String, AgentError>>>>,
+    stream: CatchUnwind<AssertUnwindSafe<ReplyStream>>,
     /// An item (or the end) read ahead while joining chunks that were already waiting.
     ahead: Option<Option<Item>>,
 }
 
 impl Chunks {
-    fn new(body: ReplyBody) -> Self {
-        let stream = match body {
-            ReplyBody::Text(text) => futures::stream::once(async { Ok(text) }).boxed(),
-            ReplyBody::Stream(stream) => stream,
-        };
+    fn new(events: ReplyStream) -> Self {
         Chunks {
-            stream: AssertUnwindSafe(stream).catch_unwind(),
+            stream: AssertUnwindSafe(events).catch_unwind(),
             ahead: None,
         }
     }
 
-    /// The next chunk, or why there is none; `None` at the end.
-    async fn next(&mut self) -> Option<Result<String, Failure>> {
+    /// The next event, or why there is none; `None` at the end.
+    async fn next(&mut self) -> Option<Result<ReplyEvent, Failure>> {
         let item = match self.ahead.take() {
             Some(item) => item,
             None => self.stream.next().await,
         };
         let mut chunk = match item? {
-            Ok(Ok(chunk)) => chunk,
+            Ok(Ok(ReplyEvent::Text(chunk))) => chunk,
+            Ok(Ok(other)) => return Some(Ok(other)),
             Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
             Err(panic) => return Some(Err(Failure::Panic(panic))),
         };
         while chunk.len() < JOIN_READY_BYTES {
             match self.stream.next().now_or_never() {
-                Some(Some(Ok(Ok(more)))) => chunk.push_str(&more),
+                Some(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
                 Some(other) => {
                     self.ahead = Some(other);
                     break;
@@ -249,6 +281,6 @@ impl Chunks {
                 None => break,
             }
         }
-        Some(Ok(chunk))
+        Some(Ok(ReplyEvent::Text(chunk)))
     }
 }

@@ -10,13 +10,15 @@
 //!
 //! The runner, [`manager::TaskManager`], is split by what it does: `start` creates or
 //! continues a task, `run` drives the agent and settles the task, `answer` turns the agent's
-//! reply into updates (and repairs), `cancel` stops tasks, `read` answers get, list and
-//! subscribe; `running` is the live entry of a task while it runs.
+//! reply into updates (and repairs), `kinds` the replies that are not text (artifacts, a
+//! bare message before any task, explicit outcomes), `cancel` stops tasks, `read` answers
+//! get, list and subscribe; `running` is the live entry of a task while it runs.
 
 mod answer;
 mod cancel;
 mod fanout;
 mod ids;
+mod kinds;
 mod lifecycle;
 pub(crate) mod manager;
 mod read;
@@ -28,6 +30,7 @@ pub(crate) mod watch;
 use std::sync::Arc;
 
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
+pub(crate) use kinds::Begun;
 pub use lifecycle::Lifecycle;
 
 use crate::a2a::TaskState;

@@ -8,6 +8,7 @@ use std::task::Poll;
 use futures::FutureExt;
 use tokio::sync::oneshot;
 
+use super::answer::Called;
 use super::lifecycle::{self, transition};
 use super::manager::{Delivery, Done, Running, Stop, TaskManager, agent_message, status_event};
 use crate::a2a::{Part, StreamEvent, Task, TaskState};
@@ -22,21 +23,26 @@ pub(super) enum Job {
     Answer {
         request: Box<Request>,
         streaming: bool,
+        /// The agent's answer, when it was called before the task existed.
+        first: Option<Called>,
     },
     Refuse(String),
 }
 
 impl Job {
-    /// Answers `request`, or fails task `task_id` for the request step's refusal.
+    /// Answers `request` (`first`: with the answer the agent already gave to it), or fails
+    /// task `task_id` for the request step's refusal.
     pub(super) fn new(
         task_id: &str,
         request: Result<Request, impl Display>,
         streaming: bool,
+        first: Option<Called>,
     ) -> Self {
         match request {
             Ok(request) => Job::Answer {
                 request: Box::new(request),
                 streaming,
+                first,
             },
             Err(refusal) => {
                 tracing::debug!(%task_id, reason = %refusal, "A2UI negotiation failed");
@@ -50,6 +56,9 @@ impl Job {
 pub(super) enum Outcome {
     /// The agent answered: the task ends in `state`, its status message holding `parts`.
     Finished { state: TaskState, parts: Vec<Part> },
+    /// An explicit reply (see [`super::kinds`]): the task ends in `state`, its final update
+    /// holding `parts` (none when empty).
+    Settled { state: TaskState, parts: Vec<Part> },
     /// The task fails with this reason, shown to the client.
     Failed(String),
     /// The agent answered something the protocol cannot carry (logged, and shown).
@@ -72,6 +81,7 @@ impl Ending {
         let already_streamed = matches!(outcome, Outcome::Finished { .. });
         let (state, parts, invalid) = match outcome {
             Outcome::Finished { state, parts } => (state, Some(coalesce_text(parts)), None),
+            Outcome::Settled { state, parts } => (state, Some(parts), None),
             Outcome::Failed(reason) => {
                 tracing::warn!(%reason, "the agent failed");
                 (TaskState::Failed, Some(vec![Part::text(reason)]), None)
@@ -157,8 +167,13 @@ impl TaskManager {
         self.send(running, started).await;
         let job = async {
             match job {
-                Job::Answer { request, streaming } => {
-                    self.drive(running, reply_id, *request, streaming).await
+                Job::Answer {
+                    request,
+                    streaming,
+                    first,
+                } => {
+                    self.drive(running, reply_id, *request, streaming, first)
+                        .await
                 }
                 Job::Refuse(reason) => Outcome::Failed(reason),
             }

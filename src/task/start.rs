@@ -11,12 +11,13 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::TaskError;
+use super::kinds::{Begun, First};
 use super::lifecycle::{archive_reply, transition};
 use super::manager::{SharedEvent, TaskManager, busy_or_terminal};
 use super::run::Job;
 use super::running::Running;
 use crate::a2a::{Message, Task, TaskState, TaskStatus};
-use crate::request::prepared::Prepared;
+use crate::request::prepared::{Decided, Prepared};
 use crate::store::Owner;
 
 /// A freshly started (or continued) task.
@@ -27,6 +28,13 @@ pub(crate) struct Started {
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
     /// The extension URIs activated for the request, to echo in the response header.
     pub(crate) activated: Vec<String>,
+}
+
+/// What a task's agent request is built from: the request step's decision, or the request
+/// the agent already answered before the task existed (see [`super::kinds`]).
+enum Source {
+    Decided(Decided),
+    First(Box<First>),
 }
 
 /// A task about to run, before the new message joins its history.
@@ -44,39 +52,50 @@ impl TaskManager {
     /// and starts the agent on it (or fails the task at once when the request step refused
     /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
     /// gets every event from the first on (a caller that will not read them must not
-    /// subscribe: the runner waits for its subscribers).
+    /// subscribe: the runner waits for its subscribers). When the client `waits` for the
+    /// answer and the message starts a new task, the agent is called before the task
+    /// exists, and a bare message answers without one (see [`super::kinds`]).
     pub(crate) async fn start(
         self: &Arc<Self>,
         owner: Owner,
         prepared: Prepared,
         stream: bool,
-    ) -> Result<Started, TaskError> {
+        waits: bool,
+    ) -> Result<Begun, TaskError> {
+        // Called here, in the caller's future: a client that hangs up while the agent
+        // decides drops the call, and nothing was stored yet.
+        let (message, source) = if waits && prepared.message.task_id.is_none() {
+            match self.answer_first(prepared).await? {
+                Ok((message, first)) => (message, Source::First(Box::new(first))),
+                Err(answered) => return Ok(answered),
+            }
+        } else {
+            (prepared.message, Source::Decided(prepared.decided))
+        };
         // A client that hangs up drops the request's future, and a store may still finish a
         // write whose future was dropped. Stopped between storing the task and starting its
         // run, the task would stay stored `submitted` (or `working`) with nothing running
         // it. So a start that does not end at its first poll (it waits on the store or a
         // lock) ends on a task of its own; one that does (the in-memory store) costs no
         // spawn.
-        let mut begin = Box::pin(self.clone().begin(owner, prepared, stream));
-        match futures::poll!(begin.as_mut()) {
+        let mut begin = Box::pin(self.clone().begin(owner, message, source, stream));
+        let started = match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
             Poll::Pending => tokio::spawn(begin)
                 .await
                 .unwrap_or_else(|joined| Err(TaskError::StartStopped(Arc::new(joined)))),
-        }
+        };
+        started.map(Begun::Task)
     }
 
     /// [`start`](Self::start), run to its end whether or not its caller still waits.
     async fn begin(
         self: Arc<Self>,
         owner: Owner,
-        prepared: Prepared,
+        mut message: Message,
+        source: Source,
         stream: bool,
     ) -> Result<Started, TaskError> {
-        let Prepared {
-            mut message,
-            decided,
-        } = prepared;
         self.listen_for_cancels();
         // A continuation holds a claim on the id from its checks until it is registered as
         // running; a new task has a fresh id nobody else knows.
@@ -91,7 +110,13 @@ impl TaskManager {
                 let opened = self.continuation(&owner, &claim.id, &mut message).await?;
                 (Some(claim), opened)
             }
-            None => (None, self.new_task(&mut message)),
+            None => {
+                let ids = match &source {
+                    Source::First(first) => Some((first.task_id.clone(), first.context_id.clone())),
+                    Source::Decided(_) => None,
+                };
+                (None, self.new_task(&mut message, ids))
+            }
         };
         let Opened {
             mut task,
@@ -112,8 +137,23 @@ impl TaskManager {
             .started(&task.id, &running, self.max_subscribers);
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated) = decided.into_request(message, &task.id, &task.context_id, prior);
-        let job = Job::new(&task.id, request, stream);
+        let (request, activated, first) = match source {
+            Source::Decided(decided) => {
+                let (request, activated) =
+                    decided.into_request(message, &task.id, &task.context_id, prior);
+                (request, activated, None)
+            }
+            Source::First(first) => {
+                let First {
+                    request,
+                    activated,
+                    called,
+                    ..
+                } = *first;
+                (request, activated, called)
+            }
+        };
+        let job = Job::new(&task.id, request, stream, first);
         // The agent's own tracing events carry the task and context ids.
         let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
         tokio::spawn(
@@ -129,15 +169,19 @@ impl TaskManager {
         })
     }
 
-    /// A new `submitted` task for `message`, in the message's context or a new one.
-    fn new_task(&self, message: &mut Message) -> Opened {
-        let context_id = message
-            .context_id
-            .clone()
-            .unwrap_or_else(|| self.ids.new_id());
+    /// A new `submitted` task for `message`, in the message's context or a new one; `ids`
+    /// are the task and context ids when they were chosen already.
+    fn new_task(&self, message: &mut Message, ids: Option<(String, String)>) -> Opened {
+        let (id, context_id) = ids.unwrap_or_else(|| {
+            let context_id = message
+                .context_id
+                .clone()
+                .unwrap_or_else(|| self.ids.new_id());
+            (self.ids.new_id(), context_id)
+        });
         message.context_id = Some(context_id.clone());
         let task = Task {
-            id: self.ids.new_id(),
+            id,
             context_id,
             status: TaskStatus {
                 state: TaskState::Submitted,

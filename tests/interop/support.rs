@@ -55,7 +55,7 @@ pub fn installed(path: PathBuf, what: &str) -> Option<PathBuf> {
 pub async fn test_agent(request: Request) -> Result<Reply, AgentError> {
     let text = request.text();
     if text.starts_with("wait") {
-        return Ok(Reply::stream(futures::stream::pending()));
+        return Ok(Reply::stream(futures::stream::pending::<String>()));
     }
     if text.starts_with("slow") {
         tokio::time::sleep(SILENCE).await;
@@ -86,11 +86,7 @@ pub async fn start_server() -> String {
         .description("The interop tests' echo agent")
         .url(&url)
         .build();
-    let server = A2uiServer::builder()
-        .card(card)
-        .agent(test_agent)
-        .build()
-        .unwrap();
+    let server = A2uiServer::builder(card, test_agent).build().unwrap();
     tokio::spawn(async move { axum::serve(listener, server.router()).await });
     url
 }

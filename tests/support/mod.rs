@@ -77,22 +77,19 @@ impl Drop for TestServer {
 
 /// A builder with a card and `agent`, ready for options.
 pub fn builder(agent: impl Agent) -> ServerBuilder {
-    A2uiServer::builder()
-        .card(
-            AgentCard::builder("Test agent")
-                .description("For tests")
-                .build(),
-        )
-        .agent(agent)
+    A2uiServer::builder(
+        AgentCard::builder("Test agent")
+            .description("For tests")
+            .build(),
+        agent,
+    )
 }
 
 /// A builder with a card, `agent`, and the v0.9 then v0.8 built-in generators.
 pub fn a2ui_builder(agent: impl Agent) -> ServerBuilder {
-    A2uiServer::builder()
-        .card(AgentCard::builder("A2UI test agent").build())
+    A2uiServer::builder(AgentCard::builder("A2UI test agent").build(), agent)
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
-        .agent(agent)
 }
 
 /// Serves `server` on a fresh port.

@@ -268,6 +268,18 @@ pub(crate) fn send_result(value: &Task) -> impl Serialize + '_ {
     WireResponse::Task(task(value, true))
 }
 
+/// Encodes the result of a `SendMessage` answered without a task: a `SendMessageResponse`
+/// holding the agent's message.
+pub fn encode_message_result(value: &Message) -> Value {
+    to_value(message_result(value))
+}
+
+/// The result of a `SendMessage` answered with a bare message, to serialize straight into a
+/// response body.
+pub(crate) fn message_result(value: &Message) -> impl Serialize + '_ {
+    WireResponse::Message(message(value))
+}
+
 /// Encodes one page of `ListTasks`; artifacts only when the query asked for them.
 pub fn encode_page(page: &TaskPage, include_artifacts: bool) -> Value {
     to_value(page_result(page, include_artifacts))

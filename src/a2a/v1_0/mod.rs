@@ -28,10 +28,10 @@ pub use decode::{
     WireError, decode_id_params, decode_list_params, decode_query_params, decode_send_params,
 };
 pub use encode::{
-    encode_event, encode_message, encode_page, encode_part, encode_send_result, encode_state,
-    encode_task,
+    encode_event, encode_message, encode_message_result, encode_page, encode_part,
+    encode_send_result, encode_state, encode_task,
 };
-pub(crate) use encode::{event_result, page_result, send_result};
+pub(crate) use encode::{event_result, message_result, page_result, send_result};
 pub use error::{error_details, rest_error_body, rpc_error};
 
 /// The protocol version this module speaks, as the `A2A-Version` header names it.

@@ -256,7 +256,7 @@ fn stream_text(text: String, config: DemoConfig, seed: u64) -> Reply {
             } else {
                 tokio::time::sleep(delay).await;
             }
-            Ok(chunk)
+            chunk
         },
     );
     Reply::stream(stream)

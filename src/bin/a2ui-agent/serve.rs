@@ -15,7 +15,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::reply::OnInvalid;
-use a2ui_agent::server::{self, ServerBuilder};
+use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
 use crate::demo::{DemoConfig, RestaurantFinder};
@@ -137,19 +137,16 @@ fn install_tracing() {
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let builder = ServerBuilder::default()
+    let (builder, what) = match (&args.model_url, &args.model) {
+        (Some(url), Some(model)) => (model_server(url, model, &args.api_key_env)?, "the model"),
+        _ => (demo_server(&args), "the demo agent"),
+    };
+    let builder = builder
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
         .web_page(true);
-    let (builder, what) = match (&args.model_url, &args.model) {
-        (Some(url), Some(model)) => (
-            model_server(builder, url, model, &args.api_key_env)?,
-            "the model",
-        ),
-        _ => (demo_server(builder, &args), "the demo agent"),
-    };
     let builder = with_store(builder, &args).await?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder).await?.build()?;
@@ -211,7 +208,6 @@ async fn with_store(
 
 /// A server whose agent is `model` at `url`, keyed by the variable `key_env` if set.
 fn model_server(
-    builder: ServerBuilder,
     url: &str,
     model: &str,
     key_env: &str,
@@ -222,39 +218,31 @@ fn model_server(
     }
     let chat = chat.build()?;
     tracing::info!(model, url, "answering with a model");
-    Ok(builder
-        .card(
-            AgentCard::builder(format!("a2ui-agent: {model}"))
-                .description(
-                    "A model that answers with A2UI surfaces (v0.9 or v0.8), or in plain text.",
-                )
-                .build(),
-        )
-        .agent(chat))
+    let card = AgentCard::builder(format!("a2ui-agent: {model}"))
+        .description("A model that answers with A2UI surfaces (v0.9 or v0.8), or in plain text.")
+        .build();
+    Ok(A2uiServer::builder(card, chat))
 }
 
 /// The scripted demo's server.
-fn demo_server(builder: ServerBuilder, args: &Args) -> ServerBuilder {
+fn demo_server(args: &Args) -> ServerBuilder {
     let config = DemoConfig {
         min_delay: Duration::from_millis(args.min_delay_ms),
         max_delay: Duration::from_millis(args.max_delay_ms.max(args.min_delay_ms)),
         ..DemoConfig::default()
     };
-    builder
-        .card(
-            AgentCard::builder("a2ui-agent demo: restaurant finder")
-                .description(
-                    "Finds restaurants and books a table, with A2UI lists and forms \
-                     (v0.9 or v0.8), or in plain text.",
-                )
-                .skill(AgentSkill::new(
-                    "find-restaurants",
-                    "Find restaurants",
-                    "Lists restaurants near you and books a table",
-                ))
-                .build(),
+    let card = AgentCard::builder("a2ui-agent demo: restaurant finder")
+        .description(
+            "Finds restaurants and books a table, with A2UI lists and forms \
+             (v0.9 or v0.8), or in plain text.",
         )
-        .agent(RestaurantFinder::new(config))
+        .skill(AgentSkill::new(
+            "find-restaurants",
+            "Find restaurants",
+            "Lists restaurants near you and books a table",
+        ))
+        .build();
+    A2uiServer::builder(card, RestaurantFinder::new(config))
 }
 
 /// Resolves on Ctrl-C or, on Unix, SIGTERM.

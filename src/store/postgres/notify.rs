@@ -36,13 +36,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client, Notification};
 
-use super::super::codec::{self, MessageBack, MessageOut, state_from_name, state_name};
+use super::super::codec::{
+    self, ArtifactOut, MessageBack, MessageOut, state_from_name, state_name,
+};
 use super::super::row::COLUMNS;
 use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
-use crate::a2a::{StreamEvent, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::{StreamEvent, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent};
 use crate::store::{Cluster, StoreError};
 
 const EVENTS: &str = "a2ui_events";
@@ -352,16 +354,16 @@ impl Inner {
     /// Sends `event` to the instances watching its task.
     pub(super) async fn publish(&self, event: &StreamEvent) -> Result<(), StoreError> {
         // Other events are not carried: the task manager sends none.
-        let StreamEvent::StatusUpdate(update) = event else {
+        let Some(out) = EventOut::of(event) else {
             return Ok(());
         };
-        let task_id = update.task_id.as_str();
+        let task_id = out.task_id();
         let mut payload = codec::to_json(&NoteOut {
             task_id,
-            event: UpdateOut::of(update),
+            event: &out,
         });
         if payload.len() > NOTIFY_LIMIT {
-            let encoded = codec::to_json(&UpdateOut::of(update));
+            let encoded = codec::to_json(&out);
             let db = self.conn.session()?;
             let id: i64 = db
                 .bounded(db.query_one(
@@ -386,13 +388,83 @@ impl Inner {
 
 type Watcher = mpsc::Sender<Arc<StreamEvent>>;
 
-/// A notification as sent: the task's id and its status update.
+/// A notification as sent: the task's id and its update.
 #[derive(Serialize)]
 struct NoteOut<'a> {
     #[serde(rename = "t")]
     task_id: &'a str,
     #[serde(rename = "e")]
-    event: UpdateOut<'a>,
+    event: &'a EventOut<'a>,
+}
+
+/// An update as sent: a status update as instances have always sent it (no `kind`, so an
+/// older instance still reads it), or an artifact update marked `"kind": "artifact"`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventOut<'a> {
+    Status(UpdateOut<'a>),
+    Artifact(ArtifactUpdateOut<'a>),
+}
+
+impl<'a> EventOut<'a> {
+    /// The update to send for `event`; `None` for the events instances do not carry.
+    fn of(event: &'a StreamEvent) -> Option<Self> {
+        match event {
+            StreamEvent::StatusUpdate(update) => Some(EventOut::Status(UpdateOut::of(update))),
+            StreamEvent::ArtifactUpdate(update) => Some(EventOut::Artifact(ArtifactUpdateOut {
+                kind: ARTIFACT_KIND,
+                task_id: &update.task_id,
+                context_id: &update.context_id,
+                artifact: codec::artifact(&update.artifact),
+                append: update.append,
+                last_chunk: update.last_chunk,
+            })),
+            _ => None,
+        }
+    }
+
+    fn task_id(&self) -> &'a str {
+        match self {
+            EventOut::Status(update) => update.task_id,
+            EventOut::Artifact(update) => update.task_id,
+        }
+    }
+}
+
+/// What marks an artifact update in a notification.
+const ARTIFACT_KIND: &str = "artifact";
+
+/// An artifact update as sent, its artifact in the store's format.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactUpdateOut<'a> {
+    kind: &'static str,
+    task_id: &'a str,
+    context_id: &'a str,
+    artifact: ArtifactOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    append: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_chunk: Option<bool>,
+}
+
+/// An artifact update as read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactUpdateIn<'a> {
+    task_id: String,
+    context_id: String,
+    #[serde(borrow)]
+    artifact: &'a RawValue,
+    append: Option<bool>,
+    last_chunk: Option<bool>,
+}
+
+/// What kind of update a notification holds (none: a status update).
+#[derive(Deserialize)]
+struct KindIn<'a> {
+    #[serde(borrow, default)]
+    kind: Option<&'a str>,
 }
 
 /// A notification as read: the update itself, or the row of `a2ui_events` holding it.
@@ -445,8 +517,31 @@ struct UpdateIn {
     message: Option<MessageBack>,
 }
 
-/// The status update in `json`; `None` when it is not one.
+/// The update in `json`; `None` when it is not one.
 fn decode_event(json: &str) -> Option<StreamEvent> {
+    let kind: KindIn<'_> = serde_json::from_str(json).ok()?;
+    match kind.kind {
+        None => decode_status(json),
+        Some(ARTIFACT_KIND) => decode_artifact(json),
+        Some(_) => None,
+    }
+}
+
+/// The artifact update in `json`.
+fn decode_artifact(json: &str) -> Option<StreamEvent> {
+    let update: ArtifactUpdateIn<'_> = serde_json::from_str(json).ok()?;
+    Some(StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: update.task_id,
+        context_id: update.context_id,
+        artifact: codec::read_artifact(update.artifact.get()).ok()?,
+        append: update.append,
+        last_chunk: update.last_chunk,
+        metadata: None,
+    }))
+}
+
+/// The status update in `json`.
+fn decode_status(json: &str) -> Option<StreamEvent> {
     let update: UpdateIn = serde_json::from_str(json).ok()?;
     Some(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
         task_id: update.task_id,
@@ -497,7 +592,7 @@ impl Cluster for PostgresStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::{Message, Part, TaskState};
+    use crate::a2a::{Artifact, Message, Part, TaskState};
 
     #[test]
     fn a_status_update_survives_the_trip_through_a_notification() {
@@ -512,12 +607,10 @@ mod tests {
             is_final: false,
             metadata: None,
         });
-        let StreamEvent::StatusUpdate(update) = &event else {
-            unreachable!()
-        };
+        let out = EventOut::of(&event).unwrap();
         let note = codec::to_json(&NoteOut {
-            task_id: "t",
-            event: UpdateOut::of(update),
+            task_id: out.task_id(),
+            event: &out,
         });
         let read: NoteIn<'_> = serde_json::from_str(&note).unwrap();
         assert_eq!(read.task_id, "t");
@@ -531,5 +624,41 @@ mod tests {
             panic!("the older update does not read");
         };
         assert_eq!(read.status.message.unwrap().text(), "done");
+    }
+
+    #[test]
+    fn an_artifact_chunk_of_every_part_kind_survives_the_trip_through_a_notification() {
+        let data = serde_json::json!({"key": "value"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let mut artifact = Artifact::new(
+            "a",
+            vec![
+                Part::text("chunk"),
+                Part::file_bytes(b"tck", Some("output.txt"), Some("text/plain")),
+                Part::file_url("https://example.com/x", None, Some("text/plain")),
+                Part::data(data),
+            ],
+        );
+        artifact.name = Some("report".into());
+        let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            artifact,
+            append: Some(true),
+            last_chunk: Some(false),
+            metadata: None,
+        });
+        let out = EventOut::of(&event).unwrap();
+        let note = codec::to_json(&NoteOut {
+            task_id: out.task_id(),
+            event: &out,
+        });
+        let read: NoteIn<'_> = serde_json::from_str(&note).unwrap();
+        assert_eq!(read.task_id, "t");
+        assert_eq!(decode_event(read.event.unwrap().get()), Some(event));
+        assert_eq!(decode_event(r#"{"kind": "artifact", "taskId": "t"}"#), None);
+        assert_eq!(decode_event(r#"{"kind": "push", "taskId": "t"}"#), None);
     }
 }
