@@ -80,7 +80,7 @@ async fn measure(tasks: usize) {
     };
     loop {
         let page = store
-            .list(&query)
+            .list(&a2ui_agent::store::Owner::anonymous(), &query)
             .await
             .expect("a listing")
             .expect("a page");

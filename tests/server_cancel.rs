@@ -10,7 +10,7 @@ use std::time::Duration;
 use a2ui_agent::a2a::{Task, TaskListQuery, TaskPage, TaskState};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::store::{InMemoryStore, StoreError, TaskStore};
+use a2ui_agent::store::{InMemoryStore, Owner, StoreError, TaskStore};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::json;
@@ -215,18 +215,23 @@ impl LateWrites {
 }
 
 impl TaskStore for LateWrites {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        self.store.get(id)
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        self.store.get(owner, id)
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
         let store = self.store.clone();
+        let owner = owner.clone();
         let late = task.status.state == self.state;
         let write = tokio::spawn(async move {
             if late {
                 tokio::time::sleep(Duration::from_millis(300)).await;
             }
-            store.put(task).await
+            store.put(&owner, task).await
         });
         Box::pin(async move {
             write
@@ -237,9 +242,10 @@ impl TaskStore for LateWrites {
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        self.store.list(query)
+        self.store.list(owner, query)
     }
 }
 

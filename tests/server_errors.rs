@@ -7,7 +7,7 @@ use a2ui_agent::a2a::Task;
 use a2ui_agent::a2a::TaskState;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::store::{StoreError, TaskStore};
+use a2ui_agent::store::{Owner, StoreError, TaskStore};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use support::{TestServer, builder, spawn, text_message};
@@ -361,11 +361,15 @@ async fn the_extended_card_is_not_configured() {
 struct BrokenStore;
 
 impl TaskStore for BrokenStore {
-    fn get<'a>(&'a self, _id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+    fn get<'a>(
+        &'a self,
+        _owner: &'a Owner,
+        _id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
         Box::pin(async { Ok(None) })
     }
 
-    fn put(&self, _task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn put<'a>(&'a self, _owner: &'a Owner, _task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async { Err(StoreError::backend("disk on fire at /var/secret")) })
     }
 }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use a2ui_agent::a2a::{
     Artifact, FileBody, FileContent, Message, Part, Task, TaskListQuery, TaskState, TaskStatus,
 };
-use a2ui_agent::store::{PostgresStore, SqliteStore, TaskStore};
+use a2ui_agent::store::{Owner, PostgresStore, SqliteStore, TaskStore};
 use serde_json::{Map, Value, json};
 
 fn map(value: Value) -> Map<String, Value> {
@@ -153,24 +153,34 @@ fn answered() -> Task {
     waiting
 }
 
-/// Every fixture task reads back equal (the waiting one `answered` once it was), the
-/// listing has them all (newest first), and a task written again reads back equal too.
+/// Every fixture task reads back equal (the waiting one `answered` once it was) for the
+/// anonymous owner, the one of rows from before owners, and for nobody else; the listing
+/// has them all (newest first), and a task written again reads back equal too.
 async fn reads_back(store: &impl TaskStore, answered_before: bool) {
+    let anonymous = Owner::anonymous();
     for mut task in tasks() {
         if answered_before && task.id == "t-waiting" {
             task = answered();
         }
-        assert_eq!(store.get(&task.id).await.unwrap(), Some(task.clone()));
+        assert_eq!(
+            store.get(&anonymous, &task.id).await.unwrap(),
+            Some(task.clone())
+        );
+        let someone = Owner::new("someone");
+        assert_eq!(store.get(&someone, &task.id).await.unwrap(), None);
     }
     let all = TaskListQuery {
         include_artifacts: true,
         ..TaskListQuery::default()
     };
-    let page = store.list(&all).await.unwrap().unwrap();
+    let page = store.list(&anonymous, &all).await.unwrap().unwrap();
     let ids: Vec<&str> = page.tasks.iter().map(|task| task.id.as_str()).collect();
     assert_eq!(ids, ["t-done", "t-waiting", "t-bare"]);
-    store.put(answered()).await.unwrap();
-    assert_eq!(store.get("t-waiting").await.unwrap(), Some(answered()));
+    store.put(&anonymous, answered()).await.unwrap();
+    assert_eq!(
+        store.get(&anonymous, "t-waiting").await.unwrap(),
+        Some(answered())
+    );
 }
 
 #[tokio::test]
@@ -191,7 +201,7 @@ async fn a_sqlite_file_written_by_the_older_format_reads_back_and_is_rewritten()
             row.get(0)
         })
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3, "format 1, then the caller column");
     let kept = |id: &str| -> String {
         file.query_row("SELECT history FROM tasks WHERE id = ?1", [id], |row| {
             row.get(0)
@@ -248,7 +258,7 @@ async fn a_postgres_database_written_by_the_older_format_reads_back_and_is_rewri
         .await
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3, "format 1, then the caller column");
     let kept = |id: &'static str| {
         let client = &client;
         async move {

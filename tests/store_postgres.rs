@@ -14,7 +14,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use a2ui_agent::a2a::{Artifact, Message, Part, Task, TaskListQuery, TaskState, TaskStatus};
-use a2ui_agent::store::{PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page};
+use a2ui_agent::store::{
+    Owner, PostgresBuilder, PostgresStore, STOPPED_MESSAGE, TaskStore, list_page,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
@@ -648,8 +650,12 @@ async fn a_reply_over_the_parts_budget_and_old_history_over_the_history_budget_a
     task.history = (0..10)
         .map(|i| Message::agent(format!("h{i}"), vec![Part::text("z".repeat(500))]))
         .collect();
-    store.put(task).await.unwrap();
-    let kept = store.get("budget").await.unwrap().unwrap();
+    store.put(&Owner::anonymous(), task).await.unwrap();
+    let kept = store
+        .get(&Owner::anonymous(), "budget")
+        .await
+        .unwrap()
+        .unwrap();
     let reply = kept.status.message.unwrap();
     assert_eq!(reply.message_id, "r", "the reply keeps its id");
     let notice = reply.parts[0].as_text().unwrap_or_default();
@@ -658,6 +664,48 @@ async fn a_reply_over_the_parts_budget_and_old_history_over_the_history_budget_a
     assert!(
         (1..10).contains(&ids.len()) && ids.last() == Some(&"h9"),
         "the oldest history goes first: {ids:?}"
+    );
+}
+
+#[tokio::test]
+async fn another_owners_task_is_neither_read_listed_replaced_nor_overwritten() {
+    let Some(url) = listing_url() else {
+        return;
+    };
+    let store = store_in_new_schema(url).await;
+    let alice = Owner::new("alice");
+    let kept = task("mine", TaskState::InputRequired, 1);
+    store.put(&alice, kept.clone()).await.unwrap();
+    let all = TaskListQuery::default();
+    for other in [
+        Owner::new("bob"),
+        Owner::new("alice").with_tenant("other"),
+        Owner::anonymous(),
+    ] {
+        assert!(store.get(&other, "mine").await.unwrap().is_none());
+        let page = store.list(&other, &all).await.unwrap().unwrap();
+        assert!(page.tasks.is_empty() && page.total_size == 0, "{other}");
+        let replaced = store
+            .replace(&other, &kept.status, task("mine", TaskState::Canceled, 2))
+            .await
+            .unwrap();
+        assert!(!replaced, "{other}");
+        let overwritten = store
+            .put(&other, task("mine", TaskState::Completed, 3))
+            .await;
+        assert!(
+            matches!(
+                overwritten,
+                Err(a2ui_agent::store::StoreError::OtherOwner { .. })
+            ),
+            "{overwritten:?}"
+        );
+    }
+    let read = store.get(&alice, "mine").await.unwrap().unwrap();
+    assert_eq!(read.status.state, TaskState::InputRequired);
+    assert_eq!(
+        store.list(&alice, &all).await.unwrap().unwrap().tasks.len(),
+        1
     );
 }
 
@@ -726,7 +774,7 @@ proptest! {
         runtime.block_on(async {
             let store = store_in_new_schema(url).await;
             for task in &tasks {
-                store.put(task.clone()).await.unwrap();
+                store.put(&Owner::anonymous(), task.clone()).await.unwrap();
             }
             let mut query = TaskListQuery {
                 context_id: by_context.then(|| "even".to_owned()),
@@ -747,7 +795,7 @@ proptest! {
                     let skip = history_length.map_or(0, |keep| task.history.len().saturating_sub(keep));
                     task.history.drain(..skip);
                 }
-                let got = store.list(&query).await.unwrap().unwrap();
+                let got = store.list(&Owner::anonymous(), &query).await.unwrap().unwrap();
                 prop_assert_eq!(&got, &expected);
                 if got.next_page_token.is_empty() {
                     break;

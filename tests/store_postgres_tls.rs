@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use a2ui_agent::a2a::{Message, Part, Task, TaskState, TaskStatus};
-use a2ui_agent::store::{PostgresStore, TaskStore};
+use a2ui_agent::store::{Owner, PostgresStore, TaskStore};
 use support::{TestServer, serve_command, spawn_binary};
 
 /// `database` on the TLS cluster as `host`, with `params` (already URL-encoded).
@@ -87,8 +87,11 @@ async fn verify_full_with_the_right_ca_connects_encrypted_and_anything_else_says
     ))
     .await
     .unwrap();
-    store.put(task("t")).await.unwrap();
-    assert_eq!(store.get("t").await.unwrap(), Some(task("t")));
+    store.put(&Owner::anonymous(), task("t")).await.unwrap();
+    assert_eq!(
+        store.get(&Owner::anonymous(), "t").await.unwrap(),
+        Some(task("t"))
+    );
     // Both of the store's connections (queries, notifications) are encrypted.
     assert_eq!(connections(port, database).await, (2, 0));
     drop(store);
@@ -144,21 +147,30 @@ async fn verify_full_with_the_right_ca_connects_encrypted_and_anything_else_says
     ))
     .await
     .unwrap();
-    assert_eq!(store.get("t").await.unwrap(), Some(task("t")));
+    assert_eq!(
+        store.get(&Owner::anonymous(), "t").await.unwrap(),
+        Some(task("t"))
+    );
     drop(store);
 
     // require: encrypted, nothing checked.
     let store = connect(&url(port, "localhost", database, "sslmode=require"))
         .await
         .unwrap();
-    assert_eq!(store.get("t").await.unwrap(), Some(task("t")));
+    assert_eq!(
+        store.get(&Owner::anonymous(), "t").await.unwrap(),
+        Some(task("t"))
+    );
     drop(store);
 
     // disable: in the clear, even though the server has TLS.
     let store = connect(&url(port, "127.0.0.1", database, "sslmode=disable"))
         .await
         .unwrap();
-    assert_eq!(store.get("t").await.unwrap(), Some(task("t")));
+    assert_eq!(
+        store.get(&Owner::anonymous(), "t").await.unwrap(),
+        Some(task("t"))
+    );
     let (encrypted, plain) = connections(port, database).await;
     assert_eq!(plain, 2, "{encrypted} encrypted");
 }

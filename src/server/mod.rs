@@ -48,6 +48,7 @@ mod error;
 mod gate;
 mod limits;
 mod ops;
+mod principal;
 mod rest;
 mod rpc;
 mod serve;
@@ -65,8 +66,12 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{any, get, post};
 
+#[cfg(feature = "jwt")]
+pub use auth::{JwksError, JwtAuth};
+pub use auth::{TokenFileError, TokenTable};
 pub use error::BuildError;
 pub use limits::Limits;
+pub use principal::Principal;
 pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
 use crate::a2a::TaskState;
@@ -127,7 +132,9 @@ pub struct A2uiServer {
     /// `None`: any host, or loopback names only when [`A2uiServer::serve`] listens on
     /// loopback.
     allowed_hosts: Option<Arc<[String]>>,
-    secret: auth::Secret,
+    /// `None`: no built-in authentication (every request is its [`Principal`] extension's,
+    /// else the anonymous principal's).
+    guard: Option<auth::Guard>,
     cors_origins: Arc<[String]>,
     web_page: bool,
 }
@@ -205,8 +212,8 @@ impl A2uiServer {
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
         // future and a service clone per request.
-        let api = match &self.secret {
-            Some(_) => api.layer(from_fn_with_state(self.secret.clone(), auth::require)),
+        let api = match &self.guard {
+            Some(guard) => api.layer(from_fn_with_state(guard.clone(), auth::require)),
             None => api,
         };
         let mut public = Router::new()
@@ -259,7 +266,7 @@ pub struct ServerBuilder {
     // Hardening: limits, hosts, auth and CORS.
     limits: Limits,
     allowed_hosts: Option<Vec<String>>,
-    auth_token: Option<String>,
+    auth: Vec<auth::AuthMethod>,
     cors_origins: Vec<String>,
     web_page: bool,
 }
@@ -286,7 +293,7 @@ impl ServerBuilder {
             repair: RepairPolicy::default(),
             limits: Limits::default(),
             allowed_hosts: None,
-            auth_token: None,
+            auth: Vec::new(),
             cors_origins: Vec::new(),
             web_page: false,
         }
@@ -305,7 +312,7 @@ impl fmt::Debug for ServerBuilder {
             .field("max_subscribers", &self.max_subscribers)
             .field("limits", &self.limits)
             .field("allowed_hosts", &self.allowed_hosts)
-            .field("auth", &self.auth_token.is_some())
+            .field("auth", &self.auth)
             .field("cors_origins", &self.cors_origins)
             .field(
                 "generators",
@@ -479,9 +486,27 @@ impl ServerBuilder {
 
     /// Requires `token` on every request to the agent's API (JSON-RPC and HTTP+JSON alike),
     /// as `Authorization: Bearer <token>` or `X-API-Key: <token>` (401 otherwise); the card
-    /// declares both schemes and stays public. Default: no authentication.
-    pub fn auth_token(mut self, token: impl Into<String>) -> Self {
-        self.auth_token = Some(token.into());
+    /// declares both schemes and stays public. Every holder of the one token is the same
+    /// (anonymous) caller: for several callers, see [`auth_tokens`](Self::auth_tokens).
+    /// Default: no authentication.
+    pub fn auth_token(self, token: impl Into<String>) -> Self {
+        self.auth_tokens(TokenTable::new().with(Principal::anonymous(), token.into()))
+    }
+
+    /// Requires one of the tokens of `table` on every request to the agent's API, sent as
+    /// for [`auth_token`](Self::auth_token); each request acts for the token's
+    /// [`Principal`], and sees only that principal's tasks.
+    pub fn auth_tokens(mut self, table: TokenTable) -> Self {
+        self.auth.push(auth::AuthMethod::Tokens(Arc::new(table)));
+        self
+    }
+
+    /// Accepts JWT bearer tokens that `jwt` verifies (`Authorization: Bearer <JWT>`), each
+    /// request acting for the principal its claims name. With token tables as well, either
+    /// kind of credential suffices.
+    #[cfg(feature = "jwt")]
+    pub fn jwt(mut self, jwt: JwtAuth) -> Self {
+        self.auth.push(auth::AuthMethod::Jwt(Arc::new(jwt)));
         self
     }
 
@@ -527,17 +552,19 @@ impl ServerBuilder {
         card::advertise_a2ui(&mut card, &self.generators);
         let mut extended_card = self.extended_card;
         if let Some(extended) = &mut extended_card {
-            if self.auth_token.is_none() {
+            if self.auth.is_empty() {
                 return Err(BuildError::ExtendedCardWithoutAuth);
             }
             card.supports_authenticated_extended_card = true;
             extended.supports_authenticated_extended_card = true;
-            auth::declare(extended);
+            auth::declare(extended, &self.auth);
         }
-        if self.auth_token.is_some() {
-            auth::declare(&mut card);
-        }
+        auth::declare(&mut card, &self.auth);
         let card_modified = self.clock.now();
+        let guard = (!self.auth.is_empty()).then(|| auth::Guard {
+            methods: self.auth.into(),
+            clock: self.clock.clone(),
+        });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
@@ -570,7 +597,7 @@ impl ServerBuilder {
             body_limit: self.body_limit,
             limits: Arc::new(self.limits),
             allowed_hosts: self.allowed_hosts.map(Into::into),
-            secret: self.auth_token.map(Into::into),
+            guard,
             cors_origins: self.cors_origins.into(),
             web_page: self.web_page,
         })

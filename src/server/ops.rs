@@ -18,6 +18,7 @@ use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{Message, SendRequest, StreamEvent, Task};
 use crate::request::prepared::Prepared;
+use crate::store::Owner;
 use crate::task::Begun;
 
 /// A finished (or, when not blocking, just started) send, and the extensions to echo.
@@ -34,16 +35,18 @@ pub(crate) enum Answer {
     Message(Message),
 }
 
-/// Sends a message and, unless the client asked not to, waits for the task to stop.
+/// Sends a message for `owner` and, unless the client asked not to, waits for the task to
+/// stop.
 pub(crate) async fn send(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
 ) -> Result<Sent, ApiError> {
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
     let (permit, prepared) = admit(state, headers, send)?;
-    let started = match state.tasks.start(prepared, false, blocking).await? {
+    let started = match state.tasks.start(owner, prepared, false, blocking).await? {
         Begun::Task(started) => started,
         Begun::Message { message, activated } => {
             return Ok(Sent {
@@ -73,9 +76,10 @@ pub(crate) async fn send(
     })
 }
 
-/// Sends a message and streams the task's events as they come.
+/// Sends a message for `owner` and streams the task's events as they come.
 pub(crate) async fn stream(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     send: SendRequest,
     framing: Framing,
@@ -103,7 +107,7 @@ pub(crate) async fn stream(
     // The agent may be called before the task exists (see `task::kinds`): when that does
     // not end at once, the stream opens now (keep-alives flow) and its first event follows.
     let tasks = state.tasks.clone();
-    let mut starting = Box::pin(async move { tasks.start(prepared, true, true).await });
+    let mut starting = Box::pin(async move { tasks.start(owner, prepared, true, true).await });
     let response = match futures::poll!(starting.as_mut()) {
         Poll::Ready(begun) => {
             let opened = opened(begun?);
@@ -135,19 +139,20 @@ fn admit(
     Ok((permit, prepared))
 }
 
-/// Streams the events of task `id` from now on, starting with the task as it is.
+/// Streams the events of `owner`'s task `id` from now on, starting with the task as it is.
 /// A 1.0 subscription goes on across the runs that continue an interrupted task, until it
 /// reaches a terminal state (1.0 §3.1.6); a 0.3 one ends at the interruption, as 0.3's
 /// `final` says.
 pub(crate) async fn subscribe(
     state: &ServerState,
+    owner: &Owner,
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let subscription = match framing {
-        Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(id).await?,
+        Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(owner, id).await?,
         Framing::Rpc(_, Version::V1_0) | Framing::Rest => {
-            state.tasks.subscribe_until_terminal(id).await?
+            state.tasks.subscribe_until_terminal(owner, id).await?
         }
     };
     let opened = Opened {

@@ -33,6 +33,7 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
+use super::principal::Principal;
 use super::sse::Framing;
 use super::version::{self, Version};
 use crate::a2a::budget;
@@ -148,13 +149,20 @@ fn send_body(state: &ServerState, body: &Bytes) -> Result<crate::a2a::SendReques
 /// `POST /message:send`.
 pub(crate) async fn message_send(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let sent = ops::send(&state, &headers, send_body(&state, &body)?).await?;
+        let sent = ops::send(
+            &state,
+            principal.owner(),
+            &headers,
+            send_body(&state, &body)?,
+        )
+        .await?;
         let response = match &sent.answer {
             ops::Answer::Task(task) => encoded(&v1_0::send_result(task))?,
             ops::Answer::Message(message) => encoded(&v1_0::message_result(message))?,
@@ -167,6 +175,7 @@ pub(crate) async fn message_send(
 /// `POST /message:stream`.
 pub(crate) async fn message_stream(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
@@ -174,7 +183,7 @@ pub(crate) async fn message_stream(
     let result = async {
         check_version(&headers, query.as_deref())?;
         let send = send_body(&state, &body)?;
-        ops::stream(&state, &headers, send, Framing::Rest).await
+        ops::stream(&state, principal.owner(), &headers, send, Framing::Rest).await
     };
     answer(result.await, "message:stream")
 }
@@ -182,6 +191,7 @@ pub(crate) async fn message_stream(
 /// `GET /tasks`: one page of tasks.
 pub(crate) async fn list_tasks(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
@@ -189,7 +199,7 @@ pub(crate) async fn list_tasks(
         check_version(&headers, query.as_deref())?;
         let params = query_params(query.as_deref())?;
         let query = v1_0::decode_list_params(Some(&params))?;
-        let page = state.tasks.list(&query).await?;
+        let page = state.tasks.list(&principal.owner(), &query).await?;
         Ok(encoded(&v1_0::page_result(&page, query.include_artifacts))?)
     };
     answer(result.await, "tasks:list")
@@ -198,12 +208,13 @@ pub(crate) async fn list_tasks(
 /// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.
 pub(crate) async fn get_task(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     Path(target): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     if let Some(id) = target.strip_suffix(":subscribe") {
-        return subscribe(&state, id, query.as_deref(), &headers).await;
+        return subscribe(&state, &principal, id, query.as_deref(), &headers).await;
     }
     let result = async {
         check_version(&headers, query.as_deref())?;
@@ -212,7 +223,7 @@ pub(crate) async fn get_task(
             map.insert("id".into(), Value::String(target));
         }
         let query = v1_0::decode_query_params(Some(&params))?;
-        let task = state.tasks.get(&query.id).await?;
+        let task = state.tasks.get(&principal.owner(), &query.id).await?;
         Ok(json(
             StatusCode::OK,
             &v1_0::encode_task(&task.with_history_length(query.history_length)),
@@ -224,19 +235,20 @@ pub(crate) async fn get_task(
 /// `POST /tasks/{id}:cancel` and `POST /tasks/{id}:subscribe`.
 pub(crate) async fn task_action(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     Path(target): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     if let Some(id) = target.strip_suffix(":subscribe") {
-        return subscribe(&state, id, query.as_deref(), &headers).await;
+        return subscribe(&state, &principal, id, query.as_deref(), &headers).await;
     }
     let result = async {
         check_version(&headers, query.as_deref())?;
         let Some(id) = target.strip_suffix(":cancel") else {
             return Err(not_found(&target));
         };
-        let task = state.tasks.cancel(id).await?;
+        let task = state.tasks.cancel(&principal.owner(), id).await?;
         Ok(json(StatusCode::OK, &v1_0::encode_task(&task)))
     };
     answer(result.await, "tasks:cancel")
@@ -244,13 +256,14 @@ pub(crate) async fn task_action(
 
 async fn subscribe(
     state: &ServerState,
+    principal: &Principal,
     id: &str,
     query: Option<&str>,
     headers: &HeaderMap,
 ) -> Response {
     let result = async {
         check_version(headers, query)?;
-        ops::subscribe(state, id, Framing::Rest).await
+        ops::subscribe(state, &principal.owner(), id, Framing::Rest).await
     };
     answer(result.await, "tasks:subscribe")
 }

@@ -27,11 +27,13 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
+use super::principal::Principal;
 use super::sse::{self, Framing};
 use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{SendRequest, v0_3, v1_0};
+use crate::store::Owner;
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
@@ -73,6 +75,7 @@ impl IntoResponse for RpcResponse {
 /// Handles one JSON-RPC request.
 pub(crate) async fn handle(
     State(state): State<Arc<ServerState>>,
+    principal: Principal,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -99,6 +102,7 @@ pub(crate) async fn handle(
     let params = params.as_deref();
     tracing::debug!(%method, "json-rpc request");
     let version = version::of_method(&method);
+    let owner = principal.owner();
     let streaming = matches!(
         &*method,
         "message/stream" | "tasks/resubscribe" | "SendStreamingMessage" | "SubscribeToTask"
@@ -110,8 +114,8 @@ pub(crate) async fn handle(
             format!("Method not found: {method} is an A2A 1.0 method, but A2A-Version is 0.3"),
         )
         .into()),
-        (Ok(_), Version::V0_3) => dispatch_0_3(&state, &headers, &id, &method, params).await,
-        (Ok(_), Version::V1_0) => dispatch_1_0(&state, &headers, &id, &method, params).await,
+        (Ok(_), Version::V0_3) => dispatch_0_3(&state, owner, &headers, &id, &method, params).await,
+        (Ok(_), Version::V1_0) => dispatch_1_0(&state, owner, &headers, &id, &method, params).await,
     };
     match outcome {
         Ok(Answer::Json(result)) => RpcResponse {
@@ -215,6 +219,7 @@ fn method_not_found(method: &str) -> ApiError {
 
 async fn dispatch_0_3(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     id: &Id,
     method: &str,
@@ -225,7 +230,7 @@ async fn dispatch_0_3(
     let framing = || Framing::Rpc(id.clone(), Version::V0_3);
     match method {
         "message/send" => {
-            let sent = ops::send(state, headers, v0_3::decode_send_params(params)?).await?;
+            let sent = ops::send(state, owner, headers, v0_3::decode_send_params(params)?).await?;
             let result = match &sent.answer {
                 ops::Answer::Task(task) => v0_3::encode_task(task),
                 ops::Answer::Message(message) => v0_3::encode_message(message),
@@ -234,25 +239,25 @@ async fn dispatch_0_3(
         }
         "message/stream" => {
             let send = v0_3::decode_send_params(params)?;
-            ops::stream(state, headers, send, framing())
+            ops::stream(state, owner, headers, send, framing())
                 .await
                 .map(Answer::Stream)
         }
         "tasks/get" => {
             let query = v0_3::decode_query_params(params)?;
-            let task = state.tasks.get(&query.id).await?;
+            let task = state.tasks.get(&owner, &query.id).await?;
             Ok(Answer::value(v0_3::encode_task(
                 &task.with_history_length(query.history_length),
             )))
         }
         "tasks/cancel" => {
             let task_id = v0_3::decode_id_params(params)?;
-            let task = state.tasks.cancel(&task_id).await?;
+            let task = state.tasks.cancel(&owner, &task_id).await?;
             Ok(Answer::value(v0_3::encode_task(&task)))
         }
         "tasks/resubscribe" => {
             let task_id = v0_3::decode_id_params(params)?;
-            ops::subscribe(state, &task_id, framing())
+            ops::subscribe(state, &owner, &task_id, framing())
                 .await
                 .map(Answer::Stream)
         }
@@ -269,6 +274,7 @@ async fn dispatch_0_3(
 
 async fn dispatch_1_0(
     state: &ServerState,
+    owner: Owner,
     headers: &HeaderMap,
     id: &Id,
     method: &str,
@@ -277,7 +283,7 @@ async fn dispatch_1_0(
     let framing = || Framing::Rpc(id.clone(), Version::V1_0);
     match method {
         "SendMessage" => {
-            let sent = ops::send(state, headers, send_params_1_0(raw)?).await?;
+            let sent = ops::send(state, owner, headers, send_params_1_0(raw)?).await?;
             let result = match &sent.answer {
                 ops::Answer::Task(task) => Payload::encoded(&v1_0::send_result(task))?,
                 ops::Answer::Message(message) => Payload::encoded(&v1_0::message_result(message))?,
@@ -286,31 +292,31 @@ async fn dispatch_1_0(
         }
         "SendStreamingMessage" => {
             let send = send_params_1_0(raw)?;
-            ops::stream(state, headers, send, framing())
+            ops::stream(state, owner, headers, send, framing())
                 .await
                 .map(Answer::Stream)
         }
         "GetTask" => {
             let query = v1_0::decode_query_params(params_value(raw)?.as_ref())?;
-            let task = state.tasks.get(&query.id).await?;
+            let task = state.tasks.get(&owner, &query.id).await?;
             Ok(Answer::value(v1_0::encode_task(
                 &task.with_history_length(query.history_length),
             )))
         }
         "ListTasks" => {
             let query = v1_0::decode_list_params(params_value(raw)?.as_ref())?;
-            let page = state.tasks.list(&query).await?;
+            let page = state.tasks.list(&owner, &query).await?;
             let result = Payload::encoded(&v1_0::page_result(&page, query.include_artifacts))?;
             Ok(Answer::Json(result))
         }
         "CancelTask" => {
             let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;
-            let task = state.tasks.cancel(&task_id).await?;
+            let task = state.tasks.cancel(&owner, &task_id).await?;
             Ok(Answer::value(v1_0::encode_task(&task)))
         }
         "SubscribeToTask" => {
             let task_id = v1_0::decode_id_params(params_value(raw)?.as_ref())?;
-            ops::subscribe(state, &task_id, framing())
+            ops::subscribe(state, &owner, &task_id, framing())
                 .await
                 .map(Answer::Stream)
         }

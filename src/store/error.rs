@@ -115,6 +115,15 @@ pub enum StoreError {
         /// The store.
         engine: &'static str,
     },
+    /// A write named a task id that another owner's task holds: the store keeps that task
+    /// as it is (ids are the server's, so this means a bug or a forged id).
+    #[error("{engine}: task {id} belongs to another owner")]
+    OtherOwner {
+        /// The store.
+        engine: &'static str,
+        /// The task.
+        id: String,
+    },
     /// The write failed for now, and the store keeps the task to write it as soon as it can
     /// (PostgreSQL while the database is out of reach): the outcome is logged then.
     #[error("{0}; the task is kept to be written once the store is back")]

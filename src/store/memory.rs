@@ -16,7 +16,7 @@ use futures::future::{self, BoxFuture};
 use super::budget::Budget;
 use super::packed::Packed;
 use super::wanted::Wanted;
-use super::{StoreError, TaskStore, list_page};
+use super::{Owner, StoreError, TaskStore, list_page};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock};
 
@@ -75,6 +75,8 @@ struct Inner {
 }
 
 struct Entry {
+    /// Only this owner finds the task.
+    owner: Owner,
     task: Packed,
     updated: SystemTime,
     seq: u64,
@@ -232,10 +234,10 @@ impl InMemoryStore {
             .is_ok_and(|idle| idle >= self.idle_timeout)
     }
 
-    fn get_now(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    fn get_now(&self, owner: &Owner, id: &str) -> Result<Option<Task>, StoreError> {
         let now = self.clock.now();
         let mut inner = self.lock();
-        let Some(entry) = inner.tasks.get(id) else {
+        let Some(entry) = inner.tasks.get(id).filter(|entry| entry.owner == *owner) else {
             return Ok(None);
         };
         if entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now) {
@@ -247,7 +249,7 @@ impl InMemoryStore {
         packed.unpack().map(Some)
     }
 
-    fn put_now(&self, mut task: Task) -> Result<(), StoreError> {
+    fn put_now(&self, owner: &Owner, mut task: Task) -> Result<(), StoreError> {
         self.budget.apply(&mut task);
         let task = Packed::pack(task);
         let size = task.bytes();
@@ -256,6 +258,16 @@ impl InMemoryStore {
         let mut inner = self.lock();
         self.evict_idle(&mut inner, now);
         let id = task.header().id.clone();
+        if inner
+            .tasks
+            .get(&id)
+            .is_some_and(|kept| kept.owner != *owner)
+        {
+            return Err(StoreError::OtherOwner {
+                engine: "memory",
+                id,
+            });
+        }
         if inner.remove(&id).is_none() {
             // A new task: refused, before anything is evicted, if the running ones leave
             // no room for it.
@@ -284,6 +296,7 @@ impl InMemoryStore {
         inner.tasks.insert(
             id,
             Entry {
+                owner: owner.clone(),
                 task,
                 updated: now,
                 seq,
@@ -306,12 +319,16 @@ impl InMemoryStore {
 }
 
 impl TaskStore for InMemoryStore {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        Box::pin(future::ready(self.get_now(id)))
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(future::ready(self.get_now(owner, id)))
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(future::ready(self.put_now(task)))
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(future::ready(self.put_now(owner, task)))
     }
 
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -333,12 +350,16 @@ impl TaskStore for InMemoryStore {
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let now = self.clock.now();
         let inner = self.lock();
+        // Only the owner's tasks are looked at, under the lock.
         let live = inner.tasks.values().filter(|entry| {
-            !(entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now))
+            entry.owner == *owner
+                && !(entry.task.header().status.state.is_settled()
+                    && self.is_expired(entry.updated, now))
         });
         // The page is chosen by the headers; only its tasks are decoded, out of the lock.
         let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {
@@ -400,39 +421,70 @@ mod tests {
     #[test]
     fn a_full_store_evicts_the_least_recently_updated_settled_task() {
         let (store, _) = store(2, 3600);
-        store.put_now(task("a", TaskState::Completed)).unwrap();
-        store.put_now(task("b", TaskState::InputRequired)).unwrap();
-        store.put_now(task("a", TaskState::Completed)).unwrap();
-        store.put_now(task("c", TaskState::Working)).unwrap();
-        assert!(store.get_now("b").unwrap().is_none());
-        assert!(store.get_now("a").unwrap().is_some());
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::InputRequired))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("c", TaskState::Working))
+            .unwrap();
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_none());
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
         assert_eq!(store.len(), 2);
     }
 
     #[test]
     fn running_tasks_are_never_evicted_and_a_store_full_of_them_refuses_more() {
         let (store, clock) = store(2, 1);
-        store.put_now(task("a", TaskState::Working)).unwrap();
-        store.put_now(task("b", TaskState::Submitted)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("a", TaskState::Working))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("b", TaskState::Submitted))
+            .unwrap();
         clock.advance(Duration::from_secs(10));
         assert!(matches!(
-            store.put_now(task("c", TaskState::Working)),
+            store.put_now(&Owner::anonymous(), task("c", TaskState::Working)),
             Err(StoreError::Full { capacity: 2 })
         ));
-        assert!(store.get_now("a").unwrap().is_some());
-        assert!(store.get_now("b").unwrap().is_some());
+        assert!(store.get_now(&Owner::anonymous(), "a").unwrap().is_some());
+        assert!(store.get_now(&Owner::anonymous(), "b").unwrap().is_some());
     }
 
     #[test]
     fn settled_tasks_are_forgotten_after_the_idle_timeout() {
         let (store, clock) = store(10, 60);
-        store.put_now(task("done", TaskState::Completed)).unwrap();
-        store.put_now(task("running", TaskState::Working)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("done", TaskState::Completed))
+            .unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("running", TaskState::Working))
+            .unwrap();
         clock.advance(Duration::from_secs(59));
-        assert!(store.get_now("done").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_some()
+        );
         clock.advance(Duration::from_secs(1));
-        assert!(store.get_now("done").unwrap().is_none());
-        assert!(store.get_now("running").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "done")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "running")
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
@@ -446,14 +498,14 @@ mod tests {
                 .collect()
         };
         let ids = |store: &InMemoryStore| -> Vec<String> {
-            let task = store.get_now("t").unwrap().unwrap();
+            let task = store.get_now(&Owner::anonymous(), "t").unwrap().unwrap();
             task.history.into_iter().map(|m| m.message_id).collect()
         };
         long.history = messages(100);
-        store.put_now(long.clone()).unwrap();
+        store.put_now(&Owner::anonymous(), long.clone()).unwrap();
         assert_eq!(ids(&store), ["m7", "m8", "m9"]);
         long.history = messages(900);
-        store.put_now(long).unwrap();
+        store.put_now(&Owner::anonymous(), long).unwrap();
         assert_eq!(ids(&store), ["m8", "m9"]);
     }
 
@@ -468,35 +520,63 @@ mod tests {
     fn a_store_over_its_byte_budget_evicts_settled_tasks_then_refuses_new_ones() {
         let store = InMemoryStore::new().max_bytes(10_000);
         store
-            .put_now(sized("old", TaskState::Completed, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("old", TaskState::Completed, 4_000),
+            )
             .unwrap();
         store
-            .put_now(sized("run1", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Working, 4_000),
+            )
             .unwrap();
         // No room for a third: the settled one goes.
         store
-            .put_now(sized("run2", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run2", TaskState::Working, 4_000),
+            )
             .unwrap();
-        assert!(store.get_now("old").unwrap().is_none());
+        assert!(store.get_now(&Owner::anonymous(), "old").unwrap().is_none());
         assert!(store.bytes() <= 10_000, "{} bytes", store.bytes());
         // Only running tasks left: a new one is refused, and nothing is lost.
         assert!(matches!(
-            store.put_now(sized("run3", TaskState::Working, 4_000)),
+            store.put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000)
+            ),
             Err(StoreError::OverBudget { max_bytes: 10_000 })
         ));
         assert!(StoreError::OverBudget { max_bytes: 1 }.is_full());
-        assert!(store.get_now("run1").unwrap().is_some());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_some()
+        );
         // A running task that settles with a bigger reply is still stored.
         store
-            .put_now(sized("run1", TaskState::Completed, 5_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run1", TaskState::Completed, 5_000),
+            )
             .unwrap();
-        let settled = store.get_now("run1").unwrap().unwrap();
+        let settled = store.get_now(&Owner::anonymous(), "run1").unwrap().unwrap();
         assert_eq!(settled.status.state, TaskState::Completed);
         // It can now make room for a new task.
         store
-            .put_now(sized("run3", TaskState::Working, 4_000))
+            .put_now(
+                &Owner::anonymous(),
+                sized("run3", TaskState::Working, 4_000),
+            )
             .unwrap();
-        assert!(store.get_now("run1").unwrap().is_none());
+        assert!(
+            store
+                .get_now(&Owner::anonymous(), "run1")
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
@@ -505,9 +585,15 @@ mod tests {
         let store = InMemoryStore::new().max_parts_bytes(1_000);
         let mut big = task("t", TaskState::Completed);
         big.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
-        store.put_now(big).unwrap();
+        store.put_now(&Owner::anonymous(), big).unwrap();
         assert!(store.bytes() < 2_000, "{} bytes", store.bytes());
-        let reply = store.get_now("t").unwrap().unwrap().status.message.unwrap();
+        let reply = store
+            .get_now(&Owner::anonymous(), "t")
+            .unwrap()
+            .unwrap()
+            .status
+            .message
+            .unwrap();
         assert_eq!(reply.message_id, "r");
         let text = reply.parts[0].as_text().unwrap();
         assert!(text.contains("50"), "{text}");
@@ -532,8 +618,13 @@ mod tests {
             extensions: vec![],
             metadata: None,
         }];
-        store.put_now(done.clone()).unwrap();
-        let list = |query: TaskListQuery| block_on(store.list(&query)).unwrap().unwrap().tasks;
+        store.put_now(&Owner::anonymous(), done.clone()).unwrap();
+        let list = |query: TaskListQuery| {
+            block_on(store.list(&Owner::anonymous(), &query))
+                .unwrap()
+                .unwrap()
+                .tasks
+        };
         let whole = TaskListQuery {
             include_artifacts: true,
             ..TaskListQuery::default()
@@ -558,11 +649,41 @@ mod tests {
         let (store, clock) = store(100, 60);
         for n in 0..50 {
             store
-                .put_now(task(&format!("t{n}"), TaskState::Failed))
+                .put_now(
+                    &Owner::anonymous(),
+                    task(&format!("t{n}"), TaskState::Failed),
+                )
                 .unwrap();
         }
         clock.advance(Duration::from_secs(61));
-        store.put_now(task("new", TaskState::Working)).unwrap();
+        store
+            .put_now(&Owner::anonymous(), task("new", TaskState::Working))
+            .unwrap();
         assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn another_owners_task_is_neither_read_listed_nor_overwritten() {
+        let store = InMemoryStore::new();
+        let alice = Owner::new("alice");
+        store
+            .put_now(&alice, task("t", TaskState::InputRequired))
+            .unwrap();
+        let all = TaskListQuery::default();
+        for other in [
+            Owner::new("bob"),
+            Owner::new("alice").with_tenant("x"),
+            Owner::anonymous(),
+        ] {
+            assert!(store.get_now(&other, "t").unwrap().is_none());
+            let page = block_on(store.list(&other, &all)).unwrap().unwrap();
+            assert!(page.tasks.is_empty() && page.total_size == 0);
+            assert!(matches!(
+                store.put_now(&other, task("t", TaskState::Completed)),
+                Err(StoreError::OtherOwner { .. })
+            ));
+        }
+        let kept = store.get_now(&alice, "t").unwrap().unwrap();
+        assert_eq!(kept.status.state, TaskState::InputRequired);
     }
 }

@@ -15,6 +15,7 @@ mod cluster;
 mod codec;
 mod error;
 mod memory;
+mod owner;
 mod packed;
 mod page;
 #[cfg(feature = "postgres")]
@@ -28,6 +29,7 @@ mod wanted;
 pub use cluster::Cluster;
 pub use error::StoreError;
 pub use memory::InMemoryStore;
+pub use owner::Owner;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use page::normalized_timestamp;
 pub use page::{PageCursor, list_page};
@@ -44,7 +46,13 @@ use futures::future::{self, BoxFuture};
 
 use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 
-/// Keeps tasks by id.
+/// Keeps tasks by id, each for its [`Owner`].
+///
+/// Every call carries the owner of the caller, and a store must answer as if the tasks of
+/// every other owner did not exist: `get` finds only the owner's tasks, `list` pages only
+/// through them (in the query itself, never by filtering what was fetched), and `put` and
+/// `replace` never overwrite another owner's task. The server answers another caller's task
+/// exactly as a missing one.
 ///
 /// The server is the only writer of a task while its agent runs; it writes on each state
 /// change (not on each chunk).
@@ -53,37 +61,46 @@ use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
 ///
 /// ```
 /// use a2ui_agent::a2a::Task;
-/// use a2ui_agent::store::{InMemoryStore, StoreError, TaskStore};
+/// use a2ui_agent::store::{Owner, StoreError, TaskStore};
 /// use futures::future::BoxFuture;
 ///
 /// /// A store that forgets everything (tasks live only while they run).
 /// struct Forgetful;
 ///
 /// impl TaskStore for Forgetful {
-///     fn get<'a>(&'a self, _id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+///     fn get<'a>(
+///         &'a self,
+///         _owner: &'a Owner,
+///         _id: &'a str,
+///     ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
 ///         Box::pin(async { Ok(None) })
 ///     }
-///     fn put(&self, _task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+///     fn put<'a>(&'a self, _owner: &'a Owner, _task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
 ///         Box::pin(async { Ok(()) })
 ///     }
 /// }
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
-    /// The task with `id`, if kept.
+    /// The task with `id` of `owner`, if kept (`None` for another owner's task).
     ///
     /// # Errors
     ///
     /// [`StoreError`] when the store cannot answer.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
 
-    /// Inserts or replaces a task.
+    /// Inserts or replaces a task of `owner`.
     ///
     /// # Errors
     ///
-    /// [`StoreError`] when the store cannot keep it (e.g. [`StoreError::Full`]).
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// [`StoreError`] when the store cannot keep it (e.g. [`StoreError::Full`]), and
+    /// [`StoreError::OtherOwner`] when another owner's task has its id.
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// One page of the tasks matching `query`, newest status first (A2A 1.0 `ListTasks`);
+    /// One page of the tasks of `owner` matching `query`, newest status first (A2A 1.0 `ListTasks`);
     /// `Ok(None)` when the page token is not one this store wrote. [`list_page`] does the
     /// filtering and paging over any iterator of tasks.
     ///
@@ -99,13 +116,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// [`StoreError`] when the store cannot answer.
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        let _ = query;
+        let _ = (owner, query);
         Box::pin(future::ready(Err(StoreError::Unsupported("listing tasks"))))
     }
 
-    /// Replaces the kept task with `task` only if the kept one still has the status
+    /// Replaces the kept task of `owner` with `task` only if the kept one still has the status
     /// `expected` (same state and timestamp); `Ok(false)` when another writer got there
     /// first. This compare-and-set is what serializes continuing and canceling a task
     /// across server instances sharing a store.
@@ -119,15 +137,16 @@ pub trait TaskStore: Send + Sync + 'static {
     /// [`StoreError`] when the store cannot answer.
     fn replace<'a>(
         &'a self,
+        owner: &'a Owner,
         expected: &'a TaskStatus,
         task: Task,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let unchanged = self.get(&task.id).await?.is_some_and(|kept| {
+            let unchanged = self.get(owner, &task.id).await?.is_some_and(|kept| {
                 kept.status.state == expected.state && kept.status.timestamp == expected.timestamp
             });
             if unchanged {
-                self.put(task).await?;
+                self.put(owner, task).await?;
             }
             Ok(unchanged)
         })
@@ -154,27 +173,33 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 impl<S: TaskStore> TaskStore for Arc<S> {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        S::get(self, id)
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        S::get(self, owner, id)
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        S::put(self, task)
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        S::put(self, owner, task)
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        S::list(self, query)
+        S::list(self, owner, query)
     }
 
     fn replace<'a>(
         &'a self,
+        owner: &'a Owner,
         expected: &'a TaskStatus,
         task: Task,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        S::replace(self, expected, task)
+        S::replace(self, owner, expected, task)
     }
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {

@@ -8,7 +8,7 @@ use super::TaskError;
 use super::lifecycle::{archive_reply, transition};
 use super::manager::{Running, Stop, TaskManager};
 use crate::a2a::{Task, TaskState};
-use crate::store::Cluster;
+use crate::store::{Cluster, Owner};
 
 /// How long a cancel waits for the instance that runs the task to stop it.
 const REMOTE_CANCEL_WAIT: Duration = Duration::from_secs(10);
@@ -16,23 +16,23 @@ const REMOTE_CANCEL_WAIT: Duration = Duration::from_secs(10);
 const REMOTE_CANCEL_RETRY: Duration = Duration::from_millis(500);
 
 impl TaskManager {
-    /// Cancels task `id`: stops its agent if it runs (here, or through the cluster on the
+    /// Cancels task `id` of `owner`: stops its agent if it runs (here, or through the cluster on the
     /// instance that runs it), and settles it as `canceled`.
-    pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
+    pub(crate) async fn cancel(&self, owner: &Owner, id: &str) -> Result<Task, TaskError> {
         // A run may end on its own while the cancel is on its way; then cancel the settled
         // task. A few rounds cover that race: a new run cannot start in between because
         // starting needs an interrupted task, which this loop cancels under a claim with a
         // compare-and-set.
         for _ in 0..4 {
-            let canceled = match self.entry(id) {
+            let canceled = match self.entry(owner, id) {
                 Some(running) => cancel_run(&running).await,
-                None => self.cancel_idle(id).await?,
+                None => self.cancel_idle(owner, id).await?,
             };
             if let Some(task) = canceled {
                 return Ok(task);
             }
         }
-        let task = self.get(id).await?;
+        let task = self.get(owner, id).await?;
         Err(TaskError::NotCancelable {
             id: id.to_owned(),
             state: task.status.state,
@@ -41,18 +41,20 @@ impl TaskManager {
 
     /// Cancels task `id` when it does not run here: in the store, or on the instance that
     /// runs it. `None`: it started or settled some other way meanwhile (look again).
-    async fn cancel_idle(&self, id: &str) -> Result<Option<Task>, TaskError> {
+    async fn cancel_idle(&self, owner: &Owner, id: &str) -> Result<Option<Task>, TaskError> {
+        // Another owner's task is not waited for, nor claimed.
+        self.check_owner(owner, id).await?;
         // Waits for a continuation here to register its run.
         let claim = self.claim(id).await;
-        if self.entry(id).is_some() {
+        if self.entry(owner, id).is_some() {
             return Ok(None);
         }
-        let mut task = self.load(id).await?;
+        let mut task = self.load(owner, id).await?;
         let state = task.status.state;
         if let (Some(cluster), TaskState::Submitted | TaskState::Working) = (&self.cluster, state) {
             // It runs on another instance.
             drop(claim);
-            return self.cancel_elsewhere(cluster.as_ref(), id).await;
+            return self.cancel_elsewhere(cluster.as_ref(), owner, id).await;
         }
         let read = task.status.clone();
         archive_reply(&mut task);
@@ -62,7 +64,7 @@ impl TaskManager {
                 state,
             });
         }
-        let kept = self.store.replace(&read, task.clone()).await?;
+        let kept = self.store.replace(owner, &read, task.clone()).await?;
         if kept {
             self.watchers.settled(&task);
         }
@@ -74,6 +76,7 @@ impl TaskManager {
     async fn cancel_elsewhere(
         &self,
         cluster: &dyn Cluster,
+        owner: &Owner,
         id: &str,
     ) -> Result<Option<Task>, TaskError> {
         let mut events = cluster.watch(id).await?;
@@ -90,7 +93,7 @@ impl TaskManager {
                 }
             };
             let _ = tokio::time::timeout(REMOTE_CANCEL_RETRY, settled).await;
-            let task = self.load(id).await?;
+            let task = self.load(owner, id).await?;
             match task.status.state {
                 TaskState::Canceled => return Ok(Some(task)),
                 TaskState::Submitted | TaskState::Working => {

@@ -35,7 +35,7 @@ use crate::agent::Agent;
 use crate::clock::{Clock, timestamp};
 use crate::reply::RepairPolicy;
 use crate::reply::output::OutputPipeline;
-use crate::store::{Cluster, TaskStore};
+use crate::store::{Cluster, Owner, TaskStore};
 
 /// Runs tasks for one server.
 pub(crate) struct TaskManager {
@@ -141,9 +141,18 @@ impl TaskManager {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The entry of task `id` if it runs here.
-    pub(super) fn entry(&self, id: &str) -> Option<Arc<Running>> {
+    /// The entry of task `id` if it runs here, whoever owns it: for the server's own work
+    /// (another instance's cancel request), never for a caller's.
+    pub(super) fn any_entry(&self, id: &str) -> Option<Arc<Running>> {
         self.running().get(id).cloned()
+    }
+
+    /// The entry of task `id` if it runs here and is `owner`'s.
+    pub(super) fn entry(&self, owner: &Owner, id: &str) -> Option<Arc<Running>> {
+        self.running()
+            .get(id)
+            .filter(|running| running.owner == *owner)
+            .cloned()
     }
 
     /// Registers `running` as the run of its task.
@@ -174,16 +183,31 @@ impl TaskManager {
         }
     }
 
-    /// The stored task `id`.
+    /// The stored task `id` of `owner`.
     ///
     /// # Errors
     ///
-    /// [`TaskError::NotFound`] when the store has no such task, or the store's error.
-    pub(super) async fn load(&self, id: &str) -> Result<Task, TaskError> {
+    /// [`TaskError::NotFound`] when the store has no such task of `owner` (another owner's
+    /// task is not found either), or the store's error.
+    pub(super) async fn load(&self, owner: &Owner, id: &str) -> Result<Task, TaskError> {
         self.store
-            .get(id)
+            .get(owner, id)
             .await?
             .ok_or_else(|| TaskError::NotFound { id: id.to_owned() })
+    }
+
+    /// Checks that task `id` is `owner`'s (running here or stored) before anything else
+    /// touches it: a claim, a wait, a cluster request.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskError::NotFound`], exactly as for a task that does not exist, or the store's
+    /// error.
+    pub(super) async fn check_owner(&self, owner: &Owner, id: &str) -> Result<(), TaskError> {
+        if self.entry(owner, id).is_some() {
+            return Ok(());
+        }
+        self.load(owner, id).await.map(drop)
     }
 
     fn claims(&self) -> MutexGuard<'_, HashSet<String>> {
@@ -228,7 +252,7 @@ impl TaskManager {
                 let Some(manager) = manager.upgrade() else {
                     break;
                 };
-                if let Some(running) = manager.entry(&id) {
+                if let Some(running) = manager.any_entry(&id) {
                     tracing::debug!(task_id = %id, "another instance asked to cancel the task");
                     running.request_cancel();
                 }

@@ -1,6 +1,7 @@
 //! Reading tasks: one task, a page of them, or a task and the events that follow.
 //!
-//! A task that runs here is read from its live entry, any other from the store.
+//! A task that runs here is read from its live entry, any other from the store; either way
+//! only the caller's own tasks are found.
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use super::TaskError;
 use super::manager::{SharedEvent, TaskManager};
 use super::watch::{self, Next};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::store::Owner;
 
 /// What a resubscriber gets: the current task, and the events that follow if it runs.
 pub(crate) struct Subscription {
@@ -23,25 +25,29 @@ impl TaskManager {
         self.running().len()
     }
 
-    /// The task with `id`: live if it runs, else from the store.
-    pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
-        match self.entry(id) {
+    /// The task with `id` of `owner`: live if it runs, else from the store.
+    pub(crate) async fn get(&self, owner: &Owner, id: &str) -> Result<Task, TaskError> {
+        match self.entry(owner, id) {
             Some(running) => Ok(running.snapshot()),
-            None => self.load(id).await,
+            None => self.load(owner, id).await,
         }
     }
 
-    /// One page of the tasks matching `query` (running ones as they are now), each with at
+    /// One page of the tasks of `owner` matching `query` (running ones as they are now), each with at
     /// most `query.history_length` history messages.
-    pub(crate) async fn list(&self, query: &TaskListQuery) -> Result<TaskPage, TaskError> {
+    pub(crate) async fn list(
+        &self,
+        owner: &Owner,
+        query: &TaskListQuery,
+    ) -> Result<TaskPage, TaskError> {
         let mut page = self
             .store
-            .list(query)
+            .list(owner, query)
             .await?
             .ok_or(TaskError::BadPageToken)?;
         let running = self.running();
         for task in &mut page.tasks {
-            if let Some(entry) = running.get(&task.id) {
+            if let Some(entry) = running.get(&task.id).filter(|entry| entry.owner == *owner) {
                 *task = entry.snapshot();
             }
         }
@@ -58,24 +64,30 @@ impl TaskManager {
     /// Across instances (a cluster) a subscription still ends at an interruption.
     pub(crate) async fn subscribe_until_terminal(
         self: &Arc<Self>,
+        owner: &Owner,
         id: &str,
     ) -> Result<Subscription, TaskError> {
-        let subscription = self.subscribe(id).await?;
+        let subscription = self.subscribe(owner, id).await?;
         if self.cluster.is_some() {
             return Ok(subscription);
         }
-        let events = watch::follow(self.clone(), id.to_owned(), subscription.events);
+        let events = watch::follow(
+            self.clone(),
+            owner.clone(),
+            id.to_owned(),
+            subscription.events,
+        );
         Ok(Subscription {
             snapshot: subscription.snapshot,
             events: Some(events),
         })
     }
 
-    /// What comes after task `id`'s interruption: the next run's events, or the task if it
-    /// settled without one.
-    pub(crate) async fn next_run(&self, id: &str) -> Result<Next, TaskError> {
+    /// What comes after `owner`'s task `id`'s interruption: the next run's events, or the
+    /// task if it settled without one.
+    pub(crate) async fn next_run(&self, owner: &Owner, id: &str) -> Result<Next, TaskError> {
         let waiting = self.watchers.register(id);
-        if let Some(running) = self.entry(id) {
+        if let Some(running) = self.entry(owner, id) {
             let (_, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
                 TaskError::TooManySubscribers {
                     id: id.to_owned(),
@@ -84,7 +96,7 @@ impl TaskManager {
             })?;
             return Ok(Next::Run(events));
         }
-        let task = self.load(id).await?;
+        let task = self.load(owner, id).await?;
         if task.status.state.is_terminal() {
             return Ok(Next::Settled(Box::new(task)));
         }
@@ -93,10 +105,14 @@ impl TaskManager {
             .map_err(|_| TaskError::NotFound { id: id.to_owned() })
     }
 
-    /// The current task and, if it runs (here, or on another instance sharing the store),
-    /// the events that follow.
-    pub(crate) async fn subscribe(&self, id: &str) -> Result<Subscription, TaskError> {
-        if let Some(running) = self.entry(id) {
+    /// The current task of `owner` and, if it runs (here, or on another instance sharing
+    /// the store), the events that follow.
+    pub(crate) async fn subscribe(
+        &self,
+        owner: &Owner,
+        id: &str,
+    ) -> Result<Subscription, TaskError> {
+        if let Some(running) = self.entry(owner, id) {
             let (snapshot, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
                 TaskError::TooManySubscribers {
                     id: id.to_owned(),
@@ -108,12 +124,16 @@ impl TaskManager {
                 events: Some(events),
             });
         }
-        // Watch before reading, so no event falls between the snapshot and the stream.
+        // Watch before reading, so no event falls between the snapshot and the stream; and
+        // only a task of the caller's is watched.
         let watching = match &self.cluster {
-            Some(cluster) => Some(cluster.watch(id).await?),
+            Some(cluster) => {
+                self.check_owner(owner, id).await?;
+                Some(cluster.watch(id).await?)
+            }
             None => None,
         };
-        let task = self.load(id).await?;
+        let task = self.load(owner, id).await?;
         let state = task.status.state;
         if state.is_terminal() {
             return Err(TaskError::Terminal {

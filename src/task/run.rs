@@ -196,8 +196,9 @@ impl TaskManager {
     async fn store_working(&self, running: &Running, slot: &Mutex<Option<WorkingWrite>>) {
         let store = self.store.clone();
         let task = running.snapshot();
+        let owner = running.owner.clone();
         let write = tokio::spawn(async move {
-            if let Err(error) = store.put(task).await {
+            if let Err(error) = store.put(&owner, task).await {
                 tracing::warn!(%error, "could not store the working task");
             }
         })
@@ -234,7 +235,7 @@ impl TaskManager {
             Some(move |task: &Task| final_event(task, already_streamed))
         });
         let task = final_task.unwrap_or_else(|| running.snapshot());
-        match self.store.put(task.clone()).await {
+        match self.store.put(&running.owner, task.clone()).await {
             Ok(()) => {}
             // The store writes it once it can, and logs how that went.
             Err(error) if error.is_deferred() => {
@@ -290,7 +291,8 @@ mod tests {
     #[test]
     fn a_run_forced_to_failed_takes_no_later_update() {
         // Published: every accepted change yields a delivery, so a refused one shows.
-        let (running, _stop) = Running::start(working_task(), true);
+        let (running, _stop) =
+            Running::start(working_task(), crate::store::Owner::anonymous(), true);
         let forced = running.update(|task| {
             // `submitted` cannot follow `working`: settling there forces `failed`.
             lifecycle::settle(task, TaskState::Submitted, None, "t1".into());

@@ -10,12 +10,15 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::fanout::{STALL, Subscribers};
 use crate::a2a::{StreamEvent, Task};
+use crate::store::Owner;
 
 /// An event shared by every subscriber (one allocation, however many streams).
 pub(crate) type SharedEvent = Arc<StreamEvent>;
 
 /// A task the agent is working on.
 pub(crate) struct Running {
+    /// Whose task this is: only they find the run.
+    pub(crate) owner: Owner,
     /// Whether events are built for other instances too (a shared store).
     published: bool,
     shared: Mutex<Shared>,
@@ -65,13 +68,18 @@ pub(crate) struct Done {
 }
 
 impl Running {
-    /// A running entry for `task`, without subscribers, and the receiving end of its cancel
+    /// A running entry for `task` of `owner`, without subscribers, and the receiving end of its cancel
     /// signal.
     /// `published`: every event is built even without a local subscriber, because the
     /// store is shared and other instances may be watching (see [`crate::store::Cluster`]).
-    pub(crate) fn start(task: Task, published: bool) -> (Arc<Self>, oneshot::Receiver<Stop>) {
+    pub(crate) fn start(
+        task: Task,
+        owner: Owner,
+        published: bool,
+    ) -> (Arc<Self>, oneshot::Receiver<Stop>) {
         let (cancel, canceled) = oneshot::channel();
         let running = Arc::new(Running {
+            owner,
             published,
             shared: Mutex::new(Shared {
                 task,

@@ -18,6 +18,7 @@ use super::run::Job;
 use super::running::Running;
 use crate::a2a::{Message, Task, TaskState, TaskStatus};
 use crate::request::prepared::{Decided, Prepared};
+use crate::store::Owner;
 
 /// A freshly started (or continued) task.
 pub(crate) struct Started {
@@ -46,7 +47,8 @@ struct Opened {
 }
 
 impl TaskManager {
-    /// Creates a task for the prepared message, or continues the interrupted task it names,
+    /// Creates a task of `owner` for the prepared message, or continues the interrupted task
+    /// of `owner`'s it names (another owner's task is not found),
     /// and starts the agent on it (or fails the task at once when the request step refused
     /// its A2UI). With `stream`, the client reads the reply as it comes and the caller also
     /// gets every event from the first on (a caller that will not read them must not
@@ -55,6 +57,7 @@ impl TaskManager {
     /// exists, and a bare message answers without one (see [`super::kinds`]).
     pub(crate) async fn start(
         self: &Arc<Self>,
+        owner: Owner,
         prepared: Prepared,
         stream: bool,
         waits: bool,
@@ -75,7 +78,7 @@ impl TaskManager {
         // it. So a start that does not end at its first poll (it waits on the store or a
         // lock) ends on a task of its own; one that does (the in-memory store) costs no
         // spawn.
-        let mut begin = Box::pin(self.clone().begin(message, source, stream));
+        let mut begin = Box::pin(self.clone().begin(owner, message, source, stream));
         let started = match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
             Poll::Pending => tokio::spawn(begin)
@@ -88,6 +91,7 @@ impl TaskManager {
     /// [`start`](Self::start), run to its end whether or not its caller still waits.
     async fn begin(
         self: Arc<Self>,
+        owner: Owner,
         mut message: Message,
         source: Source,
         stream: bool,
@@ -97,11 +101,13 @@ impl TaskManager {
         // running; a new task has a fresh id nobody else knows.
         let (claim, opened) = match message.task_id.clone() {
             Some(id) => {
+                // Another owner's task is not found, before it is claimed.
+                self.check_owner(&owner, &id).await?;
                 let claim = self.try_claim(&id).ok_or(TaskError::Busy {
                     id,
                     state: TaskState::Working,
                 })?;
-                let opened = self.continuation(&claim.id, &mut message).await?;
+                let opened = self.continuation(&owner, &claim.id, &mut message).await?;
                 (Some(claim), opened)
             }
             None => {
@@ -120,8 +126,8 @@ impl TaskManager {
         message.task_id = Some(task.id.clone());
         task.history.push(message.clone());
         let task = task.with_history_length(Some(self.max_history));
-        self.store_opened(read.as_ref(), &task).await?;
-        let (running, stop) = Running::start(task.clone(), self.cluster.is_some());
+        self.store_opened(&owner, read.as_ref(), &task).await?;
+        let (running, stop) = Running::start(task.clone(), owner, self.cluster.is_some());
         let events = stream
             .then(|| running.subscribe(self.max_subscribers))
             .flatten()
@@ -194,8 +200,13 @@ impl TaskManager {
     }
 
     /// Checks that `message` may continue task `id` and moves the task to `working` for it.
-    async fn continuation(&self, id: &str, message: &mut Message) -> Result<Opened, TaskError> {
-        if let Some(running) = self.entry(id) {
+    async fn continuation(
+        &self,
+        owner: &Owner,
+        id: &str,
+        message: &mut Message,
+    ) -> Result<Opened, TaskError> {
+        if let Some(running) = self.entry(owner, id) {
             let state = running.snapshot().status.state;
             if !state.is_settled() {
                 return Err(TaskError::Busy {
@@ -206,7 +217,7 @@ impl TaskManager {
             // The run is storing its final state: wait for it to be done.
             running.wait_done().await;
         }
-        let mut task = self.load(id).await?;
+        let mut task = self.load(owner, id).await?;
         let state = task.status.state;
         if !state.is_interrupted() {
             return Err(busy_or_terminal(id, state));
@@ -235,16 +246,21 @@ impl TaskManager {
 
     /// Stores the task about to run: a new one as it is, a continuation only if its status
     /// is still the one `read` (another instance may have continued or canceled it since).
-    async fn store_opened(&self, read: Option<&TaskStatus>, task: &Task) -> Result<(), TaskError> {
+    async fn store_opened(
+        &self,
+        owner: &Owner,
+        read: Option<&TaskStatus>,
+        task: &Task,
+    ) -> Result<(), TaskError> {
         let Some(read) = read else {
-            return Ok(self.store.put(task.clone()).await?);
+            return Ok(self.store.put(owner, task.clone()).await?);
         };
-        if self.store.replace(read, task.clone()).await? {
+        if self.store.replace(owner, read, task.clone()).await? {
             return Ok(());
         }
         let state = self
             .store
-            .get(&task.id)
+            .get(owner, &task.id)
             .await?
             .map_or(read.state, |kept| kept.status.state);
         Err(busy_or_terminal(&task.id, state))

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::manager::{SharedEvent, TaskManager};
 use super::running::Running;
 use crate::a2a::{StreamEvent, Task, TaskStatusUpdateEvent};
+use crate::store::Owner;
 
 /// Who waits for the next run of which task.
 #[derive(Default)]
@@ -69,6 +70,7 @@ impl RunWatchers {
 /// update (the stream then says so).
 pub(crate) fn follow(
     manager: Arc<TaskManager>,
+    owner: Owner,
     id: String,
     events: Option<mpsc::Receiver<SharedEvent>>,
 ) -> mpsc::Receiver<SharedEvent> {
@@ -96,7 +98,7 @@ pub(crate) fn follow(
                     }
                 }
             }
-            let next = manager.next_run(&id);
+            let next = manager.next_run(&owner, &id);
             let next = tokio::select! {
                 next = next => next,
                 () = sender.closed() => return,

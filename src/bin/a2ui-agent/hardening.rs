@@ -78,6 +78,9 @@ pub struct Hardening {
     /// A browser origin allowed to call the agent (repeatable; `*` for any).
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     cors_origins: Vec<String>,
+    /// Several callers, each seeing only its own tasks.
+    #[command(flatten)]
+    callers: crate::callers::Callers,
 }
 
 impl Hardening {
@@ -91,7 +94,7 @@ impl Hardening {
     /// # Errors
     ///
     /// When the variable named by `--auth-token-env` is unset or empty.
-    pub fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
+    pub async fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
         let limits = Limits {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
             body_timeout: Duration::from_secs_f64(self.body_timeout),
@@ -121,7 +124,7 @@ impl Hardening {
                 _ => return Err(format!("--auth-token-env: ${var} is unset or empty")),
             }
         }
-        Ok(builder)
+        self.callers.apply(builder).await
     }
 }
 

@@ -174,7 +174,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .web_page(true);
     let builder = with_store(builder, &args).await?;
     let backlog = args.hardening.backlog();
-    let server = args.hardening.apply(builder)?.build()?;
+    let server = args.hardening.apply(builder).await?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;

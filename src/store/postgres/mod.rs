@@ -48,7 +48,7 @@ use tokio_postgres::types::ToSql;
 use super::budget::Budget;
 use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, millis};
-use super::{Cluster, StoreError, TaskStore};
+use super::{Cluster, Owner, StoreError, TaskStore};
 use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
 use crate::store::{PageCursor, normalized_timestamp};
@@ -257,29 +257,31 @@ impl Inner {
         matches!(state, TaskState::Submitted | TaskState::Working).then_some(&*self.instance)
     }
 
-    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    async fn get(&self, owner: &Owner, id: &str) -> Result<Option<Task>, StoreError> {
         let db = self.conn.session()?;
         let row = db
             .bounded(db.query_opt(
                 &format!(
                     "SELECT {COLUMNS} FROM a2ui_tasks
-                     WHERE id = $1 AND (expires_ms IS NULL OR expires_ms > $2)"
+                     WHERE id = $1 AND caller = $3 AND (expires_ms IS NULL OR expires_ms > $2)"
                 ),
-                &[&id, &self.now_ms()],
+                &[&id, &self.now_ms(), &owner.key()],
             ))
             .await?;
         row.map(|row| read_row(&row)?.decode(ENGINE)).transpose()
     }
 
-    async fn put(&self, mut task: Task) -> Result<(), StoreError> {
+    async fn put(&self, owner: &Owner, mut task: Task) -> Result<(), StoreError> {
         self.limits.budget.apply(&mut task);
-        let written = self.write(&task).await;
+        let written = self.write(owner, &task).await;
         let mut unsaved = self.unsaved();
         match written {
             Ok(()) => {
                 unsaved.remove(&task.id);
                 Ok(())
             }
+            // Another caller's row stays as it is: nothing to write later.
+            Err(error @ StoreError::OtherOwner { .. }) => Err(error),
             Err(error) if task.status.state.is_settled() => {
                 if unsaved.len() < MAX_UNSAVED || unsaved.contains_key(&task.id) {
                     unsaved.insert(task.id.clone(), task);
@@ -315,34 +317,61 @@ impl Inner {
     /// Inserts or overwrites `task`'s row, except a row a peer failed because this
     /// instance's lease lapsed (a settled row still naming this instance as its owner: see
     /// `lease::sweep`): that failure stands, and the run's later writes are dropped.
-    async fn write(&self, task: &Task) -> Result<(), StoreError> {
+    /// Another caller's row of the same id is never overwritten
+    /// ([`StoreError::OtherOwner`]).
+    async fn write(&self, owner: &Owner, task: &Task) -> Result<(), StoreError> {
         let state = task.status.state;
         let row = Row::encode(task);
+        let caller = owner.key();
         let db = self.conn.session()?;
         let written = db
             .bounded(db.execute(
                 "INSERT INTO a2ui_tasks (id, context_id, state, status_ts, status_message,
-                    history, artifacts, metadata, expires_ms, owner)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    history, artifacts, metadata, expires_ms, owner, caller)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12)
                  ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
                     expires_ms = $9, owner = $10
-                 WHERE a2ui_tasks.owner IS DISTINCT FROM $11
-                    OR a2ui_tasks.state IN ('submitted', 'working')",
+                 WHERE a2ui_tasks.caller = $12
+                    AND (a2ui_tasks.owner IS DISTINCT FROM $11
+                        OR a2ui_tasks.state IN ('submitted', 'working'))",
                 &row_args(
                     &row,
-                    &[&self.expiry(state), &self.owner(state), &self.instance],
+                    &[
+                        &self.expiry(state),
+                        &self.owner(state),
+                        &self.instance,
+                        &caller,
+                    ],
                 ),
             ))
             .await?;
         if written == 0 {
+            // Rare: tell another caller's row from a row a peer failed.
+            let other = db
+                .bounded(db.query_opt(
+                    "SELECT 1 FROM a2ui_tasks WHERE id = $1 AND caller <> $2",
+                    &[&task.id, &caller],
+                ))
+                .await?;
+            if other.is_some() {
+                return Err(StoreError::OtherOwner {
+                    engine: ENGINE,
+                    id: task.id.clone(),
+                });
+            }
             tracing::warn!(task_id = %task.id, state = %state,
                 "not stored: a peer failed the task while this instance's lease had lapsed");
         }
         Ok(())
     }
 
-    async fn replace(&self, expected: &TaskStatus, mut task: Task) -> Result<bool, StoreError> {
+    async fn replace(
+        &self,
+        owner: &Owner,
+        expected: &TaskStatus,
+        mut task: Task,
+    ) -> Result<bool, StoreError> {
         self.limits.budget.apply(&mut task);
         let state = task.status.state;
         let row = Row::encode(&task);
@@ -353,7 +382,7 @@ impl Inner {
                 "UPDATE a2ui_tasks SET context_id = $2, state = $3, status_ts = $4,
                     status_message = $5, history = $6, artifacts = $7, metadata = $8,
                     expires_ms = $9, owner = $10
-                 WHERE id = $1 AND state = $11 AND status_ts = $12
+                 WHERE id = $1 AND caller = $14 AND state = $11 AND status_ts = $12
                     AND (expires_ms IS NULL OR expires_ms > $13)",
                 &row_args(
                     &row,
@@ -363,6 +392,7 @@ impl Inner {
                         &state_name(expected.state),
                         &expected_ts,
                         &self.now_ms(),
+                        &owner.key(),
                     ],
                 ),
             ))
@@ -370,7 +400,12 @@ impl Inner {
         Ok(changed == 1)
     }
 
-    async fn list(&self, query: &TaskListQuery) -> Result<Option<TaskPage>, StoreError> {
+    /// One page of `owner`'s tasks: the owner is the first filter of both queries.
+    async fn list(
+        &self,
+        owner: &Owner,
+        query: &TaskListQuery,
+    ) -> Result<Option<TaskPage>, StoreError> {
         let cursor = match &query.page_token {
             Some(token) => match PageCursor::parse(token) {
                 Some(cursor) => Some(cursor),
@@ -380,10 +415,11 @@ impl Inner {
         };
         let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
         let mut args = Args::default();
-        let mut filters = format!(
-            "(expires_ms IS NULL OR expires_ms > {})",
+        let mut filters = format!("caller = {}", args.push(owner.key()));
+        filters.push_str(&format!(
+            " AND (expires_ms IS NULL OR expires_ms > {})",
             args.push(self.now_ms())
-        );
+        ));
         if let Some(context) = &query.context_id {
             filters.push_str(&format!(" AND context_id = {}", args.push(context.clone())));
         }
@@ -493,27 +529,33 @@ fn read_row(row: &tokio_postgres::Row) -> Result<Row, StoreError> {
 }
 
 impl TaskStore for PostgresStore {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
-        Box::pin(self.inner.get(id))
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(self.inner.get(owner, id))
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(self.inner.put(task))
+    fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.inner.put(owner, task))
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
-        Box::pin(self.inner.list(query))
+        Box::pin(self.inner.list(owner, query))
     }
 
     fn replace<'a>(
         &'a self,
+        owner: &'a Owner,
         expected: &'a TaskStatus,
         task: Task,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(self.inner.replace(expected, task))
+        Box::pin(self.inner.replace(owner, expected, task))
     }
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {

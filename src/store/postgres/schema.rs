@@ -51,6 +51,16 @@ const MIGRATIONS: &[&str] = &[
     -- refuse the database at start. Upgrade every instance together.
     COMMENT ON TABLE a2ui_tasks IS 'a2ui-agent tasks; messages and artifacts in store format 1';
 ",
+    "
+    -- Whose task it is (`Owner::key`; `owner` is the instance running it): every read,
+    -- write and listing is scoped to it in SQL. Tasks written before callers were told
+    -- apart are the anonymous owner's ('').
+    ALTER TABLE a2ui_tasks ADD COLUMN caller TEXT COLLATE \"C\" NOT NULL DEFAULT '';
+    DROP INDEX a2ui_tasks_listing;
+    DROP INDEX a2ui_tasks_context;
+    CREATE INDEX a2ui_tasks_listing ON a2ui_tasks (caller, status_ts DESC, id DESC);
+    CREATE INDEX a2ui_tasks_context ON a2ui_tasks (caller, context_id, status_ts DESC, id DESC);
+",
 ];
 
 /// The advisory lock key migrations run under ("a2ui" in ASCII).

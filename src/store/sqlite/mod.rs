@@ -36,7 +36,7 @@ use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
-use crate::store::{PageCursor, normalized_timestamp};
+use crate::store::{Owner, PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
 const MIGRATIONS: &[&str] = &[
@@ -63,6 +63,15 @@ const MIGRATIONS: &[&str] = &[
     -- of format 0 (A2A 0.3 JSON) read as they are and are rewritten when next written. The
     -- step changes no table: it makes an older a2ui-agent, which cannot read format 1,
     -- refuse the file.
+",
+    "
+    -- Whose task it is (`Owner::key`): every read and listing is scoped to it in SQL. Tasks
+    -- written before callers were told apart are the anonymous owner's ('').
+    ALTER TABLE tasks ADD COLUMN caller TEXT NOT NULL DEFAULT '';
+    DROP INDEX tasks_listing;
+    DROP INDEX tasks_context;
+    CREATE INDEX tasks_listing ON tasks (caller, status_ts DESC, id DESC);
+    CREATE INDEX tasks_context ON tasks (caller, context_id, status_ts DESC, id DESC);
 ",
 ];
 
@@ -310,17 +319,19 @@ fn fail_orphans(connection: &mut Connection, now: SystemTime) -> Result<(), Stor
     let orphans = {
         let mut statement = transaction
             .prepare(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state IN ('submitted', 'working')"
+                "SELECT {COLUMNS}, caller FROM tasks WHERE state IN ('submitted', 'working')"
             ))
             .map_err(sql_error)?;
-        let rows = statement.query_map([], read_row).map_err(sql_error)?;
+        let rows = statement
+            .query_map([], |row| Ok((read_row(row)?, row.get::<_, String>(8)?)))
+            .map_err(sql_error)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(sql_error)?
     };
-    for row in orphans {
+    for (row, caller) in orphans {
         let task = stopped(row.decode(ENGINE)?, now);
         tracing::warn!(task_id = %task.id, "the task was running when the server stopped: failed");
         let expires_ms = add_ms(millis(now), SqliteStore::DEFAULT_FINISHED_TTL);
-        write(&transaction, &task, Some(expires_ms))?;
+        write(&transaction, &caller, &task, Some(expires_ms))?;
     }
     transaction.commit().map_err(sql_error)
 }
@@ -338,15 +349,27 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     })
 }
 
-/// Inserts or replaces `task`, forgotten at `expires_ms` (never while `None`).
-fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Result<(), StoreError> {
+/// Inserts or replaces `task` of `caller` (an [`Owner::key`]), forgotten at `expires_ms`
+/// (never while `None`); another caller's task of the same id is left as it is.
+fn write(
+    connection: &Connection,
+    caller: &str,
+    task: &Task,
+    expires_ms: Option<i64>,
+) -> Result<(), StoreError> {
     let row = Row::encode(task);
-    connection
+    let written = connection
         .execute(
-            "INSERT OR REPLACE INTO tasks
+            "INSERT INTO tasks
                 (id, context_id, state, status_ts, status_message, history, artifacts,
-                 metadata, expires_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 metadata, expires_ms, caller)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id,
+                state = excluded.state, status_ts = excluded.status_ts,
+                status_message = excluded.status_message, history = excluded.history,
+                artifacts = excluded.artifacts, metadata = excluded.metadata,
+                expires_ms = excluded.expires_ms
+             WHERE tasks.caller = excluded.caller",
             params![
                 row.id,
                 row.context_id,
@@ -357,9 +380,16 @@ fn write(connection: &Connection, task: &Task, expires_ms: Option<i64>) -> Resul
                 row.artifacts,
                 row.metadata,
                 expires_ms,
+                caller,
             ],
         )
         .map_err(sql_error)?;
+    if written == 0 {
+        return Err(StoreError::OtherOwner {
+            engine: ENGINE,
+            id: task.id.clone(),
+        });
+    }
     Ok(())
 }
 
@@ -374,17 +404,23 @@ fn named<'a>(
 }
 
 impl TaskStore for SqliteStore {
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+    fn get<'a>(
+        &'a self,
+        owner: &'a Owner,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
         let id = id.to_owned();
+        let caller = owner.key();
         let now = self.now_ms();
         self.blocking(move |connection| {
             let row = connection
                 .query_row(
                     &format!(
                         "SELECT {COLUMNS} FROM tasks
-                         WHERE id = ?1 AND (expires_ms IS NULL OR expires_ms > ?2)"
+                         WHERE id = ?1 AND caller = ?3
+                           AND (expires_ms IS NULL OR expires_ms > ?2)"
                     ),
-                    params![id, now],
+                    params![id, now, caller],
                     read_row,
                 )
                 .optional()
@@ -393,7 +429,12 @@ impl TaskStore for SqliteStore {
         })
     }
 
-    fn put(&self, mut task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn put<'a>(
+        &'a self,
+        owner: &'a Owner,
+        mut task: Task,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let caller = owner.key();
         let now = self.now_ms();
         let limits = self.limits;
         self.blocking(move |connection| {
@@ -406,23 +447,27 @@ impl TaskStore for SqliteStore {
                     params![now],
                 )
                 .map_err(sql_error)?;
-            write(&transaction, &task, expires_ms)?;
+            write(&transaction, &caller, &task, expires_ms)?;
             transaction.commit().map_err(sql_error)
         })
     }
 
     fn list<'a>(
         &'a self,
+        owner: &'a Owner,
         query: &'a TaskListQuery,
     ) -> BoxFuture<'a, Result<Option<TaskPage>, StoreError>> {
         let now = self.now_ms();
+        let caller = owner.key();
         let query = query.clone();
-        self.blocking(move |connection| list(connection, &query, now))
+        self.blocking(move |connection| list(connection, &caller, &query, now))
     }
 }
 
+/// One page of `caller`'s tasks: the owner is the first filter of both queries.
 fn list(
     connection: &Connection,
+    caller: &str,
     query: &TaskListQuery,
     now: i64,
 ) -> Result<Option<TaskPage>, StoreError> {
@@ -434,8 +479,12 @@ fn list(
         None => None,
     };
     let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
-    let mut filters = String::from("(expires_ms IS NULL OR expires_ms > :now)");
-    let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![(":now", Box::new(now))];
+    let mut filters =
+        String::from("caller = :caller AND (expires_ms IS NULL OR expires_ms > :now)");
+    let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![
+        (":caller", Box::new(caller.to_owned())),
+        (":now", Box::new(now)),
+    ];
     if let Some(context) = &query.context_id {
         filters.push_str(" AND context_id = :context");
         values.push((":context", Box::new(context.clone())));

@@ -65,10 +65,13 @@ fn a_task_reads_back_as_it_was_stored_after_reopening_the_file() {
     let stored = task("t1", TaskState::InputRequired, 1);
     block_on(async {
         let store = SqliteStore::open(&path).unwrap();
-        store.put(stored.clone()).await.unwrap();
+        store
+            .put(&Owner::anonymous(), stored.clone())
+            .await
+            .unwrap();
     });
     let store = SqliteStore::open(&path).unwrap();
-    let read = block_on(store.get("t1")).unwrap();
+    let read = block_on(store.get(&Owner::anonymous(), "t1")).unwrap();
     assert_eq!(read, Some(stored));
     let version: i64 = query(&store, "SELECT MAX(version) FROM schema_migrations");
     assert_eq!(version, MIGRATIONS.len() as i64);
@@ -111,8 +114,12 @@ fn concurrent_calls_share_one_thread_and_a_panic_fails_only_its_call() {
         matches!(panicked, Err(StoreError::Panicked { .. })),
         "{panicked:?}"
     );
-    block_on(store.put(task("after", TaskState::Working, 1))).unwrap();
-    assert!(block_on(store.get("after")).unwrap().is_some());
+    block_on(store.put(&Owner::anonymous(), task("after", TaskState::Working, 1))).unwrap();
+    assert!(
+        block_on(store.get(&Owner::anonymous(), "after"))
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
@@ -122,13 +129,16 @@ fn a_listing_decodes_only_what_the_query_asks_for() {
     stored
         .history
         .push(Message::agent("t-h2", vec![Part::text("later")]));
-    block_on(store.put(stored.clone())).unwrap();
+    block_on(store.put(&Owner::anonymous(), stored.clone())).unwrap();
     let whole = TaskListQuery {
         include_artifacts: true,
         ..TaskListQuery::default()
     };
     assert_eq!(
-        block_on(store.list(&whole)).unwrap().unwrap().tasks,
+        block_on(store.list(&Owner::anonymous(), &whole))
+            .unwrap()
+            .unwrap()
+            .tasks,
         [stored.clone()]
     );
     // An artifact and an older message that would not decode are not decoded when the
@@ -140,10 +150,12 @@ fn a_listing_decodes_only_what_the_query_asks_for() {
         history_length: Some(2),
         ..TaskListQuery::default()
     };
-    let page = block_on(store.list(&listed)).unwrap().unwrap();
+    let page = block_on(store.list(&Owner::anonymous(), &listed))
+        .unwrap()
+        .unwrap();
     stored.artifacts.clear();
     assert_eq!(page.tasks, [stored]);
-    assert!(block_on(store.list(&whole)).is_err());
+    assert!(block_on(store.list(&Owner::anonymous(), &whole)).is_err());
 }
 
 #[test]
@@ -168,18 +180,25 @@ fn tasks_left_running_are_failed_at_open_and_waiting_ones_are_kept() {
             ("s", TaskState::Submitted),
             ("i", TaskState::InputRequired),
         ] {
-            store.put(task(id, state, 1)).await.unwrap();
+            store
+                .put(&Owner::anonymous(), task(id, state, 1))
+                .await
+                .unwrap();
         }
     });
     let store = SqliteStore::open(&path).unwrap();
     for id in ["w", "s"] {
-        let task = block_on(store.get(id)).unwrap().unwrap();
+        let task = block_on(store.get(&Owner::anonymous(), id))
+            .unwrap()
+            .unwrap();
         assert_eq!(task.status.state, TaskState::Failed);
         assert_eq!(task.status.message.unwrap().text(), STOPPED_MESSAGE);
         // The partial reply the agent had sent is kept in the history.
         assert_eq!(task.history.last().unwrap().message_id, format!("{id}-m"));
     }
-    let waiting = block_on(store.get("i")).unwrap().unwrap();
+    let waiting = block_on(store.get(&Owner::anonymous(), "i"))
+        .unwrap()
+        .unwrap();
     assert_eq!(waiting.status.state, TaskState::InputRequired);
 }
 
@@ -193,32 +212,62 @@ fn finished_tasks_expire_after_their_ttl_and_running_ones_never() {
         .clock(clock.clone());
     block_on(async {
         store
-            .put(task("done", TaskState::Completed, 1))
+            .put(&Owner::anonymous(), task("done", TaskState::Completed, 1))
             .await
             .unwrap();
         store
-            .put(task("asks", TaskState::InputRequired, 2))
+            .put(
+                &Owner::anonymous(),
+                task("asks", TaskState::InputRequired, 2),
+            )
             .await
             .unwrap();
         store
-            .put(task("runs", TaskState::Working, 3))
+            .put(&Owner::anonymous(), task("runs", TaskState::Working, 3))
             .await
             .unwrap();
         clock.advance(Duration::from_secs(59));
-        assert!(store.get("done").await.unwrap().is_some());
+        assert!(
+            store
+                .get(&Owner::anonymous(), "done")
+                .await
+                .unwrap()
+                .is_some()
+        );
         clock.advance(Duration::from_secs(1));
-        assert!(store.get("done").await.unwrap().is_none());
+        assert!(
+            store
+                .get(&Owner::anonymous(), "done")
+                .await
+                .unwrap()
+                .is_none()
+        );
         let page = store
-            .list(&TaskListQuery::default())
+            .list(&Owner::anonymous(), &TaskListQuery::default())
             .await
             .unwrap()
             .unwrap();
         assert_eq!(page.total_size, 2);
         clock.advance(Duration::from_secs(3600));
-        assert!(store.get("asks").await.unwrap().is_none());
-        assert!(store.get("runs").await.unwrap().is_some());
+        assert!(
+            store
+                .get(&Owner::anonymous(), "asks")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .get(&Owner::anonymous(), "runs")
+                .await
+                .unwrap()
+                .is_some()
+        );
         // Expired rows are deleted on the next write, not only hidden.
-        store.put(task("new", TaskState::Working, 4)).await.unwrap();
+        store
+            .put(&Owner::anonymous(), task("new", TaskState::Working, 4))
+            .await
+            .unwrap();
     });
     let rows: i64 = query(&store, "SELECT COUNT(*) FROM tasks");
     assert_eq!(rows, 2);
@@ -234,22 +283,31 @@ fn history_is_bounded_by_messages_and_by_bytes_keeping_the_newest() {
     long.history = (0..10)
         .map(|n| Message::agent(format!("m{n}"), vec![Part::text("x".repeat(100))]))
         .collect();
-    block_on(store.put(long.clone())).unwrap();
-    let kept = block_on(store.get("t")).unwrap().unwrap().history;
+    block_on(store.put(&Owner::anonymous(), long.clone())).unwrap();
+    let kept = block_on(store.get(&Owner::anonymous(), "t"))
+        .unwrap()
+        .unwrap()
+        .history;
     let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
     assert_eq!(ids, ["m7", "m8", "m9"]);
 
     long.history = (0..10)
         .map(|n| Message::agent(format!("m{n}"), vec![Part::text("y".repeat(900))]))
         .collect();
-    block_on(store.put(long.clone())).unwrap();
-    let kept = block_on(store.get("t")).unwrap().unwrap().history;
+    block_on(store.put(&Owner::anonymous(), long.clone())).unwrap();
+    let kept = block_on(store.get(&Owner::anonymous(), "t"))
+        .unwrap()
+        .unwrap()
+        .history;
     let ids: Vec<_> = kept.iter().map(|m| m.message_id.as_str()).collect();
     assert_eq!(ids, ["m8", "m9"]);
 
     long.history = vec![Message::agent("huge", vec![Part::text("z".repeat(10_000))])];
-    block_on(store.put(long)).unwrap();
-    let kept = block_on(store.get("t")).unwrap().unwrap().history;
+    block_on(store.put(&Owner::anonymous(), long)).unwrap();
+    let kept = block_on(store.get(&Owner::anonymous(), "t"))
+        .unwrap()
+        .unwrap()
+        .history;
     assert_eq!(
         kept.len(),
         1,
@@ -268,8 +326,8 @@ fn a_reply_over_the_parts_budget_reads_back_as_a_notice() {
     let mut task = task("t", TaskState::Completed, 1);
     task.artifacts.clear();
     task.status.message = Some(Message::agent("r", vec![Part::text("y".repeat(50_000))]));
-    block_on(store.put(task)).unwrap();
-    let reply = block_on(store.get("t"))
+    block_on(store.put(&Owner::anonymous(), task)).unwrap();
+    let reply = block_on(store.get(&Owner::anonymous(), "t"))
         .unwrap()
         .unwrap()
         .status
@@ -287,7 +345,10 @@ fn a_page_token_this_store_did_not_write_is_refused() {
         page_token: Some("nope".into()),
         ..TaskListQuery::default()
     };
-    assert_eq!(block_on(store.list(&query)).unwrap(), None);
+    assert_eq!(
+        block_on(store.list(&Owner::anonymous(), &query)).unwrap(),
+        None
+    );
 }
 
 proptest! {
@@ -314,7 +375,7 @@ proptest! {
         let store = SqliteStore::open_in_memory().unwrap();
         block_on(async {
             for task in &tasks {
-                store.put(task.clone()).await.unwrap();
+                store.put(&Owner::anonymous(), task.clone()).await.unwrap();
             }
         });
         let mut query = TaskListQuery {
@@ -339,7 +400,7 @@ proptest! {
                     task.with_history_length(history_length)
                 })
                 .collect();
-            let got = block_on(store.list(&query)).unwrap().unwrap();
+            let got = block_on(store.list(&Owner::anonymous(), &query)).unwrap().unwrap();
             prop_assert_eq!(&got, &expected);
             if got.next_page_token.is_empty() {
                 break;
@@ -347,4 +408,70 @@ proptest! {
             query.page_token = Some(got.next_page_token);
         }
     }
+}
+
+#[test]
+fn a_database_from_before_owners_keeps_its_tasks_for_the_anonymous_owner() {
+    let connection = Connection::open_in_memory().unwrap();
+    connection
+        .execute_batch(
+            "CREATE TABLE schema_migrations (
+                version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL) STRICT;",
+        )
+        .unwrap();
+    connection.execute_batch(MIGRATIONS[0]).unwrap();
+    connection
+        .execute("INSERT INTO schema_migrations VALUES (1, 'then')", [])
+        .unwrap();
+    let old = task("old", TaskState::InputRequired, 1);
+    let row = Row::encode(&old);
+    connection
+        .execute(
+            "INSERT INTO tasks (id, context_id, state, status_ts, status_message, history,
+                artifacts, metadata, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
+            params![
+                row.id,
+                row.context_id,
+                row.state,
+                row.status_ts,
+                row.status_message,
+                row.history,
+                row.artifacts,
+                row.metadata
+            ],
+        )
+        .unwrap();
+    let store = SqliteStore::with_connection(connection, SystemTime::now()).unwrap();
+    let anonymous = block_on(store.get(&Owner::anonymous(), "old")).unwrap();
+    assert_eq!(anonymous, Some(old));
+    assert!(
+        block_on(store.get(&Owner::new("alice"), "old"))
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn another_owners_task_is_neither_read_listed_nor_overwritten() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let alice = Owner::new("alice");
+    let bob = Owner::new("bob");
+    let tenant_bob = Owner::new("alice").with_tenant("other");
+    let kept = task("t1", TaskState::InputRequired, 1);
+    block_on(store.put(&alice, kept.clone())).unwrap();
+    let all = TaskListQuery::default();
+    for other in [&bob, &tenant_bob, &Owner::anonymous()] {
+        assert!(block_on(store.get(other, "t1")).unwrap().is_none());
+        let page = block_on(store.list(other, &all)).unwrap().unwrap();
+        assert!(page.tasks.is_empty() && page.total_size == 0);
+        let overwrite = block_on(store.put(other, task("t1", TaskState::Completed, 2)));
+        assert!(
+            matches!(overwrite, Err(StoreError::OtherOwner { .. })),
+            "{overwrite:?}"
+        );
+    }
+    let read = block_on(store.get(&alice, "t1")).unwrap().unwrap();
+    assert_eq!(read.status.state, TaskState::InputRequired);
+    let page = block_on(store.list(&alice, &all)).unwrap().unwrap();
+    assert_eq!(page.tasks.len(), 1);
 }
