@@ -3,6 +3,7 @@
 //! its own tasks, another caller's task is answered exactly as one that does not exist, and
 //! reusing another caller's `contextId` never joins its context. Plus a property: whatever
 //! one caller does, no answer it gets holds a byte of the other's tasks.
+#![cfg(feature = "sqlite")]
 
 mod support;
 

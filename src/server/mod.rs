@@ -563,6 +563,7 @@ impl ServerBuilder {
         let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
+            #[cfg(feature = "jwt")]
             clock: self.clock.clone(),
         });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);

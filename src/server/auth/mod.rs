@@ -34,6 +34,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::principal::Principal;
 use crate::a2a::card::AgentCard;
+#[cfg(feature = "jwt")]
 use crate::clock::Clock;
 
 /// The API-key header.
@@ -60,6 +61,7 @@ pub(crate) enum AuthMethod {
 #[derive(Clone)]
 pub(crate) struct Guard {
     pub(crate) methods: Arc<[AuthMethod]>,
+    #[cfg(feature = "jwt")]
     pub(crate) clock: Arc<dyn Clock>,
 }
 
