@@ -12,9 +12,10 @@
 //!   for the surface, because `createSurface` is the only way to set those and renderers
 //!   refuse it for a surface that exists; the surface then starts empty, so everything after
 //!   it is sent in full. A **v0.8** `beginRendering` that differs (another root or styles)
-//!   goes out as it is: v0.8 renderers take a later `beginRendering` as the new root and
-//!   styles, and its components come *before* it, so deleting the surface there would throw
-//!   away the components the repair just sent;
+//!   also goes out after a `deleteSurface`, since the official Python processor refuses a
+//!   second one (`@a2ui/web_core` would take it), but then the surface is given back what
+//!   the client held of it (its components and data, which in v0.8 may have come before
+//!   the `beginRendering`), so nothing the repair already sent is lost;
 //! - a component the client holds with the same content is left out of its update (an
 //!   update left with none is not sent); a changed or new one goes out. A **v0.8**
 //!   `surfaceUpdate` goes out whole when any of its components changed, and not at all when
@@ -82,6 +83,14 @@ impl Held {
                     Some(_) if self.repairing && kind == "createSurface" => {
                         out.push(delete_surface(&message, &surface_id));
                         *surface = Surface::default();
+                    }
+                    Some(_) if self.repairing => {
+                        // v0.8: deleted, begun again, and given back what it held.
+                        out.push(delete_surface(&message, &surface_id));
+                        surface.creation = Some(creation);
+                        out.push(message);
+                        out.extend(surface.restore(&surface_id));
+                        return;
                     }
                     _ => {}
                 }
@@ -151,6 +160,34 @@ impl Held {
             _ => {}
         }
         out.push(message);
+    }
+}
+
+impl Surface {
+    /// v0.8 messages that give a surface begun again what the client held of it: its
+    /// components in one update (each update the client took held its own references, so
+    /// all of them together do too) and its data, path by path.
+    fn restore(&self, surface_id: &str) -> Vec<Value> {
+        let mut messages = Vec::with_capacity(1 + self.data.len());
+        if !self.components.is_empty() {
+            let mut ids: Vec<&String> = self.components.keys().collect();
+            ids.sort();
+            let components: Vec<&Value> = ids.iter().map(|id| &self.components[*id]).collect();
+            messages.push(serde_json::json!({"surfaceUpdate": {
+                "surfaceId": surface_id, "components": components}}));
+        }
+        let mut paths: Vec<&String> = self.data.keys().collect();
+        paths.sort();
+        for path in paths {
+            let mut update = Map::new();
+            update.insert("surfaceId".into(), surface_id.into());
+            if path != "/" {
+                update.insert("path".into(), path.as_str().into());
+            }
+            update.insert("contents".into(), self.data[path].clone());
+            messages.push(serde_json::json!({ "dataModelUpdate": update }));
+        }
+        messages
     }
 }
 
@@ -268,13 +305,28 @@ mod tests {
     }
 
     #[test]
-    fn v0_8_begin_rendering_is_sent_again_only_when_it_changed() {
+    fn a_changed_v0_8_begin_rendering_starts_over_with_what_the_client_held() {
         let begin = |root: &str| json!({"beginRendering": {"surfaceId": "s", "root": root}});
+        let top = json!({"id": "top", "component": {"Text": {"text": {"literalString": "t"}}}});
+        let contents = json!([{"key": "k", "valueString": "v"}]);
         let mut held = Held::default();
-        held.reconcile(vec![begin("root")]);
+        held.reconcile(vec![
+            json!({"surfaceUpdate": {"surfaceId": "s", "components": [top]}}),
+            json!({"dataModelUpdate": {"surfaceId": "s", "path": "/p", "contents": contents}}),
+            begin("root"),
+        ]);
         held.repairing();
         assert_eq!(held.reconcile(vec![begin("root")]), Vec::<Value>::new());
-        assert_eq!(held.reconcile(vec![begin("top")]), vec![begin("top")]);
+        assert_eq!(
+            held.reconcile(vec![begin("top")]),
+            vec![
+                json!({"deleteSurface": {"surfaceId": "s"}}),
+                begin("top"),
+                json!({"surfaceUpdate": {"surfaceId": "s", "components": [top]}}),
+                json!({"dataModelUpdate": {"surfaceId": "s", "path": "/p", "contents": contents}}),
+            ]
+        );
+        assert_eq!(held.reconcile(vec![begin("top")]), Vec::<Value>::new());
     }
 
     #[test]
