@@ -4,8 +4,9 @@
 //! receives over a real socket is fed to `@a2ui/web_core`'s message processor in Node
 //! (`tests/repair/web_core.mjs`): it must take every message (no second `createSurface` for
 //! the surface it has), and end up holding the surface the repaired answer describes, for
-//! v0.9 and v0.8. Skipped (with a message) when `web/node_modules` is absent, unless
-//! `A2UI_REQUIRE_INTEROP=1`.
+//! v0.9 and v0.8. The official Python SDK's processor (`a2ui-agent-sdk` in `.venv`,
+//! `tests/repair/official_processor.py`) must take the same stream too. Each check is
+//! skipped (with a message) when its packages are absent, unless `A2UI_REQUIRE_INTEROP=1`.
 
 mod support;
 
@@ -64,26 +65,27 @@ fn v0_8() -> Script {
     let column = |children: Value| json!({"id": "root", "component": {"Column": {"children": {"explicitList": children}}}});
     let begin = json!({"beginRendering": {"surfaceId": "menu", "root": "root"}});
     let data = json!({"dataModelUpdate": {"surfaceId": "menu", "contents": [{"key": "dish", "valueString": "Soup"}]}});
-    // The official v0.8 renderer wants each update's references inside it.
+    // The official v0.8 renderer wants each update's references inside it, and the official
+    // Python processor wants `beginRendering` first.
     Script {
         version: ProtocolVersion::V0_8,
         first: vec![
+            begin.clone(),
             update(json!([
                 column(json!(["title"])),
                 text("title", json!({"literalString": "Menu"}))
             ])),
-            begin.clone(),
             data.clone(),
             // `Text` needs its `text`.
             update(json!([{"id": "dish", "component": {"Text": {}}}])),
         ],
         repaired: vec![
+            begin,
             update(json!([
                 column(json!(["title", "dish"])),
                 text("title", json!({"literalString": "Today's menu"})),
                 text("dish", json!({"path": "/dish"}))
             ])),
-            begin,
             data,
         ],
     }
@@ -111,27 +113,60 @@ fn agent(
     }
 }
 
-/// The surfaces web_core holds after `messages`, or its error.
-fn render(web_core: &std::path::Path, version: ProtocolVersion, messages: &[Value]) -> Value {
-    let script = crate_root().join("tests/repair/web_core.mjs");
-    let mut child = Command::new("node")
-        .arg(script)
-        .arg(web_core)
-        .arg(version.to_string())
+/// Runs `command` with `messages` on its stdin: its stdout as JSON, or a failure naming
+/// `who` and its stderr.
+fn feed(mut command: Command, who: &str, messages: &[Value]) -> Value {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("node runs");
+        .unwrap_or_else(|error| panic!("{who} does not start: {error}"));
     let input = serde_json::to_vec(messages).unwrap();
     child.stdin.take().unwrap().write_all(&input).unwrap();
     let output = child.wait_with_output().unwrap();
     assert!(
         output.status.success(),
-        "web_core refused the stream: {}\n{messages:#?}",
+        "{who} refused the stream: {}\n{messages:#?}",
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The official Python SDK's processor in `.venv`, or `None` (skipped) when it is absent.
+fn official_python() -> Option<std::path::PathBuf> {
+    let python = installed(crate_root().join(".venv/bin/python"), "the test venv")?;
+    let imports = Command::new(&python)
+        .args(["-c", "import a2ui.core.processing.message_processor"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if imports {
+        return Some(python);
+    }
+    installed(
+        crate_root().join(".venv (a2ui-agent-sdk not importable)"),
+        "a2ui-agent-sdk",
+    )
+}
+
+/// The surfaces the official Python processor holds after `messages` (component ids and
+/// types), or its error.
+fn python_render(python: &std::path::Path, version: ProtocolVersion, messages: &[Value]) -> Value {
+    let mut command = Command::new(python);
+    command
+        .arg(crate_root().join("tests/repair/official_processor.py"))
+        .arg(version.to_string());
+    feed(command, "the official Python processor", messages)
+}
+
+/// The surfaces web_core holds after `messages`, or its error.
+fn render(web_core: &std::path::Path, version: ProtocolVersion, messages: &[Value]) -> Value {
+    let mut command = Command::new("node");
+    command
+        .arg(crate_root().join("tests/repair/web_core.mjs"))
+        .arg(web_core)
+        .arg(version.to_string());
+    feed(command, "web_core", messages)
 }
 
 async fn a_repaired_answer_renders(script: Script) {
@@ -161,6 +196,13 @@ async fn a_repaired_answer_renders(script: Script) {
         "what the client held was sent again: {received:#?}"
     );
     assert_eq!(shown, described, "{received:#?}");
+    if let Some(python) = official_python() {
+        assert_eq!(
+            python_render(&python, v, &received),
+            python_render(&python, v, &script.repaired),
+            "{received:#?}"
+        );
+    }
     assert_eq!(
         text_of(&answer.reply_parts()),
         "Here it is.Here it is.",
