@@ -9,9 +9,11 @@
 //! - [`output`]: chunks in, parts out ([`OutputPipeline`](output::OutputPipeline)): plain text,
 //!   streamed A2UI, or A2UI read once at the end;
 //! - `repair`: the guard that holds back an invalid message and the [`OnInvalid`] policy that
-//!   decides what follows.
+//!   decides what follows;
+//! - `reconcile`: what a repair turn sends, measured against what the client already holds.
 
 pub(crate) mod output;
+mod reconcile;
 mod repair;
 
 pub use repair::OnInvalid;

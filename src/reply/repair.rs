@@ -23,6 +23,7 @@ use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
 use super::output::{Batch, to_parts};
+use super::reconcile::Held;
 
 /// What the server does with a finished A2UI message that does not validate.
 ///
@@ -106,6 +107,7 @@ impl RepairPolicy {
                 .then(|| request.clone()),
             processor,
             answer: String::new(),
+            held: Held::default(),
         }
     }
 }
@@ -122,6 +124,8 @@ pub(crate) struct Guard {
     request: Option<Request>,
     /// The current attempt's text as the agent wrote it.
     answer: String,
+    /// What the client holds, so that a repair turn does not send it again.
+    held: Held,
 }
 
 impl Guard {
@@ -133,7 +137,8 @@ impl Guard {
     }
 
     /// The parts that may go to the client: all of `batch`, or those before the first
-    /// problem, with its errors. A problem is an A2UI message that does not validate (the
+    /// problem, with its errors; on a repair turn, without what the client already holds
+    /// (see [`Held`]). A problem is an A2UI message that does not validate (the
     /// last `batch.checked` messages already passed the same check while they arrived), one
     /// that breaks its surface's tree, or, where a block closes, a component the root of a
     /// surface created in it cannot reach.
@@ -144,6 +149,13 @@ impl Guard {
             block_ends,
         } = batch;
         let invalid = self.first_problem(&mut parsed, checked, &block_ends);
+        if self.request.is_some() {
+            for part in &mut parsed {
+                if let ParsedPart::A2ui(messages) = part {
+                    *messages = self.held.reconcile(std::mem::take(messages));
+                }
+            }
+        }
         (to_parts(parsed, self.version()), invalid)
     }
 
@@ -240,6 +252,7 @@ impl Guard {
         }
         tracing::info!(attempt = done + 1, errors = %listed, "asking the agent to repair its A2UI");
         let answer = std::mem::take(&mut self.answer);
+        self.held.repairing();
         let repaired =
             request
                 .clone()
