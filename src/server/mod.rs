@@ -53,6 +53,7 @@ mod rest;
 mod rpc;
 mod serve;
 mod sse;
+mod subscribers;
 mod throttle;
 mod version;
 mod web;
@@ -103,6 +104,8 @@ pub(crate) struct ServerState {
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
     pub(crate) admission: Arc<Admission>,
+    /// How many stream subscriptions each caller holds, against its cap.
+    pub(crate) subscribers: Arc<subscribers::CallerSubscribers>,
     /// What a request body may hold, checked before it is decoded.
     pub(crate) budget: DecodeBudget,
 }
@@ -256,6 +259,7 @@ pub struct ServerBuilder {
     cancel_on_disconnect: bool,
     max_history: usize,
     max_subscribers: usize,
+    max_subscribers_per_caller: usize,
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -284,6 +288,7 @@ impl ServerBuilder {
             cancel_on_disconnect: false,
             max_history: ServerBuilder::DEFAULT_MAX_HISTORY,
             max_subscribers: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS,
+            max_subscribers_per_caller: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS_PER_CALLER,
             store: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
@@ -310,6 +315,10 @@ impl fmt::Debug for ServerBuilder {
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
             .field("max_subscribers", &self.max_subscribers)
+            .field(
+                "max_subscribers_per_caller",
+                &self.max_subscribers_per_caller,
+            )
             .field("limits", &self.limits)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth)
@@ -336,6 +345,8 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_HISTORY: usize = 256;
     /// The default of [`max_subscribers_per_task`](Self::max_subscribers_per_task).
     pub const DEFAULT_MAX_SUBSCRIBERS: usize = 16;
+    /// The default of [`max_subscribers_per_caller`](Self::max_subscribers_per_caller).
+    pub const DEFAULT_MAX_SUBSCRIBERS_PER_CALLER: usize = 32;
 
     /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
     /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
@@ -394,6 +405,18 @@ impl ServerBuilder {
     /// reading is cut off without slowing the task or the other streams.
     pub fn max_subscribers_per_task(mut self, subscribers: usize) -> Self {
         self.max_subscribers = subscribers.max(1);
+        self
+    }
+
+    /// The most subscriptions (`tasks/resubscribe`, `SubscribeToTask`, `GET
+    /// /tasks/{id}:subscribe`) one caller may hold open at once, over all its tasks (default
+    /// 32, at least 1). One more gets the "server busy" error (-32000, HTTP 503); closing a
+    /// stream gives its place back. A caller is a [`Principal`] (its id and tenant): without
+    /// authentication, every client is the one anonymous caller and shares this cap, so
+    /// raise it for a public server without auth. The streams of `message/stream` are
+    /// bounded by the running-task caps of [`Limits`] instead.
+    pub fn max_subscribers_per_caller(mut self, subscribers: usize) -> Self {
+        self.max_subscribers_per_caller = subscribers.max(1);
         self
     }
 
@@ -592,6 +615,9 @@ impl ServerBuilder {
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
                 admission: Arc::new(Admission::new(&self.limits)),
+                subscribers: Arc::new(subscribers::CallerSubscribers::new(
+                    self.max_subscribers_per_caller,
+                )),
                 budget: self.limits.decode_budget(),
             }),
             body_limit: self.body_limit,
