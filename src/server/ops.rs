@@ -189,7 +189,7 @@ pub(crate) fn extended_card(
     shape: Version,
 ) -> Result<Value, ApiError> {
     match (&state.extended_card, shape) {
-        (Some(card), shape) => Ok(super::card::encode(card, headers, shape)),
+        (Some(card), shape) => Ok(super::card::encode(card, &state.tenants, headers, shape)),
         (None, Version::V1_0) => Err(RpcError::new(
             ErrorCode::UnsupportedOperation,
             "Unsupported operation: this agent has no extended agent card",
