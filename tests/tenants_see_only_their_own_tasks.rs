@@ -119,6 +119,7 @@ async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
     // Acme finds it in its tenant, by path, by member, and naming none.
     for (path, params) in [
         ("acme/", json!({"id": acme_task})),
+        ("acme", json!({"id": acme_task})),
         ("", json!({"id": acme_task, "tenant": "acme"})),
         ("", json!({"id": acme_task})),
     ] {

@@ -16,7 +16,7 @@ use axum::body::{Body, to_bytes};
 use axum::extract::{Path, Request};
 use axum::middleware::Next;
 use axum::response::Response;
-use serde::Deserialize;
+use serde_json::Value;
 
 use super::principal::Principal;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
@@ -38,33 +38,37 @@ pub(crate) async fn from_path(
 }
 
 /// The members of a request body that name its tenant and its task.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct Named {
-    #[serde(default)]
     tenant: Option<String>,
-    #[serde(default)]
     id: Option<String>,
-    #[serde(default)]
-    message: Option<NamedMessage>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct NamedMessage {
-    #[serde(default, rename = "taskId")]
     task_id: Option<String>,
 }
 
 impl Named {
     /// What `json` (a request's params or body) names; nothing when it is not an object.
+    /// A `tenant` that is not a string names the tenant of its JSON text, so it is
+    /// refused rather than ignored.
     pub(crate) fn of(json: &[u8]) -> Self {
-        serde_json::from_slice(json).unwrap_or_default()
+        let Ok(Value::Object(members)) = serde_json::from_slice::<Value>(json) else {
+            return Self::default();
+        };
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+        let tenant = match members.get("tenant") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(tenant)) => Some(tenant.clone()),
+            Some(other) => Some(other.to_string()),
+        };
+        Self {
+            tenant,
+            id: text(members.get("id")),
+            task_id: text(members.get("message").and_then(|m| m.get("taskId"))),
+        }
     }
 
     /// The task the request is about, if it names one.
     fn task(&self) -> Option<&str> {
-        self.id
-            .as_deref()
-            .or_else(|| self.message.as_ref()?.task_id.as_deref())
+        self.id.as_deref().or(self.task_id.as_deref())
     }
 }
 
@@ -178,6 +182,10 @@ mod tests {
         let anonymous = Principal::anonymous();
         assert!(check(&anonymous, in_path("acme").as_ref(), &named("{}")).is_err());
         assert!(check(&anonymous, None, &named("[1]")).is_ok());
+        // A tenant that is not a string is not ignored.
+        assert!(check(&acme, None, &named(r#"{"tenant":5}"#)).is_err());
+        let repeated = named(r#"{"tenant":"acme","tenant":"globex"}"#);
+        assert!(check(&acme, None, &repeated).is_err());
     }
 
     #[test]
