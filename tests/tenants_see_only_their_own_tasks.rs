@@ -169,6 +169,14 @@ async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
     assert_eq!(sent["error"]["code"], -32001, "{sent}");
     let listed = rpc(&t.globex, "acme/", "ListTasks", json!({})).await;
     assert_eq!(listed["error"]["code"], -32001, "{listed}");
+    let subscribed = rpc(
+        &t.globex,
+        "acme/",
+        "SubscribeToTask",
+        json!({"id": acme_task}),
+    )
+    .await;
+    assert_eq!(subscribed["error"], answers[0], "{subscribed}");
 
     // Acme's task is untouched.
     let got = rpc(&t.acme, "acme/", "GetTask", json!({"id": acme_task})).await;
@@ -224,6 +232,7 @@ async fn each_tenant_sees_only_its_own_tasks_over_http_json() {
             Some(with_tenant(text_message_v1("in?"), "acme")),
         ),
         ("GET", "acme/tasks".to_owned(), None),
+        ("GET", format!("acme/tasks/{acme_task}:subscribe"), None),
     ] {
         let (status, refused) = rest(&t.globex, method, &path, body).await;
         assert_eq!(status, 404, "{method} {path}: {refused}");
