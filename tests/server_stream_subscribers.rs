@@ -1,6 +1,6 @@
 //! Stream subscribers are fed each on its own: one that stops reading is cut off and never
-//! delays the task or the other streams; a task takes a bounded number of them. Real
-//! sockets: the stalled subscriber is a raw TCP connection that stops reading.
+//! delays the task or the other streams; a task, and a caller, take a bounded number of
+//! them. Real sockets: the stalled subscriber is a raw TCP connection that stops reading.
 #![cfg(feature = "server")]
 
 mod support;
@@ -160,4 +160,61 @@ async fn drain_to_the_early_end(stalled: &mut TcpStream) {
     tokio::time::timeout(GUARD, drain)
         .await
         .expect("the stalled subscriber's stream did not end");
+}
+
+#[tokio::test]
+async fn a_caller_holding_its_cap_of_subscriptions_is_busy_until_it_closes_one() {
+    let (agent, chunks) = piped_agent();
+    let server = support::builder(agent)
+        .max_subscribers_per_caller(2)
+        .build()
+        .unwrap();
+    let server = support::spawn(server).await;
+    // The stream that starts the task is not a subscription: it takes no place.
+    let response = server
+        .open_stream("message/stream", support::text_message("go"))
+        .await;
+    let mut starter = support::SseReader::new(response);
+    let first = starter.next_event().await.unwrap();
+    let id = first["result"]["id"].as_str().unwrap().to_owned();
+
+    let subscribe = || async {
+        let response = server
+            .open_stream("tasks/resubscribe", json!({"id": id}))
+            .await;
+        let mut reader = support::SseReader::new(response);
+        let first = reader.next_event().await.unwrap();
+        (reader, first)
+    };
+    let (first_reader, opened) = subscribe().await;
+    assert_eq!(opened["result"]["id"], id.as_str(), "{opened}");
+    let (_second_reader, opened) = subscribe().await;
+    assert_eq!(opened["result"]["id"], id.as_str(), "{opened}");
+
+    let (_, refused) = subscribe().await;
+    assert_eq!(refused["error"]["code"], -32000, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("as a caller may (2)"),
+        "{refused}"
+    );
+
+    // Closing a stream gives its place back (once the server sees the connection go).
+    drop(first_reader);
+    let reopened = async {
+        loop {
+            let (reader, opened) = subscribe().await;
+            if opened["result"]["id"] == id.as_str() {
+                return reader;
+            }
+            assert_eq!(opened["error"]["code"], -32000, "{opened}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let _reopened = tokio::time::timeout(GUARD, reopened)
+        .await
+        .expect("a closed subscription never gave its place back");
+    drop(chunks);
 }

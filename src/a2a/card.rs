@@ -51,6 +51,10 @@ pub struct AgentInterface {
     pub protocol_binding: String,
     /// The protocol version, `Major.Minor`.
     pub protocol_version: String,
+    /// The tenant a client names in every request to this interface (1.0 `tenant`: the
+    /// `tenant` member, or the `/{tenant}/` path of HTTP+JSON); none for the default one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
 }
 
 /// A 0.3 `additionalInterfaces` entry: URL and transport.
@@ -249,6 +253,7 @@ impl AgentCard {
                 url: url.clone(),
                 protocol_binding: binding.into(),
                 protocol_version: version.into(),
+                tenant: None,
             };
             // HTTP+JSON paths are appended to the interface URL (`{url}/message:send`),
             // so it has no trailing slash.

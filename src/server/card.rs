@@ -87,8 +87,33 @@ pub(crate) async fn legacy_agent_card(
     card_response(&state, &headers, Version::V0_3)
 }
 
-/// `card` in `shape`, its empty `url` made the URL the client used (`http://<Host>/`).
-pub(crate) fn encode(card: &AgentCard, headers: &HeaderMap, shape: Version) -> Value {
+/// Adds, for each of `tenants`, the card's 1.0 interfaces again with that tenant: where
+/// and how a client acts in it (HTTP+JSON under `{url}/{tenant}/`, JSON-RPC with
+/// `params.tenant`).
+pub(crate) fn list_tenants(card: &mut AgentCard, tenants: &[String]) {
+    let untenanted: Vec<_> = card
+        .supported_interfaces
+        .iter()
+        .filter(|interface| interface.protocol_version == "1.0" && interface.tenant.is_none())
+        .cloned()
+        .collect();
+    for tenant in tenants {
+        card.supported_interfaces
+            .extend(untenanted.iter().cloned().map(|mut interface| {
+                interface.tenant = Some(tenant.clone());
+                interface
+            }));
+    }
+}
+
+/// `card` in `shape`, its empty `url` made the URL the client used (`http://<Host>/`) and
+/// the interfaces of `tenants` listed at it.
+pub(crate) fn encode(
+    card: &AgentCard,
+    tenants: &[String],
+    headers: &HeaderMap,
+    shape: Version,
+) -> Value {
     let mut card = card.clone();
     if card.url.is_empty() {
         let host = headers
@@ -97,6 +122,7 @@ pub(crate) fn encode(card: &AgentCard, headers: &HeaderMap, shape: Version) -> V
             .filter(|host| is_plausible_host(host))
             .unwrap_or("localhost");
         card.set_url(format!("http://{host}/"));
+        list_tenants(&mut card, tenants);
     }
     match shape {
         Version::V1_0 => v1_0::encode_card(&card),
@@ -107,7 +133,7 @@ pub(crate) fn encode(card: &AgentCard, headers: &HeaderMap, shape: Version) -> V
 /// The public card in `shape`, with its caching headers, or 304 for a matching
 /// conditional GET.
 fn card_response(state: &ServerState, headers: &HeaderMap, shape: Version) -> Response {
-    let body = encode(&state.card, headers, shape).to_string();
+    let body = encode(&state.card, &state.tenants, headers, shape).to_string();
     let mut hasher = std::hash::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag = format!("\"{:016x}\"", hasher.finish());

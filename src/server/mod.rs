@@ -13,6 +13,8 @@
 //! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
 //!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
 //!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
+//! - with [`ServerBuilder::tenants`], all of the above again under `/{tenant}/` (A2A 1.0
+//!   multi-tenancy);
 //! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
 //!   [extended card](ServerBuilder::extended_card), if one is configured;
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
@@ -53,6 +55,8 @@ mod rest;
 mod rpc;
 mod serve;
 mod sse;
+mod subscribers;
+mod tenancy;
 mod throttle;
 mod version;
 mod web;
@@ -103,6 +107,12 @@ pub(crate) struct ServerState {
     pub(crate) keep_alive: Duration,
     pub(crate) cancel_on_disconnect: bool,
     pub(crate) admission: Arc<Admission>,
+    /// How many stream subscriptions each caller holds, against its cap.
+    pub(crate) subscribers: Arc<subscribers::CallerSubscribers>,
+    /// Whether requests may name a tenant (`/{tenant}/` paths, `tenant` members).
+    pub(crate) tenancy: bool,
+    /// The tenants the card lists interfaces for.
+    pub(crate) tenants: Vec<String>,
     /// What a request body may hold, checked before it is decoded.
     pub(crate) budget: DecodeBudget,
 }
@@ -186,28 +196,24 @@ impl A2uiServer {
             timeout: self.limits.body_timeout,
         };
         // The agent's API, both bindings: every route here needs the token and reads its
-        // body through the gate. The cards and the web page stay public.
-        let rest = Router::new()
-            .route("/message:send", post(rest::message_send))
-            .route("/message:stream", post(rest::message_stream))
-            .route("/tasks", get(rest::list_tasks))
-            .route(
-                "/tasks/{target}",
-                get(rest::get_task).post(rest::task_action),
-            )
-            .route(
-                "/tasks/{id}/pushNotificationConfigs",
-                any(rest::push_configs),
-            )
-            .route(
-                "/tasks/{id}/pushNotificationConfigs/{config}",
-                any(rest::push_configs),
-            )
-            .route("/extendedAgentCard", get(rest::extended_card))
-            .route_layer(from_fn(rest::negotiate_content_type));
-        let api = Router::new()
-            .route("/", post(rpc::handle))
-            .merge(rest)
+        // body through the gate. The cards and the web page stay public. With tenants, the
+        // same routes again under `/{tenant}/`.
+        let tenancy = self.state.tenancy;
+        let mut api = api_routes(tenancy);
+        if tenancy {
+            // `nest` serves the inner `/` at `/{tenant}` only; JSON-RPC clients also post
+            // to `/{tenant}/`.
+            api = api
+                .nest(
+                    "/{tenant}",
+                    api_routes(true).layer(from_fn(tenancy::from_path)),
+                )
+                .route(
+                    "/{tenant}/",
+                    post(rpc::handle).layer(from_fn(tenancy::from_path)),
+                );
+        }
+        let api = api
             .layer(from_fn(admission::with_peer))
             .layer(from_fn_with_state(budget, gate::read_body));
         // Layers that would let every request through are left out: each costs a boxed
@@ -244,6 +250,36 @@ impl A2uiServer {
     }
 }
 
+/// The agent's API, both bindings; `tenancy`: HTTP+JSON requests naming another tenant are
+/// refused before their handler (JSON-RPC ones in [`rpc::handle`]).
+fn api_routes(tenancy: bool) -> Router<Arc<ServerState>> {
+    let rest = Router::new()
+        .route("/message:send", post(rest::message_send))
+        .route("/message:stream", post(rest::message_stream))
+        .route("/tasks", get(rest::list_tasks))
+        .route(
+            "/tasks/{target}",
+            get(rest::get_task).post(rest::task_action),
+        )
+        .route(
+            "/tasks/{id}/pushNotificationConfigs",
+            any(rest::push_configs),
+        )
+        .route(
+            "/tasks/{id}/pushNotificationConfigs/{config}",
+            any(rest::push_configs),
+        )
+        .route("/extendedAgentCard", get(rest::extended_card));
+    let rest = if tenancy {
+        rest.route_layer(from_fn(tenancy::check_rest))
+    } else {
+        rest
+    };
+    Router::new()
+        .route("/", post(rpc::handle))
+        .merge(rest.route_layer(from_fn(rest::negotiate_content_type)))
+}
+
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]
 pub struct ServerBuilder {
@@ -256,6 +292,8 @@ pub struct ServerBuilder {
     cancel_on_disconnect: bool,
     max_history: usize,
     max_subscribers: usize,
+    max_subscribers_per_caller: usize,
+    tenants: Option<Vec<String>>,
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -284,6 +322,8 @@ impl ServerBuilder {
             cancel_on_disconnect: false,
             max_history: ServerBuilder::DEFAULT_MAX_HISTORY,
             max_subscribers: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS,
+            max_subscribers_per_caller: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS_PER_CALLER,
+            tenants: None,
             store: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
@@ -310,6 +350,11 @@ impl fmt::Debug for ServerBuilder {
             .field("cancel_on_disconnect", &self.cancel_on_disconnect)
             .field("max_history", &self.max_history)
             .field("max_subscribers", &self.max_subscribers)
+            .field(
+                "max_subscribers_per_caller",
+                &self.max_subscribers_per_caller,
+            )
+            .field("tenants", &self.tenants)
             .field("limits", &self.limits)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth)
@@ -336,6 +381,8 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_HISTORY: usize = 256;
     /// The default of [`max_subscribers_per_task`](Self::max_subscribers_per_task).
     pub const DEFAULT_MAX_SUBSCRIBERS: usize = 16;
+    /// The default of [`max_subscribers_per_caller`](Self::max_subscribers_per_caller).
+    pub const DEFAULT_MAX_SUBSCRIBERS_PER_CALLER: usize = 32;
 
     /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
     /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
@@ -394,6 +441,33 @@ impl ServerBuilder {
     /// reading is cut off without slowing the task or the other streams.
     pub fn max_subscribers_per_task(mut self, subscribers: usize) -> Self {
         self.max_subscribers = subscribers.max(1);
+        self
+    }
+
+    /// The most subscriptions (`tasks/resubscribe`, `SubscribeToTask`, `GET
+    /// /tasks/{id}:subscribe`) one caller may hold open at once, over all its tasks (default
+    /// 32, at least 1). One more gets the "server busy" error (-32000, HTTP 503); closing a
+    /// stream gives its place back. A caller is a [`Principal`] (its id and tenant): without
+    /// authentication, every client is the one anonymous caller and shares this cap, so
+    /// raise it for a public server without auth. The streams of `message/stream` are
+    /// bounded by the running-task caps of [`Limits`] instead.
+    pub fn max_subscribers_per_caller(mut self, subscribers: usize) -> Self {
+        self.max_subscribers_per_caller = subscribers.max(1);
+        self
+    }
+
+    /// Turns tenants on (default off): the A2A 1.0 multi-tenancy. The API is also served
+    /// under `/{tenant}/` (JSON-RPC at `/{tenant}/`, HTTP+JSON at `/{tenant}/message:send`,
+    /// `/{tenant}/tasks`, ...), and a request may name its tenant in its `tenant` member.
+    /// A request acts in the tenant it names only when that is its [`Principal`]'s
+    /// ([`Principal::with_tenant`], a token file's or a JWT claim's); any other tenant,
+    /// whether it exists or not, is answered as a task that does not exist (-32001, HTTP
+    /// 404). A request that names no tenant acts in its caller's, as with tenants off. The
+    /// card lists the 1.0 interfaces once more for each of `listed` (with their `tenant`);
+    /// list none to keep tenant names out of the public card. A tenant named like a route
+    /// (`tasks`, `message:send`, `web`, ...) cannot be reached by path.
+    pub fn tenants(mut self, listed: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.tenants = Some(listed.into_iter().map(Into::into).collect());
         self
     }
 
@@ -560,6 +634,11 @@ impl ServerBuilder {
             auth::declare(extended, &self.auth);
         }
         auth::declare(&mut card, &self.auth);
+        let tenancy = self.tenants.is_some();
+        let tenants = self.tenants.unwrap_or_default();
+        if !card.url.is_empty() {
+            card::list_tenants(&mut card, &tenants);
+        }
         let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
@@ -593,7 +672,12 @@ impl ServerBuilder {
                 keep_alive: self.keep_alive,
                 cancel_on_disconnect: self.cancel_on_disconnect,
                 admission: Arc::new(Admission::new(&self.limits)),
+                subscribers: Arc::new(subscribers::CallerSubscribers::new(
+                    self.max_subscribers_per_caller,
+                )),
                 budget: self.limits.decode_budget(),
+                tenancy,
+                tenants,
             }),
             body_limit: self.body_limit,
             limits: Arc::new(self.limits),

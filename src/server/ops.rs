@@ -96,12 +96,14 @@ pub(crate) async fn stream(
                 guard: cancel_on_disconnect.then(|| CancelOnDrop(started.running.clone())),
                 first: StreamEvent::Task(started.snapshot.with_history_length(history_length)),
                 events: started.events,
+                slot: None,
             }
         }
         Begun::Message { message, .. } => Opened {
             first: StreamEvent::Message(message),
             events: None,
             guard: None,
+            slot: None,
         },
     };
     // The agent may be called before the task exists (see `task::kinds`): when that does
@@ -142,13 +144,14 @@ fn admit(
 /// Streams the events of `owner`'s task `id` from now on, starting with the task as it is.
 /// A 1.0 subscription goes on across the runs that continue an interrupted task, until it
 /// reaches a terminal state (1.0 §3.1.6); a 0.3 one ends at the interruption, as 0.3's
-/// `final` says.
+/// `final` says. The stream holds one of the caller's subscriber places while it lasts.
 pub(crate) async fn subscribe(
     state: &ServerState,
     owner: &Owner,
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
+    let slot = state.subscribers.claim(owner)?;
     let subscription = match framing {
         Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(owner, id).await?,
         Framing::Rpc(_, Version::V1_0) | Framing::Rest => {
@@ -159,6 +162,7 @@ pub(crate) async fn subscribe(
         first: StreamEvent::Task(subscription.snapshot),
         events: subscription.events,
         guard: None,
+        slot: Some(slot),
     };
     Ok(sse::event_stream(
         framing,
@@ -185,7 +189,7 @@ pub(crate) fn extended_card(
     shape: Version,
 ) -> Result<Value, ApiError> {
     match (&state.extended_card, shape) {
-        (Some(card), shape) => Ok(super::card::encode(card, headers, shape)),
+        (Some(card), shape) => Ok(super::card::encode(card, &state.tenants, headers, shape)),
         (None, Version::V1_0) => Err(RpcError::new(
             ErrorCode::UnsupportedOperation,
             "Unsupported operation: this agent has no extended agent card",

@@ -26,7 +26,7 @@ use axum::http::header::{ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ServerState;
@@ -109,6 +109,11 @@ fn error_response(error: ApiError, operation: &str) -> Response {
         &body,
     );
     with_retry_after(response, &error)
+}
+
+/// The HTTP+JSON answer to a request refused before its handler.
+pub(crate) fn refusal(error: RpcError) -> Response {
+    error_response(error.into(), "tenant")
 }
 
 fn answer(result: Result<Response, ApiError>, operation: &str) -> Response {
@@ -205,11 +210,18 @@ pub(crate) async fn list_tasks(
     answer(result.await, "tasks:list")
 }
 
+/// The `{target}` of a task route (`id`, `id:cancel`, ...); under `/{tenant}/` the path
+/// also holds the tenant, which [`super::tenancy`] checks.
+#[derive(Deserialize)]
+pub(crate) struct TaskTarget {
+    target: String,
+}
+
 /// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.
 pub(crate) async fn get_task(
     State(state): State<Arc<ServerState>>,
     principal: Principal,
-    Path(target): Path<String>,
+    Path(TaskTarget { target }): Path<TaskTarget>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
@@ -236,7 +248,7 @@ pub(crate) async fn get_task(
 pub(crate) async fn task_action(
     State(state): State<Arc<ServerState>>,
     principal: Principal,
-    Path(target): Path<String>,
+    Path(TaskTarget { target }): Path<TaskTarget>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {

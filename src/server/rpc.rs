@@ -14,11 +14,11 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -29,6 +29,7 @@ use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
 use super::principal::Principal;
 use super::sse::{self, Framing};
+use super::tenancy::{self, PathTenant};
 use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
@@ -76,6 +77,7 @@ impl IntoResponse for RpcResponse {
 pub(crate) async fn handle(
     State(state): State<Arc<ServerState>>,
     principal: Principal,
+    path_tenant: Option<Extension<PathTenant>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -103,19 +105,30 @@ pub(crate) async fn handle(
     tracing::debug!(%method, "json-rpc request");
     let version = version::of_method(&method);
     let owner = principal.owner();
+    let other_tenant = if state.tenancy {
+        let named = tenancy::Named::of(params.map_or(&[][..], |params| params.get().as_bytes()));
+        tenancy::check(&principal, path_tenant.as_deref(), &named).err()
+    } else {
+        None
+    };
     let streaming = matches!(
         &*method,
         "message/stream" | "tasks/resubscribe" | "SendStreamingMessage" | "SubscribeToTask"
     );
-    let outcome = match (requested, version) {
-        (Err(error), _) => Err(ApiError::from(error)),
-        (Ok(Some(Version::V0_3)), Version::V1_0) => Err(RpcError::new(
+    let outcome = match (requested, version, other_tenant) {
+        (Err(error), _, _) => Err(ApiError::from(error)),
+        (Ok(_), _, Some(refusal)) => Err(refusal.into()),
+        (Ok(Some(Version::V0_3)), Version::V1_0, None) => Err(RpcError::new(
             ErrorCode::MethodNotFound,
             format!("Method not found: {method} is an A2A 1.0 method, but A2A-Version is 0.3"),
         )
         .into()),
-        (Ok(_), Version::V0_3) => dispatch_0_3(&state, owner, &headers, &id, &method, params).await,
-        (Ok(_), Version::V1_0) => dispatch_1_0(&state, owner, &headers, &id, &method, params).await,
+        (Ok(_), Version::V0_3, None) => {
+            dispatch_0_3(&state, owner, &headers, &id, &method, params).await
+        }
+        (Ok(_), Version::V1_0, None) => {
+            dispatch_1_0(&state, owner, &headers, &id, &method, params).await
+        }
     };
     match outcome {
         Ok(Answer::Json(result)) => RpcResponse {

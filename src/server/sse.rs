@@ -73,6 +73,8 @@ pub(crate) struct Opened {
     pub(crate) first: StreamEvent,
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
     pub(crate) guard: Option<CancelOnDrop>,
+    /// The subscription's place in its caller's count, held as long as the stream.
+    pub(crate) slot: Option<super::subscribers::Slot>,
 }
 
 /// The SSE response: once `opening` is ready, its first event, then its events until a
@@ -83,7 +85,7 @@ pub(crate) fn event_stream(
     keep_alive: Duration,
 ) -> Response {
     let stream = async_stream::stream! {
-        let Opened { first, events, guard } = match opening.await {
+        let Opened { first, events, guard, slot } = match opening.await {
             Ok(opened) => opened,
             Err(error) => {
                 yield frame(&framing.error(&error));
@@ -91,6 +93,7 @@ pub(crate) fn event_stream(
             }
         };
         let _guard = guard;
+        let _slot = slot;
         // A bare message is the whole stream; a task's snapshot is followed by its events.
         let last = matches!(first, StreamEvent::Message(_));
         yield framing.event(&first);
