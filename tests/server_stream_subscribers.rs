@@ -165,11 +165,22 @@ async fn drain_to_the_early_end(stalled: &mut TcpStream) {
 #[tokio::test]
 async fn a_caller_holding_its_cap_of_subscriptions_is_busy_until_it_closes_one() {
     let (agent, chunks) = piped_agent();
+    // Only an authenticated caller is counted: unauthenticated clients are all the one
+    // anonymous caller, and must not share one cap.
+    let tokens = a2ui_agent::server::TokenTable::parse("alice alice-token\n").unwrap();
     let server = support::builder(agent)
         .max_subscribers_per_caller(2)
+        .auth_tokens(tokens)
         .build()
         .unwrap();
-    let server = support::spawn(server).await;
+    let spawned = support::spawn(server).await;
+    let mut server = support::TestServer::external(spawned.url.clone());
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", "Bearer alice-token".parse().unwrap());
+    server.client = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
     // The stream that starts the task is not a subscription: it takes no place.
     let response = server
         .open_stream("message/stream", support::text_message("go"))

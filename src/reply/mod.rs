@@ -6,8 +6,9 @@
 //! [`RequestProcessor`](crate::processor::RequestProcessor); the task runner above it only
 //! carries what comes out to the store and the subscribers.
 //!
-//! - [`output`]: chunks in, parts out ([`OutputPipeline`](output::OutputPipeline)): plain text,
+//! - `output`: chunks in, parts out (the `OutputPipeline`): plain text,
 //!   streamed A2UI, or A2UI read once at the end;
+//! - `reconcile`: what a repair turn resends, given what the client already holds;
 //! - `repair`: the guard that holds back an invalid message and the [`OnInvalid`] policy that
 //!   decides what follows;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds.

@@ -28,8 +28,15 @@ impl CallerSubscribers {
     }
 
     /// A slot for one more of `owner`'s subscriptions, or the "server busy" error when it
-    /// already holds as many as it may.
+    /// already holds as many as it may. The anonymous owner is every unauthenticated client
+    /// at once, so it is not counted: its slot holds no place.
     pub(crate) fn claim(self: &Arc<Self>, owner: &Owner) -> Result<Slot, RpcError> {
+        if owner.is_anonymous() {
+            return Ok(Slot {
+                owner: None,
+                from: self.clone(),
+            });
+        }
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         let count = held.entry(owner.clone()).or_insert(0);
         if *count >= self.max {
@@ -44,7 +51,7 @@ impl CallerSubscribers {
         }
         *count += 1;
         Ok(Slot {
-            owner: owner.clone(),
+            owner: Some(owner.clone()),
             from: self.clone(),
         })
     }
@@ -63,13 +70,16 @@ impl CallerSubscribers {
 /// One subscription's place in its caller's count, given back on drop.
 #[derive(Debug)]
 pub(crate) struct Slot {
-    owner: Owner,
+    /// The caller counted; `None` for the anonymous one, which is not counted.
+    owner: Option<Owner>,
     from: Arc<CallerSubscribers>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.from.release(&self.owner);
+        if let Some(owner) = &self.owner {
+            self.from.release(owner);
+        }
     }
 }
 
@@ -95,7 +105,17 @@ mod tests {
     #[test]
     fn a_caller_without_subscriptions_leaves_no_entry() {
         let subscribers = Arc::new(CallerSubscribers::new(1));
-        drop(subscribers.claim(&Owner::anonymous()).unwrap());
+        drop(subscribers.claim(&Owner::new("carol")).unwrap());
+        assert!(subscribers.held.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn unauthenticated_clients_are_not_one_caller_sharing_the_cap() {
+        let subscribers = Arc::new(CallerSubscribers::new(1));
+        let slots: Vec<_> = (0..3)
+            .map(|_| subscribers.claim(&Owner::anonymous()).unwrap())
+            .collect();
+        assert_eq!(slots.len(), 3);
         assert!(subscribers.held.lock().unwrap().is_empty());
     }
 }
