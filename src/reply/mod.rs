@@ -8,7 +8,6 @@
 //!
 //! - `output`: chunks in, parts out (the `OutputPipeline`): plain text,
 //!   streamed A2UI, or A2UI read once at the end;
-//! - `reconcile`: what a repair turn resends, given what the client already holds;
 //! - `repair`: the guard that holds back an invalid message and the [`OnInvalid`] policy that
 //!   decides what follows;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds.

@@ -1,7 +1,8 @@
 """Feeds a stream of A2UI messages, as a client received them, to the official Python SDK's
 message processor (`a2ui.core.processing.MessageProcessor`, with its basic catalog), one
-message at a time, and prints each surface's component ids and types as JSON. Exits non-zero
-with the processor's error when it refuses one.
+message at a time, after its validator (`a2ui.utils.validation.validate_payload`) has read the
+whole stream, and prints each surface's component ids and types as JSON. Exits non-zero with
+the validator's or the processor's error when either refuses.
 
 Usage: python official_processor.py <v0.8|v0.9> < messages.json
 """
@@ -11,10 +12,13 @@ import sys
 
 from a2ui.core.basic_catalog import BasicCatalog
 from a2ui.core.processing.message_processor import MessageProcessor
+from a2ui.utils.validation import validate_payload
 
 version = sys.argv[1]
 messages = json.load(sys.stdin)
-processor = MessageProcessor([BasicCatalog(version)])
+catalog = BasicCatalog(version)
+validate_payload([catalog], messages)
+processor = MessageProcessor([catalog])
 for message in messages:
     processor.process_messages([message])
 surfaces = {}
