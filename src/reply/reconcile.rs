@@ -52,6 +52,11 @@ struct Surface {
 
 impl Held {
     /// From now on, attempts are repair turns: what the client holds is not sent again.
+    /// Whether a repair turn is under way (messages are rewritten, not only noted).
+    pub(crate) fn is_repairing(&self) -> bool {
+        self.repairing
+    }
+
     pub(crate) fn repairing(&mut self) {
         self.repairing = true;
     }

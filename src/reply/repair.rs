@@ -15,6 +15,9 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
 
 use crate::a2a::Part;
 use crate::a2ui::{ProtocolVersion, TreeWatch, ValidationError};
@@ -108,6 +111,7 @@ impl RepairPolicy {
             processor,
             answer: String::new(),
             held: Held::default(),
+            sent: Vec::new(),
         }
     }
 }
@@ -124,8 +128,12 @@ pub(crate) struct Guard {
     request: Option<Request>,
     /// The current attempt's text as the agent wrote it.
     answer: String,
-    /// What the client holds, so that a repair turn does not send it again.
+    /// What the client holds, so that a repair turn does not send it again; built from
+    /// `sent` when the first repair turn starts.
     held: Held,
+    /// The A2UI messages sent so far, shared with their parts (no copy): the first attempt
+    /// pays nothing for a repair that may never come.
+    sent: Vec<Arc<Map<String, Value>>>,
 }
 
 impl Guard {
@@ -149,14 +157,25 @@ impl Guard {
             block_ends,
         } = batch;
         let invalid = self.first_problem(&mut parsed, checked, &block_ends);
-        if self.request.is_some() {
+        if self.request.is_none() {
+            return (to_parts(parsed, self.version()), invalid);
+        }
+        if self.held.is_repairing() {
             for part in &mut parsed {
                 if let ParsedPart::A2ui(messages) = part {
                     *messages = self.held.reconcile(std::mem::take(messages));
                 }
             }
         }
-        (to_parts(parsed, self.version()), invalid)
+        let parts = to_parts(parsed, self.version());
+        if !self.held.is_repairing() {
+            // Only A2UI messages become data parts of a reply's output.
+            self.sent.extend(parts.iter().filter_map(|part| match part {
+                Part::Data { data, .. } => Some(data.clone()),
+                _ => None,
+            }));
+        }
+        (parts, invalid)
     }
 
     /// Cuts `parsed` before its first problem and returns the problem (see `screen`).
@@ -252,6 +271,14 @@ impl Guard {
         }
         tracing::info!(attempt = done + 1, errors = %listed, "asking the agent to repair its A2UI");
         let answer = std::mem::take(&mut self.answer);
+        if !self.held.is_repairing() {
+            // What the client holds is what it was sent: replayed once, now that it matters.
+            for message in &self.sent {
+                self.held
+                    .reconcile(vec![Value::Object(Map::clone(message))]);
+            }
+            self.sent = Vec::new();
+        }
         self.held.repairing();
         let repaired =
             request
