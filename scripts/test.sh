@@ -39,4 +39,6 @@ cargo test --all-features
 
 # ---- The official A2A 1.0 TCK ------------------------------------------------------------
 step "the A2A 1.0 TCK against examples/tck_sut.rs (JSON-RPC and HTTP+JSON)"
-scripts/tck.sh
+# The official TCK, read from the reference folder beside this checkout (required: with
+# A2UI_REQUIRE_REFERENCE=1 a missing TCK fails the step).
+A2A_TCK_DIR="${A2A_TCK_DIR:-$PWD/../shared/reference/a2a-tck}" scripts/tck.sh
