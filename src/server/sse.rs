@@ -84,6 +84,9 @@ pub(crate) fn event_stream(
     opening: impl Future<Output = Result<Opened, RpcError>> + Send + 'static,
     keep_alive: Duration,
 ) -> Response {
+    // Boxed: the stream lives as long as the client reads, the opening only until the task
+    // starts; inline, its state would widen every open stream by its size.
+    let opening = Box::pin(opening);
     let stream = async_stream::stream! {
         let Opened { first, events, guard, slot } = match opening.await {
             Ok(opened) => opened,

@@ -61,10 +61,12 @@ impl TaskManager {
         &self,
         running: &Running,
         reply_id: &str,
-        mut request: Request,
+        mut request: Box<Request>,
         streaming: bool,
         mut first: Option<Called>,
     ) -> Outcome {
+        // The request stays boxed: a run's future is held for as long as the reply streams,
+        // and every level of it would otherwise carry its own copy of the request's bytes.
         let mut answer = Answer {
             running,
             reply_id,
@@ -79,7 +81,7 @@ impl TaskManager {
                 Attempt::Invalid(errors) => errors,
             };
             request = match answer.guard.next(errors) {
-                Ok(next) => next,
+                Ok(next) => Box::new(next),
                 Err(reason) => return Outcome::Failed(reason),
             };
         }
@@ -90,13 +92,13 @@ impl TaskManager {
     async fn attempt(
         &self,
         answer: &mut Answer<'_>,
-        request: Request,
+        request: Box<Request>,
         first: Option<Called>,
     ) -> Attempt {
         let mut sink = self.output.start(&request, answer.streaming);
         let called = match first {
             Some(called) => called,
-            None => self.call(request).await,
+            None => self.call(*request).await,
         };
         let reply = match called {
             Ok(reply) => reply,
@@ -108,7 +110,12 @@ impl TaskManager {
                 state,
             ),
             Reply::Stream { events, state } => (events, state),
-            explicit => return Attempt::Done(self.explicit(answer.running, explicit).await),
+            // Boxed: an explicit reply is rare, and its future would otherwise widen every
+            // streaming run's future by its size.
+            explicit => {
+                let outcome = Box::pin(self.explicit(answer.running, explicit)).await;
+                return Attempt::Done(outcome);
+            }
         };
         let final_state = final_state.unwrap_or(self.final_state);
         if !final_state.is_settled() {

@@ -172,7 +172,7 @@ impl TaskManager {
                     streaming,
                     first,
                 } => {
-                    self.drive(running, reply_id, *request, streaming, first)
+                    self.drive(running, reply_id, request, streaming, first)
                         .await
                 }
                 Job::Refuse(reason) => Outcome::Failed(reason),
