@@ -476,3 +476,51 @@ proptest! {
         })?;
     }
 }
+
+/// Says who asked, in which tenant, with which scopes.
+async fn who(request: Request) -> Result<Reply, AgentError> {
+    let caller = request.principal();
+    Ok(Reply::text(format!(
+        "{} in {} with [{}]",
+        caller.id(),
+        caller.tenant().unwrap_or("no tenant"),
+        caller.scopes().join(" ")
+    )))
+}
+
+#[tokio::test]
+async fn the_token_files_tenant_and_scopes_reach_the_agent_over_both_versions() {
+    let table =
+        TokenTable::parse("carol c-token tenant=acme scopes=read,book\ndave d-token\n").unwrap();
+    let server = spawn(builder(who).auth_tokens(table).build().unwrap()).await;
+    let as_caller = |token: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let mut caller = TestServer::external(server.url.clone());
+        caller.client = reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap();
+        caller
+    };
+    let carol = as_caller("c-token");
+    let sent = carol.call("message/send", text_message("who am I")).await;
+    assert!(
+        sent.to_string().contains("carol in acme with [read book]"),
+        "{sent}"
+    );
+    let sent = carol
+        .call_v1("SendMessage", text_message_v1("who am I"))
+        .await;
+    assert!(
+        sent.to_string().contains("carol in acme with [read book]"),
+        "{sent}"
+    );
+    let sent = as_caller("d-token")
+        .call_v1("SendMessage", text_message_v1("who am I"))
+        .await;
+    assert!(
+        sent.to_string().contains("dave in no tenant with []"),
+        "{sent}"
+    );
+}

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::super::principal::Principal;
+use crate::request::Principal;
 
 /// Tokens and the principals they authenticate (`serve --auth-tokens FILE`).
 ///
