@@ -1,8 +1,11 @@
 //! Two callers on one server, over A2A 0.3 and 1.0, JSON-RPC and HTTP+JSON, with the
-//! in-memory store and SQLite: each lists, reads, cancels, subscribes to and continues only
-//! its own tasks, another caller's task is answered exactly as one that does not exist, and
-//! reusing another caller's `contextId` never joins its context. Plus a property: whatever
-//! one caller does, no answer it gets holds a byte of the other's tasks.
+//! in-memory store, SQLite and PostgreSQL: each lists, reads, cancels, subscribes to and
+//! continues only its own tasks, another caller's task is answered exactly as one that does
+//! not exist, and reusing another caller's `contextId` never joins its context. The callers
+//! are two principals, or one principal's id in two tenants (tenants on): the tenant is part
+//! of whose a task is. Plus a property: whatever one caller does, no answer it gets holds a
+//! byte of the other's tasks. PostgreSQL runs are skipped without it (see
+//! `support::postgres`).
 #![cfg(feature = "sqlite")]
 
 mod support;
@@ -12,13 +15,11 @@ use std::time::Duration;
 use a2ui_agent::a2a::TaskState;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::server::TokenTable;
-use a2ui_agent::store::SqliteStore;
+use a2ui_agent::server::{Principal, TokenTable};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use support::stores::Store;
 use support::{TestServer, builder, spawn, text_message, text_message_v1};
-
-const TOKENS: &str = "alice alice-token\nbob bob-token\n";
 
 /// Replies to each message and waits for more; "hold" keeps running until canceled.
 async fn chat(request: Request) -> Result<Reply, AgentError> {
@@ -29,11 +30,13 @@ async fn chat(request: Request) -> Result<Reply, AgentError> {
         .with_final_state(TaskState::InputRequired))
 }
 
-/// The store a scenario runs with.
+/// Who the two callers are.
 #[derive(Clone, Copy, Debug)]
-enum Store {
-    Memory,
-    Sqlite,
+enum Split {
+    /// Two principals, no tenants.
+    Principals,
+    /// The same principal id in two tenants, tenants on.
+    Tenants,
 }
 
 /// One server, and a client for each caller (and one without credentials).
@@ -44,14 +47,23 @@ struct Callers {
     nobody: TestServer,
 }
 
-async fn callers(store: Store) -> Callers {
-    let table = TokenTable::parse(TOKENS).unwrap();
-    let builder = builder(chat).auth_tokens(table);
-    let builder = match store {
-        Store::Memory => builder,
-        Store::Sqlite => builder.store(SqliteStore::open_in_memory().unwrap()),
+async fn callers(store: Store, split: Split) -> Option<Callers> {
+    let (alice, bob) = match split {
+        Split::Principals => (Principal::new("alice"), Principal::new("bob")),
+        Split::Tenants => (
+            Principal::new("alice").with_tenant("acme"),
+            Principal::new("alice").with_tenant("globex"),
+        ),
     };
-    let server = spawn(builder.build().unwrap()).await;
+    let table = TokenTable::new()
+        .with(alice, "alice-token")
+        .with(bob, "bob-token");
+    let builder = builder(chat).auth_tokens(table);
+    let builder = match split {
+        Split::Principals => builder,
+        Split::Tenants => builder.tenants(["acme", "globex"]),
+    };
+    let server = spawn(store.on(builder).await?.build().unwrap()).await;
     let client = |token: &str| {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -62,12 +74,12 @@ async fn callers(store: Store) -> Callers {
             .unwrap();
         caller
     };
-    Callers {
+    Some(Callers {
         alice: client("alice-token"),
         bob: client("bob-token"),
         nobody: TestServer::external(server.url.clone()),
         _server: server,
-    }
+    })
 }
 
 /// A task of `caller`'s waiting for input, holding `text`; its id and context.
@@ -116,13 +128,16 @@ fn with_task(mut params: Value, id: &str) -> Value {
     params
 }
 
-async fn scoped_everywhere(store: Store) {
-    let Callers {
+async fn scoped_everywhere(store: Store, split: Split) {
+    let Some(Callers {
         _server: _serving,
         alice,
         bob,
         nobody,
-    } = callers(store).await;
+    }) = callers(store, split).await
+    else {
+        return;
+    };
     let bob = &bob;
     let (alice_task, alice_context) = task_of(&alice, "alice secret plan").await;
     let (bob_task, _) = task_of(bob, "bob's own").await;
@@ -315,12 +330,34 @@ async fn scoped_everywhere(store: Store) {
 
 #[tokio::test]
 async fn callers_see_only_their_own_tasks_in_memory() {
-    scoped_everywhere(Store::Memory).await;
+    scoped_everywhere(Store::Memory, Split::Principals).await;
 }
 
 #[tokio::test]
 async fn callers_see_only_their_own_tasks_in_sqlite() {
-    scoped_everywhere(Store::Sqlite).await;
+    scoped_everywhere(Store::Sqlite, Split::Principals).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn callers_see_only_their_own_tasks_in_postgres() {
+    scoped_everywhere(Store::Postgres, Split::Principals).await;
+}
+
+#[tokio::test]
+async fn tenants_see_only_their_own_tasks_in_memory() {
+    scoped_everywhere(Store::Memory, Split::Tenants).await;
+}
+
+#[tokio::test]
+async fn tenants_see_only_their_own_tasks_in_sqlite() {
+    scoped_everywhere(Store::Sqlite, Split::Tenants).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn tenants_see_only_their_own_tasks_in_postgres() {
+    scoped_everywhere(Store::Postgres, Split::Tenants).await;
 }
 
 /// What Bob may try, on his own tasks or Alice's.
@@ -356,11 +393,16 @@ proptest! {
     fn no_answer_to_one_caller_holds_the_others_tasks(
         ops in proptest::collection::vec(op(), 1..10),
         sqlite in any::<bool>(),
+        tenants in any::<bool>(),
     ) {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         runtime.block_on(async {
             let store = if sqlite { Store::Sqlite } else { Store::Memory };
-            let Callers { _server: _serving, alice, bob, .. } = callers(store).await;
+            let split = if tenants { Split::Tenants } else { Split::Principals };
+            let Some(Callers { _server: _serving, alice, bob, .. }) = callers(store, split).await
+            else {
+                return Ok(());
+            };
             let mut alice_tasks = Vec::new();
             for n in 0..3 {
                 alice_tasks.push(task_of(&alice, &format!("ALICE-SECRET-{n}")).await);
@@ -433,4 +475,52 @@ proptest! {
             Ok(())
         })?;
     }
+}
+
+/// Says who asked, in which tenant, with which scopes.
+async fn who(request: Request) -> Result<Reply, AgentError> {
+    let caller = request.principal();
+    Ok(Reply::text(format!(
+        "{} in {} with [{}]",
+        caller.id(),
+        caller.tenant().unwrap_or("no tenant"),
+        caller.scopes().join(" ")
+    )))
+}
+
+#[tokio::test]
+async fn the_token_files_tenant_and_scopes_reach_the_agent_over_both_versions() {
+    let table =
+        TokenTable::parse("carol c-token tenant=acme scopes=read,book\ndave d-token\n").unwrap();
+    let server = spawn(builder(who).auth_tokens(table).build().unwrap()).await;
+    let as_caller = |token: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let mut caller = TestServer::external(server.url.clone());
+        caller.client = reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap();
+        caller
+    };
+    let carol = as_caller("c-token");
+    let sent = carol.call("message/send", text_message("who am I")).await;
+    assert!(
+        sent.to_string().contains("carol in acme with [read book]"),
+        "{sent}"
+    );
+    let sent = carol
+        .call_v1("SendMessage", text_message_v1("who am I"))
+        .await;
+    assert!(
+        sent.to_string().contains("carol in acme with [read book]"),
+        "{sent}"
+    );
+    let sent = as_caller("d-token")
+        .call_v1("SendMessage", text_message_v1("who am I"))
+        .await;
+    assert!(
+        sent.to_string().contains("dave in no tenant with []"),
+        "{sent}"
+    );
 }

@@ -1,6 +1,8 @@
 //! JWT bearer tokens checked against a JWKS: a good token is its `sub`'s principal, and
 //! an expired one, one for another audience, one signed by another key, `alg: none` and an
-//! HMAC token keyed with the public key are all refused with 401.
+//! HMAC token keyed with the public key are all refused with 401. The token's scopes
+//! (`scope`, or a `scp` list) reach the agent on its request, and the card says which
+//! claims are read.
 #![cfg(feature = "jwt")]
 
 mod support;
@@ -28,8 +30,16 @@ const AUDIENCE: &str = "a2ui-test-agent";
 /// The server's clock, in seconds since the epoch.
 const NOW: u64 = 1_800_000_000;
 
+/// Says who asked, with which scopes.
 async fn echo(request: Request) -> Result<Reply, AgentError> {
-    Ok(Reply::text(format!("hi {}", request.text())).with_final_state(TaskState::InputRequired))
+    let caller = request.principal();
+    Ok(Reply::text(format!(
+        "hi {} as {} with [{}]",
+        request.text(),
+        caller.id(),
+        caller.scopes().join(" ")
+    ))
+    .with_final_state(TaskState::InputRequired))
 }
 
 fn der(hex: &str) -> Vec<u8> {
@@ -113,6 +123,11 @@ async fn a_valid_token_is_its_subjects_principal() {
     let carol = signed(KEY_A, &claims("carol", 600, AUDIENCE));
     let (status, sent) = send_with(&server, &carol).await;
     assert_eq!(status, 200, "{sent}");
+    assert!(
+        sent.to_string()
+            .contains("hi hello as carol with [tasks:read tasks:write]"),
+        "{sent}"
+    );
     let task_id = sent["result"]["id"].as_str().unwrap().to_owned();
     // Another subject of the same issuer does not see Carol's task.
     let dave = signed(KEY_A, &claims("dave", 600, AUDIENCE));
@@ -130,6 +145,29 @@ async fn a_valid_token_is_its_subjects_principal() {
     assert_eq!(as_dave["error"]["code"], -32001, "{as_dave}");
     let as_carol: Value = get(carol).await.unwrap().json().await.unwrap();
     assert_eq!(as_carol["result"]["id"], json!(task_id), "{as_carol}");
+}
+
+#[tokio::test]
+async fn scopes_given_as_an_scp_list_reach_the_agent_and_the_card_names_the_claims() {
+    let server = server().await;
+    let mut listed = claims("erin", 600, AUDIENCE);
+    let claims = listed.as_object_mut().unwrap();
+    claims.remove("scope");
+    claims.insert("scp".into(), json!(["book", "read"]));
+    let (status, sent) = send_with(&server, &signed(KEY_A, &listed)).await;
+    assert_eq!(status, 200, "{sent}");
+    assert!(
+        sent.to_string().contains("as erin with [book read]"),
+        "{sent}"
+    );
+    let card = server.card().await;
+    let scheme = card["securitySchemes"]["jwt"].to_string();
+    assert!(
+        scheme.contains("`sub`") && scheme.contains("`scp`"),
+        "{scheme}"
+    );
+    // The card names no host of the deployment's (the issuer may be internal).
+    assert!(!card.to_string().contains("issuer.test"), "{card}");
 }
 
 #[tokio::test]

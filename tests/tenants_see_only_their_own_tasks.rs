@@ -1,7 +1,9 @@
 //! Two tenants on one server (A2A 1.0 multi-tenancy), over JSON-RPC and HTTP+JSON: each
 //! acts under its own `/{tenant}/` paths and `tenant` member, sees only its own tasks, and
 //! a request for the other tenant — or one that does not exist — is answered exactly as a
-//! task that does not exist. The card lists each tenant's interfaces. Callers that name no
+//! task that does not exist; continuing another tenant's task is not found, and its
+//! `contextId` is not joined. Each runs with the in-memory store, SQLite and PostgreSQL
+//! (skipped without it). The card lists each tenant's interfaces. Callers that name no
 //! tenant work as without tenants.
 #![cfg(feature = "server")]
 
@@ -12,6 +14,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::server::{Principal, TokenTable};
 use serde_json::{Value, json};
+use support::stores::Store;
 use support::{TestServer, builder, spawn, text_message_v1};
 
 async fn chat(request: Request) -> Result<Reply, AgentError> {
@@ -26,16 +29,13 @@ struct Tenants {
     url: String,
 }
 
-async fn tenants() -> Tenants {
+/// The two tenants' server on `store`; `None` when the store is not available here.
+async fn tenants(store: Store) -> Option<Tenants> {
     let table = TokenTable::new()
         .with(Principal::new("alice").with_tenant("acme"), "acme-token")
         .with(Principal::new("bob").with_tenant("globex"), "globex-token");
-    let server = builder(chat)
-        .auth_tokens(table)
-        .tenants(["acme", "globex"])
-        .build()
-        .unwrap();
-    let server = spawn(server).await;
+    let server = builder(chat).auth_tokens(table).tenants(["acme", "globex"]);
+    let server = spawn(store.on(server).await?.build().unwrap()).await;
     let client = |token: &str| {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -46,12 +46,12 @@ async fn tenants() -> Tenants {
             .unwrap();
         caller
     };
-    Tenants {
+    Some(Tenants {
         acme: client("acme-token"),
         globex: client("globex-token"),
         url: server.url.clone(),
         _server: server,
-    }
+    })
 }
 
 /// A JSON-RPC 1.0 call to `path` (relative to the server's root).
@@ -98,9 +98,10 @@ fn with_tenant(mut params: Value, tenant: &str) -> Value {
     params
 }
 
-#[tokio::test]
-async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
-    let t = tenants().await;
+async fn over_json_rpc(store: Store) {
+    let Some(t) = tenants(store).await else {
+        return;
+    };
     // Acme's task, started with the `tenant` member at the root, and one under its path.
     let sent = rpc(
         &t.acme,
@@ -163,6 +164,8 @@ async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
         assert_eq!(answer, &answers[0]);
         assert_eq!(answer["code"], -32001, "{answer}");
     }
+    // ... and the very answer acme's task gets in globex's own tenant, where it is missing.
+    assert_eq!(answers[0], theirs["error"], "{theirs}");
     let canceled = rpc(&t.globex, "acme/", "CancelTask", json!({"id": acme_task})).await;
     assert_eq!(canceled["error"]["code"], -32001, "{canceled}");
     let sent = rpc(&t.globex, "acme/", "SendMessage", text_message_v1("in?")).await;
@@ -178,6 +181,51 @@ async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
     .await;
     assert_eq!(subscribed["error"], answers[0], "{subscribed}");
 
+    // Continuing acme's task from globex's own tenant: not found, as a missing task is.
+    let mut continuing = text_message_v1("mine now");
+    continuing["message"]["taskId"] = json!(acme_task);
+    let continued = rpc(&t.globex, "globex/", "SendMessage", continuing).await;
+    let mut missing_one = text_message_v1("mine now");
+    missing_one["message"]["taskId"] = json!("no-such-task");
+    let missing_continued = rpc(&t.globex, "globex/", "SendMessage", missing_one).await;
+    assert_eq!(
+        continued["error"]["code"], missing_continued["error"]["code"],
+        "{continued}"
+    );
+    assert_eq!(continued["error"]["code"], -32001, "{continued}");
+
+    // Acme's contextId in globex is globex's own context: a new task there, and neither
+    // tenant sees the other's task in it.
+    let got = rpc(&t.acme, "acme/", "GetTask", json!({"id": acme_task})).await;
+    let acme_context = got["result"]["contextId"].as_str().unwrap().to_owned();
+    let mut in_acme_context = text_message_v1("globex in acme's context");
+    in_acme_context["message"]["contextId"] = json!(acme_context);
+    let sent = rpc(&t.globex, "globex/", "SendMessage", in_acme_context).await;
+    let globex_task = sent["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    assert_ne!(globex_task, acme_task);
+    for (caller, path, own) in [
+        (&t.acme, "acme/", &acme_task),
+        (&t.globex, "globex/", &globex_task),
+    ] {
+        let listed = rpc(
+            caller,
+            path,
+            "ListTasks",
+            json!({"contextId": acme_context}),
+        )
+        .await;
+        let ids: Vec<&str> = listed["result"]["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|task| task["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [own.as_str()], "{listed}");
+    }
+
     // Acme's task is untouched.
     let got = rpc(&t.acme, "acme/", "GetTask", json!({"id": acme_task})).await;
     assert_eq!(
@@ -186,9 +234,10 @@ async fn each_tenant_sees_only_its_own_tasks_over_json_rpc() {
     );
 }
 
-#[tokio::test]
-async fn each_tenant_sees_only_its_own_tasks_over_http_json() {
-    let t = tenants().await;
+async fn over_http_json(store: Store) {
+    let Some(t) = tenants(store).await else {
+        return;
+    };
     let (status, sent) = rest(
         &t.acme,
         "POST",
@@ -241,6 +290,10 @@ async fn each_tenant_sees_only_its_own_tasks_over_http_json() {
             "{method} {path}: {refused}"
         );
     }
+    // The very answer acme's task gets in globex's own tenant, where it is missing.
+    let (_, by_path) = rest(&t.globex, "GET", &format!("acme/tasks/{acme_task}"), None).await;
+    let (_, own) = rest(&t.globex, "GET", &format!("globex/tasks/{acme_task}"), None).await;
+    assert_eq!(by_path, own);
     let (status, got) = rest(&t.acme, "GET", &format!("acme/tasks/{acme_task}"), None).await;
     assert_eq!(
         (status, &got["status"]["state"]),
@@ -249,8 +302,42 @@ async fn each_tenant_sees_only_its_own_tasks_over_http_json() {
 }
 
 #[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_json_rpc_in_memory() {
+    over_json_rpc(Store::Memory).await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_json_rpc_in_sqlite() {
+    over_json_rpc(Store::Sqlite).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_json_rpc_in_postgres() {
+    over_json_rpc(Store::Postgres).await;
+}
+
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_http_json_in_memory() {
+    over_http_json(Store::Memory).await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_http_json_in_sqlite() {
+    over_http_json(Store::Sqlite).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_tasks_over_http_json_in_postgres() {
+    over_http_json(Store::Postgres).await;
+}
+
+#[tokio::test]
 async fn the_card_lists_each_tenants_interfaces() {
-    let t = tenants().await;
+    let t = tenants(Store::Memory).await.expect("the in-memory store");
     let card: Value = reqwest::get(format!("{}.well-known/agent-card.json", t.url))
         .await
         .unwrap()

@@ -4,18 +4,21 @@
 //! message (text, parts, metadata), the task and context it belongs to, the earlier messages
 //! of the task, and the protocol extensions the client asked for. When the client speaks
 //! A2UI it also carries what was negotiated for this request (the [`RequestProcessor`] whose
-//! prompt the agent gives its model) and what the user did on a surface ([`UserAction`]).
+//! prompt the agent gives its model) and what the user did on a surface ([`UserAction`]),
+//! and who is asking: the [`Principal`] the server authenticated, with its scopes.
 
 pub(crate) mod actions;
 pub(crate) mod activation;
 pub(crate) mod adapter;
 pub(crate) mod prepared;
+mod principal;
 mod repair;
 
 use serde_json::{Map, Value};
 
 pub use actions::{UserAction, UserActionKind};
 pub use activation::newest_extension;
+pub use principal::Principal;
 pub use repair::Repair;
 
 use crate::a2a::{FileContent, Message, Metadata, Part};
@@ -38,6 +41,7 @@ pub struct Request {
     a2ui: Option<RequestProcessor>,
     activated_extensions: Vec<String>,
     repairs: Vec<Repair>,
+    principal: Principal,
 }
 
 impl Request {
@@ -71,6 +75,7 @@ impl Request {
             a2ui: None,
             activated_extensions: Vec::new(),
             repairs: Vec::new(),
+            principal: Principal::anonymous(),
         }
     }
 
@@ -94,6 +99,45 @@ impl Request {
     pub fn with_request_metadata(mut self, metadata: Option<Metadata>) -> Self {
         self.request_metadata = metadata;
         self
+    }
+
+    /// The same request made by `principal` (the server sets the authenticated caller; set
+    /// it yourself to test how an agent authorizes).
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Who is asking: the caller the server authenticated (its id, tenant and scopes from a
+    /// token file line, a JWT's `scope`/`scp` claim or your own middleware), or the anonymous
+    /// principal without authentication.
+    ///
+    /// The server scopes tasks to the caller but enforces no scope: A2A defines none, so
+    /// what a scope allows is the agent's to decide.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Message, Part};
+    /// use a2ui_agent::agent::{AgentError, Reply};
+    /// use a2ui_agent::request::{Principal, Request};
+    ///
+    /// async fn agent(request: Request) -> Result<Reply, AgentError> {
+    ///     let may_book = request.principal().scopes().iter().any(|scope| scope == "book");
+    ///     if request.text().contains("book") && !may_book {
+    ///         return Ok(Reply::text("You may look, but booking needs the `book` scope."));
+    ///     }
+    ///     Ok(Reply::text(format!("Booked for {}.", request.principal().id())))
+    /// }
+    ///
+    /// let request = Request::new(Message::user("m", vec![Part::text("book a table")]), "t", "c")
+    ///     .with_principal(Principal::new("carol").with_scopes(["read"]));
+    /// assert_eq!(request.principal().id(), "carol");
+    /// # let _ = agent(request);
+    /// ```
+    pub fn principal(&self) -> &Principal {
+        &self.principal
     }
 
     /// The text of the message's text parts, joined without separator.

@@ -5,8 +5,8 @@
 //! The task layer then creates or continues the task and builds the agent's [`Request`]
 //! from the result; it never negotiates, and never sees a wire type.
 
-use super::Request;
 use super::adapter::{A2uiAdapter, A2uiOutcome, Adapted, Refusal};
+use super::{Principal, Request};
 use crate::a2a::{Message, Metadata, SendRequest};
 
 /// A send, with its A2UI decided: the message, which the task layer files, and the rest.
@@ -27,13 +27,20 @@ pub(crate) struct Decided {
     requested_extensions: Vec<String>,
     /// The adapter's decision.
     adapted: Adapted,
+    /// Who sends it.
+    principal: Principal,
 }
 
 impl A2uiAdapter {
-    /// Decides how the message of `send` is answered; `header_extensions` are the URIs of
-    /// the `A2A-Extensions` / `X-A2A-Extensions` headers. The send's configuration is the
-    /// caller's to apply.
-    pub(crate) fn prepare(&self, send: SendRequest, header_extensions: Vec<String>) -> Prepared {
+    /// Decides how the message of `send` by `principal` is answered; `header_extensions`
+    /// are the URIs of the `A2A-Extensions` / `X-A2A-Extensions` headers. The send's
+    /// configuration is the caller's to apply.
+    pub(crate) fn prepare(
+        &self,
+        send: SendRequest,
+        header_extensions: Vec<String>,
+        principal: Principal,
+    ) -> Prepared {
         let SendRequest {
             message, metadata, ..
         } = send;
@@ -51,6 +58,7 @@ impl A2uiAdapter {
                 metadata,
                 requested_extensions,
                 adapted,
+                principal,
             },
         }
     }
@@ -78,8 +86,10 @@ impl Decided {
             metadata,
             requested_extensions,
             adapted: Adapted { outcome, activated },
+            principal,
         } = self;
         let request = Request::new(message, task_id, context_id)
+            .with_principal(principal)
             .with_history(history)
             .with_requested_extensions(requested_extensions)
             .with_request_metadata(metadata)

@@ -71,13 +71,13 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{any, get, post};
 
+pub use crate::request::Principal;
 #[cfg(feature = "jwt")]
 pub use auth::{JwksError, JwtAuth};
 pub use auth::{TokenFileError, TokenTable};
 pub use builder::ServerBuilder;
 pub use error::BuildError;
 pub use limits::Limits;
-pub use principal::Principal;
 pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
 use crate::a2a::TaskState;

@@ -17,6 +17,7 @@ use super::sse::{self, CancelOnDrop, Framing, Opened};
 use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{Message, SendRequest, StreamEvent, Task};
+use crate::request::Principal;
 use crate::request::prepared::Prepared;
 use crate::store::Owner;
 use crate::task::Begun;
@@ -35,17 +36,18 @@ pub(crate) enum Answer {
     Message(Message),
 }
 
-/// Sends a message for `owner` and, unless the client asked not to, waits for the task to
-/// stop.
+/// Sends a message for `principal` (its task is the principal's owner's) and, unless the
+/// client asked not to, waits for the task to stop.
 pub(crate) async fn send(
     state: &ServerState,
-    owner: Owner,
+    principal: Principal,
     headers: &HeaderMap,
     send: SendRequest,
 ) -> Result<Sent, ApiError> {
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
-    let (permit, prepared) = admit(state, headers, send)?;
+    let owner = principal.owner();
+    let (permit, prepared) = admit(state, headers, send, principal)?;
     let started = match state.tasks.start(owner, prepared, false, blocking).await? {
         Begun::Task(started) => started,
         Begun::Message { message, activated } => {
@@ -76,16 +78,17 @@ pub(crate) async fn send(
     })
 }
 
-/// Sends a message for `owner` and streams the task's events as they come.
+/// Sends a message for `principal` and streams the task's events as they come.
 pub(crate) async fn stream(
     state: &ServerState,
-    owner: Owner,
+    principal: Principal,
     headers: &HeaderMap,
     send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
-    let (permit, prepared) = admit(state, headers, send)?;
+    let owner = principal.owner();
+    let (permit, prepared) = admit(state, headers, send, principal)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
     let cancel_on_disconnect = state.cancel_on_disconnect;
@@ -129,15 +132,19 @@ pub(crate) async fn stream(
 }
 
 /// Checks `send`, takes a place for it under the running-task caps and runs the request
-/// step; the caller holds the place until the run ends (or drops it when no task runs).
+/// step (the agent's request will carry `principal`); the caller holds the place until the
+/// run ends (or drops it when no task runs).
 fn admit(
     state: &ServerState,
     headers: &HeaderMap,
     send: SendRequest,
+    principal: Principal,
 ) -> Result<(Permit, Prepared), ApiError> {
     check_send(state, &send)?;
     let permit = state.admission.admit(headers, super::admission::peer())?;
-    let prepared = state.a2ui.prepare(send, requested_extensions(headers));
+    let prepared = state
+        .a2ui
+        .prepare(send, requested_extensions(headers), principal);
     Ok((permit, prepared))
 }
 

@@ -33,12 +33,12 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
-use super::principal::Principal;
 use super::sse::Framing;
 use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0;
+use crate::request::Principal;
 
 const CONTENT_TYPE_A2A: &str = "application/a2a+json";
 
@@ -161,13 +161,7 @@ pub(crate) async fn message_send(
 ) -> Response {
     let result = async {
         check_version(&headers, query.as_deref())?;
-        let sent = ops::send(
-            &state,
-            principal.owner(),
-            &headers,
-            send_body(&state, &body)?,
-        )
-        .await?;
+        let sent = ops::send(&state, principal, &headers, send_body(&state, &body)?).await?;
         let response = match &sent.answer {
             ops::Answer::Task(task) => encoded(&v1_0::send_result(task))?,
             ops::Answer::Message(message) => encoded(&v1_0::message_result(message))?,
@@ -188,7 +182,7 @@ pub(crate) async fn message_stream(
     let result = async {
         check_version(&headers, query.as_deref())?;
         let send = send_body(&state, &body)?;
-        ops::stream(&state, principal.owner(), &headers, send, Framing::Rest).await
+        ops::stream(&state, principal, &headers, send, Framing::Rest).await
     };
     answer(result.await, "message:stream")
 }

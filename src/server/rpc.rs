@@ -27,14 +27,13 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
-use super::principal::Principal;
 use super::sse::{self, Framing};
 use super::tenancy::{self, PathTenant};
 use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{SendRequest, v0_3, v1_0};
-use crate::store::Owner;
+use crate::request::Principal;
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
@@ -104,7 +103,6 @@ pub(crate) async fn handle(
     let params = params.as_deref();
     tracing::debug!(%method, "json-rpc request");
     let version = version::of_method(&method);
-    let owner = principal.owner();
     let other_tenant = if state.tenancy {
         let named = tenancy::Named::of(params.map_or(&[][..], |params| params.get().as_bytes()));
         tenancy::check(&principal, path_tenant.as_deref(), &named).err()
@@ -124,10 +122,10 @@ pub(crate) async fn handle(
         )
         .into()),
         (Ok(_), Version::V0_3, None) => {
-            dispatch_0_3(&state, owner, &headers, &id, &method, params).await
+            dispatch_0_3(&state, &principal, &headers, &id, &method, params).await
         }
         (Ok(_), Version::V1_0, None) => {
-            dispatch_1_0(&state, owner, &headers, &id, &method, params).await
+            dispatch_1_0(&state, &principal, &headers, &id, &method, params).await
         }
     };
     match outcome {
@@ -232,18 +230,25 @@ fn method_not_found(method: &str) -> ApiError {
 
 async fn dispatch_0_3(
     state: &ServerState,
-    owner: Owner,
+    principal: &Principal,
     headers: &HeaderMap,
     id: &Id,
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<Answer, ApiError> {
+    let owner = principal.owner();
     let params = params_value(params)?;
     let params = params.as_ref();
     let framing = || Framing::Rpc(id.clone(), Version::V0_3);
     match method {
         "message/send" => {
-            let sent = ops::send(state, owner, headers, v0_3::decode_send_params(params)?).await?;
+            let sent = ops::send(
+                state,
+                principal.clone(),
+                headers,
+                v0_3::decode_send_params(params)?,
+            )
+            .await?;
             let result = match &sent.answer {
                 ops::Answer::Task(task) => v0_3::encode_task(task),
                 ops::Answer::Message(message) => v0_3::encode_message(message),
@@ -252,7 +257,7 @@ async fn dispatch_0_3(
         }
         "message/stream" => {
             let send = v0_3::decode_send_params(params)?;
-            ops::stream(state, owner, headers, send, framing())
+            ops::stream(state, principal.clone(), headers, send, framing())
                 .await
                 .map(Answer::Stream)
         }
@@ -287,16 +292,17 @@ async fn dispatch_0_3(
 
 async fn dispatch_1_0(
     state: &ServerState,
-    owner: Owner,
+    principal: &Principal,
     headers: &HeaderMap,
     id: &Id,
     method: &str,
     raw: Option<&RawValue>,
 ) -> Result<Answer, ApiError> {
+    let owner = principal.owner();
     let framing = || Framing::Rpc(id.clone(), Version::V1_0);
     match method {
         "SendMessage" => {
-            let sent = ops::send(state, owner, headers, send_params_1_0(raw)?).await?;
+            let sent = ops::send(state, principal.clone(), headers, send_params_1_0(raw)?).await?;
             let result = match &sent.answer {
                 ops::Answer::Task(task) => Payload::encoded(&v1_0::send_result(task))?,
                 ops::Answer::Message(message) => Payload::encoded(&v1_0::message_result(message))?,
@@ -305,7 +311,7 @@ async fn dispatch_1_0(
         }
         "SendStreamingMessage" => {
             let send = send_params_1_0(raw)?;
-            ops::stream(state, owner, headers, send, framing())
+            ops::stream(state, principal.clone(), headers, send, framing())
                 .await
                 .map(Answer::Stream)
         }

@@ -18,8 +18,9 @@ use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::Value;
 
-use super::principal::Principal;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::request::Principal;
+use crate::task::TaskError;
 
 /// The tenant a request's path names (`/{tenant}/...`).
 #[derive(Debug, Clone)]
@@ -93,13 +94,13 @@ pub(crate) fn check(
     Err(not_found(named.task()))
 }
 
-/// The answer to a request for another tenant: the one a missing task gets.
+/// The answer to a request for another tenant: the very one a missing task gets (its
+/// message and its `taskId` data), made by the same conversion.
 fn not_found(task: Option<&str>) -> RpcError {
-    let message = match task {
-        Some(id) => format!("Task not found: {id}"),
-        None => "Task not found".to_owned(),
-    };
-    RpcError::new(ErrorCode::TaskNotFound, message)
+    match task {
+        Some(id) => RpcError::from(TaskError::NotFound { id: id.to_owned() }),
+        None => RpcError::new(ErrorCode::TaskNotFound, "Task not found"),
+    }
 }
 
 /// For the HTTP+JSON routes: refuses a request whose path, body or query names another
@@ -176,6 +177,8 @@ mod tests {
         let refused = refused.unwrap_err();
         assert_eq!(refused.code, ErrorCode::TaskNotFound);
         assert_eq!(refused.message, "Task not found: t1");
+        let missing = RpcError::from(TaskError::NotFound { id: "t1".into() });
+        assert_eq!(refused, missing, "the answer a missing task gets");
         // A path and a body that disagree are refused whichever is the caller's.
         assert!(check(&acme, in_path("acme").as_ref(), &named(r#"{"tenant":"x"}"#)).is_err());
         // A caller in no tenant acts in none.

@@ -1,5 +1,6 @@
 //! The `serve` options that say who the callers are: one token per caller from a file, or
-//! JWT bearer tokens checked against a JWKS file. Each caller sees only its own tasks.
+//! JWT bearer tokens checked against a JWKS file, and whether callers act in tenants. Each
+//! caller sees only its own tasks.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,10 +10,19 @@ use a2ui_agent::server::{JwtAuth, ServerBuilder, TokenTable};
 /// How `a2ui-agent serve` authenticates several callers.
 #[derive(Debug, clap::Args)]
 pub struct Callers {
-    /// A file of callers, one `PRINCIPAL TOKEN` pair per line (`#` starts a comment); each
-    /// sends its token as `Authorization: Bearer <token>` and sees only its own tasks.
+    /// A file of callers, one `PRINCIPAL TOKEN [tenant=TENANT] [scopes=A,B]` line each (`#`
+    /// starts a comment); each sends its token as `Authorization: Bearer <token>` and sees
+    /// only its own tasks, in its tenant; the agent reads its scopes.
     #[arg(long, value_name = "FILE")]
     auth_tokens: Option<PathBuf>,
+    /// Turn tenants on (A2A 1.0 multi-tenancy): the API is also served under `/{tenant}/`,
+    /// and a request may name a tenant in its `tenant` member. A caller acts only in its own
+    /// tenant (its token-file `tenant=`, or the --jwt-tenant-claim); any other is answered
+    /// as a missing task. The card lists the 1.0 interfaces again for each tenant of LISTED
+    /// (`--tenants acme,globex`); with none, tenant names stay out of the public card.
+    #[arg(long, value_name = "LISTED", num_args = 0..=1, value_delimiter = ',',
+          default_missing_value = "")]
+    tenants: Option<Vec<String>>,
     /// Accept JWT bearer tokens signed by a key of this JWKS file (RSA, EC P-256/P-384 or
     /// Ed25519 public keys).
     #[arg(long, value_name = "FILE", conflicts_with = "jwt_jwks_url")]
@@ -75,6 +85,15 @@ impl Callers {
                 jwt = jwt.tenant_claim(claim);
             }
             builder = builder.jwt(jwt);
+        }
+        if let Some(listed) = self.tenants {
+            let listed: Vec<String> = listed
+                .into_iter()
+                .map(|tenant| tenant.trim().to_owned())
+                .filter(|tenant| !tenant.is_empty())
+                .collect();
+            tracing::info!(listed = listed.len(), "tenants on");
+            builder = builder.tenants(listed);
         }
         Ok(builder)
     }

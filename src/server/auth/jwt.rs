@@ -15,7 +15,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
-use super::super::principal::Principal;
+use crate::request::Principal;
 
 /// Verifies JWT bearer tokens (`serve --jwt-jwks FILE`).
 ///
@@ -219,6 +219,22 @@ impl JwtAuth {
     pub fn tenant_claim(mut self, claim: impl Into<String>) -> Self {
         self.tenant_claim = Some(claim.into());
         self
+    }
+
+    /// What the card says of this scheme: which claims it reads. Not the issuer or the
+    /// audience: the public card names no host of the deployment's (an identity provider's
+    /// address may be internal), and a client's token server knows them already.
+    pub(crate) fn describe(&self) -> String {
+        let mut text = format!(
+            "Authorization: Bearer <JWT> signed by a key of the agent's JWKS, with `exp`; the \
+             caller is its `{}` claim",
+            self.principal_claim
+        );
+        if let Some(claim) = &self.tenant_claim {
+            text.push_str(&format!(", the tenant its `{claim}` claim"));
+        }
+        text.push_str(", the scopes its `scope` or `scp` claim (the agent reads them)");
+        text
     }
 
     /// The principal `token` proves at time `now`.

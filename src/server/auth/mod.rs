@@ -32,10 +32,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use super::principal::Principal;
 use crate::a2a::card::AgentCard;
 #[cfg(feature = "jwt")]
 use crate::clock::Clock;
+use crate::request::Principal;
 
 /// The API-key header.
 const API_KEY: HeaderName = HeaderName::from_static("x-api-key");
@@ -73,7 +73,8 @@ pub(crate) fn declare(card: &mut AgentCard, methods: &[AuthMethod]) {
                 card.security_schemes.insert(
                     BEARER_SCHEME.to_owned(),
                     json!({"type": "http", "scheme": "bearer",
-                           "description": "Authorization: Bearer <token>"}),
+                           "description": "Authorization: Bearer <token>; each token is one \
+                                           caller, who sees only its own tasks"}),
                 );
                 card.security_schemes.insert(
                     API_KEY_SCHEME.to_owned(),
@@ -86,11 +87,11 @@ pub(crate) fn declare(card: &mut AgentCard, methods: &[AuthMethod]) {
                     .push(BTreeMap::from([(API_KEY_SCHEME.to_owned(), Vec::new())]));
             }
             #[cfg(feature = "jwt")]
-            AuthMethod::Jwt(_) => {
+            AuthMethod::Jwt(jwt) => {
                 card.security_schemes.insert(
                     JWT_SCHEME.to_owned(),
                     json!({"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-                           "description": "Authorization: Bearer <JWT>"}),
+                           "description": jwt.describe()}),
                 );
                 card.security
                     .push(BTreeMap::from([(JWT_SCHEME.to_owned(), Vec::new())]));

@@ -1,5 +1,6 @@
 //! Several callers, each with its own token: a table of tokens and the principals they
-//! stand for, read from a file with one `PRINCIPAL TOKEN` pair per line.
+//! stand for, read from a file with one `PRINCIPAL TOKEN [tenant=T] [scopes=A,B]` line per
+//! caller.
 //!
 //! A token is looked up by comparing it with every token of the table in time that depends
 //! only on the offered token's length and the table's size, so timing tells nothing about
@@ -9,18 +10,37 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::super::principal::Principal;
+use crate::request::Principal;
 
 /// Tokens and the principals they authenticate (`serve --auth-tokens FILE`).
+///
+/// The file has one caller per line, its fields separated by white space:
+///
+/// ```text
+/// # PRINCIPAL  TOKEN         [tenant=TENANT]  [scopes=SCOPE,SCOPE...]
+/// alice        s3cret-a
+/// bob          s3cret-b      tenant=acme
+/// carol        s3cret-c      tenant=globex    scopes=read,book
+/// ```
+///
+/// `tenant=` puts the caller in a tenant (see
+/// [`ServerBuilder::tenants`](crate::server::ServerBuilder::tenants)); `scopes=` grants it
+/// scopes, which the agent reads on its [`Request`](crate::request::Request) to authorize
+/// its own actions. Either may come first; each at most once. Blank lines and lines
+/// starting with `#` are skipped. A line of two fields means what it always did.
 ///
 /// # Example
 ///
 /// ```
 /// use a2ui_agent::server::TokenTable;
 ///
-/// let table = TokenTable::parse("# who   token\nalice  s3cret-a\nbob    s3cret-b\n").unwrap();
+/// let table = TokenTable::parse(
+///     "# who   token\nalice  s3cret-a\nbob    s3cret-b  tenant=acme  scopes=read,book\n",
+/// )
+/// .unwrap();
 /// assert_eq!(table.len(), 2);
 /// assert!(TokenTable::parse("alice\n").is_err());
+/// assert!(TokenTable::parse("alice s3cret tenant=\n").is_err());
 /// ```
 #[derive(Clone, Default)]
 pub struct TokenTable {
@@ -39,11 +59,23 @@ pub enum TokenFileError {
         /// The system's error.
         source: std::io::Error,
     },
-    /// A line is not `PRINCIPAL TOKEN`.
-    #[error("token file line {line}: expected `PRINCIPAL TOKEN`")]
+    /// A line is not `PRINCIPAL TOKEN [tenant=T] [scopes=A,B]`.
+    #[error("token file line {line}: expected `PRINCIPAL TOKEN [tenant=T] [scopes=A,B]`")]
     Malformed {
         /// The line number, from 1.
         line: usize,
+    },
+    /// A field after the token is not one `tenant=T` or one `scopes=A,B` with no empty
+    /// name (the field is not shown: it may be a mistyped token).
+    #[error(
+        "token file line {line}, field {field}: expected one `tenant=TENANT` and one \
+         `scopes=SCOPE,...`, none empty"
+    )]
+    BadField {
+        /// The line number, from 1.
+        line: usize,
+        /// The field's place on the line, from 1 (the token is field 2).
+        field: usize,
     },
     /// A token is given twice: it could not tell its principals apart.
     #[error("token file line {line}: this token is already given on an earlier line")]
@@ -77,12 +109,15 @@ impl TokenTable {
         self
     }
 
-    /// Reads a table: one `PRINCIPAL TOKEN` pair per line, separated by white space; blank
-    /// lines and lines starting with `#` are skipped.
+    /// Reads a table: one `PRINCIPAL TOKEN [tenant=T] [scopes=A,B]` line per caller (see
+    /// the [type's docs](Self)), fields separated by white space; blank lines and lines
+    /// starting with `#` are skipped.
     ///
     /// # Errors
     ///
-    /// [`TokenFileError`] for a line that is not a pair, a token given twice, or no token.
+    /// [`TokenFileError`] naming the line (never its token) for a line without a principal
+    /// and a token, a field after them that is not one `tenant=` or one `scopes=`, a token
+    /// given twice, or no token at all.
     pub fn parse(text: &str) -> Result<Self, TokenFileError> {
         let mut table = Self::new();
         for (index, line) in text.lines().enumerate() {
@@ -92,15 +127,14 @@ impl TokenTable {
                 continue;
             }
             let mut fields = line.split_whitespace();
-            let (Some(principal), Some(token), None) =
-                (fields.next(), fields.next(), fields.next())
-            else {
+            let (Some(principal), Some(token)) = (fields.next(), fields.next()) else {
                 return Err(TokenFileError::Malformed { line: line_number });
             };
+            let principal = with_fields(Principal::new(principal), fields, line_number)?;
             if table.find(token.as_bytes()).is_some() {
                 return Err(TokenFileError::Duplicate { line: line_number });
             }
-            table = table.with(Principal::new(principal), token);
+            table = table.with(principal, token);
         }
         if table.entries.is_empty() {
             return Err(TokenFileError::Empty);
@@ -144,6 +178,33 @@ impl TokenTable {
     }
 }
 
+/// `principal` with the `tenant=` and `scopes=` fields after the token of line `line`.
+fn with_fields<'a>(
+    mut principal: Principal,
+    fields: impl Iterator<Item = &'a str>,
+    line: usize,
+) -> Result<Principal, TokenFileError> {
+    let (mut tenant, mut scopes) = (false, false);
+    for (index, field) in fields.enumerate() {
+        let bad = TokenFileError::BadField {
+            line,
+            field: index + 3,
+        };
+        match field.split_once('=') {
+            Some(("tenant", name)) if !tenant && !name.is_empty() => {
+                tenant = true;
+                principal = principal.with_tenant(name);
+            }
+            Some(("scopes", list)) if !scopes && list.split(',').all(|s| !s.is_empty()) => {
+                scopes = true;
+                principal = principal.with_scopes(list.split(','));
+            }
+            _ => return Err(bad),
+        }
+    }
+    Ok(principal)
+}
+
 /// Whether `offered` is `secret`, in time that depends only on `offered`'s length (neither
 /// where the first difference is, nor the secret's length).
 pub(super) fn same_secret(offered: &[u8], secret: &[u8]) -> bool {
@@ -181,11 +242,63 @@ mod tests {
     }
 
     #[test]
+    fn a_line_may_give_its_callers_tenant_and_scopes_in_either_order() {
+        let table = TokenTable::parse(
+            "alice a-token tenant=acme scopes=read,book\nbob b-token scopes=read tenant=globex\n\
+             carol c-token\n",
+        )
+        .unwrap();
+        let alice = table.find(b"a-token").unwrap();
+        assert_eq!(
+            (alice.id(), alice.tenant(), alice.scopes()),
+            (
+                "alice",
+                Some("acme"),
+                &["read".to_owned(), "book".to_owned()][..]
+            )
+        );
+        let bob = table.find(b"b-token").unwrap();
+        assert_eq!(
+            (bob.tenant(), bob.scopes()),
+            (Some("globex"), &["read".to_owned()][..])
+        );
+        let carol = table.find(b"c-token").unwrap();
+        assert_eq!((carol.tenant(), carol.scopes()), (None, &[][..]));
+    }
+
+    #[test]
+    fn bad_fields_are_refused_by_line_and_place_without_showing_them() {
+        for (text, field) in [
+            ("a x tenant=\n", 3),
+            ("a x scopes=\n", 3),
+            ("a x scopes=read,,book\n", 3),
+            ("a x tenant=t tenant=u\n", 4),
+            ("a x scopes=a scopes=b\n", 4),
+            ("a x tenant=t secret-looking-thing\n", 4),
+            ("a x role=admin\n", 3),
+        ] {
+            let error = TokenTable::parse(&format!("# callers\n{text}")).unwrap_err();
+            assert!(
+                matches!(error, TokenFileError::BadField { line: 2, field: f } if f == field),
+                "{text:?}: {error:?}"
+            );
+            let message = error.to_string();
+            assert!(message.contains("line 2"), "{message}");
+            assert!(!message.contains("secret-looking"), "{message}");
+            assert!(!message.contains(" x "), "{message}");
+        }
+    }
+
+    #[test]
     fn bad_token_files_are_refused_by_line_without_showing_the_token() {
-        let error = TokenFileError::Malformed { line: 2 };
+        let error = TokenFileError::BadField { line: 2, field: 3 };
         assert!(
             matches!(TokenTable::parse("a x\nb y z\n"), Err(e) if e.to_string() == error.to_string())
         );
+        assert!(matches!(
+            TokenTable::parse("a x\nb\n"),
+            Err(TokenFileError::Malformed { line: 2 })
+        ));
         let duplicate = TokenTable::parse("a same\nb same\n").unwrap_err();
         assert!(matches!(duplicate, TokenFileError::Duplicate { line: 2 }));
         assert!(!duplicate.to_string().contains("same"));
