@@ -511,7 +511,7 @@ fn verdicts(rows: &[Row], idle: &Row, demo: &Row) {
     // The estimate comes from the largest level whose server core was not saturated.
     let estimate = |label: &str| {
         rows_of(rows, label)
-            .filter(|r| r.cpu_per_second() < 0.9 && r.errors() == 0)
+            .filter(|r| r.cpu_per_second() < 0.9 && r.errors() == 0 && r.outcome.chunks > 0)
             .max_by_key(|r| r.streams)
             .map(Row::streams_per_core)
     };

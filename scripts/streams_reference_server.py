@@ -9,7 +9,7 @@ marked `application/json+a2ui`), then completes the task.
 
 The model is the benchmark's paced reply: the chunks in the JSON file `--chunks`, one every
 `--pause-ms` milliseconds, each placeholder `@T0000000000000000` replaced by the time it is
-written (CLOCK_MONOTONIC in microseconds, comparable across processes). With `--model-url`
+due (CLOCK_MONOTONIC in microseconds, comparable across processes). With `--model-url`
 the chunks come instead from the benchmark's OpenAI-compatible fake server, streamed over
 HTTP with httpx as a Python agent reaches its model.
 
@@ -54,12 +54,15 @@ PLACEHOLDER = '@T0000000000000000'
 MIME_TYPE = 'application/json+a2ui'
 
 
-def stamped(chunk: str) -> str:
-    """The chunk with its placeholder (if any) replaced by the time now, in microseconds."""
+def now_micros() -> int:
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+
+
+def stamped(chunk: str, micros: int) -> str:
+    """The chunk with its placeholder (if any) replaced by `micros`."""
     if PLACEHOLDER not in chunk:
         return chunk
-    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
-    return chunk.replace(PLACEHOLDER, f'@T{now:016d}')
+    return chunk.replace(PLACEHOLDER, f'@T{micros:016d}')
 
 
 def a2a_parts(parts) -> list[Part]:
@@ -89,9 +92,16 @@ class PacedA2uiAgent(AgentExecutor):
 
     async def model_chunks(self):
         if self.http is None:
-            for chunk in self.chunks:
-                await asyncio.sleep(self.pause)
-                yield stamped(chunk)
+            # As the Rust side paces: each chunk is due `pause` after the one before and
+            # stamped when due, so a busy server shows as latency, not as a slower model.
+            start = now_micros()
+            step = int(self.pause * 1e6)
+            for i, chunk in enumerate(self.chunks):
+                due = start + (i + 1) * step
+                wait = (due - now_micros()) / 1e6
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                yield stamped(chunk, due)
             return
         body = {'model': 'bench', 'stream': True, 'messages': [{'role': 'user', 'content': 'go'}]}
         async with self.http.stream('POST', f'{self.model_url}/chat/completions', json=body) as r:

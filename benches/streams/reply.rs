@@ -121,29 +121,34 @@ pub fn now_micros() -> u64 {
     now.tv_sec as u64 * 1_000_000 + now.tv_nsec as u64 / 1_000
 }
 
-/// `chunk` with its placeholder, if any, replaced by the time now.
-pub fn stamped(chunk: &str) -> String {
+/// `chunk` with its placeholder, if any, replaced by `micros`.
+fn stamped_at(chunk: &str, micros: u64) -> String {
     let Some(at) = chunk.find(PLACEHOLDER) else {
         return chunk.to_owned();
     };
     let mut out = String::with_capacity(chunk.len());
     out.push_str(&chunk[..at]);
-    let _ = write!(out, "@T{:0width$}", now_micros(), width = STAMP_DIGITS);
+    let _ = write!(out, "@T{micros:0width$}", width = STAMP_DIGITS);
     out.push_str(&chunk[at + PLACEHOLDER.len()..]);
     out
 }
 
 /// The items one after the other, one every `pause` (the first after one `pause`), each
-/// stamped as it is written. A late tick delays the rest rather than bursting.
+/// stamped with the time it was due. A late tick neither slows the pace nor hides: the
+/// items it held back come at once, stamped when they were due, so a busy process shows as
+/// latency rather than as a slower model.
 pub fn paced(items: Arc<Vec<String>>, pause: Duration) -> impl Stream<Item = String> + Send {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + pause, pause);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let start = tokio::time::Instant::now();
+    let start_micros = now_micros();
+    let mut ticks = tokio::time::interval_at(start + pause, pause);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
     futures::stream::unfold((0usize, ticks), move |(i, mut ticks)| {
         let items = items.clone();
         async move {
             let item = items.get(i)?;
-            ticks.tick().await;
-            Some((stamped(item), (i + 1, ticks)))
+            let due = ticks.tick().await;
+            let micros = start_micros + (due - start).as_micros() as u64;
+            Some((stamped_at(item, micros), (i + 1, ticks)))
         }
     })
 }
