@@ -7,10 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
+use std::collections::VecDeque;
+
 use futures::StreamExt;
 use tokio::time::Instant;
 
+use super::sse::{Decoder, SseError};
 use super::tools::{Calls, ToolCall};
 use super::wire::Chunk;
 use super::{Inner, LlmError, describe};
@@ -39,7 +41,9 @@ pub(crate) fn pieces(
 ) -> impl futures::Stream<Item = Result<Piece, LlmError>> + Send + 'static {
     let idle = inner.idle_timeout;
     async_stream::stream! {
-        let mut events = response.bytes_stream().eventsource();
+        let mut body = response.bytes_stream();
+        let mut decoder = Decoder::new();
+        let mut ready = VecDeque::new();
         let mut finished = false;
         let mut begun = false;
         let mut calls = Calls::default();
@@ -49,7 +53,8 @@ pub(crate) fn pieces(
             } else {
                 (started + first_token).saturating_duration_since(Instant::now())
             };
-            let event = match tokio::time::timeout(wait, events.next()).await {
+            let next = next_event(&mut body, &mut decoder, &mut ready);
+            let data = match tokio::time::timeout(wait, next).await {
                 Err(_) if begun => {
                     yield Err(LlmError::Idle(idle));
                     return;
@@ -69,15 +74,15 @@ pub(crate) fn pieces(
                 }
                 Ok(Some(Err(error))) => {
                     let reason = match &error {
-                        EventStreamError::Transport(error) => describe(error),
-                        other => other.to_string(),
+                        EventError::Transport(error) => describe(error),
+                        EventError::Framing(error) => error.to_string(),
                     };
                     yield Err(LlmError::Interrupted(inner.scrub(&reason)));
                     return;
                 }
-                Ok(Some(Ok(event))) => event,
+                Ok(Some(Ok(data))) => data,
             };
-            let data = event.data.trim();
+            let data = data.trim();
             if data == "[DONE]" {
                 break;
             }
@@ -125,6 +130,34 @@ pub(crate) fn pieces(
         }
         if !calls.is_empty() {
             yield Ok(Piece::Calls(calls.finish(round)));
+        }
+    }
+}
+
+/// Why the next event could not be read.
+enum EventError {
+    Transport(reqwest::Error),
+    Framing(SseError),
+}
+
+/// The data of the next event of `body`: one decoded already (`ready`), or one the next
+/// chunks complete; `None` at the end of the body.
+async fn next_event(
+    body: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
+    decoder: &mut Decoder,
+    ready: &mut VecDeque<String>,
+) -> Option<Result<String, EventError>> {
+    loop {
+        if let Some(data) = ready.pop_front() {
+            return Some(Ok(data));
+        }
+        match body.next().await? {
+            Ok(chunk) => {
+                if let Err(error) = decoder.feed(&chunk, ready) {
+                    return Some(Err(EventError::Framing(error)));
+                }
+            }
+            Err(error) => return Some(Err(EventError::Transport(error))),
         }
     }
 }

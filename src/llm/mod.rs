@@ -7,7 +7,7 @@
 //! and any repair turns) and yields the content deltas as the reply's stream, so the server's
 //! parser reads A2UI blocks while the model writes them.
 //!
-//! The SSE framing is decoded by `eventsource-stream`; this module reads the chunks. It
+//! The SSE framing is decoded in place (`sse`); this module reads the chunks. It
 //! retries 429 and 5xx answers that come before the first token (bounded, with backoff,
 //! honouring `Retry-After`), bounds the wait to connect, for the first token (long: a local
 //! model reads a long prompt for minutes; the client sees "The model is reading the
@@ -49,6 +49,7 @@ mod answer;
 mod chat;
 mod error;
 mod rounds;
+mod sse;
 mod tools;
 mod wire;
 mod written;
