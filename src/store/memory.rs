@@ -15,9 +15,10 @@ use futures::future::{self, BoxFuture};
 
 use super::budget::Budget;
 use super::packed::Packed;
+use super::push::{PushConfigPut, upsert};
 use super::wanted::Wanted;
 use super::{Owner, StoreError, TaskStore, list_page};
-use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock};
 
 /// The default store: a bounded map in memory.
@@ -80,6 +81,8 @@ struct Entry {
     task: Packed,
     updated: SystemTime,
     seq: u64,
+    /// The task's push notification configs, gone with it.
+    push: Vec<PushConfig>,
 }
 
 impl Inner {
@@ -268,20 +271,25 @@ impl InMemoryStore {
                 id,
             });
         }
-        if inner.remove(&id).is_none() {
-            // A new task: refused, before anything is evicted, if the running ones leave
-            // no room for it.
-            if inner.tasks.len() - inner.settled.len() >= self.capacity {
-                return Err(StoreError::Full {
-                    capacity: self.capacity,
-                });
+        let push = match inner.remove(&id) {
+            // An update keeps the task's push configs.
+            Some(kept) => kept.push,
+            None => {
+                // A new task: refused, before anything is evicted, if the running ones
+                // leave no room for it.
+                if inner.tasks.len() - inner.settled.len() >= self.capacity {
+                    return Err(StoreError::Full {
+                        capacity: self.capacity,
+                    });
+                }
+                if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
+                    return Err(StoreError::OverBudget {
+                        max_bytes: self.max_bytes,
+                    });
+                }
+                Vec::new()
             }
-            if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
-                return Err(StoreError::OverBudget {
-                    max_bytes: self.max_bytes,
-                });
-            }
-        }
+        };
         while (inner.tasks.len() >= self.capacity
             || inner.bytes.saturating_add(size) > self.max_bytes)
             && inner.evict_oldest()
@@ -300,9 +308,29 @@ impl InMemoryStore {
                 task,
                 updated: now,
                 seq,
+                push,
             },
         );
         Ok(())
+    }
+
+    /// The live entry of task `id` of `owner` (an expired one is forgotten first).
+    fn live_entry<'i>(
+        &self,
+        inner: &'i mut Inner,
+        owner: &Owner,
+        id: &str,
+    ) -> Option<&'i mut Entry> {
+        let now = self.clock.now();
+        let expired = {
+            let entry = inner.tasks.get(id).filter(|entry| entry.owner == *owner)?;
+            entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now)
+        };
+        if expired {
+            inner.remove(id);
+            return None;
+        }
+        inner.tasks.get_mut(id)
     }
 
     fn evict_idle(&self, inner: &mut Inner, now: SystemTime) {
@@ -329,6 +357,48 @@ impl TaskStore for InMemoryStore {
 
     fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(future::ready(self.put_now(owner, task)))
+    }
+
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        let mut inner = self.lock();
+        let put = match self.live_entry(&mut inner, owner, task_id) {
+            Some(entry) => upsert(&mut entry.push, config, max),
+            None => PushConfigPut::NoTask,
+        };
+        Box::pin(future::ready(Ok(put)))
+    }
+
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        let mut inner = self.lock();
+        let configs = self
+            .live_entry(&mut inner, owner, task_id)
+            .map(|entry| entry.push.clone());
+        Box::pin(future::ready(Ok(configs)))
+    }
+
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        let mut inner = self.lock();
+        let deleted = self.live_entry(&mut inner, owner, task_id).map(|entry| {
+            let before = entry.push.len();
+            entry.push.retain(|config| config.id != config_id);
+            entry.push.len() < before
+        });
+        Box::pin(future::ready(Ok(deleted)))
     }
 
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
