@@ -39,3 +39,34 @@ impl Resolve for GuardedResolver {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+
+    fn resolver(allow: &[&str]) -> GuardedResolver {
+        GuardedResolver::new(Arc::new(Policy {
+            allow_http: true,
+            allow_hosts: allow.iter().map(|host| (*host).to_owned()).collect(),
+            max_url_len: 2048,
+        }))
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_to_loopback_is_refused_at_connect_time_unless_allowed() {
+        let name = || Name::from_str("localhost").unwrap();
+        let refused = resolver(&[]).resolve(name()).await.err().unwrap();
+        assert!(refused.to_string().contains("resolves to"), "{refused}");
+        let addrs: Vec<SocketAddr> = resolver(&["localhost"])
+            .resolve(name())
+            .await
+            .unwrap()
+            .collect();
+        assert!(
+            addrs.iter().all(|addr| addr.ip().is_loopback()),
+            "{addrs:?}"
+        );
+    }
+}
