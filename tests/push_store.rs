@@ -209,3 +209,31 @@ async fn postgres_instances_see_each_others_configs() {
         Some(vec!["from-two=https://example.com/2".into()])
     );
 }
+
+#[tokio::test]
+async fn the_in_memory_store_counts_configs_in_its_bytes() {
+    let store = InMemoryStore::new();
+    let owner = Owner::anonymous();
+    store
+        .put(&owner, task("t", TaskState::InputRequired))
+        .await
+        .unwrap();
+    let bare = store.bytes();
+    let mut big = config("a", 1);
+    big.token = Some("k".repeat(4000));
+    store.put_push_config(&owner, "t", big, 5).await.unwrap();
+    assert!(
+        store.bytes() >= bare + 4000,
+        "{} after {bare}",
+        store.bytes()
+    );
+    // An update of the task carries them, counted once.
+    let with_config = store.bytes();
+    store
+        .put(&owner, task("t", TaskState::InputRequired))
+        .await
+        .unwrap();
+    assert_eq!(store.bytes(), with_config);
+    store.delete_push_config(&owner, "t", "a").await.unwrap();
+    assert_eq!(store.bytes(), bare);
+}

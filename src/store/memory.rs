@@ -83,13 +83,32 @@ struct Entry {
     seq: u64,
     /// The task's push notification configs, gone with it.
     push: Vec<PushConfig>,
+    /// What they take, counted with the task's bytes.
+    push_bytes: usize,
+}
+
+/// About what `configs` take in memory, for the store's byte budget.
+fn push_bytes(configs: &[PushConfig]) -> usize {
+    configs
+        .iter()
+        .map(|config| {
+            let auth = config.authentication.as_ref();
+            64 + config.id.len()
+                + config.url.len()
+                + config.token.as_ref().map_or(0, String::len)
+                + auth.map_or(0, |auth| {
+                    auth.schemes.iter().map(String::len).sum::<usize>()
+                        + auth.credentials.as_ref().map_or(0, String::len)
+                })
+        })
+        .sum()
 }
 
 impl Inner {
     /// Forgets task `id`, if kept.
     fn remove(&mut self, id: &str) -> Option<Entry> {
         let entry = self.tasks.remove(id)?;
-        let size = entry.task.bytes();
+        let size = entry.task.bytes() + entry.push_bytes;
         self.bytes -= size;
         if self.settled.remove(&entry.seq).is_some() {
             self.settled_bytes -= size;
@@ -108,6 +127,34 @@ impl Inner {
             None => false,
         }
     }
+}
+
+/// A change of an entry's push config bytes, to apply to the store's totals.
+struct Resized {
+    before: usize,
+    after: usize,
+    seq: u64,
+}
+
+impl Resized {
+    fn apply(self, inner: &mut Inner) {
+        let settled = inner.settled.contains_key(&self.seq);
+        inner.bytes = (inner.bytes + self.after).saturating_sub(self.before);
+        if settled {
+            inner.settled_bytes = (inner.settled_bytes + self.after).saturating_sub(self.before);
+        }
+    }
+}
+
+/// Recounts `entry`'s push config bytes; the change, if any.
+fn resize(entry: &mut Entry) -> Option<Resized> {
+    let after = push_bytes(&entry.push);
+    let before = std::mem::replace(&mut entry.push_bytes, after);
+    (before != after).then_some(Resized {
+        before,
+        after,
+        seq: entry.seq,
+    })
 }
 
 impl Default for InMemoryStore {
@@ -271,9 +318,9 @@ impl InMemoryStore {
                 id,
             });
         }
-        let push = match inner.remove(&id) {
+        let (push, kept_push_bytes) = match inner.remove(&id) {
             // An update keeps the task's push configs.
-            Some(kept) => kept.push,
+            Some(kept) => (kept.push, kept.push_bytes),
             None => {
                 // A new task: refused, before anything is evicted, if the running ones
                 // leave no room for it.
@@ -287,9 +334,10 @@ impl InMemoryStore {
                         max_bytes: self.max_bytes,
                     });
                 }
-                Vec::new()
+                (Vec::new(), 0)
             }
         };
+        let size = size + kept_push_bytes;
         while (inner.tasks.len() >= self.capacity
             || inner.bytes.saturating_add(size) > self.max_bytes)
             && inner.evict_oldest()
@@ -309,6 +357,7 @@ impl InMemoryStore {
                 updated: now,
                 seq,
                 push,
+                push_bytes: kept_push_bytes,
             },
         );
         Ok(())
@@ -367,10 +416,16 @@ impl TaskStore for InMemoryStore {
         max: usize,
     ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
         let mut inner = self.lock();
-        let put = match self.live_entry(&mut inner, owner, task_id) {
-            Some(entry) => upsert(&mut entry.push, config, max),
-            None => PushConfigPut::NoTask,
+        let (put, grown) = match self.live_entry(&mut inner, owner, task_id) {
+            Some(entry) => {
+                let put = upsert(&mut entry.push, config, max);
+                (put, resize(entry))
+            }
+            None => (PushConfigPut::NoTask, None),
         };
+        if let Some(change) = grown {
+            change.apply(&mut inner);
+        }
         Box::pin(future::ready(Ok(put)))
     }
 
@@ -393,11 +448,16 @@ impl TaskStore for InMemoryStore {
         config_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
         let mut inner = self.lock();
+        let mut change = None;
         let deleted = self.live_entry(&mut inner, owner, task_id).map(|entry| {
             let before = entry.push.len();
             entry.push.retain(|config| config.id != config_id);
+            change = resize(entry);
             entry.push.len() < before
         });
+        if let Some(change) = change {
+            change.apply(&mut inner);
+        }
         Box::pin(future::ready(Ok(deleted)))
     }
 
