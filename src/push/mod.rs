@@ -176,6 +176,14 @@ impl Pusher {
         }
     }
 
+    /// A config of `owner`'s task `task_id` was set: its lane takes the task along again
+    /// until it has reread the configs (a 0.3 webhook may have joined).
+    pub(crate) fn configs_changed(&self, owner: &Owner, task_id: &str) {
+        if let Some(lane) = self.lanes().get(&(owner.clone(), task_id.to_owned())) {
+            lane.wants_task.store(UNKNOWN, Ordering::Relaxed);
+        }
+    }
+
     /// Removes lane `id` of `key` if nothing waits on it: `true` when its worker may end.
     fn retire_lane(
         &self,

@@ -121,6 +121,7 @@ pub(crate) async fn set(
     match put {
         PushConfigPut::Kept => {
             state.tasks.push_on(owner, &task_id);
+            pusher(state)?.configs_changed(owner, &task_id);
             Ok(config)
         }
         PushConfigPut::Full => Err(TaskError::TooManyPushConfigs { id: task_id, max }.into()),
