@@ -5,7 +5,8 @@
 //! `scenarios/*.feature` say what the agent does for each. This example is the crate's own
 //! server with an ordinary agent that looks the prefix up in [`BEHAVIOURS`]: one small
 //! function per prefix, nothing special inside the library. `scripts/test.sh` starts it and
-//! runs the TCK against it.
+//! runs the TCK against it. Push notifications are on, with the TCK's webhook receiver on
+//! this machine allowed.
 //!
 //! ```text
 //! cargo run --release --example tck_sut -- --port 9999   # binds 127.0.0.1 only
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2a::{Part, TaskState};
+use a2ui_agent::push::PushSettings;
 use a2ui_agent::{A2uiServer, AgentError, Reply, ReplyEvent, Request};
 
 /// What the agent does for one `messageId` prefix.
@@ -259,8 +261,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "Answers the TCK's messages by their messageId prefix",
         ))
         .build();
+    // The TCK's webhook receiver listens on this machine (`http://localhost:PORT/webhook`):
+    // plain http and loopback are allowed for it, and for nothing else.
+    let push = PushSettings::default()
+        .allow_http(true)
+        .allow_host("localhost")
+        .allow_host("127.0.0.1")
+        .allow_host("::1");
     let server = A2uiServer::builder(card, agent)
         .final_state(TaskState::Completed)
+        .push(push)
         .build()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}/", listener.local_addr()?);

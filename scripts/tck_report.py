@@ -101,6 +101,20 @@ def main(outcomes_path: str) -> int:
     print("skipped, by reason:")
     for reason, count in skipped.most_common():
         print(f"  {count:4}  {reason}")
+    # Push: the tests that need push and found it off count against the SUT; those that
+    # check the not-supported error skip because push is on, and cannot run in the same pass.
+    push_off = sum(
+        count for reason, count in skipped.items() if "not support push" in reason.lower()
+    )
+    push_on = sum(
+        count
+        for reason, count in skipped.items()
+        if reason.lower().startswith("agent supports push notifications")
+    )
+    print(
+        f"push notification skips: {push_off} (push needed but off); "
+        f"{push_on} more check the error of a server without push, which this one is not"
+    )
     may_xfailed = [
         test_id
         for test_id, entry in outcomes.items()

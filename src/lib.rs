@@ -69,6 +69,8 @@ pub mod clock;
 #[cfg(feature = "llm")]
 pub mod llm;
 #[cfg(feature = "server")]
+pub mod push;
+#[cfg(feature = "server")]
 pub mod reply;
 #[cfg(feature = "server")]
 pub mod request;

@@ -201,7 +201,7 @@ async fn a_sqlite_file_written_by_the_older_format_reads_back_and_is_rewritten()
             row.get(0)
         })
         .unwrap();
-    assert_eq!(version, 3, "format 1, then the caller column");
+    assert_eq!(version, 4, "format 1, the caller column, then push configs");
     let kept = |id: &str| -> String {
         file.query_row("SELECT history FROM tasks WHERE id = ?1", [id], |row| {
             row.get(0)
@@ -258,7 +258,7 @@ async fn a_postgres_database_written_by_the_older_format_reads_back_and_is_rewri
         .await
         .unwrap()
         .get(0);
-    assert_eq!(version, 3, "format 1, then the caller column");
+    assert_eq!(version, 4, "format 1, the caller column, then push configs");
     let kept = |id: &'static str| {
         let client = &client;
         async move {

@@ -11,10 +11,12 @@ pub mod budget;
 pub mod card;
 pub mod jsonrpc;
 mod params;
+mod push;
 pub mod v0_3;
 pub mod v1_0;
 
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
+pub use push::{PushAuthentication, PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol};
 
 use std::fmt;
 use std::sync::Arc;

@@ -5,9 +5,7 @@
 //! so the task layer and the request adapter never see a wire type. Defaults are the
 //! protocol's: a send waits for the task to stop unless told otherwise.
 
-use serde_json::Value;
-
-use super::{Message, Metadata, Task, TaskState};
+use super::{Message, Metadata, PushConfig, Task, TaskState};
 
 /// A message sent to the agent (0.3 `message/send` / `message/stream`, 1.0 `SendMessage` /
 /// `SendStreamingMessage`).
@@ -31,8 +29,9 @@ pub struct SendConfiguration {
     pub history_length: Option<usize>,
     /// The output MIME types the client accepts; `None` or empty: any.
     pub accepted_output_modes: Option<Vec<String>>,
-    /// The push notification config, if the client sent one (kept as sent).
-    pub push_notification_config: Option<Value>,
+    /// The push notification config given with the send, if any: registered on the task
+    /// before it runs (its `id` empty when the client left it to the server).
+    pub push_notification_config: Option<PushConfig>,
 }
 
 impl Default for SendConfiguration {

@@ -32,6 +32,7 @@ pub struct ServerBuilder {
     auth: Vec<auth::AuthMethod>,
     cors_origins: Vec<String>,
     web_page: bool,
+    push: Option<crate::push::PushSettings>,
 }
 
 impl ServerBuilder {
@@ -61,6 +62,7 @@ impl ServerBuilder {
             auth: Vec::new(),
             cors_origins: Vec::new(),
             web_page: false,
+            push: None,
         }
     }
 }
@@ -93,6 +95,7 @@ impl fmt::Debug for ServerBuilder {
                     .collect::<Vec<_>>(),
             )
             .field("web_page", &self.web_page)
+            .field("push", &self.push)
             .finish_non_exhaustive()
     }
 }
@@ -325,6 +328,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Turns push notifications on (default off), as `settings` say: clients may register
+    /// webhooks for their tasks (with a send, or with the push config methods), the card
+    /// declares `capabilities.pushNotifications`, and every status and artifact update of a
+    /// task goes to each of its webhooks. Webhooks must be `https` on public addresses
+    /// unless `settings` allow more (see [`crate::push::guard`]). Off, every push method
+    /// answers `PushNotificationNotSupportedError`.
+    pub fn push(mut self, settings: crate::push::PushSettings) -> Self {
+        self.push = Some(settings);
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -375,6 +389,12 @@ impl ServerBuilder {
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
         });
+        let push = self
+            .push
+            .map(|settings| crate::push::Pusher::new(store.clone(), settings))
+            .transpose()
+            .map_err(|error| BuildError::Push(error.to_string()))?;
+        card.capabilities.push_notifications = push.is_some();
         let tasks = TaskManager::new(
             store,
             agent,
@@ -388,6 +408,10 @@ impl ServerBuilder {
         .with_max_history(self.max_history)
         .with_max_subscribers(self.max_subscribers)
         .with_repair(self.repair);
+        let tasks = match &push {
+            Some(pusher) => tasks.with_push(pusher.clone()),
+            None => tasks,
+        };
         Ok(A2uiServer {
             state: Arc::new(ServerState {
                 card,
@@ -404,6 +428,7 @@ impl ServerBuilder {
                 budget: self.limits.decode_budget(),
                 tenancy,
                 tenants,
+                push,
             }),
             body_limit: self.body_limit,
             limits: Arc::new(self.limits),

@@ -21,6 +21,9 @@ pub enum BuildError {
     /// An extended card was given, but no auth token: every caller could read it.
     #[error("an extended card is for authenticated callers: also call .auth_token()")]
     ExtendedCardWithoutAuth,
+    /// The push notification client could not be built; the reason.
+    #[error("push notifications cannot start: {0}")]
+    Push(String),
 }
 
 /// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in

@@ -52,6 +52,7 @@ mod gate;
 mod limits;
 mod ops;
 mod principal;
+mod push;
 mod rest;
 mod rpc;
 mod serve;
@@ -117,6 +118,8 @@ pub(crate) struct ServerState {
     pub(crate) tenants: Vec<String>,
     /// What a request body may hold, checked before it is decoded.
     pub(crate) budget: DecodeBudget,
+    /// The push notification sender; `None`: push is off.
+    pub(crate) push: Option<crate::push::Pusher>,
 }
 
 /// An A2A server for one agent. Cheap to clone.
@@ -249,6 +252,11 @@ impl A2uiServer {
     /// The agent card served.
     pub fn card(&self) -> &AgentCard {
         &self.state.card
+    }
+
+    /// What the push notification sender did so far; `None` when push is off.
+    pub fn push_stats(&self) -> Option<crate::push::PushStats> {
+        self.state.push.as_ref().map(crate::push::Pusher::stats)
     }
 }
 

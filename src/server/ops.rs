@@ -1,7 +1,7 @@
 //! The operations both bindings and both protocol versions share: send, stream, subscribe.
 //!
 //! [`rpc`](super::rpc) and [`rest`](super::rest) decode their requests into the model, call
-//! these, and encode what comes back for their caller; the checks (push config, accepted
+//! these, and encode what comes back for their caller; the checks (accepted
 //! output modes), the request step and the task layer are the same for every caller.
 
 use std::task::Poll;
@@ -42,13 +42,18 @@ pub(crate) async fn send(
     state: &ServerState,
     principal: Principal,
     headers: &HeaderMap,
-    send: SendRequest,
+    mut send: SendRequest,
 ) -> Result<Sent, ApiError> {
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
+    let push = super::push::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
-    let started = match state.tasks.start(owner, prepared, false, blocking).await? {
+    let started = match state
+        .tasks
+        .start(owner, prepared, false, blocking, push)
+        .await?
+    {
         Begun::Task(started) => started,
         Begun::Message { message, activated } => {
             return Ok(Sent {
@@ -83,11 +88,12 @@ pub(crate) async fn stream(
     state: &ServerState,
     principal: Principal,
     headers: &HeaderMap,
-    send: SendRequest,
+    mut send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
+    let push = super::push::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
@@ -112,7 +118,8 @@ pub(crate) async fn stream(
     // The agent may be called before the task exists (see `task::kinds`): when that does
     // not end at once, the stream opens now (keep-alives flow) and its first event follows.
     let tasks = state.tasks.clone();
-    let mut starting = Box::pin(async move { tasks.start(owner, prepared, true, true).await });
+    let mut starting =
+        Box::pin(async move { tasks.start(owner, prepared, true, true, push).await });
     let response = match futures::poll!(starting.as_mut()) {
         Poll::Ready(begun) => {
             let opened = opened(begun?);
@@ -178,7 +185,7 @@ pub(crate) async fn subscribe(
     ))
 }
 
-/// `PushNotificationNotSupportedError`: push is off.
+/// `PushNotificationNotSupportedError`: push is off (see [`super::push`]).
 pub(crate) fn push_not_supported() -> ApiError {
     RpcError::new(
         ErrorCode::PushNotificationNotSupported,
@@ -210,11 +217,8 @@ pub(crate) fn extended_card(
     }
 }
 
-/// Checks the client accepts what the agent produces and asks for no push.
+/// Checks the client accepts what the agent produces (the push config was taken already).
 fn check_send(state: &ServerState, send: &SendRequest) -> Result<(), ApiError> {
-    if send.configuration.push_notification_config.is_some() {
-        return Err(push_not_supported());
-    }
     if let Some(accepted) = &send.configuration.accepted_output_modes {
         let produced = &state.card.default_output_modes;
         let compatible = accepted.is_empty()

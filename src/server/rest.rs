@@ -4,8 +4,9 @@
 //! - `GET /tasks/{id}`, `GET /tasks` (filters and cursor pagination in the query),
 //!   `POST /tasks/{id}:cancel`, `GET|POST /tasks/{id}:subscribe` (the proto says GET, the
 //!   spec's prose and the Python SDK POST);
-//! - `/tasks/{id}/pushNotificationConfigs[/{configId}]` answer their errors while push is
-//!   off; `GET /extendedAgentCard` the extended card, if one is configured.
+//! - `POST|GET /tasks/{id}/pushNotificationConfigs`, `GET|DELETE
+//!   /tasks/{id}/pushNotificationConfigs/{configId}` (push notification configs, see
+//!   [`super::push`]); `GET /extendedAgentCard` the extended card, if one is configured.
 //!
 //! Errors are `google.rpc.Status` bodies with the status code of spec §5.4 and a
 //! `google.rpc.ErrorInfo` detail. Only 1.0 is served here: `A2A-Version` (header or query
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::header::{ACCEPT, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -33,11 +34,12 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
+use super::push;
 use super::sse::Framing;
 use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::v1_0;
+use crate::a2a::{PushConfigQuery, v1_0};
 use crate::request::Principal;
 
 const CONTENT_TYPE_A2A: &str = "application/a2a+json";
@@ -274,10 +276,70 @@ async fn subscribe(
     answer(result.await, "tasks:subscribe")
 }
 
-/// Any push-config route: push is off.
-pub(crate) async fn push_configs(RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
-    let result = check_version(&headers, query.as_deref()).and(Err(ops::push_not_supported()));
-    answer(result, "pushNotificationConfigs")
+/// The task and config of a push-config route.
+#[derive(Deserialize)]
+pub(crate) struct PushPath {
+    id: String,
+    config: Option<String>,
+}
+
+/// `POST|GET /tasks/{id}/pushNotificationConfigs` (create, list) and
+/// `GET|DELETE /tasks/{id}/pushNotificationConfigs/{configId}` (get, delete).
+pub(crate) async fn push_configs(
+    State(state): State<Arc<ServerState>>,
+    principal: Principal,
+    method: Method,
+    Path(PushPath { id, config }): Path<PushPath>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let owner = principal.owner();
+    let result = async {
+        check_version(&headers, query.as_deref())?;
+        push::enabled(&state)?;
+        let query_for = |config_id: String| PushConfigQuery {
+            task_id: id.clone(),
+            config_id: Some(config_id),
+        };
+        match (method, config) {
+            (Method::POST, None) => {
+                let body = parse_body(&state, &body)?;
+                let request = v1_0::decode_push_config_params(Some(&body), Some(&id))?;
+                let config = push::set(&state, &owner, request).await?;
+                Ok(json(
+                    StatusCode::OK,
+                    &v1_0::encode_push_config(&id, &config),
+                ))
+            }
+            (Method::GET, None) => {
+                let params = query_params(query.as_deref())?;
+                let list = v1_0::decode_push_list_params(Some(&params), Some(&id))?;
+                let (configs, next) = push::page(&state, &owner, &list).await?;
+                Ok(json(
+                    StatusCode::OK,
+                    &v1_0::encode_push_list(&id, &configs, &next),
+                ))
+            }
+            (Method::GET, Some(config_id)) => {
+                let config = push::get(&state, &owner, &query_for(config_id)).await?;
+                Ok(json(
+                    StatusCode::OK,
+                    &v1_0::encode_push_config(&id, &config),
+                ))
+            }
+            (Method::DELETE, Some(config_id)) => {
+                push::delete(&state, &owner, &query_for(config_id)).await?;
+                Ok(json(StatusCode::OK, &Value::Object(Map::new())))
+            }
+            (method, _) => Err(RpcError::new(
+                ErrorCode::MethodNotFound,
+                format!("No {method} operation on push notification configs"),
+            )
+            .into()),
+        }
+    };
+    answer(result.await, "pushNotificationConfigs")
 }
 
 /// `GET /extendedAgentCard`.

@@ -27,6 +27,7 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
+use super::push;
 use super::sse::{self, Framing};
 use super::tenancy::{self, PathTenant};
 use super::version::{self, Version};
@@ -220,6 +221,15 @@ fn send_params_1_0(params: Option<&RawValue>) -> Result<SendRequest, ApiError> {
     Ok(v1_0::decode_send_params(params_value(params)?.as_ref())?)
 }
 
+/// 0.3 delete names the config it deletes.
+fn v0_3_missing_config_id() -> ApiError {
+    RpcError::new(
+        ErrorCode::InvalidParams,
+        "Invalid params: params.pushNotificationConfigId: missing",
+    )
+    .into()
+}
+
 fn method_not_found(method: &str) -> ApiError {
     RpcError::new(
         ErrorCode::MethodNotFound,
@@ -279,10 +289,41 @@ async fn dispatch_0_3(
                 .await
                 .map(Answer::Stream)
         }
-        "tasks/pushNotificationConfig/set"
-        | "tasks/pushNotificationConfig/get"
-        | "tasks/pushNotificationConfig/list"
-        | "tasks/pushNotificationConfig/delete" => Err(ops::push_not_supported()),
+        "tasks/pushNotificationConfig/set" => {
+            push::enabled(state)?;
+            let request = v0_3::decode_push_set_params(params)?;
+            let task_id = request.task_id.clone();
+            let config = push::set(state, &owner, request).await?;
+            Ok(Answer::value(v0_3::encode_push_config(&task_id, &config)))
+        }
+        "tasks/pushNotificationConfig/get" => {
+            push::enabled(state)?;
+            let query = v0_3::decode_push_query_params(params)?;
+            let config = push::get(state, &owner, &query).await?;
+            Ok(Answer::value(v0_3::encode_push_config(
+                &query.task_id,
+                &config,
+            )))
+        }
+        "tasks/pushNotificationConfig/list" => {
+            push::enabled(state)?;
+            let query = v0_3::decode_push_query_params(params)?;
+            let configs = push::list(state, &owner, &query.task_id).await?;
+            let encoded = configs
+                .iter()
+                .map(|config| v0_3::encode_push_config(&query.task_id, config))
+                .collect();
+            Ok(Answer::value(Value::Array(encoded)))
+        }
+        "tasks/pushNotificationConfig/delete" => {
+            push::enabled(state)?;
+            let query = v0_3::decode_push_query_params(params)?;
+            if query.config_id.is_none() {
+                return Err(v0_3_missing_config_id());
+            }
+            push::delete(state, &owner, &query).await?;
+            Ok(Answer::value(Value::Null))
+        }
         "agent/getAuthenticatedExtendedCard" => {
             ops::extended_card(state, headers, Version::V0_3).map(Answer::value)
         }
@@ -339,10 +380,38 @@ async fn dispatch_1_0(
                 .await
                 .map(Answer::Stream)
         }
-        "CreateTaskPushNotificationConfig"
-        | "GetTaskPushNotificationConfig"
-        | "ListTaskPushNotificationConfigs"
-        | "DeleteTaskPushNotificationConfig" => Err(ops::push_not_supported()),
+        "CreateTaskPushNotificationConfig" => {
+            push::enabled(state)?;
+            let request = v1_0::decode_push_config_params(params_value(raw)?.as_ref(), None)?;
+            let task_id = request.task_id.clone();
+            let config = push::set(state, &owner, request).await?;
+            Ok(Answer::value(v1_0::encode_push_config(&task_id, &config)))
+        }
+        "GetTaskPushNotificationConfig" => {
+            push::enabled(state)?;
+            let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
+            let config = push::get(state, &owner, &query).await?;
+            Ok(Answer::value(v1_0::encode_push_config(
+                &query.task_id,
+                &config,
+            )))
+        }
+        "ListTaskPushNotificationConfigs" => {
+            push::enabled(state)?;
+            let query = v1_0::decode_push_list_params(params_value(raw)?.as_ref(), None)?;
+            let (configs, next) = push::page(state, &owner, &query).await?;
+            Ok(Answer::value(v1_0::encode_push_list(
+                &query.task_id,
+                &configs,
+                &next,
+            )))
+        }
+        "DeleteTaskPushNotificationConfig" => {
+            push::enabled(state)?;
+            let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
+            push::delete(state, &owner, &query).await?;
+            Ok(Answer::value(Value::Object(serde_json::Map::new())))
+        }
         "GetExtendedAgentCard" => {
             ops::extended_card(state, headers, Version::V1_0).map(Answer::value)
         }

@@ -15,9 +15,10 @@ use futures::future::{self, BoxFuture};
 
 use super::budget::Budget;
 use super::packed::Packed;
+use super::push::{PushConfigPut, upsert};
 use super::wanted::Wanted;
 use super::{Owner, StoreError, TaskStore, list_page};
-use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock};
 
 /// The default store: a bounded map in memory.
@@ -80,13 +81,34 @@ struct Entry {
     task: Packed,
     updated: SystemTime,
     seq: u64,
+    /// The task's push notification configs, gone with it.
+    push: Vec<PushConfig>,
+    /// What they take, counted with the task's bytes.
+    push_bytes: usize,
+}
+
+/// About what `configs` take in memory, for the store's byte budget.
+fn push_bytes(configs: &[PushConfig]) -> usize {
+    configs
+        .iter()
+        .map(|config| {
+            let auth = config.authentication.as_ref();
+            64 + config.id.len()
+                + config.url.len()
+                + config.token.as_ref().map_or(0, String::len)
+                + auth.map_or(0, |auth| {
+                    auth.schemes.iter().map(String::len).sum::<usize>()
+                        + auth.credentials.as_ref().map_or(0, String::len)
+                })
+        })
+        .sum()
 }
 
 impl Inner {
     /// Forgets task `id`, if kept.
     fn remove(&mut self, id: &str) -> Option<Entry> {
         let entry = self.tasks.remove(id)?;
-        let size = entry.task.bytes();
+        let size = entry.task.bytes() + entry.push_bytes;
         self.bytes -= size;
         if self.settled.remove(&entry.seq).is_some() {
             self.settled_bytes -= size;
@@ -105,6 +127,34 @@ impl Inner {
             None => false,
         }
     }
+}
+
+/// A change of an entry's push config bytes, to apply to the store's totals.
+struct Resized {
+    before: usize,
+    after: usize,
+    seq: u64,
+}
+
+impl Resized {
+    fn apply(self, inner: &mut Inner) {
+        let settled = inner.settled.contains_key(&self.seq);
+        inner.bytes = (inner.bytes + self.after).saturating_sub(self.before);
+        if settled {
+            inner.settled_bytes = (inner.settled_bytes + self.after).saturating_sub(self.before);
+        }
+    }
+}
+
+/// Recounts `entry`'s push config bytes; the change, if any.
+fn resize(entry: &mut Entry) -> Option<Resized> {
+    let after = push_bytes(&entry.push);
+    let before = std::mem::replace(&mut entry.push_bytes, after);
+    (before != after).then_some(Resized {
+        before,
+        after,
+        seq: entry.seq,
+    })
 }
 
 impl Default for InMemoryStore {
@@ -268,20 +318,26 @@ impl InMemoryStore {
                 id,
             });
         }
-        if inner.remove(&id).is_none() {
-            // A new task: refused, before anything is evicted, if the running ones leave
-            // no room for it.
-            if inner.tasks.len() - inner.settled.len() >= self.capacity {
-                return Err(StoreError::Full {
-                    capacity: self.capacity,
-                });
+        let (push, kept_push_bytes) = match inner.remove(&id) {
+            // An update keeps the task's push configs.
+            Some(kept) => (kept.push, kept.push_bytes),
+            None => {
+                // A new task: refused, before anything is evicted, if the running ones
+                // leave no room for it.
+                if inner.tasks.len() - inner.settled.len() >= self.capacity {
+                    return Err(StoreError::Full {
+                        capacity: self.capacity,
+                    });
+                }
+                if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
+                    return Err(StoreError::OverBudget {
+                        max_bytes: self.max_bytes,
+                    });
+                }
+                (Vec::new(), 0)
             }
-            if (inner.bytes - inner.settled_bytes).saturating_add(size) > self.max_bytes {
-                return Err(StoreError::OverBudget {
-                    max_bytes: self.max_bytes,
-                });
-            }
-        }
+        };
+        let size = size + kept_push_bytes;
         while (inner.tasks.len() >= self.capacity
             || inner.bytes.saturating_add(size) > self.max_bytes)
             && inner.evict_oldest()
@@ -300,9 +356,30 @@ impl InMemoryStore {
                 task,
                 updated: now,
                 seq,
+                push,
+                push_bytes: kept_push_bytes,
             },
         );
         Ok(())
+    }
+
+    /// The live entry of task `id` of `owner` (an expired one is forgotten first).
+    fn live_entry<'i>(
+        &self,
+        inner: &'i mut Inner,
+        owner: &Owner,
+        id: &str,
+    ) -> Option<&'i mut Entry> {
+        let now = self.clock.now();
+        let expired = {
+            let entry = inner.tasks.get(id).filter(|entry| entry.owner == *owner)?;
+            entry.task.header().status.state.is_settled() && self.is_expired(entry.updated, now)
+        };
+        if expired {
+            inner.remove(id);
+            return None;
+        }
+        inner.tasks.get_mut(id)
     }
 
     fn evict_idle(&self, inner: &mut Inner, now: SystemTime) {
@@ -329,6 +406,59 @@ impl TaskStore for InMemoryStore {
 
     fn put<'a>(&'a self, owner: &'a Owner, task: Task) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(future::ready(self.put_now(owner, task)))
+    }
+
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        let mut inner = self.lock();
+        let (put, grown) = match self.live_entry(&mut inner, owner, task_id) {
+            Some(entry) => {
+                let put = upsert(&mut entry.push, config, max);
+                (put, resize(entry))
+            }
+            None => (PushConfigPut::NoTask, None),
+        };
+        if let Some(change) = grown {
+            change.apply(&mut inner);
+        }
+        Box::pin(future::ready(Ok(put)))
+    }
+
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        let mut inner = self.lock();
+        let configs = self
+            .live_entry(&mut inner, owner, task_id)
+            .map(|entry| entry.push.clone());
+        Box::pin(future::ready(Ok(configs)))
+    }
+
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        let mut inner = self.lock();
+        let mut change = None;
+        let deleted = self.live_entry(&mut inner, owner, task_id).map(|entry| {
+            let before = entry.push.len();
+            entry.push.retain(|config| config.id != config_id);
+            change = resize(entry);
+            entry.push.len() < before
+        });
+        if let Some(change) = change {
+            change.apply(&mut inner);
+        }
+        Box::pin(future::ready(Ok(deleted)))
     }
 
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {

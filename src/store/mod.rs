@@ -20,6 +20,7 @@ mod packed;
 mod page;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod push;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod row;
 #[cfg(feature = "sqlite")]
@@ -35,6 +36,7 @@ pub(crate) use page::normalized_timestamp;
 pub use page::{PageCursor, list_page};
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresBuilder, PostgresStore};
+pub use push::PushConfigPut;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use row::STOPPED_MESSAGE;
 #[cfg(feature = "sqlite")]
@@ -44,7 +46,7 @@ use std::sync::Arc;
 
 use futures::future::{self, BoxFuture};
 
-use crate::a2a::{Task, TaskListQuery, TaskPage, TaskStatus};
+use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage, TaskStatus};
 
 /// Keeps tasks by id, each for its [`Owner`].
 ///
@@ -170,6 +172,64 @@ pub trait TaskStore: Send + Sync + 'static {
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(future::ready(Ok(())))
     }
+
+    /// Sets a push notification config on task `task_id` of `owner`: in place of the one
+    /// with the same id, else added while the task holds fewer than `max`. Configs live as
+    /// long as their task and go with it.
+    ///
+    /// The default refuses with [`StoreError::Unsupported`] (push stays off for a store
+    /// written before push existed).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the store cannot answer.
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        let _ = (owner, task_id, config, max);
+        Box::pin(future::ready(Err(StoreError::Unsupported(
+            "push notification configs",
+        ))))
+    }
+
+    /// The push notification configs of task `task_id` of `owner`, in the order they were
+    /// first set; `None` when the owner has no such task.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the store cannot answer.
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        let _ = (owner, task_id);
+        Box::pin(future::ready(Err(StoreError::Unsupported(
+            "push notification configs",
+        ))))
+    }
+
+    /// Deletes config `config_id` of task `task_id` of `owner`: `Some(true)` when it was
+    /// kept, `Some(false)` when it was not, `None` when the owner has no such task.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the store cannot answer.
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        let _ = (owner, task_id, config_id);
+        Box::pin(future::ready(Err(StoreError::Unsupported(
+            "push notification configs",
+        ))))
+    }
 }
 
 impl<S: TaskStore> TaskStore for Arc<S> {
@@ -208,5 +268,32 @@ impl<S: TaskStore> TaskStore for Arc<S> {
 
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         S::has_room(self)
+    }
+
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        S::put_push_config(self, owner, task_id, config, max)
+    }
+
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        S::push_configs(self, owner, task_id)
+    }
+
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        S::delete_push_config(self, owner, task_id, config_id)
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::TaskError;
 use super::lifecycle::{archive_reply, transition};
-use super::manager::{Running, Stop, TaskManager};
+use super::manager::{Running, Stop, TaskManager, status_event};
 use crate::a2a::{Task, TaskState};
 use crate::store::{Cluster, Owner};
 
@@ -67,6 +67,10 @@ impl TaskManager {
         let kept = self.store.replace(owner, &read, task.clone()).await?;
         if kept {
             self.watchers.settled(&task);
+            if let Some(pusher) = &self.push {
+                let event = Arc::new(status_event(&task, true));
+                pusher.notify(owner, &event, &|| task.clone());
+            }
         }
         Ok(kept.then_some(task))
     }

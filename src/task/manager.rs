@@ -33,6 +33,7 @@ use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;
 use crate::clock::{Clock, timestamp};
+use crate::push::Pusher;
 use crate::reply::RepairPolicy;
 use crate::reply::output::OutputPipeline;
 use crate::store::{Cluster, Owner, TaskStore};
@@ -68,6 +69,8 @@ pub(crate) struct TaskManager {
     listening: AtomicBool,
     /// Whether the last event could not be published (one warning per outage, not per event).
     publish_failing: AtomicBool,
+    /// Where the updates of tasks with webhooks go, when push is on.
+    pub(crate) push: Option<Pusher>,
 }
 
 /// An id claimed by [`TaskManager::try_claim`]; released when dropped.
@@ -111,7 +114,14 @@ impl TaskManager {
             cluster,
             listening: AtomicBool::new(false),
             publish_failing: AtomicBool::new(false),
+            push: None,
         }
+    }
+
+    /// Sends the updates of tasks with push configs to their webhooks through `pusher`.
+    pub(crate) fn with_push(mut self, pusher: Pusher) -> Self {
+        self.push = Some(pusher);
+        self
     }
 
     /// Keeps at most `max` messages of each task's history (at least 1: the current one).
@@ -260,11 +270,31 @@ impl TaskManager {
         });
     }
 
-    /// Sends an event to the local subscribers, then to the other instances.
+    /// Sends an event to the local subscribers, then to the other instances and the task's
+    /// webhooks.
     pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
         let event = delivery.as_ref().map(Delivery::event);
         running.deliver(delivery).await;
+        self.push_event(running, event.as_ref());
         self.publish(event).await;
+    }
+
+    /// Hands `event` of `running` to its webhooks, if it has some (or may: with a shared
+    /// store, another instance may have given it one). Never waits.
+    pub(super) fn push_event(&self, running: &Running, event: Option<&SharedEvent>) {
+        if let (Some(pusher), Some(event)) = (&self.push, event) {
+            if running.is_pushed() || self.cluster.is_some() {
+                pusher.notify(&running.owner, event, &|| running.snapshot());
+            }
+        }
+    }
+
+    /// Marks task `id` of `owner`, if it runs here, as having webhooks (a config was just
+    /// set on it).
+    pub(crate) fn push_on(&self, owner: &Owner, id: &str) {
+        if let Some(running) = self.entry(owner, id) {
+            running.push_on();
+        }
     }
 
     /// Sends an event to the other instances, if the store is shared.

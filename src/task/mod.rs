@@ -100,6 +100,17 @@ pub enum TaskError {
         /// The server's cap.
         max: usize,
     },
+    /// A push notification config for a task that holds as many as it may (-32602).
+    #[error(
+        "Invalid params: task {id} holds as many push notification configs as it may ({max}); \
+         delete one first"
+    )]
+    TooManyPushConfigs {
+        /// The task.
+        id: String,
+        /// The server's cap.
+        max: usize,
+    },
     /// A `ListTasks` page token this server did not write (-32602).
     #[error("params.pageToken: not a page token this server wrote")]
     BadPageToken,
@@ -118,7 +129,9 @@ impl From<TaskError> for RpcError {
             TaskError::NotFound { .. } => ErrorCode::TaskNotFound,
             TaskError::NotCancelable { .. } => ErrorCode::TaskNotCancelable,
             TaskError::Terminal { .. } | TaskError::Busy { .. } => ErrorCode::UnsupportedOperation,
-            TaskError::ContextMismatch { .. } | TaskError::BadPageToken => ErrorCode::InvalidParams,
+            TaskError::ContextMismatch { .. }
+            | TaskError::BadPageToken
+            | TaskError::TooManyPushConfigs { .. } => ErrorCode::InvalidParams,
             TaskError::TooManySubscribers { .. } => ErrorCode::ServerBusy,
             TaskError::Store(StoreError::Unsupported(_)) => ErrorCode::UnsupportedOperation,
             TaskError::Store(full) if full.is_full() => {
@@ -140,7 +153,8 @@ impl From<TaskError> for RpcError {
             | TaskError::Terminal { id, .. }
             | TaskError::Busy { id, .. }
             | TaskError::ContextMismatch { id, .. }
-            | TaskError::TooManySubscribers { id, .. } => Some(id.clone()),
+            | TaskError::TooManySubscribers { id, .. }
+            | TaskError::TooManyPushConfigs { id, .. } => Some(id.clone()),
             _ => None,
         };
         let rpc = RpcError::new(code, error.to_string());

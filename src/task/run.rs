@@ -251,7 +251,9 @@ impl TaskManager {
         // that reacts to it (continues the task, asks for it) finds it settled. Other
         // instances hear of it before the run is marked done, which a shutting-down server
         // waits for before it exits.
-        self.publish(delivery.as_ref().map(Delivery::event)).await;
+        let event = delivery.as_ref().map(Delivery::event);
+        self.push_event(running, event.as_ref());
+        self.publish(event).await;
         running.finish(Done { task, invalid });
         running.deliver(delivery).await;
     }

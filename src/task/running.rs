@@ -4,6 +4,7 @@
 //! [`super::fanout`]: each fed on its own, one that stops reading cut off), a cancel signal
 //! and a "done" signal.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -21,6 +22,8 @@ pub(crate) struct Running {
     pub(crate) owner: Owner,
     /// Whether events are built for other instances too (a shared store).
     published: bool,
+    /// Whether events are built for the task's webhooks (it has push configs).
+    pushed: AtomicBool,
     shared: Mutex<Shared>,
     cancel: Mutex<Option<oneshot::Sender<Stop>>>,
     done: watch::Sender<Option<Done>>,
@@ -81,6 +84,7 @@ impl Running {
         let running = Arc::new(Running {
             owner,
             published,
+            pushed: AtomicBool::new(false),
             shared: Mutex::new(Shared {
                 task,
                 subscribers: Subscribers::default(),
@@ -111,7 +115,7 @@ impl Running {
         let mut shared = self.lock();
         let Shared { task, subscribers } = &mut *shared;
         let event = change(task)?;
-        if subscribers.live() == 0 && !self.published {
+        if subscribers.live() == 0 && !self.published && !self.is_pushed() {
             return None;
         }
         Some(Delivery {
@@ -145,6 +149,16 @@ impl Running {
         self.lock()
             .subscribers
             .waited(&waited, tokio::time::Instant::now());
+    }
+
+    /// From now on, every event of the run is built for the task's webhooks too.
+    pub(crate) fn push_on(&self) {
+        self.pushed.store(true, Ordering::Release);
+    }
+
+    /// Whether the task has webhooks (see [`Running::push_on`]).
+    pub(crate) fn is_pushed(&self) -> bool {
+        self.pushed.load(Ordering::Acquire)
     }
 
     /// The task as it is now.

@@ -13,12 +13,12 @@ use tracing::Instrument;
 use super::TaskError;
 use super::kinds::{Begun, First};
 use super::lifecycle::{archive_reply, transition};
-use super::manager::{SharedEvent, TaskManager, busy_or_terminal};
+use super::manager::{SharedEvent, TaskManager, busy_or_terminal, status_event};
 use super::run::Job;
 use super::running::Running;
-use crate::a2a::{Message, Task, TaskState, TaskStatus};
+use crate::a2a::{Message, PushConfig, Task, TaskState, TaskStatus};
 use crate::request::prepared::{Decided, Prepared};
-use crate::store::Owner;
+use crate::store::{Owner, PushConfigPut};
 
 /// A freshly started (or continued) task.
 pub(crate) struct Started {
@@ -54,13 +54,16 @@ impl TaskManager {
     /// gets every event from the first on (a caller that will not read them must not
     /// subscribe: the runner waits for its subscribers). When the client `waits` for the
     /// answer and the message starts a new task, the agent is called before the task
-    /// exists, and a bare message answers without one (see [`super::kinds`]).
+    /// exists, and a bare message answers without one (see [`super::kinds`]). A `push`
+    /// config given with the message is set on the task before its run starts, so its
+    /// webhook gets every update (its id chosen by the caller already).
     pub(crate) async fn start(
         self: &Arc<Self>,
         owner: Owner,
         prepared: Prepared,
         stream: bool,
         waits: bool,
+        push: Option<PushConfig>,
     ) -> Result<Begun, TaskError> {
         // Called here, in the caller's future: a client that hangs up while the agent
         // decides drops the call, and nothing was stored yet.
@@ -78,7 +81,7 @@ impl TaskManager {
         // it. So a start that does not end at its first poll (it waits on the store or a
         // lock) ends on a task of its own; one that does (the in-memory store) costs no
         // spawn.
-        let mut begin = Box::pin(self.clone().begin(owner, message, source, stream));
+        let mut begin = Box::pin(self.clone().begin(owner, message, source, stream, push));
         let started = match futures::poll!(begin.as_mut()) {
             Poll::Ready(started) => started,
             Poll::Pending => tokio::spawn(begin)
@@ -95,6 +98,7 @@ impl TaskManager {
         mut message: Message,
         source: Source,
         stream: bool,
+        push: Option<PushConfig>,
     ) -> Result<Started, TaskError> {
         self.listen_for_cancels();
         // A continuation holds a claim on the id from its checks until it is registered as
@@ -127,7 +131,13 @@ impl TaskManager {
         task.history.push(message.clone());
         let task = task.with_history_length(Some(self.max_history));
         self.store_opened(&owner, read.as_ref(), &task).await?;
+        let pushed = self
+            .open_push(&owner, &task.id, push, read.is_some())
+            .await?;
         let (running, stop) = Running::start(task.clone(), owner, self.cluster.is_some());
+        if pushed {
+            running.push_on();
+        }
         let events = stream
             .then(|| running.subscribe(self.max_subscribers))
             .flatten()
@@ -153,6 +163,8 @@ impl TaskManager {
                 (request, activated, called)
             }
         };
+        // The webhooks hear of the task (`submitted`, or `working` again) before its run.
+        self.push_event(&running, Some(&Arc::new(status_event(&task, false))));
         let job = Job::new(&task.id, request, stream, first);
         // The agent's own tracing events carry the task and context ids.
         let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
@@ -167,6 +179,39 @@ impl TaskManager {
             events,
             activated,
         })
+    }
+
+    /// Sets the `push` config given with the message on the task just stored, and tells
+    /// whether the task has webhooks: a new one has them only when given one; a
+    /// continuation also when it was given some earlier (only asked when push is on).
+    async fn open_push(
+        &self,
+        owner: &Owner,
+        id: &str,
+        push: Option<PushConfig>,
+        continuation: bool,
+    ) -> Result<bool, TaskError> {
+        let Some(pusher) = &self.push else {
+            return Ok(false);
+        };
+        if let Some(config) = push {
+            let max = pusher.settings().max_configs_per_task;
+            match self.store.put_push_config(owner, id, config, max).await? {
+                PushConfigPut::Kept => return Ok(true),
+                PushConfigPut::Full => {
+                    return Err(TaskError::TooManyPushConfigs {
+                        id: id.to_owned(),
+                        max,
+                    });
+                }
+                PushConfigPut::NoTask => return Err(TaskError::NotFound { id: id.to_owned() }),
+            }
+        }
+        if !continuation {
+            return Ok(false);
+        }
+        let configs = self.store.push_configs(owner, id).await?;
+        Ok(configs.is_some_and(|configs| !configs.is_empty()))
     }
 
     /// A new `submitted` task for `message`, in the message's context or a new one; `ids`

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 pub mod postgres;
 pub mod stores;
+pub mod webhook;
 
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::ProtocolVersion;

@@ -11,11 +11,15 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 mod encode;
+mod push;
 
 pub(crate) use encode::event_result;
 pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
     encode_task,
+};
+pub use push::{
+    decode_push_config, decode_push_query_params, decode_push_set_params, encode_push_config,
 };
 
 use super::jsonrpc::{ErrorCode, RpcError};
@@ -89,7 +93,12 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireErr
                 blocking: config.opt_bool("blocking")?.unwrap_or(true),
                 history_length: config.opt_count("historyLength")?,
                 accepted_output_modes: config.opt_strings("acceptedOutputModes")?,
-                push_notification_config: config.opt("pushNotificationConfig").cloned(),
+                push_notification_config: config
+                    .opt("pushNotificationConfig")
+                    .map(|value| {
+                        push::decode_push_config(value, &config.path_of("pushNotificationConfig"))
+                    })
+                    .transpose()?,
             }
         }
     };

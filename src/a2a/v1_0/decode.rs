@@ -21,7 +21,7 @@ pub struct WireError {
 }
 
 impl WireError {
-    fn new(path: impl Into<String>, problem: impl Into<String>) -> Self {
+    pub(super) fn new(path: impl Into<String>, problem: impl Into<String>) -> Self {
         Self {
             path: path.into(),
             problem: problem.into(),
@@ -41,7 +41,10 @@ impl From<WireError> for RpcError {
 }
 
 /// Deserializes `params` (under the name `root`) into `T`, naming the member at fault.
-fn parse<T: DeserializeOwned>(params: Option<&Value>, root: &str) -> Result<T, WireError> {
+pub(super) fn parse<T: DeserializeOwned>(
+    params: Option<&Value>,
+    root: &str,
+) -> Result<T, WireError> {
     let value = match params {
         None | Some(Value::Null) => return Err(WireError::new(root, "missing")),
         Some(value) => value,
@@ -73,7 +76,7 @@ struct Configuration {
     #[serde(alias = "accepted_output_modes")]
     accepted_output_modes: Option<Vec<String>>,
     #[serde(alias = "task_push_notification_config")]
-    task_push_notification_config: Option<Value>,
+    task_push_notification_config: Option<super::push::WireConfig>,
     #[serde(alias = "history_length")]
     history_length: Option<i64>,
     #[serde(alias = "return_immediately")]
@@ -257,7 +260,16 @@ fn send_request(request: SendMessageRequest) -> Result<SendRequest, WireError> {
             blocking: !config.return_immediately.unwrap_or(false),
             history_length: count(config.history_length, "params.configuration.historyLength")?,
             accepted_output_modes: config.accepted_output_modes,
-            push_notification_config: config.task_push_notification_config,
+            push_notification_config: config
+                .task_push_notification_config
+                .map(|config| {
+                    super::push::config_request(
+                        config,
+                        "params.configuration.taskPushNotificationConfig",
+                    )
+                })
+                .transpose()?
+                .map(|request| request.config),
         },
     };
     Ok(SendRequest {

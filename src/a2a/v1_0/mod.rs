@@ -21,6 +21,7 @@ mod card;
 mod decode;
 mod encode;
 mod error;
+mod push;
 
 pub use card::encode_card;
 pub(crate) use decode::decode_send_json;
@@ -33,6 +34,10 @@ pub use encode::{
 };
 pub(crate) use encode::{event_result, message_result, page_result, send_result};
 pub use error::{error_details, rest_error_body, rpc_error};
+pub use push::{
+    PushListQuery, decode_push_config_params, decode_push_config_query, decode_push_list_params,
+    encode_push_config, encode_push_list,
+};
 
 /// The protocol version this module speaks, as the `A2A-Version` header names it.
 pub const VERSION: &str = "1.0";

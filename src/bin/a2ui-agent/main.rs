@@ -6,6 +6,7 @@ mod demo;
 mod hardening;
 mod parse;
 mod prompt;
+mod push;
 mod serve;
 mod validate;
 

@@ -21,6 +21,7 @@ use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
+use crate::push::PushArgs;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -68,6 +69,8 @@ pub struct Args {
     max_repairs: usize,
     #[command(flatten)]
     hardening: Hardening,
+    #[command(flatten)]
+    push: PushArgs,
     /// Where tasks are kept: `memory` (lost on exit), `sqlite:PATH` (a file that keeps
     /// conversations waiting for input across restarts) or `postgres://USER@HOST/DB` (a
     /// database several instances share, behaving as one server; TLS as with libpq, e.g.
@@ -173,6 +176,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .max_repairs(args.max_repairs)
         .web_page(true);
     let builder = with_store(builder, &args).await?;
+    let builder = args.push.apply(builder)?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder).await?.build()?;
     let address: SocketAddr = format!("{}:{}", args.host, args.port)

@@ -34,6 +34,7 @@
 mod conn;
 mod lease;
 mod notify;
+mod push;
 mod schema;
 mod tls;
 
@@ -48,8 +49,8 @@ use tokio_postgres::types::ToSql;
 use super::budget::Budget;
 use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, millis};
-use super::{Cluster, Owner, StoreError, TaskStore};
-use crate::a2a::{StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
+use super::{Cluster, Owner, PushConfigPut, StoreError, TaskStore};
+use crate::a2a::{PushConfig, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
 use crate::store::{PageCursor, normalized_timestamp};
 
@@ -560,5 +561,36 @@ impl TaskStore for PostgresStore {
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         Some(Arc::new(self.clone()))
+    }
+
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        Box::pin(async move {
+            self.inner
+                .put_push_config(owner, task_id, &config, max)
+                .await
+        })
+    }
+
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        Box::pin(self.inner.push_configs(owner, task_id))
+    }
+
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        Box::pin(self.inner.delete_push_config(owner, task_id, config_id))
     }
 }

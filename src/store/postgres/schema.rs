@@ -61,6 +61,17 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX a2ui_tasks_listing ON a2ui_tasks (caller, status_ts DESC, id DESC);
     CREATE INDEX a2ui_tasks_context ON a2ui_tasks (caller, context_id, status_ts DESC, id DESC);
 ",
+    "
+    -- Push notification configs, several per task in the order first set (`seq`); read and
+    -- written only through their live task of the caller, deleted with it.
+    CREATE TABLE a2ui_push_configs (
+        task_id TEXT COLLATE \"C\" NOT NULL REFERENCES a2ui_tasks (id) ON DELETE CASCADE,
+        id TEXT COLLATE \"C\" NOT NULL,
+        seq BIGSERIAL,
+        config TEXT NOT NULL,
+        PRIMARY KEY (task_id, id)
+    );
+",
 ];
 
 /// The advisory lock key migrations run under ("a2ui" in ASCII).

@@ -34,8 +34,9 @@ use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
 use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
-use crate::a2a::{Task, TaskListQuery, TaskPage};
+use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
+use crate::store::PushConfigPut;
 use crate::store::{Owner, PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
@@ -72,6 +73,21 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX tasks_context;
     CREATE INDEX tasks_listing ON tasks (caller, status_ts DESC, id DESC);
     CREATE INDEX tasks_context ON tasks (caller, context_id, status_ts DESC, id DESC);
+",
+    "
+    -- Push notification configs, several per task in the order first set (`seq`); read and
+    -- written only through their live task of the caller, deleted with it.
+    CREATE TABLE push_configs (
+        task_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        config TEXT NOT NULL,
+        PRIMARY KEY (task_id, id)
+    ) STRICT;
+    CREATE TRIGGER push_configs_with_task AFTER DELETE ON tasks
+    BEGIN
+        DELETE FROM push_configs WHERE task_id = old.id;
+    END;
 ",
 ];
 
@@ -462,6 +478,39 @@ impl TaskStore for SqliteStore {
         let query = query.clone();
         self.blocking(move |connection| list(connection, &caller, &query, now))
     }
+
+    fn put_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config: PushConfig,
+        max: usize,
+    ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
+        let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
+        self.blocking(move |connection| push::put(connection, &caller, &task_id, &config, max, now))
+    }
+
+    fn push_configs<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
+        let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
+        self.blocking(move |connection| push::list(connection, &caller, &task_id, now))
+    }
+
+    fn delete_push_config<'a>(
+        &'a self,
+        owner: &'a Owner,
+        task_id: &'a str,
+        config_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<bool>, StoreError>> {
+        let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
+        let config_id = config_id.to_owned();
+        self.blocking(move |connection| {
+            push::delete(connection, &caller, &task_id, &config_id, now)
+        })
+    }
 }
 
 /// One page of `caller`'s tasks: the owner is the first filter of both queries.
@@ -543,5 +592,6 @@ fn list(
     }))
 }
 
+mod push;
 #[cfg(test)]
 mod tests;

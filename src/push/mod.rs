@@ -1,0 +1,272 @@
+//! Push notifications: every status and artifact update of a task, POSTed to each of its
+//! webhooks.
+//!
+//! The task layer hands each update of a task that has webhooks to the [`Pusher`], which
+//! never makes it wait: the update goes on the task's *lane* (a bounded queue, one worker),
+//! which reads the task's configs from the store and puts the update, encoded for each
+//! config's protocol version ([`payload`]), on that webhook's own queue ([`webhook`]). A
+//! webhook's worker sends its updates one at a time, in order, retrying with backoff. So
+//! updates reach each webhook in the order the task made them, a slow or dead receiver
+//! delays only itself, and every queue is bounded: an update that does not fit is dropped,
+//! logged and counted ([`PushStats`]).
+//!
+//! Where a webhook may be is the [`guard`]'s business: checked when the config is set and
+//! at each delivery, with a resolver ([`resolver`]) that connects only to the addresses it
+//! checked. The HTTP client follows no redirect and uses no proxy.
+//!
+//! What this holds: deliveries are at least once per webhook while this process runs (a
+//! retried update may arrive twice when an acknowledgement is lost); updates waiting when the
+//! process stops are lost.
+
+pub mod guard;
+mod payload;
+mod resolver;
+mod settings;
+mod webhook;
+
+pub use guard::{Forbidden, Policy, Refusal, classify};
+pub use settings::{PushSettings, PushStats};
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use self::payload::Payload;
+use self::settings::Counters;
+use self::webhook::{Delivery, IDLE, Queues};
+use crate::a2a::{PushConfig, PushProtocol, StreamEvent, Task};
+use crate::store::{Owner, TaskStore};
+
+/// How many updates may wait on one task's lane before the store is read for them.
+const LANE: usize = 1024;
+
+/// Sends the updates of tasks to their webhooks. One per server; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Pusher {
+    shared: Arc<Shared>,
+}
+
+/// What the workers share.
+pub(crate) struct Shared {
+    store: Arc<dyn TaskStore>,
+    client: reqwest::Client,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) settings: PushSettings,
+    lanes: Mutex<HashMap<(Owner, String), Lane>>,
+    next_lane: AtomicU64,
+    pub(crate) webhooks: Queues,
+    pub(crate) counters: Counters,
+}
+
+/// A task's lane: its updates in order, and whether its webhooks want the task (0.3).
+struct Lane {
+    id: u64,
+    sender: mpsc::Sender<Update>,
+    wants_task: Arc<AtomicU8>,
+}
+
+/// `wants_task`: not known yet (the task is taken along), no, yes.
+const UNKNOWN: u8 = 0;
+const NO: u8 = 1;
+const YES: u8 = 2;
+
+/// One update of a task, with the task after it when a webhook may want it.
+struct Update {
+    event: Arc<StreamEvent>,
+    task: Option<Task>,
+}
+
+/// Why the push sender could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the push notification client: {0}")]
+pub struct PushError(#[from] reqwest::Error);
+
+impl Pusher {
+    /// A sender for the tasks of `store`, as `settings` say.
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        settings: PushSettings,
+    ) -> Result<Self, PushError> {
+        let policy = Arc::new(Policy {
+            allow_http: settings.allow_http,
+            allow_hosts: settings.allow_hosts.clone(),
+            max_url_len: settings.max_url_len,
+        });
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(settings.timeout)
+            .connect_timeout(settings.timeout)
+            .dns_resolver(Arc::new(resolver::GuardedResolver::new(policy.clone())))
+            .user_agent(concat!("a2ui-agent/", env!("CARGO_PKG_VERSION"), " push"))
+            .build()?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                store,
+                client,
+                policy,
+                settings,
+                lanes: Mutex::new(HashMap::new()),
+                next_lane: AtomicU64::new(0),
+                webhooks: Queues::default(),
+                counters: Counters::default(),
+            }),
+        })
+    }
+
+    /// The settings.
+    pub(crate) fn settings(&self) -> &PushSettings {
+        &self.shared.settings
+    }
+
+    /// The URL policy.
+    pub(crate) fn policy(&self) -> &Policy {
+        &self.shared.policy
+    }
+
+    /// What was sent so far.
+    pub(crate) fn stats(&self) -> PushStats {
+        self.shared.counters.snapshot()
+    }
+
+    fn lanes(&self) -> std::sync::MutexGuard<'_, HashMap<(Owner, String), Lane>> {
+        self.shared
+            .lanes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Queues `event` of `owner`'s task for its webhooks; `task` gives the task after it
+    /// (called only when a webhook may want it). Never waits.
+    pub(crate) fn notify(&self, owner: &Owner, event: &Arc<StreamEvent>, task: &dyn Fn() -> Task) {
+        let Some(task_id) = task_id(event) else {
+            return;
+        };
+        let key = (owner.clone(), task_id.to_owned());
+        let wants = self
+            .lanes()
+            .get(&key)
+            .map_or(UNKNOWN, |lane| lane.wants_task.load(Ordering::Relaxed));
+        let update = Update {
+            event: event.clone(),
+            task: (wants != NO).then(task),
+        };
+        let mut lanes = self.lanes();
+        let lane = lanes.entry(key.clone()).or_insert_with(|| {
+            let (sender, receiver) = mpsc::channel(LANE);
+            let lane = Lane {
+                id: self.shared.next_lane.fetch_add(1, Ordering::Relaxed),
+                sender,
+                wants_task: Arc::new(AtomicU8::new(UNKNOWN)),
+            };
+            tokio::spawn(run_lane(
+                self.clone(),
+                key.clone(),
+                lane.id,
+                lane.wants_task.clone(),
+                receiver,
+            ));
+            lane
+        });
+        if lane.sender.try_send(update).is_err() {
+            Counters::add(&self.shared.counters.dropped);
+            tracing::warn!(task_id = %key.1, "push notification lane full: update dropped");
+        }
+    }
+
+    /// A config of `owner`'s task `task_id` was set: its lane takes the task along again
+    /// until it has reread the configs (a 0.3 webhook may have joined).
+    pub(crate) fn configs_changed(&self, owner: &Owner, task_id: &str) {
+        if let Some(lane) = self.lanes().get(&(owner.clone(), task_id.to_owned())) {
+            lane.wants_task.store(UNKNOWN, Ordering::Relaxed);
+        }
+    }
+
+    /// Removes lane `id` of `key` if nothing waits on it: `true` when its worker may end.
+    fn retire_lane(
+        &self,
+        key: &(Owner, String),
+        id: u64,
+        receiver: &mpsc::Receiver<Update>,
+    ) -> bool {
+        let mut lanes = self.lanes();
+        if !receiver.is_empty() {
+            return false;
+        }
+        if lanes.get(key).is_some_and(|lane| lane.id == id) {
+            lanes.remove(key);
+        }
+        true
+    }
+}
+
+/// The task an event is about.
+fn task_id(event: &StreamEvent) -> Option<&str> {
+    match event {
+        StreamEvent::Task(task) => Some(&task.id),
+        StreamEvent::StatusUpdate(update) => Some(&update.task_id),
+        StreamEvent::ArtifactUpdate(update) => Some(&update.task_id),
+        StreamEvent::Message(message) => message.task_id.as_deref(),
+    }
+}
+
+/// The worker of a task's lane: reads the task's configs once per batch of waiting updates
+/// and queues each update for each webhook.
+async fn run_lane(
+    pusher: Pusher,
+    key: (Owner, String),
+    id: u64,
+    wants_task: Arc<AtomicU8>,
+    mut receiver: mpsc::Receiver<Update>,
+) {
+    let (owner, task_id) = &key;
+    let mut batch = Vec::new();
+    loop {
+        match tokio::time::timeout(IDLE, receiver.recv()).await {
+            Ok(Some(update)) => batch.push(update),
+            Ok(None) => return,
+            Err(_idle) => {
+                if pusher.retire_lane(&key, id, &receiver) {
+                    return;
+                }
+                continue;
+            }
+        }
+        while let Ok(update) = receiver.try_recv() {
+            batch.push(update);
+        }
+        let configs = match pusher.shared.store.push_configs(owner, task_id).await {
+            Ok(configs) => configs.unwrap_or_default(),
+            Err(error) => {
+                tracing::warn!(%task_id, %error, count = batch.len(),
+                    "cannot read the task's push configs: its updates are not sent");
+                batch.clear();
+                continue;
+            }
+        };
+        let v0_3 = configs.iter().any(|c| c.protocol == PushProtocol::V0_3);
+        wants_task.store(if v0_3 { YES } else { NO }, Ordering::Relaxed);
+        let configs: Vec<Arc<PushConfig>> = configs.into_iter().map(Arc::new).collect();
+        for update in batch.drain(..) {
+            let mut encoded: [Option<Payload>; 2] = [None, None];
+            for config in &configs {
+                let slot = usize::from(config.protocol == PushProtocol::V0_3);
+                let payload = encoded[slot]
+                    .get_or_insert_with(|| {
+                        payload::payload(config.protocol, &update.event, update.task.as_ref())
+                    })
+                    .clone();
+                pusher.shared.webhooks.enqueue(
+                    &pusher.shared,
+                    (owner.key(), task_id.clone(), config.id.clone()),
+                    Delivery {
+                        config: config.clone(),
+                        payload,
+                    },
+                );
+            }
+        }
+    }
+}

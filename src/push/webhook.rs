@@ -1,0 +1,203 @@
+//! One webhook's queue and the worker that empties it: one update at a time, in order,
+//! each tried until the receiver acknowledges it (2xx) or the attempts run out, with
+//! exponential backoff and jitter between attempts.
+//!
+//! A queue is bounded ([`PushSettings::queue`](super::PushSettings::queue)); an update that
+//! does not fit is dropped, logged and counted. A receiver that hangs holds only its own
+//! queue, for at most the attempt timeout per try: the task and every other webhook go on.
+//! A worker ends once its queue stayed empty for [`IDLE`], and removes its queue then, so
+//! idle webhooks cost nothing.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
+
+use super::Shared;
+use super::payload::Payload;
+use super::settings::Counters;
+use crate::a2a::PushConfig;
+
+/// How long a webhook's worker waits for more updates before it ends.
+pub(crate) const IDLE: Duration = Duration::from_secs(30);
+
+/// A webhook: the owner's task and the config id.
+pub(crate) type WebhookKey = (String, String, String);
+
+/// One update for one webhook.
+pub(crate) struct Delivery {
+    pub(crate) config: Arc<PushConfig>,
+    pub(crate) payload: Payload,
+}
+
+/// A webhook's queue, as the sender map holds it.
+pub(crate) struct Queue {
+    sender: mpsc::Sender<Delivery>,
+    /// Set while updates are being dropped (one warning per burst, not per update).
+    overflowing: bool,
+}
+
+/// The queues of every webhook with updates waiting.
+#[derive(Default)]
+pub(crate) struct Queues {
+    map: Mutex<HashMap<WebhookKey, Queue>>,
+}
+
+impl Queues {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<WebhookKey, Queue>> {
+        self.map
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Queues `delivery` for webhook `key`, starting its worker if none runs; never waits.
+    /// Sent under the map's lock, so a worker that ends (also under it) never strands one.
+    pub(crate) fn enqueue(&self, shared: &Arc<Shared>, key: WebhookKey, delivery: Delivery) {
+        let mut map = self.lock();
+        let queue = map.entry(key.clone()).or_insert_with(|| {
+            let (sender, receiver) = mpsc::channel(shared.settings.queue);
+            tokio::spawn(run(shared.clone(), key.clone(), receiver));
+            Queue {
+                sender,
+                overflowing: false,
+            }
+        });
+        match queue.sender.try_send(delivery) {
+            Ok(()) => queue.overflowing = false,
+            Err(TrySendError::Full(_) | TrySendError::Closed(_)) => {
+                Counters::add(&shared.counters.dropped);
+                if !queue.overflowing {
+                    queue.overflowing = true;
+                    tracing::warn!(task_id = %key.1, config_id = %key.2,
+                        queue = shared.settings.queue,
+                        "push notification queue full: dropping updates for this webhook");
+                }
+            }
+        }
+    }
+
+    /// Removes `key`'s queue if nothing waits in it: `true` when the worker may end.
+    fn retire(&self, key: &WebhookKey, receiver: &mpsc::Receiver<Delivery>) -> bool {
+        let mut map = self.lock();
+        if !receiver.is_empty() {
+            return false;
+        }
+        map.remove(key);
+        true
+    }
+}
+
+/// The worker of webhook `key`.
+async fn run(shared: Arc<Shared>, key: WebhookKey, mut receiver: mpsc::Receiver<Delivery>) {
+    loop {
+        let delivery = match tokio::time::timeout(IDLE, receiver.recv()).await {
+            Ok(Some(delivery)) => delivery,
+            Ok(None) => return,
+            Err(_idle) => {
+                if shared.webhooks.retire(&key, &receiver) {
+                    return;
+                }
+                continue;
+            }
+        };
+        deliver(&shared, &key.1, delivery).await;
+    }
+}
+
+/// How one attempt ended.
+enum Attempt {
+    Delivered,
+    /// Worth trying again: an error status, a timeout, a refused connection.
+    Failed(String),
+    /// Not worth trying again: a redirect (never followed), a refused address.
+    Refused(String),
+}
+
+/// Tries `delivery` until it is acknowledged, refused, or out of attempts.
+async fn deliver(shared: &Shared, task_id: &str, delivery: Delivery) {
+    let settings = &shared.settings;
+    for attempt in 1..=settings.max_attempts {
+        let reason = match try_once(shared, &delivery).await {
+            Attempt::Delivered => {
+                Counters::add(&shared.counters.delivered);
+                return;
+            }
+            Attempt::Refused(reason) => {
+                Counters::add(&shared.counters.failed);
+                tracing::warn!(task_id, config_id = %delivery.config.id, %reason,
+                    "push notification not delivered");
+                return;
+            }
+            Attempt::Failed(reason) => reason,
+        };
+        if attempt == settings.max_attempts {
+            Counters::add(&shared.counters.failed);
+            tracing::warn!(task_id, config_id = %delivery.config.id, %reason, attempts = attempt,
+                "push notification not delivered: giving up");
+            return;
+        }
+        Counters::add(&shared.counters.retried);
+        let wait = settings.backoff(attempt, jitter());
+        tracing::debug!(task_id, config_id = %delivery.config.id, %reason, ?wait,
+            "push notification failed: trying again");
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// One POST of `delivery`.
+async fn try_once(shared: &Shared, delivery: &Delivery) -> Attempt {
+    let config = &delivery.config;
+    // Checked again at each attempt: literal addresses here, names in the resolver.
+    if let Err(refusal) = shared.policy.check(&config.url) {
+        return Attempt::Refused(refusal.to_string());
+    }
+    let mut request = shared
+        .client
+        .post(&config.url)
+        .header(reqwest::header::CONTENT_TYPE, delivery.payload.content_type)
+        .body(delivery.payload.body.clone());
+    if let Some(token) = &config.token {
+        request = request.header("X-A2A-Notification-Token", token);
+    }
+    if let Some(authorization) = config.authorization() {
+        request = request.header(reqwest::header::AUTHORIZATION, authorization);
+    }
+    match request.send().await {
+        Ok(response) if response.status().is_success() => Attempt::Delivered,
+        Ok(response) if response.status().is_redirection() => Attempt::Refused(format!(
+            "the webhook answered {} (a redirect, which is not followed)",
+            response.status()
+        )),
+        Ok(response) => Attempt::Failed(format!("the webhook answered {}", status(&response))),
+        Err(error) if error.is_builder() => Attempt::Refused(format!("bad request: {error}")),
+        Err(error) => Attempt::Failed(describe(&error)),
+    }
+}
+
+fn status(response: &reqwest::Response) -> StatusCode {
+    response.status()
+}
+
+/// An HTTP error and its causes (the resolver's refusal among them).
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// A random number in `0..=1`, from the standard library's randomly keyed hasher.
+fn jitter() -> f64 {
+    let bits = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
