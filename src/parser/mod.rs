@@ -56,11 +56,12 @@
 mod block;
 mod config;
 mod error;
+mod fenced;
 mod stream;
 mod tags;
 mod text;
 
-pub use config::{EmitMode, Limits, ParserConfig, ReadinessCheck};
+pub use config::{EmitMode, FencedCheck, Limits, ParserConfig, ReadinessCheck};
 pub(crate) use error::Locator;
 pub use error::{ParseError, ParseErrorKind};
 pub use stream::StreamParser;
