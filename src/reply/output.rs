@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::a2a::Part;
 use crate::a2ui::ProtocolVersion;
 use crate::format::FormatReader;
-use crate::parser::{EmitMode, ParseError, ParsedPart};
+use crate::parser::{EmitMode, ParseError, ParseErrorKind, ParsedPart};
 use crate::processor::RequestProcessor;
 use crate::request::Request;
 use crate::request::adapter::mime_metadata;
@@ -67,6 +67,9 @@ pub(crate) struct OutputError {
     /// What the same read completed before the failure (text before a broken block, say):
     /// it goes out before the task fails, as it would have had it come alone.
     pub(crate) before: Batch,
+    /// Whether the reply ended inside an A2UI message (cut off, as by a model's token
+    /// limit): a repair turn can finish it, where the policy repairs.
+    pub(crate) cut_off: bool,
 }
 
 /// Each non-empty chunk becomes one text part.
@@ -135,7 +138,10 @@ impl OutputSink for A2uiStream {
     fn finish(self: Box<Self>) -> Result<Batch, OutputError> {
         match self.reader.finish() {
             Ok(parsed) => Ok(Batch::new(parsed)),
-            Err(error) => Err(unreadable(&error, Batch::default())),
+            Err(error) => Err(OutputError {
+                cut_off: error.kind() == ParseErrorKind::Truncated,
+                ..unreadable(&error, Batch::default())
+            }),
         }
     }
 }
@@ -172,6 +178,7 @@ fn unreadable(error: &ParseError, before: Batch) -> OutputError {
     OutputError {
         reason: format!("The agent wrote A2UI that cannot be read: {error}"),
         before,
+        cut_off: false,
     }
 }
 

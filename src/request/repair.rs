@@ -37,6 +37,8 @@ pub struct Repair {
     version: ProtocolVersion,
     answer: String,
     errors: Vec<ValidationError>,
+    /// Why the answer was cut off inside a message, when that is what went wrong.
+    cut_off: Option<String>,
 }
 
 impl Repair {
@@ -51,7 +53,38 @@ impl Repair {
             version,
             answer: answer.into(),
             errors,
+            cut_off: None,
         }
+    }
+
+    /// A repair of `answer`, which ended inside an A2UI message (a model stopped by its
+    /// token limit, `finish_reason: "length"`): `reason` says where. It has no validation
+    /// errors; its [`prompt`](Self::prompt) says the answer was cut off.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::request::Repair;
+    ///
+    /// let repair = Repair::cut_off(ProtocolVersion::V0_9, "Here:<a2ui-json>[{", "the stream ended inside a message");
+    /// assert!(repair.is_cut_off() && repair.errors().is_empty());
+    /// assert!(repair.prompt().contains("cut off"));
+    /// ```
+    pub fn cut_off(
+        version: ProtocolVersion,
+        answer: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self {
+            cut_off: Some(reason.into()),
+            ..Self::new(version, answer, Vec::new())
+        }
+    }
+
+    /// Whether the attempt was cut off inside a message (rather than rejected by validation).
+    pub fn is_cut_off(&self) -> bool {
+        self.cut_off.is_some()
     }
 
     /// The protocol version the feedback is written in.
@@ -81,6 +114,16 @@ impl Repair {
     /// The user turn that asks a model for the repair: the feedback messages, one JSON per
     /// line, and what to answer.
     pub fn prompt(&self) -> String {
+        if let Some(reason) = &self.cut_off {
+            return format!(
+                "Your last answer was cut off before its A2UI block was complete ({reason}), \
+                 probably by the length limit; the unfinished message was not shown. \
+                 Everything before it was delivered. Continue your answer: write the \
+                 unfinished message again, complete and shorter (fewer components, shorter \
+                 texts), close the block, then whatever was meant to follow. Do not repeat text \
+                 or messages already delivered."
+            );
+        }
         let mut text = String::from(
             "The client rejected the last A2UI message you wrote; it was not shown. \
              The renderer reported:\n",

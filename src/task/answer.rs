@@ -40,10 +40,12 @@ pub(super) struct Answer<'r> {
 /// What one call of the agent gave: its reply, or why there is none.
 pub(super) type Called = Result<Reply, Failure>;
 
-/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
+/// How one call of the agent ended: the run's outcome, A2UI that did not validate, or an
+/// answer cut off inside an A2UI message (why the task fails if it is not repaired).
 enum Attempt {
     Done(Outcome),
     Invalid(Vec<ValidationError>),
+    CutOff(String),
 }
 
 /// Why the agent gave no (more) output.
@@ -74,11 +76,12 @@ impl TaskManager {
             artifacts: ArtifactLog::default(),
         };
         loop {
-            let errors = match self.attempt(&mut answer, request, first.take()).await {
+            let next = match self.attempt(&mut answer, request, first.take()).await {
                 Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors) => errors,
+                Attempt::Invalid(errors) => answer.guard.next(errors),
+                Attempt::CutOff(reason) => answer.guard.cut_off(&reason),
             };
-            request = match answer.guard.next(errors) {
+            request = match next {
                 Ok(next) => next,
                 Err(reason) => return Outcome::Failed(reason),
             };
@@ -208,10 +211,14 @@ impl TaskManager {
     }
 
     /// Sends what the read completed before `error` (text before a broken block, say), then
-    /// fails the attempt with the error's reason.
+    /// fails the attempt with the error's reason; an answer cut off inside a message goes to
+    /// the repair loop instead (which fails with the same reason when it does not repair).
     async fn fail_after(&self, answer: &mut Answer<'_>, error: OutputError) -> Attempt {
         let (before, _) = answer.guard.screen(error.before);
         self.progress(answer, before).await;
+        if error.cut_off {
+            return Attempt::CutOff(error.reason);
+        }
         Attempt::Done(Outcome::Failed(error.reason))
     }
 
