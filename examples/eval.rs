@@ -29,7 +29,8 @@
 //! first. `--out` writes the summary as JSON; `--baseline` (such a file, e.g. the official
 //! prompt's run) prints the issue's targets against it. `--components` prunes our catalog
 //! (and so our prompt) to the components named. `--deadline` stops after that many seconds
-//! (the request then in flight is dropped, not scored) and reports what was scored.
+//! (the request then in flight is dropped, not scored) and reports what was scored;
+//! `--prompt-only` prints the system prompt's size in bytes and tokens and stops.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -74,6 +75,7 @@ struct Args {
     baseline: Option<PathBuf>,
     components: Option<Vec<String>>,
     deadline: Option<Duration>,
+    prompt_only: bool,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -88,7 +90,7 @@ impl Args {
         let usage = "usage: eval --model-url URL --model NAME [--prompt ours|official] \
                      [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
-                     [--components Text,Column,...] [--deadline SECS]";
+                     [--components Text,Column,...] [--deadline SECS] [--prompt-only]";
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -124,6 +126,7 @@ impl Args {
                 .map_or_else(|| root.join(".venv/bin/python"), PathBuf::from),
             out: flag(&args, "--out").map(PathBuf::from),
             baseline: flag(&args, "--baseline").map(PathBuf::from),
+            prompt_only: args.iter().any(|arg| arg == "--prompt-only"),
             deadline: flag(&args, "--deadline")
                 .map(|secs| secs.parse().map(Duration::from_secs))
                 .transpose()?,
@@ -168,24 +171,19 @@ async fn relay(model_url: String, usage: Arc<Mutex<Usage>>) -> Result<String, Er
                 };
                 let status = answer.status().as_u16();
                 let mut upstream = answer.bytes_stream();
+                // Usage is read as it passes (the client may drop the body after `[DONE]`).
+                usage.lock().unwrap_or_else(|p| p.into_inner()).calls += 1;
                 let stream = async_stream::stream! {
-                    let mut seen = Vec::new();
+                    let mut pending = String::new();
                     while let Some(chunk) = upstream.next().await {
                         if let Ok(bytes) = &chunk {
-                            seen.extend_from_slice(bytes);
-                        }
-                        yield chunk;
-                    }
-                    let text = String::from_utf8_lossy(&seen);
-                    let mut total = usage.lock().unwrap_or_else(|p| p.into_inner());
-                    total.calls += 1;
-                    for data in text.lines().filter_map(|line| line.strip_prefix("data: ")) {
-                        if let Ok(chunk) = serde_json::from_str::<Value>(data) {
-                            if let Some(used) = chunk.get("usage").filter(|u| u.is_object()) {
-                                total.prompt += used["prompt_tokens"].as_u64().unwrap_or(0);
-                                total.completion += used["completion_tokens"].as_u64().unwrap_or(0);
+                            pending.push_str(&String::from_utf8_lossy(bytes));
+                            while let Some(end) = pending.find('\n') {
+                                let line: String = pending.drain(..=end).collect();
+                                count_usage(&usage, &line);
                             }
                         }
+                        yield chunk;
                     }
                 };
                 Response::builder()
@@ -202,6 +200,21 @@ async fn relay(model_url: String, usage: Arc<Mutex<Usage>>) -> Result<String, Er
         let _ = axum::serve(listener, app).await;
     });
     Ok(format!("http://{address}/v1"))
+}
+
+/// Adds the usage an SSE line of a chat answer reports, if it is the usage chunk.
+fn count_usage(usage: &Mutex<Usage>, line: &str) {
+    let Some(data) = line.trim_end().strip_prefix("data: ") else {
+        return;
+    };
+    let Ok(chunk) = serde_json::from_str::<Value>(data) else {
+        return;
+    };
+    if let Some(used) = chunk.get("usage").filter(|u| u.is_object()) {
+        let mut total = usage.lock().unwrap_or_else(|p| p.into_inner());
+        total.prompt += used["prompt_tokens"].as_u64().unwrap_or(0);
+        total.completion += used["completion_tokens"].as_u64().unwrap_or(0);
+    }
 }
 
 /// The server's agent: the model client, with the official prompt in place of ours when
@@ -435,6 +448,9 @@ async fn main() -> Result<(), Error> {
         prompt_tokens.map_or("?".into(), |t| t.to_string()),
         args.model
     );
+    if args.prompt_only {
+        return Ok(());
+    }
 
     let usage = Arc::new(Mutex::new(Usage::default()));
     let relayed = relay(args.model_url.clone(), usage.clone()).await?;

@@ -2,7 +2,8 @@
 //! `finish_reason: "length"`, the `<a2ui-json>` block never closed) is not a failed task:
 //! the server asks the agent again, telling it the answer was cut off, and the task ends
 //! `input-required` with the surface the second answer completes. Under `--on-invalid fail`, or once the
-//! repairs run out, the task fails saying the A2UI cannot be read.
+//! repairs run out, the task fails saying the A2UI cannot be read. A block that cannot be read
+//! (an invalid escape in a string) gets a repair turn naming the parse error the same way.
 
 mod support;
 
@@ -143,4 +144,33 @@ async fn a_cut_off_answer_fails_when_the_policy_does_not_repair_or_the_repairs_r
         "{reason}"
     );
     assert_eq!(prompts.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_block_that_cannot_be_read_gets_a_repair_turn_that_names_the_error() {
+    // A regular expression with `\.` inside a JSON string: an invalid escape (seen from the
+    // 1.5B model), so the block cannot be read.
+    let broken =
+        r#"<a2ui-json>[{"version": "v0.9", "deleteSurface": {"surfaceId": "a\.b"}}]</a2ui-json>"#;
+    let fixed =
+        r#"<a2ui-json>[{"version": "v0.9", "deleteSurface": {"surfaceId": "a.b"}}]</a2ui-json>"#;
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let seen = prompts.clone();
+    let agent = move |request: Request| {
+        let text = match request.repair() {
+            None => broken,
+            Some(repair) => {
+                assert!(repair.is_unreadable() && !repair.is_cut_off());
+                seen.lock().unwrap().push(repair.prompt());
+                fixed
+            }
+        };
+        futures::future::ready(Ok::<_, AgentError>(Reply::text(text)))
+    };
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    let last = ask(&server).await.last().clone();
+    assert_eq!(last["status"]["state"], "input-required", "{last:#}");
+    let prompts = prompts.lock().unwrap().clone();
+    assert_eq!(prompts.len(), 1);
+    assert!(prompts[0].contains("could not be read"), "{}", prompts[0]);
 }

@@ -67,9 +67,10 @@ pub(crate) struct OutputError {
     /// What the same read completed before the failure (text before a broken block, say):
     /// it goes out before the task fails, as it would have had it come alone.
     pub(crate) before: Batch,
-    /// Whether the reply ended inside an A2UI message (cut off, as by a model's token
-    /// limit): a repair turn can finish it, where the policy repairs.
-    pub(crate) cut_off: bool,
+    /// What kind of read failed, when a block could not be read: a reply cut off inside a
+    /// message (as by a model's token limit) or a block that is not readable can be
+    /// repaired, where the policy repairs; a limit exceeded cannot.
+    pub(crate) kind: Option<ParseErrorKind>,
 }
 
 /// Each non-empty chunk becomes one text part.
@@ -138,10 +139,7 @@ impl OutputSink for A2uiStream {
     fn finish(self: Box<Self>) -> Result<Batch, OutputError> {
         match self.reader.finish() {
             Ok(parsed) => Ok(Batch::new(parsed)),
-            Err(error) => Err(OutputError {
-                cut_off: error.kind() == ParseErrorKind::Truncated,
-                ..unreadable(&error, Batch::default())
-            }),
+            Err(error) => Err(unreadable(&error, Batch::default())),
         }
     }
 }
@@ -178,7 +176,7 @@ fn unreadable(error: &ParseError, before: Batch) -> OutputError {
     OutputError {
         reason: format!("The agent wrote A2UI that cannot be read: {error}"),
         before,
-        cut_off: false,
+        kind: Some(error.kind()),
     }
 }
 

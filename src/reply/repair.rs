@@ -268,16 +268,23 @@ impl Guard {
         )
     }
 
-    /// The request for the next attempt after the answer ended inside an A2UI message (cut
-    /// off, as by the model's token limit; `reason` is why the task fails without a repair),
-    /// or why the task fails.
-    pub(crate) fn cut_off(&mut self, reason: &str) -> Result<Request, String> {
+    /// The request for the next attempt after the answer's A2UI could not be read (`cut`:
+    /// it ended inside a message, as at the model's token limit; otherwise a block is not
+    /// readable), `reason` being why the task fails without a repair; or why the task fails.
+    pub(crate) fn unreadable(&mut self, reason: &str, cut: bool) -> Result<Request, String> {
         self.retry(
-            |version, answer| Repair::cut_off(version, answer, reason),
+            |version, answer| {
+                if cut {
+                    Repair::cut_off(version, answer, reason)
+                } else {
+                    Repair::unreadable(version, answer, reason)
+                }
+            },
             |done| match done {
                 None => reason.to_owned(),
                 Some(done) => format!(
-                    "{reason} (still cut off after {done} repair turn{})",
+                    "{reason} (still {} after {done} repair turn{})",
+                    if cut { "cut off" } else { "unreadable" },
                     plural(done)
                 ),
             },
@@ -303,7 +310,7 @@ impl Guard {
         }
         let answer = std::mem::take(&mut self.answer);
         let repair = make(processor.version(), answer);
-        tracing::info!(attempt = done + 1, cut_off = repair.is_cut_off(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
+        tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
             // What the client holds is what it was sent: replayed once, now that it matters.
             for message in &self.sent {

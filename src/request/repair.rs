@@ -37,8 +37,17 @@ pub struct Repair {
     version: ProtocolVersion,
     answer: String,
     errors: Vec<ValidationError>,
-    /// Why the answer was cut off inside a message, when that is what went wrong.
-    cut_off: Option<String>,
+    /// Why the answer could not be read, when that is what went wrong.
+    unread: Option<Unread>,
+}
+
+/// An attempt whose A2UI could not be read at all.
+#[derive(Debug, Clone, PartialEq)]
+enum Unread {
+    /// It ended inside a message (why).
+    CutOff(String),
+    /// A block's JSON (or notation) is not readable (the parse error).
+    Syntax(String),
 }
 
 impl Repair {
@@ -53,7 +62,7 @@ impl Repair {
             version,
             answer: answer.into(),
             errors,
-            cut_off: None,
+            unread: None,
         }
     }
 
@@ -77,14 +86,34 @@ impl Repair {
         reason: impl Into<String>,
     ) -> Self {
         Self {
-            cut_off: Some(reason.into()),
+            unread: Some(Unread::CutOff(reason.into())),
+            ..Self::new(version, answer, Vec::new())
+        }
+    }
+
+    /// A repair of `answer`, whose last A2UI block could not be read (`error`, the parse
+    /// error: a small model's invalid escape in a string, say). It has no validation
+    /// errors; its [`prompt`](Self::prompt) names the error.
+    pub fn unreadable(
+        version: ProtocolVersion,
+        answer: impl Into<String>,
+        error: impl Into<String>,
+    ) -> Self {
+        Self {
+            unread: Some(Unread::Syntax(error.into())),
             ..Self::new(version, answer, Vec::new())
         }
     }
 
     /// Whether the attempt was cut off inside a message (rather than rejected by validation).
     pub fn is_cut_off(&self) -> bool {
-        self.cut_off.is_some()
+        matches!(self.unread, Some(Unread::CutOff(_)))
+    }
+
+    /// Whether the attempt's A2UI could not be read (cut off, or not readable), rather than
+    /// read and rejected by validation.
+    pub fn is_unreadable(&self) -> bool {
+        self.unread.is_some()
     }
 
     /// The protocol version the feedback is written in.
@@ -114,7 +143,16 @@ impl Repair {
     /// The user turn that asks a model for the repair: the feedback messages, one JSON per
     /// line, and what to answer.
     pub fn prompt(&self) -> String {
-        if let Some(reason) = &self.cut_off {
+        if let Some(Unread::Syntax(error)) = &self.unread {
+            return format!(
+                "Your last A2UI block could not be read ({error}); it was not shown. \
+                 Everything before it was delivered. Continue your answer: write that block \
+                 again, exactly in the format the instructions describe (valid JSON: double \
+                 quotes, no comments, backslashes in strings doubled), then whatever was meant \
+                 to follow. Do not repeat text or messages already delivered."
+            );
+        }
+        if let Some(Unread::CutOff(reason)) = &self.unread {
             return format!(
                 "Your last answer was cut off before its A2UI block was complete ({reason}), \
                  probably by the length limit; the unfinished message was not shown. \
