@@ -113,7 +113,8 @@ impl RequestProcessor {
 
     /// A fresh reader for one response: the generator's progressive keys and emission mode,
     /// with the catalog validator as the readiness check (a message still arriving is sent
-    /// early only if it already satisfies the schema).
+    /// early only if it already satisfies the schema), and JSON in a Markdown fence instead
+    /// of a block read as A2UI when each message is shaped as one of this version's.
     ///
     /// # Example
     ///
