@@ -113,7 +113,8 @@ impl RequestProcessor {
 
     /// A fresh reader for one response: the generator's progressive keys and emission mode,
     /// with the catalog validator as the readiness check (a message still arriving is sent
-    /// early only if it already satisfies the schema).
+    /// early only if it already satisfies the schema), and JSON in a Markdown fence instead
+    /// of a block read as A2UI when each message is shaped as one of this version's.
     ///
     /// # Example
     ///
@@ -134,12 +135,16 @@ impl RequestProcessor {
     pub fn parser_config(&self) -> ParserConfig {
         let validator = self.inner.validator.clone();
         let allowed = self.inner.allowed.clone();
+        let version = self.inner.version;
         ParserConfig::default()
             .progressive_keys(self.inner.progressive_keys.iter().cloned())
             .mode(self.inner.emit_mode)
             .readiness(move |message: &Value| {
                 allowed_kind(allowed.as_deref(), message).is_ok()
                     && validator.check_message(message).is_ok()
+            })
+            .fenced_json(move |messages: &[Value]| {
+                messages.iter().all(|message| of_version(version, message))
             })
     }
 
@@ -241,6 +246,29 @@ impl RequestProcessor {
     pub fn validator(&self) -> &Validator {
         &self.inner.validator
     }
+}
+
+/// Whether `message` is shaped as an A2UI message of `version`: its `version` member (none
+/// for v0.8) and one member naming one of the version's message kinds, nothing else. What a
+/// Markdown fence must hold to be read as A2UI rather than text; whether the message then
+/// validates is the validator's to say, as for a block.
+fn of_version(version: ProtocolVersion, message: &Value) -> bool {
+    let Some(map) = message.as_object() else {
+        return false;
+    };
+    let versioned = match (version.message_version(), map.get("version")) {
+        (None, None) => true,
+        (Some(_), Some(Value::String(written))) => ProtocolVersion::from_message_version(written)
+            .is_some_and(|written| version.accepts_messages_of(written)),
+        _ => false,
+    };
+    let kinds = crate::a2ui::message_kinds(version);
+    let mut others = map.keys().filter(|key| *key != "version");
+    versioned
+        && others
+            .next()
+            .is_some_and(|kind| kinds.contains(&kind.as_str()))
+        && others.next().is_none()
 }
 
 /// Whether `message` is of a kind the agent allows (`allowed` `None`: every kind).

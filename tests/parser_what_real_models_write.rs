@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use a2ui_agent::generator::Generator;
 use a2ui_agent::parser::{ParseErrorKind, ParsedPart, ParserConfig, StreamParser, parse};
 use serde_json::json;
 
@@ -122,4 +123,120 @@ fn a_block_cut_off_at_max_tokens_is_a_truncation_error() {
         read("cut_at_max_tokens.txt"),
         Err(ParseErrorKind::Truncated)
     );
+}
+
+/// The reader a server uses for a v0.9 request: fenced JSON is A2UI when it holds v0.9
+/// messages.
+fn v0_9() -> ParserConfig {
+    match Generator::v0_9().negotiate(None) {
+        Ok(processor) => processor.parser_config(),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The parts of `text` fed at the byte offsets `cuts` (moved to character boundaries).
+fn split(text: &str, cuts: &[usize], config: ParserConfig) -> Vec<ParsedPart> {
+    let mut parser = StreamParser::new(config);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut % (text.len() + 1)).collect();
+    cuts.sort_unstable();
+    for mut cut in cuts.into_iter().chain([text.len()]) {
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        if cut <= start {
+            continue;
+        }
+        parts.extend(parser.feed(&text[start..cut]));
+        start = cut;
+    }
+    parts.extend(parser.finish().unwrap_or_else(|error| panic!("{error}")));
+    join(parts)
+}
+
+#[test]
+fn a2ui_in_a_json_fence_instead_of_the_tags_is_read_as_a2ui() {
+    let text = written("fenced_a2ui_instead_of_tags.txt");
+    let parts = split(&text, &[], v0_9());
+    let [
+        ParsedPart::Text(before),
+        ParsedPart::A2ui(messages),
+        ParsedPart::Text(after),
+    ] = &parts[..]
+    else {
+        panic!("{parts:?}")
+    };
+    assert_eq!(before, "Sure! Here is the contact form:");
+    assert_eq!(after, "Fill it in and press Send.");
+    assert_eq!(messages.len(), 2);
+    // The trailing comma a small model left is tolerated, as inside the tags.
+    assert_eq!(
+        messages[1]["updateComponents"]["components"][3]["id"],
+        "send"
+    );
+    // Without the processor's check a fence is text, as it always was.
+    assert!(
+        split(&text, &[], ParserConfig::default())
+            .iter()
+            .all(|part| matches!(part, ParsedPart::Text(_)))
+    );
+}
+
+#[test]
+fn fenced_json_that_is_not_a2ui_of_the_version_stays_text() {
+    // Invented members (`beginRendering.components`, a `catalogId` beside the message).
+    let invented = written("fenced_instead_of_tags.txt");
+    // Real A2UI, of another version than the one negotiated.
+    let v0_8 =
+        "Here:\n```json\n[{\"beginRendering\": {\"surfaceId\": \"s\", \"root\": \"r\"}}]\n```\n";
+    // A code sample, and JSON that is data, not messages.
+    let samples = written("fenced_code_sample.txt");
+    for text in [invented.as_str(), v0_8, samples.as_str()] {
+        let parts = split(text, &[], v0_9());
+        assert_eq!(parts, vec![ParsedPart::Text(text.trim().to_owned())]);
+    }
+}
+
+#[test]
+fn a_code_sample_streams_as_it_comes_and_a_json_fence_waits_for_its_close() {
+    let mut parser = StreamParser::new(v0_9());
+    let parts = parser.feed("Code:\n```python\nprint(1)\n");
+    assert_eq!(spelled(&join(parts)), ["text: Code: ```python print(1)"]);
+    let parts = parser.feed("```\nData:\n```json\n[{\"version\": \"v0.9\", ");
+    assert_eq!(spelled(&join(parts)), ["text: ``` Data:"]);
+    let parts = parser.feed("\"deleteSurface\": {\"surfaceId\": \"s\"}}]\n```\nBye.");
+    assert_eq!(
+        join(parts),
+        [
+            ParsedPart::A2ui(vec![
+                json!({"version": "v0.9", "deleteSurface": {"surfaceId": "s"}})
+            ]),
+            ParsedPart::Text("Bye.".into()),
+        ]
+    );
+}
+
+#[test]
+fn once_the_tags_are_used_a_fence_is_text() {
+    let text = "<a2ui-json>[{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"a\"}}]</a2ui-json>\n```json\n[{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"b\"}}]\n```";
+    let parts = split(text, &[], v0_9());
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert!(matches!(&parts[1], ParsedPart::Text(t) if t.starts_with("```json")));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn fenced_a2ui_reads_the_same_however_it_is_split(
+        cuts in proptest::collection::vec(0usize..2000, 0..12),
+    ) {
+        for name in ["fenced_a2ui_instead_of_tags.txt", "fenced_code_sample.txt", "fenced_instead_of_tags.txt"] {
+            let text = written(name);
+            let whole = split(&text, &[], v0_9());
+            let parts = split(&text, &cuts, v0_9());
+            proptest::prop_assert_eq!(spelled(&whole), spelled(&parts), "{}", name);
+        }
+    }
 }

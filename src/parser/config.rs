@@ -39,6 +39,26 @@ where
     }
 }
 
+/// Whether the JSON of a Markdown fence written in the text, instead of an `<a2ui-json>`
+/// block, is A2UI messages the reader should take as such (see
+/// [`ParserConfig::fenced_json`]).
+///
+/// Any `Fn(&[Value]) -> bool + Send + Sync + 'static` is a check.
+pub trait FencedCheck: Send + Sync + 'static {
+    /// Whether `messages`, the fence's JSON (a list, or one object as a list of one), are
+    /// A2UI messages.
+    fn is_a2ui(&self, messages: &[Value]) -> bool;
+}
+
+impl<F> FencedCheck for F
+where
+    F: Fn(&[Value]) -> bool + Send + Sync + 'static,
+{
+    fn is_a2ui(&self, messages: &[Value]) -> bool {
+        self(messages)
+    }
+}
+
 /// What the parser sends again when a message it already emitted grows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EmitMode {
@@ -93,6 +113,7 @@ pub struct ParserConfig {
     pub(crate) readiness: Option<Arc<dyn ReadinessCheck>>,
     pub(crate) unwrapped: bool,
     pub(crate) delta_batch: Option<usize>,
+    pub(crate) fenced: Option<Arc<dyn FencedCheck>>,
 }
 
 /// The default of [`ParserConfig::delta_batch`]: each component as soon as it closes, since
@@ -152,6 +173,36 @@ impl ParserConfig {
         self
     }
 
+    /// Reads JSON in a Markdown fence of the text (```` ```json ````, ```` ``` ````) as A2UI
+    /// when `check` says its messages are, as models often write it instead of an
+    /// `<a2ui-json>` block (default: fences are text). Only until the first block opens:
+    /// a response that uses the tags keeps its fences as text.
+    ///
+    /// A fence whose first character after its line is not `[` or `{`, or whose language
+    /// is not a JSON one, is text at once. One that opens JSON is held back until it
+    /// closes (at most [`Limits::max_block_bytes`], past which it is text), since until
+    /// then the reader cannot tell UI from a code sample; it is then read whole, with the
+    /// same tolerance as a block (trailing commas, curly quotes, one object for a list),
+    /// and sent as one A2UI part if `check` accepts it, as the text it was otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::parser::{parse_with, ParsedPart, ParserConfig};
+    ///
+    /// let config = ParserConfig::default()
+    ///     .fenced_json(|messages: &[serde_json::Value]| messages.iter().all(|m| m["version"] == "v0.9"));
+    /// let text = "Here:\n```json\n{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"s\"}}\n```\nDone.";
+    /// let parts = parse_with(text, config)?;
+    /// assert!(matches!(&parts[..], [ParsedPart::Text(_), ParsedPart::A2ui(m), ParsedPart::Text(_)] if m.len() == 1));
+    /// # Ok::<(), a2ui_agent::parser::ParseError>(())
+    /// ```
+    #[must_use]
+    pub fn fenced_json(mut self, check: impl FencedCheck) -> Self {
+        self.fenced = Some(Arc::new(check));
+        self
+    }
+
     pub(crate) fn batch_ratio(&self) -> usize {
         self.delta_batch.unwrap_or(DEFAULT_DELTA_BATCH)
     }
@@ -170,6 +221,7 @@ impl fmt::Debug for ParserConfig {
             .field("readiness", &self.readiness.as_ref().map(|_| ".."))
             .field("wrapped", &!self.unwrapped)
             .field("delta_batch", &self.batch_ratio())
+            .field("fenced_json", &self.fenced.is_some())
             .finish()
     }
 }

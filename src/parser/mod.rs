@@ -14,6 +14,9 @@
 //! - Tags may carry attributes and any letter case; a Markdown fence inside them, trailing
 //!   commas, curly quotes and a single message instead of a list are tolerated; a close tag
 //!   inside a JSON string does not close the block.
+//! - With [`ParserConfig::fenced_json`], a Markdown fence of JSON written in the text instead
+//!   of a block is read as A2UI when the configured check accepts its messages (held back
+//!   until it closes; any other fence is text as it streams).
 //! - Each message is emitted as it closes, even while later messages of its block arrive. A
 //!   message still arriving is emitted early only if it carries components that closed (they
 //!   are sent, the open one is left out) or is a data model update that reads once healed
@@ -56,11 +59,12 @@
 mod block;
 mod config;
 mod error;
+mod fenced;
 mod stream;
 mod tags;
 mod text;
 
-pub use config::{EmitMode, Limits, ParserConfig, ReadinessCheck};
+pub use config::{EmitMode, FencedCheck, Limits, ParserConfig, ReadinessCheck};
 pub(crate) use error::Locator;
 pub use error::{ParseError, ParseErrorKind};
 pub use stream::StreamParser;

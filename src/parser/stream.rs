@@ -6,6 +6,7 @@ use super::ParsedPart;
 use super::block::{Advance, Block, Cx};
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
+use super::fenced::{Fences, Held, Open};
 use super::tags::{self, Match};
 use super::text::TextRun;
 
@@ -44,6 +45,10 @@ pub struct StreamParser {
     error: Option<ParseError>,
     /// For the parts the last `feed` returned, how many came before each block that closed.
     block_ends: Vec<usize>,
+    /// Markdown fences in the text, when fenced JSON may be A2UI.
+    fences: Fences,
+    /// Whether a tagged block opened (fences are then text).
+    tagged: bool,
 }
 
 /// The parts one feed produced, with adjacent messages of one block merged into one part.
@@ -87,6 +92,8 @@ impl StreamParser {
             loc: Locator::default(),
             error: None,
             block_ends: Vec::new(),
+            fences: Fences::default(),
+            tagged: false,
         }
     }
 
@@ -247,10 +254,26 @@ impl StreamParser {
         if self.in_block {
             self.block.finish(&tail, &self.loc)?;
         } else {
-            self.text.push(&tail);
+            match self.fences.finish(&tail, &self.config) {
+                Some(ParsedPart::A2ui(mut messages)) => {
+                    out.text(self.text.end());
+                    out.messages(&mut messages);
+                }
+                Some(ParsedPart::Text(text)) => self.text.push(&text),
+                None => self.text.push(&tail),
+            }
             out.text(self.text.end());
         }
         Ok(out.parts)
+    }
+
+    /// Adds text of the current run; with `fenced`, noting where lines start.
+    #[inline]
+    fn push_text(&mut self, text: &str, fenced: bool) {
+        if fenced {
+            self.fences.note(text);
+        }
+        self.text.push(text);
     }
 
     /// Reads `input` from `start`; returns where the held tail starts (`input.len()` when none).
@@ -283,25 +306,65 @@ impl StreamParser {
                         return input.len();
                     }
                 }
+            } else if self.fences.holding() {
+                match self.fences.held(input, i, &self.config) {
+                    Held::More(at) => return at,
+                    Held::Text(text, next) => {
+                        self.text.push(&text);
+                        i = next;
+                    }
+                    Held::A2ui(mut messages, next) => {
+                        out.text(self.text.end());
+                        out.messages(&mut messages);
+                        out.joinable = false;
+                        self.block_ends.push(out.parts.len());
+                        i = next;
+                    }
+                }
             } else {
+                let fenced = self.config.fenced.is_some() && !self.tagged;
                 let rest = input.get(i..).unwrap_or_default();
-                let Some(lt) = rest.find('<') else {
-                    self.text.push(rest);
+                let stop = if fenced {
+                    rest.find(['<', '`'])
+                } else {
+                    rest.find('<')
+                };
+                let Some(lt) = stop else {
+                    self.push_text(rest, fenced);
                     return input.len();
                 };
-                self.text.push(rest.get(..lt).unwrap_or_default());
+                self.push_text(rest.get(..lt).unwrap_or_default(), fenced);
                 let at = i + lt;
                 let candidate = rest.get(lt..).unwrap_or_default();
+                if candidate.starts_with('`') {
+                    match self.fences.open(candidate) {
+                        Open::More => return at,
+                        Open::Not => {
+                            self.push_text("`", fenced);
+                            i = at + 1;
+                        }
+                        Open::Text(len) => {
+                            self.push_text(candidate.get(..len).unwrap_or_default(), fenced);
+                            i = at + len;
+                        }
+                        Open::Held(len) => {
+                            out.text(self.text.flush());
+                            i = at + len;
+                        }
+                    }
+                    continue;
+                }
                 match tags::bounded(tags::open_tag, candidate) {
                     Match::Yes(len) => {
                         out.text(self.text.end());
                         self.in_block = true;
+                        self.tagged = true;
                         self.block.reset();
                         i = at + len;
                     }
                     Match::More => return at,
                     Match::No => {
-                        self.text.push("<");
+                        self.push_text("<", fenced);
                         i = at + 1;
                     }
                 }

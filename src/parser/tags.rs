@@ -76,6 +76,26 @@ pub(crate) fn fence(input: &str) -> IResult<&str, ()> {
     .parse(input)
 }
 
+/// A Markdown fence line in text: ```` ``` ````, an optional language (letters, digits, `-`,
+/// `+`), optional blanks, then the end of the line. Gives the language.
+pub(crate) fn fence_line(input: &str) -> IResult<&str, &str> {
+    let (rest, (_, language, _, _)) = (
+        tag("```"),
+        take_while(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '+'),
+        take_while(|c: char| c == ' ' || c == '\t'),
+        alt((tag("\n"), tag("\r\n"))),
+    )
+        .parse(input)?;
+    Ok((rest, language))
+}
+
+/// Whether a fence's language may hold A2UI JSON: none, or a JSON dialect.
+pub(crate) fn json_language(language: &str) -> bool {
+    ["", "json", "jsonc", "json5", "a2ui", "a2ui-json"]
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(language))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +142,18 @@ mod tests {
         assert_eq!(bounded(open_tag, &long[..MAX_TAG_BYTES]), Match::No);
         assert_eq!(bounded(open_tag, &long[..MAX_TAG_BYTES - 1]), Match::More);
         assert_eq!(bounded(open_tag, "<a2ui-json>"), Match::Yes(11));
+    }
+
+    #[test]
+    fn a_fence_line_ends_with_its_line() {
+        assert_eq!(fence_line("```json\n["), Ok(("[", "json")));
+        assert_eq!(fence_line("``` \r\nx"), Ok(("x", "")));
+        assert!(matches!(
+            fence_line("```json"),
+            Err(nom::Err::Incomplete(_))
+        ));
+        assert!(matches!(fence_line("```json x\n"), Err(nom::Err::Error(_))));
+        assert!(json_language("JSON") && !json_language("python"));
     }
 
     #[test]

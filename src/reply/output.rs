@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::a2a::Part;
 use crate::a2ui::ProtocolVersion;
 use crate::format::FormatReader;
-use crate::parser::{EmitMode, ParseError, ParsedPart};
+use crate::parser::{EmitMode, ParseError, ParseErrorKind, ParsedPart};
 use crate::processor::RequestProcessor;
 use crate::request::Request;
 use crate::request::adapter::mime_metadata;
@@ -67,6 +67,10 @@ pub(crate) struct OutputError {
     /// What the same read completed before the failure (text before a broken block, say):
     /// it goes out before the task fails, as it would have had it come alone.
     pub(crate) before: Batch,
+    /// What kind of read failed, when a block could not be read: a reply cut off inside a
+    /// message (as by a model's token limit) or a block that is not readable can be
+    /// repaired, where the policy repairs; a limit exceeded cannot.
+    pub(crate) kind: Option<ParseErrorKind>,
 }
 
 /// Each non-empty chunk becomes one text part.
@@ -172,6 +176,7 @@ fn unreadable(error: &ParseError, before: Batch) -> OutputError {
     OutputError {
         reason: format!("The agent wrote A2UI that cannot be read: {error}"),
         before,
+        kind: Some(error.kind()),
     }
 }
 

@@ -251,26 +251,66 @@ impl Guard {
 
     /// The request for the next attempt after `errors`, or why the task fails.
     pub(crate) fn next(&mut self, errors: Vec<ValidationError>) -> Result<Request, String> {
-        let done = self
-            .request
-            .as_ref()
-            .map_or(0, |request| request.repairs().len());
         let listed = errors
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("; ");
+        self.retry(
+            |version, answer| Repair::new(version, answer, errors),
+            |done| match done {
+                None => format!("The agent's A2UI did not validate: {listed}"),
+                Some(done) => format!(
+                    "The agent's A2UI still did not validate after {done} repair turn{}: {listed}",
+                    plural(done)
+                ),
+            },
+        )
+    }
+
+    /// The request for the next attempt after the answer's A2UI could not be read (`cut`:
+    /// it ended inside a message, as at the model's token limit; otherwise a block is not
+    /// readable), `reason` being why the task fails without a repair; or why the task fails.
+    pub(crate) fn unreadable(&mut self, reason: &str, cut: bool) -> Result<Request, String> {
+        self.retry(
+            |version, answer| {
+                if cut {
+                    Repair::cut_off(version, answer, reason)
+                } else {
+                    Repair::unreadable(version, answer, reason)
+                }
+            },
+            |done| match done {
+                None => reason.to_owned(),
+                Some(done) => format!(
+                    "{reason} (still {} after {done} repair turn{})",
+                    if cut { "cut off" } else { "unreadable" },
+                    plural(done)
+                ),
+            },
+        )
+    }
+
+    /// The next attempt's request with the repair `make` builds, or why the task fails
+    /// (`failure` of the repair turns done, `None` when the policy does not repair).
+    fn retry(
+        &mut self,
+        make: impl FnOnce(ProtocolVersion, String) -> Repair,
+        failure: impl FnOnce(Option<usize>) -> String,
+    ) -> Result<Request, String> {
+        let done = self
+            .request
+            .as_ref()
+            .map_or(0, |request| request.repairs().len());
         let (Some(request), Some(processor)) = (self.request.as_mut(), &self.processor) else {
-            return Err(format!("The agent's A2UI did not validate: {listed}"));
+            return Err(failure(None));
         };
         if done >= self.policy.max_repairs {
-            return Err(format!(
-                "The agent's A2UI still did not validate after {done} repair turn{}: {listed}",
-                if done == 1 { "" } else { "s" }
-            ));
+            return Err(failure(Some(done)));
         }
-        tracing::info!(attempt = done + 1, errors = %listed, "asking the agent to repair its A2UI");
         let answer = std::mem::take(&mut self.answer);
+        let repair = make(processor.version(), answer);
+        tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
             // What the client holds is what it was sent: replayed once, now that it matters.
             for message in &self.sent {
@@ -280,13 +320,14 @@ impl Guard {
             self.sent = Vec::new();
         }
         self.held.repairing();
-        let repaired =
-            request
-                .clone()
-                .with_repair(Repair::new(processor.version(), answer, errors));
+        let repaired = request.clone().with_repair(repair);
         *request = repaired.clone();
         Ok(repaired)
     }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

@@ -37,6 +37,17 @@ pub struct Repair {
     version: ProtocolVersion,
     answer: String,
     errors: Vec<ValidationError>,
+    /// Why the answer could not be read, when that is what went wrong.
+    unread: Option<Unread>,
+}
+
+/// An attempt whose A2UI could not be read at all.
+#[derive(Debug, Clone, PartialEq)]
+enum Unread {
+    /// It ended inside a message (why).
+    CutOff(String),
+    /// A block's JSON (or notation) is not readable (the parse error).
+    Syntax(String),
 }
 
 impl Repair {
@@ -51,7 +62,58 @@ impl Repair {
             version,
             answer: answer.into(),
             errors,
+            unread: None,
         }
+    }
+
+    /// A repair of `answer`, which ended inside an A2UI message (a model stopped by its
+    /// token limit, `finish_reason: "length"`): `reason` says where. It has no validation
+    /// errors; its [`prompt`](Self::prompt) says the answer was cut off.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::request::Repair;
+    ///
+    /// let repair = Repair::cut_off(ProtocolVersion::V0_9, "Here:<a2ui-json>[{", "the stream ended inside a message");
+    /// assert!(repair.is_cut_off() && repair.errors().is_empty());
+    /// assert!(repair.prompt().contains("cut off"));
+    /// ```
+    pub fn cut_off(
+        version: ProtocolVersion,
+        answer: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self {
+            unread: Some(Unread::CutOff(reason.into())),
+            ..Self::new(version, answer, Vec::new())
+        }
+    }
+
+    /// A repair of `answer`, whose last A2UI block could not be read (`error`, the parse
+    /// error: a small model's invalid escape in a string, say). It has no validation
+    /// errors; its [`prompt`](Self::prompt) names the error.
+    pub fn unreadable(
+        version: ProtocolVersion,
+        answer: impl Into<String>,
+        error: impl Into<String>,
+    ) -> Self {
+        Self {
+            unread: Some(Unread::Syntax(error.into())),
+            ..Self::new(version, answer, Vec::new())
+        }
+    }
+
+    /// Whether the attempt was cut off inside a message (rather than rejected by validation).
+    pub fn is_cut_off(&self) -> bool {
+        matches!(self.unread, Some(Unread::CutOff(_)))
+    }
+
+    /// Whether the attempt's A2UI could not be read (cut off, or not readable), rather than
+    /// read and rejected by validation.
+    pub fn is_unreadable(&self) -> bool {
+        self.unread.is_some()
     }
 
     /// The protocol version the feedback is written in.
@@ -81,6 +143,25 @@ impl Repair {
     /// The user turn that asks a model for the repair: the feedback messages, one JSON per
     /// line, and what to answer.
     pub fn prompt(&self) -> String {
+        if let Some(Unread::Syntax(error)) = &self.unread {
+            return format!(
+                "Your last A2UI block could not be read ({error}); it was not shown. \
+                 Everything before it was delivered. Continue your answer: write that block \
+                 again, exactly in the format the instructions describe (valid JSON: double \
+                 quotes, no comments, backslashes in strings doubled), then whatever was meant \
+                 to follow. Do not repeat text or messages already delivered."
+            );
+        }
+        if let Some(Unread::CutOff(reason)) = &self.unread {
+            return format!(
+                "Your last answer was cut off before its A2UI block was complete ({reason}), \
+                 probably by the length limit; the unfinished message was not shown. \
+                 Everything before it was delivered. Continue your answer: write the \
+                 unfinished message again, complete and shorter (fewer components, shorter \
+                 texts), close the block, then whatever was meant to follow. Do not repeat text \
+                 or messages already delivered."
+            );
+        }
         let mut text = String::from(
             "The client rejected the last A2UI message you wrote; it was not shown. \
              The renderer reported:\n",

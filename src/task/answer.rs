@@ -15,6 +15,7 @@ use super::run::Outcome;
 use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
 use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
+use crate::parser::ParseErrorKind;
 use crate::reply::Guard;
 use crate::reply::output::{Batch, OutputError};
 use crate::request::Request;
@@ -40,10 +41,13 @@ pub(super) struct Answer<'r> {
 /// What one call of the agent gave: its reply, or why there is none.
 pub(super) type Called = Result<Reply, Failure>;
 
-/// How one call of the agent ended: the run's outcome, or A2UI that did not validate.
+/// How one call of the agent ended: the run's outcome, A2UI that did not validate, or A2UI
+/// that could not be read (why the task fails if it is not repaired; whether the answer was
+/// cut off inside a message).
 enum Attempt {
     Done(Outcome),
     Invalid(Vec<ValidationError>),
+    Unreadable(String, bool),
 }
 
 /// Why the agent gave no (more) output.
@@ -76,11 +80,12 @@ impl TaskManager {
             artifacts: ArtifactLog::default(),
         };
         loop {
-            let errors = match self.attempt(&mut answer, request, first.take()).await {
+            let next = match self.attempt(&mut answer, request, first.take()).await {
                 Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors) => errors,
+                Attempt::Invalid(errors) => answer.guard.next(errors),
+                Attempt::Unreadable(reason, cut) => answer.guard.unreadable(&reason, cut),
             };
-            request = match answer.guard.next(errors) {
+            request = match next {
                 Ok(next) => Box::new(next),
                 Err(reason) => return Outcome::Failed(reason),
             };
@@ -215,11 +220,17 @@ impl TaskManager {
     }
 
     /// Sends what the read completed before `error` (text before a broken block, say), then
-    /// fails the attempt with the error's reason.
+    /// fails the attempt with the error's reason; a block that cannot be read, or an answer
+    /// cut off inside a message, goes to the repair loop instead (which fails with the same
+    /// reason when it does not repair). A limit exceeded fails at once.
     async fn fail_after(&self, answer: &mut Answer<'_>, error: OutputError) -> Attempt {
         let (before, _) = answer.guard.screen(error.before);
         self.progress(answer, before).await;
-        Attempt::Done(Outcome::Failed(error.reason))
+        match error.kind {
+            Some(ParseErrorKind::Truncated) => Attempt::Unreadable(error.reason, true),
+            Some(ParseErrorKind::Syntax) => Attempt::Unreadable(error.reason, false),
+            _ => Attempt::Done(Outcome::Failed(error.reason)),
+        }
     }
 
     /// Sends a `working` update holding `new` parts (none: nothing to send).

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the eval (examples/eval.rs) against the real model installed by
+# scripts/install-real-model.sh: starts ONE llama.cpp server (one thread, 16k context) on a
+# free port, runs `eval` with the arguments given, stops the server. Heavy: run it under
+# `flock` when others share the machine. MODEL=<alias> picks another installed GGUF
+# (.cache/real-model/<alias>.gguf). With SLOT=<name> the server's prompt cache is restored
+# from .cache/real-model/slots/<model>-<name>.bin before the eval and saved after it, so
+# the long system prompt is read once across runs (name one per prompt variant).
+#   examples/eval/run.sh --prompt official --take 10 --out /tmp/official.json
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+dir="${A2UI_REAL_MODEL_DIR:-$root/.cache/real-model}"
+model="${MODEL:-qwen2.5-coder-0.5b-instruct}"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+log="$(mktemp)"
+mkdir -p "$dir/slots"
+SLOT_SAVE_PATH="$dir/slots" "$dir/venv/bin/python" "$root/tests/real_model/serve.py" "$dir/$model.gguf" "$model" "$port" 1 16384 >"$log" 2>/dev/null &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 240); do
+    grep -q '^ready' "$log" && curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
+    sleep 0.5
+done
+slots="http://127.0.0.1:$port/slots/0"
+if [[ -n "${SLOT:-}" && -f "$dir/slots/$model-$SLOT.bin" ]]; then
+    curl -sf -X POST "$slots?action=restore" -H 'content-type: application/json' \
+        -d "{\"filename\": \"$model-$SLOT.bin\"}" >/dev/null || echo "run.sh: no prompt cache restored" >&2
+fi
+status=0
+"${EVAL:-$root/target/debug/examples/eval}" --model-url "http://127.0.0.1:$port/v1" --model "$model" "$@" || status=$?
+if [[ -n "${SLOT:-}" ]]; then
+    curl -sf -X POST "$slots?action=save" -H 'content-type: application/json' \
+        -d "{\"filename\": \"$model-$SLOT.bin\"}" >/dev/null || echo "run.sh: the prompt cache was not saved" >&2
+fi
+exit "$status"
