@@ -6,10 +6,14 @@
 //! JSON object of the store's own (`{"id","url","token","schemes","credentials",
 //! "protocol"}`), not a wire format, so a protocol change does not touch stored rows.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 use serde_json::{Map, Value, json};
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 use super::StoreError;
-use crate::a2a::{PushAuthentication, PushConfig, PushProtocol};
+use crate::a2a::PushConfig;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::a2a::{PushAuthentication, PushProtocol};
 
 /// What setting a push config did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
