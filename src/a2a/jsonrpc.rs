@@ -4,9 +4,13 @@
 //! decoding, task lifecycle, ...) converts into it with `From`, so the code a client sees is
 //! chosen next to the failure, and the HTTP layer only frames it.
 
+#[cfg(feature = "server")]
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize, Serializer};
+#[cfg(feature = "server")]
+use serde::Deserialize;
+use serde::{Serialize, Serializer};
+#[cfg(feature = "server")]
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -317,6 +321,7 @@ pub fn decode_request(body: &[u8]) -> Result<Request, (Id, RpcError)> {
 
 /// A decoded request whose `params` are still JSON text, so a method can decode them straight
 /// into its own types (no `Value` tree on the way).
+#[cfg(feature = "server")]
 #[derive(Debug)]
 pub(crate) struct RawRequest<'a> {
     /// The id to echo.
@@ -335,6 +340,7 @@ pub(crate) struct RawRequest<'a> {
 /// # Errors
 ///
 /// Those of [`decode_request`].
+#[cfg(feature = "server")]
 pub(crate) fn decode_request_raw(body: &[u8]) -> Result<RawRequest<'_>, (Id, RpcError)> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
@@ -383,6 +389,7 @@ pub(crate) fn decode_request_raw(body: &[u8]) -> Result<RawRequest<'_>, (Id, Rpc
 }
 
 /// A success response with a result already encoded, serialized in one pass.
+#[cfg(feature = "server")]
 #[derive(Serialize)]
 pub(crate) struct Success<'a, T> {
     jsonrpc: &'static str,
@@ -390,6 +397,7 @@ pub(crate) struct Success<'a, T> {
     result: T,
 }
 
+#[cfg(feature = "server")]
 impl<'a, T: Serialize> Success<'a, T> {
     /// `{"jsonrpc":"2.0","id":..,"result":..}`.
     pub(crate) fn new(id: &'a Id, result: T) -> Self {

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 mod encode;
 mod push;
 
+#[cfg(feature = "server")]
 pub(crate) use encode::event_result;
 pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,

@@ -244,6 +244,7 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireErr
 /// `Value` tree: `None` when the text does not read that way (the caller then decodes it with
 /// [`decode_send_params`], which names the member at fault); else what
 /// [`decode_send_params`] gives for the same params.
+#[cfg(feature = "server")]
 pub(crate) fn decode_send_json(json: &str) -> Option<Result<SendRequest, WireError>> {
     let request = serde_json::from_str::<Option<SendMessageRequest>>(json).ok()??;
     Some(send_request(request))

@@ -24,6 +24,7 @@ mod error;
 mod push;
 
 pub use card::encode_card;
+#[cfg(feature = "server")]
 pub(crate) use decode::decode_send_json;
 pub use decode::{
     WireError, decode_id_params, decode_list_params, decode_query_params, decode_send_params,
@@ -32,6 +33,7 @@ pub use encode::{
     encode_event, encode_message, encode_message_result, encode_page, encode_part,
     encode_send_result, encode_state, encode_task,
 };
+#[cfg(feature = "server")]
 pub(crate) use encode::{event_result, message_result, page_result, send_result};
 pub use error::{error_details, rest_error_body, rpc_error};
 pub use push::{
