@@ -3,7 +3,29 @@
 //! It lives apart from the server it builds because it is most of the server's surface: a
 //! newcomer reads this file to learn what can be set.
 
-use super::*;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[cfg(feature = "jwt")]
+use super::JwtAuth;
+use super::admission::Admission;
+use super::{
+    A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, card, subscribers,
+};
+use crate::a2a::TaskState;
+use crate::a2a::card::AgentCard;
+use crate::a2ui::ClientCapabilities;
+use crate::agent::Agent;
+use crate::clock::{Clock, SystemClock};
+use crate::generator::Generator;
+use crate::parser::EmitMode;
+use crate::reply::output::ReplyOutput;
+use crate::reply::{OnInvalid, RepairPolicy};
+use crate::request::adapter::A2uiAdapter;
+use crate::store::{InMemoryStore, TaskStore};
+use crate::task::manager::TaskManager;
+use crate::task::{IdGenerator, UuidIds};
 
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]

@@ -81,20 +81,11 @@ pub use error::BuildError;
 pub use limits::Limits;
 pub use serve::{DEFAULT_BACKLOG, Serve, bind};
 
-use crate::a2a::TaskState;
 use crate::a2a::budget::DecodeBudget;
 use crate::a2a::card::AgentCard;
-use crate::a2ui::ClientCapabilities;
 use crate::agent::Agent;
-use crate::clock::{Clock, SystemClock};
-use crate::generator::Generator;
-use crate::parser::EmitMode;
-use crate::reply::output::ReplyOutput;
-use crate::reply::{OnInvalid, RepairPolicy};
 use crate::request::adapter::A2uiAdapter;
-use crate::store::{InMemoryStore, TaskStore};
 use crate::task::manager::TaskManager;
-use crate::task::{IdGenerator, UuidIds};
 use admission::Admission;
 use gate::{BodyBudget, HostPolicy};
 
