@@ -25,6 +25,8 @@
 //! (default "1000,5000"), `BENCH_OPEN_SECONDS`, the longest time spent opening streams per
 //! server (default 120).
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -278,31 +280,12 @@ impl ServerProcess {
 
     /// CPU time the server process has used so far (user + system), from /proc/PID/stat.
     fn cpu_time(&self) -> Duration {
-        let stat =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // Fields after the command name, which is in parentheses and may hold spaces:
-        // state is the first, utime the 12th and stime the 13th (proc(5)).
-        let fields: Vec<u64> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| {
-                rest.split_whitespace()
-                    .map(|f| f.parse().unwrap_or(0))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ticks = fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0);
-        Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second())
+        common::process::cpu(Some(self.child.id()))
     }
 
     /// Resident memory of the server process, in KiB.
     fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
+        common::process::rss_kib(self.child.id())
     }
 }
 
@@ -311,19 +294,6 @@ impl Drop for ServerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// `getconf CLK_TCK`: the unit of the CPU times in /proc/PID/stat (100 nearly everywhere).
-fn clock_ticks_per_second() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
-            .unwrap_or(100.0)
-    })
 }
 
 fn crate_root() -> &'static Path {

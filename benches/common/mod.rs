@@ -2,6 +2,8 @@
 //! bench includes this module (`mod common;`) and uses what it needs.
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::path::Path;
 
 use serde_json::Value;

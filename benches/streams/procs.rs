@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use crate::common::process;
+
 /// Pins the calling thread, and every thread it starts from now on, to `cores`.
 pub fn pin_to(cores: &[usize]) {
     if cores.is_empty() {
@@ -137,18 +139,12 @@ impl Process {
 
     /// CPU time used so far (user + system).
     pub fn cpu(&self) -> Duration {
-        cpu_of(&format!("/proc/{}/stat", self.child.id()))
+        process::cpu(Some(self.child.id()))
     }
 
     /// Resident memory, KiB.
     pub fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
+        process::rss_kib(self.child.id())
     }
 }
 
@@ -161,26 +157,7 @@ impl Drop for Process {
 
 /// CPU time of this process so far.
 pub fn own_cpu() -> Duration {
-    cpu_of("/proc/self/stat")
-}
-
-/// utime + stime of a /proc stat file.
-fn cpu_of(path: &str) -> Duration {
-    let stat = std::fs::read_to_string(path).unwrap_or_default();
-    // After the ")" closing the command name: state is the first field, utime the 12th and
-    // stime the 13th (proc(5)).
-    let fields: Vec<u64> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| {
-            rest.split_whitespace()
-                .map(|f| f.parse().unwrap_or(0))
-                .collect()
-        })
-        .unwrap_or_default();
-    let ticks = fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0);
-    // SAFETY: sysconf only reads its argument.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
-    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+    process::cpu(None)
 }
 
 fn crate_root() -> &'static Path {
