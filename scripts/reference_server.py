@@ -75,10 +75,14 @@ class TrivialAgent(AgentExecutor):
         await updater.cancel()
 
 
-def build_app(url: str, silent: bool) -> Starlette:
+def a2a_app(
+    url: str, executor: AgentExecutor, *, name: str, description: str,
+    output_modes: list[str], skill: AgentSkill,
+) -> Starlette:
+    """The a2a-sdk server as the official samples set it up: JSON-RPC 1.0 and 0.3 at `url`."""
     card = AgentCard(
-        name='reference',
-        description='a2a-sdk reference agent for the benchmark',
+        name=name,
+        description=description,
         version='1.0.0',
         supported_interfaces=[
             AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0'),
@@ -86,13 +90,11 @@ def build_app(url: str, silent: bool) -> Starlette:
         ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=['text/plain'],
-        default_output_modes=['text/plain'],
-        skills=[AgentSkill(id='echo', name='echo', description='echoes', tags=['echo'])],
+        default_output_modes=output_modes,
+        skills=[skill],
     )
     handler = DefaultRequestHandler(
-        agent_executor=TrivialAgent(silent),
-        task_store=InMemoryTaskStore(),
-        agent_card=card,
+        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
     )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(
         handler, '/', enable_v0_3_compat=True
@@ -100,19 +102,20 @@ def build_app(url: str, silent: bool) -> Starlette:
     return Starlette(routes=routes)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--host', default='127.0.0.1')
-    parser.add_argument('--port', type=int, default=8765)
-    parser.add_argument('--agent', choices=['echo', 'silent'], default='echo')
-    args = parser.parse_args()
-    url = f'http://{args.host}:{args.port}/'
-    logging.basicConfig(level=logging.WARNING)
-    app = build_app(url, args.agent == 'silent')
-    config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level='warning', access_log=False
+def build_app(url: str, silent: bool) -> Starlette:
+    return a2a_app(
+        url,
+        TrivialAgent(silent),
+        name='reference',
+        description='a2a-sdk reference agent for the benchmark',
+        output_modes=['text/plain'],
+        skill=AgentSkill(id='echo', name='echo', description='echoes', tags=['echo']),
     )
-    server = uvicorn.Server(config)
+
+
+def serve_announcing(server: uvicorn.Server, url: str) -> None:
+    """Runs `server`, printing `listening on URL` once it accepts connections (the bench
+    waits for that line), and exits when it stops."""
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve())
@@ -127,6 +130,20 @@ def main() -> None:
     asyncio.run(serve())
     sys.exit(0)
 
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--host', default='127.0.0.1')
+    parser.add_argument('--port', type=int, default=8765)
+    parser.add_argument('--agent', choices=['echo', 'silent'], default='echo')
+    args = parser.parse_args()
+    url = f'http://{args.host}:{args.port}/'
+    logging.basicConfig(level=logging.WARNING)
+    app = build_app(url, args.agent == 'silent')
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level='warning', access_log=False
+    )
+    serve_announcing(uvicorn.Server(config), url)
 
 if __name__ == '__main__':
     main()

@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import logging
-import sys
 import time
 
 import httpx
@@ -35,20 +34,14 @@ from starlette.applications import Starlette
 from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-from a2a.types.a2a_pb2 import (
-    AgentCapabilities,
-    AgentCard,
-    AgentInterface,
-    AgentSkill,
-    Part,
-    TaskState,
-)
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import AgentSkill, Part, TaskState
 from a2ui.core.basic_catalog import BasicCatalog
 from a2ui.inference_formats.direct_json import DirectJsonParser
 from a2ui.parser import A2uiPart, TextPart, to_message_dicts
+
+# The a2a-sdk server and its start-up line, shared with the SendMessage bench's reference.
+from reference_server import a2a_app, serve_announcing
 
 PLACEHOLDER = '@T0000000000000000'
 MIME_TYPE = 'application/json+a2ui'
@@ -138,26 +131,14 @@ class PacedA2uiAgent(AgentExecutor):
 
 
 def build_app(url: str, agent: PacedA2uiAgent) -> Starlette:
-    card = AgentCard(
+    return a2a_app(
+        url,
+        agent,
         name='reference-a2ui',
         description='a2a-sdk + a2ui-agent-sdk agent for the streams-per-core benchmark',
-        version='1.0.0',
-        supported_interfaces=[
-            AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0'),
-            AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='0.3.0'),
-        ],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=['text/plain'],
-        default_output_modes=['text/plain', MIME_TYPE],
-        skills=[AgentSkill(id='ui', name='ui', description='draws a list', tags=['a2ui'])],
+        output_modes=['text/plain', MIME_TYPE],
+        skill=AgentSkill(id='ui', name='ui', description='draws a list', tags=['a2ui']),
     )
-    handler = DefaultRequestHandler(
-        agent_executor=agent, task_store=InMemoryTaskStore(), agent_card=card
-    )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(
-        handler, '/', enable_v0_3_compat=True
-    )
-    return Starlette(routes=routes)
 
 
 def main() -> None:
@@ -181,21 +162,7 @@ def main() -> None:
         access_log=False,
         backlog=4096,
     )
-    server = uvicorn.Server(config)
-
-    async def serve() -> None:
-        task = asyncio.create_task(server.serve())
-        while not server.started:
-            if task.done():
-                task.result()
-                return
-            await asyncio.sleep(0.02)
-        print(f'listening on {url}', flush=True)
-        await task
-
-    asyncio.run(serve())
-    sys.exit(0)
-
+    serve_announcing(uvicorn.Server(config), url)
 
 if __name__ == '__main__':
     main()
