@@ -16,6 +16,53 @@ use super::wanted::Wanted;
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::clock::timestamp;
 
+/// The setters of [`Limits`] both SQL stores' builders offer, written once: `$limits` names
+/// the builder's `Limits` field.
+macro_rules! limit_setters {
+    ($limits:ident) => {
+        /// The most history messages a task keeps (at least 1); the oldest go first.
+        /// Unbounded by default: a server bounds the count with its own `max_history`.
+        #[must_use]
+        pub fn max_history(mut self, messages: usize) -> Self {
+            self.$limits.budget.max_history = messages.max(1);
+            self
+        }
+
+        /// The most bytes of history (as JSON) a task keeps; the oldest messages go first,
+        /// and the newest, if larger on its own, keeps its ids but not its parts.
+        #[must_use]
+        pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+            self.$limits.budget.max_history_bytes = bytes;
+            self
+        }
+
+        /// The most bytes of status message and artifacts (as JSON) a task keeps; one that
+        /// does not fit keeps its ids but its parts read back as a notice saying they were
+        /// not kept (the same rule as [`InMemoryStore`](crate::store::InMemoryStore)'s).
+        #[must_use]
+        pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+            self.$limits.budget.max_parts_bytes = bytes;
+            self
+        }
+
+        /// How long a terminal task is kept after its last update.
+        #[must_use]
+        pub fn finished_ttl(mut self, ttl: std::time::Duration) -> Self {
+            self.$limits.finished_ttl = ttl;
+            self
+        }
+
+        /// How long a task waiting for input (or authorization) is kept after its last
+        /// update.
+        #[must_use]
+        pub fn interrupted_ttl(mut self, ttl: std::time::Duration) -> Self {
+            self.$limits.interrupted_ttl = ttl;
+            self
+        }
+    };
+}
+pub(super) use limit_setters;
+
 /// What a task that was running when its server stopped says afterwards.
 pub const STOPPED_MESSAGE: &str = "The server stopped while this task was running.";
 

@@ -81,43 +81,7 @@ pub struct PostgresBuilder {
 }
 
 impl PostgresBuilder {
-    /// The most history messages a task keeps (at least 1); the oldest go first.
-    #[must_use]
-    pub fn max_history(mut self, messages: usize) -> Self {
-        self.limits.budget.max_history = messages.max(1);
-        self
-    }
-
-    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
-    /// the newest, if larger on its own, keeps its ids but not its parts.
-    #[must_use]
-    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.limits.budget.max_history_bytes = bytes;
-        self
-    }
-
-    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
-    /// not fit keeps its ids but its parts read back as a notice saying they were not kept
-    /// (the same rule as the other stores').
-    #[must_use]
-    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
-        self.limits.budget.max_parts_bytes = bytes;
-        self
-    }
-
-    /// How long a terminal task is kept after its last update.
-    #[must_use]
-    pub fn finished_ttl(mut self, ttl: Duration) -> Self {
-        self.limits.finished_ttl = ttl;
-        self
-    }
-
-    /// How long a task waiting for input (or authorization) is kept after its last update.
-    #[must_use]
-    pub fn interrupted_ttl(mut self, ttl: Duration) -> Self {
-        self.limits.interrupted_ttl = ttl;
-        self
-    }
+    super::row::limit_setters!(limits);
 
     /// How long an instance that stops renewing its lease (it crashed, or lost the
     /// database) is trusted to still run its tasks; after that they are stored `failed`.
