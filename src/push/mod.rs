@@ -15,10 +15,14 @@
 //! checked. The HTTP client follows no redirect and uses no proxy.
 //!
 //! What this holds: deliveries are at least once per webhook while this process runs (a
-//! retried update may arrive twice when an acknowledgement is lost); updates waiting when the
-//! process stops are lost.
+//! retried update may arrive twice when an acknowledgement is lost). With a store that keeps
+//! an outbox ([`PushOutbox`], PostgreSQL's), each delivery is written down before it is
+//! queued and forgotten once done, and a live instance takes over the deliveries of one that
+//! died (`outbox`): updates are then at least once as long as some instance with push on
+//! runs. With the other stores, updates waiting when the process stops are lost.
 
 pub mod guard;
+mod outbox;
 mod payload;
 mod resolver;
 mod settings;
@@ -28,7 +32,7 @@ pub use guard::{Forbidden, Policy, Refusal, classify};
 pub use settings::{PushSettings, PushStats};
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
@@ -37,7 +41,7 @@ use self::payload::Payload;
 use self::settings::Counters;
 use self::webhook::{Delivery, IDLE, Queues};
 use crate::a2a::{PushConfig, PushProtocol, StreamEvent, Task};
-use crate::store::{Owner, TaskStore};
+use crate::store::{Owner, PushOutbox, TaskStore};
 
 /// How many updates may wait on one task's lane before the store is read for them.
 const LANE: usize = 1024;
@@ -51,6 +55,10 @@ pub(crate) struct Pusher {
 /// What the workers share.
 pub(crate) struct Shared {
     store: Arc<dyn TaskStore>,
+    /// Where deliveries are written down until done, if the store keeps them.
+    pub(crate) outbox: Option<Arc<dyn PushOutbox>>,
+    /// Whether the loop taking over other instances' deliveries runs.
+    adopting: AtomicBool,
     client: reqwest::Client,
     pub(crate) policy: Arc<Policy>,
     pub(crate) settings: PushSettings,
@@ -102,9 +110,12 @@ impl Pusher {
             .dns_resolver(Arc::new(resolver::GuardedResolver::new(policy.clone())))
             .user_agent(concat!("a2ui-agent/", env!("CARGO_PKG_VERSION"), " push"))
             .build()?;
-        Ok(Self {
+        let outbox = store.push_outbox();
+        let pusher = Self {
             shared: Arc::new(Shared {
                 store,
+                outbox,
+                adopting: AtomicBool::new(false),
                 client,
                 policy,
                 settings,
@@ -113,7 +124,21 @@ impl Pusher {
                 webhooks: Queues::default(),
                 counters: Counters::default(),
             }),
-        })
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            pusher.start();
+        }
+        Ok(pusher)
+    }
+
+    /// Starts taking over the deliveries of instances that stopped, if the store keeps an
+    /// outbox (once; needs a runtime, so the server also calls it when it starts serving).
+    pub(crate) fn start(&self) {
+        if let Some(outbox) = &self.shared.outbox {
+            if !self.shared.adopting.swap(true, Ordering::AcqRel) {
+                tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
+            }
+        }
     }
 
     /// The settings.
@@ -249,6 +274,7 @@ async fn run_lane(
         let v0_3 = configs.iter().any(|c| c.protocol == PushProtocol::V0_3);
         wants_task.store(if v0_3 { YES } else { NO }, Ordering::Relaxed);
         let configs: Vec<Arc<PushConfig>> = configs.into_iter().map(Arc::new).collect();
+        let mut pending = Vec::with_capacity(batch.len() * configs.len());
         for update in batch.drain(..) {
             let mut encoded: [Option<Payload>; 2] = [None, None];
             for config in &configs {
@@ -258,15 +284,22 @@ async fn run_lane(
                         payload::payload(config.protocol, &update.event, update.task.as_ref())
                     })
                     .clone();
-                pusher.shared.webhooks.enqueue(
-                    &pusher.shared,
-                    (owner.key(), task_id.clone(), config.id.clone()),
-                    Delivery {
-                        config: config.clone(),
-                        payload,
-                    },
-                );
+                pending.push(Delivery {
+                    config: config.clone(),
+                    payload,
+                    held: None,
+                });
             }
+        }
+        if let Some(outbox) = &pusher.shared.outbox {
+            outbox::hold(outbox.as_ref(), task_id, &mut pending).await;
+        }
+        for delivery in pending {
+            pusher.shared.webhooks.enqueue(
+                &pusher.shared,
+                (owner.key(), task_id.clone(), delivery.config.id.clone()),
+                delivery,
+            );
         }
     }
 }

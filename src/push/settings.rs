@@ -161,6 +161,8 @@ pub struct PushStats {
     pub failed: u64,
     /// Updates dropped because a webhook's queue was full.
     pub dropped: u64,
+    /// Updates taken over from the store's outbox, left there by an instance that stopped.
+    pub adopted: u64,
 }
 
 /// The live counters behind [`PushStats`].
@@ -170,6 +172,7 @@ pub(crate) struct Counters {
     pub(crate) retried: AtomicU64,
     pub(crate) failed: AtomicU64,
     pub(crate) dropped: AtomicU64,
+    pub(crate) adopted: AtomicU64,
 }
 
 impl Counters {
@@ -183,6 +186,7 @@ impl Counters {
             retried: self.retried.load(Ordering::Relaxed),
             failed: self.failed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
+            adopted: self.adopted.load(Ordering::Relaxed),
         }
     }
 }

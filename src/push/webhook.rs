@@ -6,7 +6,9 @@
 //! does not fit is dropped, logged and counted. A receiver that hangs holds only its own
 //! queue, for at most the attempt timeout per try: the task and every other webhook go on.
 //! A worker ends once its queue stayed empty for [`IDLE`], and removes its queue then, so
-//! idle webhooks cost nothing.
+//! idle webhooks cost nothing. A delivery written down in the store's outbox is let go of
+//! once it is done (acknowledged, given up on, or dropped), a batch at a time while more
+//! wait.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -18,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
 use super::Shared;
+use super::outbox::release_later;
 use super::payload::Payload;
 use super::settings::Counters;
 use crate::a2a::PushConfig;
@@ -32,6 +35,8 @@ pub(crate) type WebhookKey = (String, String, String);
 pub(crate) struct Delivery {
     pub(crate) config: Arc<PushConfig>,
     pub(crate) payload: Payload,
+    /// Its id in the store's outbox, if it was written down there.
+    pub(crate) held: Option<i64>,
 }
 
 /// A webhook's queue, as the sender map holds it.
@@ -68,8 +73,11 @@ impl Queues {
         });
         match queue.sender.try_send(delivery) {
             Ok(()) => queue.overflowing = false,
-            Err(TrySendError::Full(_) | TrySendError::Closed(_)) => {
+            Err(TrySendError::Full(dropped) | TrySendError::Closed(dropped)) => {
                 Counters::add(&shared.counters.dropped);
+                if let Some(id) = dropped.held {
+                    release_later(shared, id);
+                }
                 if !queue.overflowing {
                     queue.overflowing = true;
                     tracing::warn!(task_id = %key.1, config_id = %key.2,
@@ -91,8 +99,12 @@ impl Queues {
     }
 }
 
+/// The most done deliveries let go of in one call to the outbox.
+const RELEASE_BATCH: usize = 64;
+
 /// The worker of webhook `key`.
 async fn run(shared: Arc<Shared>, key: WebhookKey, mut receiver: mpsc::Receiver<Delivery>) {
+    let mut done = Vec::new();
     loop {
         let delivery = match tokio::time::timeout(IDLE, receiver.recv()).await {
             Ok(Some(delivery)) => delivery,
@@ -104,8 +116,25 @@ async fn run(shared: Arc<Shared>, key: WebhookKey, mut receiver: mpsc::Receiver<
                 continue;
             }
         };
+        let held = delivery.held;
         deliver(&shared, &key.1, delivery).await;
+        done.extend(held);
+        if !done.is_empty() && (receiver.is_empty() || done.len() >= RELEASE_BATCH) {
+            release(&shared, &key.1, &mut done).await;
+        }
     }
+}
+
+/// Lets go of the done deliveries `done` in the store's outbox.
+async fn release(shared: &Shared, task_id: &str, done: &mut Vec<i64>) {
+    if let Some(outbox) = &shared.outbox {
+        if let Err(error) = outbox.release(done).await {
+            tracing::warn!(task_id, %error, count = done.len(),
+                "cannot forget delivered push updates: they may be sent again \
+                 after this instance stops");
+        }
+    }
+    done.clear();
 }
 
 /// How one attempt ended.

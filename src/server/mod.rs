@@ -182,6 +182,9 @@ impl A2uiServer {
 
     /// The router; on a `loopback` listener without allowed hosts, only loopback hosts pass.
     fn app(&self, loopback: bool) -> Router {
+        if let Some(push) = &self.state.push {
+            push.start();
+        }
         let hosts = match &self.allowed_hosts {
             Some(names) => HostPolicy::Only(names.to_vec()),
             None if loopback => HostPolicy::Loopback,

@@ -15,6 +15,7 @@ mod cluster;
 mod codec;
 mod error;
 mod memory;
+mod outbox;
 mod owner;
 mod packed;
 mod page;
@@ -30,6 +31,7 @@ mod wanted;
 pub use cluster::Cluster;
 pub use error::StoreError;
 pub use memory::InMemoryStore;
+pub use outbox::{Adopted, Held, PushOutbox};
 pub use owner::Owner;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use page::normalized_timestamp;
@@ -160,6 +162,12 @@ pub trait TaskStore: Send + Sync + 'static {
         None
     }
 
+    /// Where push deliveries wait until they are done, if the store keeps them (see
+    /// [`PushOutbox`]). `None` by default: they wait in the process and die with it.
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        None
+    }
+
     /// Whether a new task would be kept now: `Err` ([`StoreError::Full`], say) when a
     /// [`put`](Self::put) of one would be refused. The server asks before it calls an agent
     /// for a task that does not exist yet (the agent may answer without one), so that a
@@ -264,6 +272,10 @@ impl<S: TaskStore> TaskStore for Arc<S> {
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
         S::cluster(self)
+    }
+
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        S::push_outbox(self)
     }
 
     fn has_room(&self) -> BoxFuture<'_, Result<(), StoreError>> {

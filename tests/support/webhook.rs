@@ -1,7 +1,8 @@
 //! A webhook receiver for the push notification tests: an axum server on 127.0.0.1 that
 //! records every request (headers and body) and answers as told: acknowledge, fail the
-//! first N requests with 503, hang, or redirect.
+//! first N requests with 503, fail until opened, hang, or redirect.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,6 +21,8 @@ pub enum Behaviour {
     Ack,
     /// 503 to the first `n` requests, then 200.
     FailFirst(usize),
+    /// 503 until [`Receiver::open`], then 200.
+    Closed,
     /// Never answers.
     Hang,
     /// 302 to this location.
@@ -39,6 +42,8 @@ struct Shared {
     received: Arc<Mutex<Vec<Received>>>,
     /// Requests seen, answered or not.
     seen: Arc<Mutex<usize>>,
+    /// Whether a [`Behaviour::Closed`] receiver was opened.
+    open: Arc<AtomicBool>,
 }
 
 /// A running receiver; stops when dropped.
@@ -76,6 +81,13 @@ async fn hook(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> 
             record();
             StatusCode::OK.into_response()
         }
+        Behaviour::Closed if !shared.open.load(Ordering::SeqCst) => {
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+        Behaviour::Closed => {
+            record();
+            StatusCode::OK.into_response()
+        }
         Behaviour::Hang => std::future::pending().await,
         Behaviour::Redirect(location) => {
             (StatusCode::FOUND, [("location", location.clone())]).into_response()
@@ -91,6 +103,7 @@ impl Receiver {
             behaviour,
             received: Arc::default(),
             seen: Arc::default(),
+            open: Arc::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
@@ -105,6 +118,11 @@ impl Receiver {
             shared,
             task,
         }
+    }
+
+    /// Starts acknowledging (a [`Behaviour::Closed`] receiver).
+    pub fn open(&self) {
+        self.shared.open.store(true, Ordering::SeqCst);
     }
 
     /// What was acknowledged so far.

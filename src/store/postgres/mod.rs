@@ -12,7 +12,9 @@
 //! renews a lease in `a2ui_instances`; whichever instance notices that a lease expired (at
 //! start and then every third of the lease) stores the dead instance's running tasks as
 //! `failed` with [`STOPPED_MESSAGE`](super::STOPPED_MESSAGE), so a `kill -9` leaves no task
-//! `working` forever (see `lease`).
+//! `working` forever (see `lease`). Push deliveries not acknowledged yet are kept the same
+//! way: held by the instance sending them, taken over by a live one when it dies (see
+//! `outbox`, offered to the push sender as a [`PushOutbox`]).
 //!
 //! The schema is created and upgraded by migrations compiled into the binary, applied under
 //! an advisory lock (two instances starting together do not race) and recorded in
@@ -34,6 +36,7 @@
 mod conn;
 mod lease;
 mod notify;
+mod outbox;
 mod push;
 mod schema;
 mod tls;
@@ -49,7 +52,7 @@ use tokio_postgres::types::ToSql;
 use super::budget::Budget;
 use super::codec::state_name;
 use super::row::{COLUMNS, Limits, Row, millis};
-use super::{Cluster, Owner, PushConfigPut, StoreError, TaskStore};
+use super::{Cluster, Owner, PushConfigPut, PushOutbox, StoreError, TaskStore};
 use crate::a2a::{PushConfig, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
 use crate::store::{PageCursor, normalized_timestamp};
@@ -524,6 +527,10 @@ impl TaskStore for PostgresStore {
     }
 
     fn cluster(&self) -> Option<Arc<dyn Cluster>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
         Some(Arc::new(self.clone()))
     }
 

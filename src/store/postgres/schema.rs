@@ -72,6 +72,23 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (task_id, id)
     );
 ",
+    "
+    -- Push deliveries not acknowledged yet, held by the instance sending them (`instance`);
+    -- a peer takes over those of an instance whose lease expired (see `outbox`). They go
+    -- with their config, and so with their task.
+    CREATE TABLE a2ui_push_outbox (
+        id BIGSERIAL PRIMARY KEY,
+        task_id TEXT COLLATE \"C\" NOT NULL,
+        config_id TEXT COLLATE \"C\" NOT NULL,
+        instance TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        body BYTEA NOT NULL,
+        FOREIGN KEY (task_id, config_id) REFERENCES a2ui_push_configs (task_id, id)
+            ON DELETE CASCADE
+    );
+    CREATE INDEX a2ui_push_outbox_instance ON a2ui_push_outbox (instance);
+    CREATE INDEX a2ui_push_outbox_webhook ON a2ui_push_outbox (task_id, config_id, id);
+",
 ];
 
 /// The advisory lock key migrations run under ("a2ui" in ASCII).

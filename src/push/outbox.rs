@@ -1,0 +1,103 @@
+//! Deliveries written down in the store's outbox, so that they outlive this process.
+//!
+//! A task's lane writes its deliveries down ([`hold`]) before it queues them; a webhook's
+//! worker lets go of them once they are done (see `webhook`). [`adopt`] runs once per server
+//! and takes over, every [`PushOutbox::adopt_every`], the deliveries instances that stopped
+//! left behind, queueing each webhook's in the order they were held.
+
+use std::sync::{Arc, Weak};
+
+use axum::body::Bytes;
+
+use super::Shared;
+use super::payload::Payload;
+use super::settings::Counters;
+use super::webhook::Delivery;
+use crate::store::{Adopted, Held, PushOutbox};
+
+/// Writes `pending`, the deliveries of task `task_id` in order, down in `outbox`, and drops
+/// those whose config is gone. When the store cannot be written, they are sent anyway,
+/// from memory only.
+pub(super) async fn hold(outbox: &dyn PushOutbox, task_id: &str, pending: &mut Vec<Delivery>) {
+    let held: Vec<Held<'_>> = pending
+        .iter()
+        .map(|delivery| Held {
+            config_id: &delivery.config.id,
+            content_type: delivery.payload.content_type,
+            body: &delivery.payload.body,
+        })
+        .collect();
+    match outbox.hold(task_id, &held).await {
+        Ok(ids) if ids.len() == pending.len() => {
+            drop(held);
+            let mut ids = ids.into_iter();
+            pending.retain_mut(|delivery| {
+                delivery.held = ids.next().flatten();
+                delivery.held.is_some()
+            });
+        }
+        Ok(ids) => {
+            tracing::warn!(%task_id, expected = pending.len(), got = ids.len(),
+                "the push outbox answered the wrong number of ids: updates sent from memory only");
+        }
+        Err(error) => {
+            tracing::warn!(%task_id, %error, count = pending.len(),
+                "cannot write push updates to the outbox: they are sent from memory only");
+        }
+    }
+}
+
+/// Forgets delivery `id` in the background (one dropped from a full queue).
+pub(super) fn release_later(shared: &Shared, id: i64) {
+    if let Some(outbox) = shared.outbox.clone() {
+        tokio::spawn(async move {
+            if let Err(error) = outbox.release(&[id]).await {
+                tracing::debug!(%error, "could not forget a dropped push update");
+            }
+        });
+    }
+}
+
+/// Takes over the deliveries of instances that stopped, until the server is gone.
+pub(super) async fn adopt(shared: Weak<Shared>, outbox: Arc<dyn PushOutbox>) {
+    let mut ticks = tokio::time::interval(outbox.adopt_every());
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let adopted = match outbox.adopt().await {
+            Ok(adopted) => adopted,
+            Err(error) => {
+                tracing::warn!(%error, "cannot look for the push deliveries of stopped instances");
+                continue;
+            }
+        };
+        for delivery in adopted {
+            Counters::add(&shared.counters.adopted);
+            let key = (
+                delivery.owner_key.clone(),
+                delivery.task_id.clone(),
+                delivery.config.id.clone(),
+            );
+            shared.webhooks.enqueue(&shared, key, taken(delivery));
+        }
+    }
+}
+
+/// An adopted delivery as a webhook's worker sends it.
+fn taken(adopted: Adopted) -> Delivery {
+    let content_type = match adopted.content_type.as_str() {
+        "application/a2a+json" => "application/a2a+json",
+        _ => "application/json",
+    };
+    Delivery {
+        config: Arc::new(adopted.config),
+        payload: Payload {
+            body: Bytes::from(adopted.body),
+            content_type,
+        },
+        held: Some(adopted.id),
+    }
+}

@@ -1,0 +1,165 @@
+//! The push outbox of the PostgreSQL store: `a2ui_push_outbox`, one row per delivery not
+//! acknowledged yet, naming the instance that holds it.
+//!
+//! A row is written when an update is queued for a webhook and deleted once the webhook
+//! acknowledged it or it was given up on. An instance's rows outlive it: once its lease in
+//! `a2ui_instances` has expired (by the database's clock, as for its tasks), a live instance
+//! with push on takes over a webhook's rows in one statement guarded by a transaction-scoped
+//! advisory lock on the webhook, so two instances asking together never split a webhook's
+//! deliveries between them, and sends them in id order, which is the order they were held.
+//!
+//! What this holds: an update queued for a webhook is delivered at least once as long as
+//! some instance with push on runs (one lost between the webhook's answer and the row's
+//! deletion is sent again); a webhook's updates arrive in order unless the instance holding
+//! them was only cut off from the database, not dead, for longer than its lease, in which
+//! case both may send them.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use super::{ENGINE, Inner, PostgresStore, pg_error};
+use crate::store::push;
+use crate::store::{Adopted, Held, PushOutbox, StoreError};
+
+/// The most webhooks taken over in one round.
+const ADOPT_WEBHOOKS: i64 = 64;
+
+/// Rows of instances whose lease expired, `$n` being the lease in seconds.
+fn stale(lease: &str) -> String {
+    format!(
+        "NOT EXISTS (SELECT 1 FROM a2ui_instances i WHERE i.id = o.instance
+            AND i.heartbeat > now() - make_interval(secs => {lease}))"
+    )
+}
+
+impl Inner {
+    async fn hold(&self, task_id: &str, held: &[Held<'_>]) -> Result<Vec<Option<i64>>, StoreError> {
+        if held.is_empty() {
+            return Ok(Vec::new());
+        }
+        let configs: Vec<&str> = held.iter().map(|held| held.config_id).collect();
+        let types: Vec<&str> = held.iter().map(|held| held.content_type).collect();
+        let bodies: Vec<&[u8]> = held.iter().map(|held| held.body).collect();
+        let db = self.conn.session()?;
+        let rows = db
+            .bounded(db.query(
+                "INSERT INTO a2ui_push_outbox (task_id, config_id, instance, content_type, body)
+                 SELECT $1, u.config_id, $2, u.content_type, u.body
+                 FROM UNNEST($3::text[], $4::text[], $5::bytea[])
+                    WITH ORDINALITY AS u(config_id, content_type, body, n)
+                 WHERE EXISTS (SELECT 1 FROM a2ui_push_configs c
+                    WHERE c.task_id = $1 AND c.id = u.config_id)
+                 ORDER BY u.n
+                 RETURNING id, config_id",
+                &[&task_id, &self.instance, &configs, &types, &bodies],
+            ))
+            .await?;
+        // Ids grow in the order the rows were inserted, which is `held`'s order; a config
+        // deleted meanwhile has none of its rows inserted.
+        let mut ids: Vec<(i64, String)> = Vec::with_capacity(rows.len());
+        for row in rows {
+            ids.push((
+                row.try_get(0).map_err(pg_error)?,
+                row.try_get(1).map_err(pg_error)?,
+            ));
+        }
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        let mut by_config: HashMap<String, VecDeque<i64>> = HashMap::new();
+        for (id, config) in ids {
+            by_config.entry(config).or_default().push_back(id);
+        }
+        Ok(held
+            .iter()
+            .map(|held| by_config.get_mut(held.config_id)?.pop_front())
+            .collect())
+    }
+
+    async fn release(&self, ids: &[i64]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let db = self.conn.session()?;
+        db.bounded(db.execute("DELETE FROM a2ui_push_outbox WHERE id = ANY($1)", &[&ids]))
+            .await
+            .map(drop)
+    }
+
+    async fn adopt(&self) -> Result<Vec<Adopted>, StoreError> {
+        let lease = self.lease.as_secs_f64();
+        let db = self.conn.session()?;
+        let webhooks = db
+            .bounded(db.query(
+                &format!(
+                    "SELECT DISTINCT o.task_id, o.config_id FROM a2ui_push_outbox o
+                     WHERE {} LIMIT $2",
+                    stale("$1")
+                ),
+                &[&lease, &ADOPT_WEBHOOKS],
+            ))
+            .await?;
+        let mut adopted = Vec::new();
+        for webhook in webhooks {
+            let task_id: String = webhook.try_get(0).map_err(pg_error)?;
+            let config_id: String = webhook.try_get(1).map_err(pg_error)?;
+            let rows = db
+                .bounded(db.query(
+                    &format!(
+                        "UPDATE a2ui_push_outbox o SET instance = $1
+                         FROM a2ui_push_configs c, a2ui_tasks t
+                         WHERE o.task_id = $2 AND o.config_id = $3
+                           AND c.task_id = o.task_id AND c.id = o.config_id
+                           AND t.id = o.task_id AND {}
+                           AND pg_try_advisory_xact_lock(hashtext(o.task_id),
+                                hashtext(o.config_id))
+                         RETURNING o.id, t.caller, c.config, o.content_type, o.body",
+                        stale("$4")
+                    ),
+                    &[&self.instance, &task_id, &config_id, &lease],
+                ))
+                .await?;
+            let mut taken = Vec::with_capacity(rows.len());
+            for row in rows {
+                let config: String = row.try_get(2).map_err(pg_error)?;
+                taken.push(Adopted {
+                    id: row.try_get(0).map_err(pg_error)?,
+                    owner_key: row.try_get(1).map_err(pg_error)?,
+                    task_id: task_id.clone(),
+                    config: push::decode(ENGINE, &task_id, &config)?,
+                    content_type: row.try_get(3).map_err(pg_error)?,
+                    body: row.try_get(4).map_err(pg_error)?,
+                });
+            }
+            taken.sort_unstable_by_key(|adopted| adopted.id);
+            if !taken.is_empty() {
+                tracing::info!(%task_id, %config_id, deliveries = taken.len(),
+                    "took over the push deliveries of an instance that stopped");
+            }
+            adopted.append(&mut taken);
+        }
+        Ok(adopted)
+    }
+}
+
+impl PushOutbox for PostgresStore {
+    fn hold<'a>(
+        &'a self,
+        task_id: &'a str,
+        held: &'a [Held<'a>],
+    ) -> BoxFuture<'a, Result<Vec<Option<i64>>, StoreError>> {
+        Box::pin(self.inner.hold(task_id, held))
+    }
+
+    fn release<'a>(&'a self, ids: &'a [i64]) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.inner.release(ids))
+    }
+
+    fn adopt(&self) -> BoxFuture<'_, Result<Vec<Adopted>, StoreError>> {
+        Box::pin(self.inner.adopt())
+    }
+
+    fn adopt_every(&self) -> Duration {
+        self.inner.lease / 3
+    }
+}

@@ -1,0 +1,233 @@
+//! The push outbox of PostgreSQL: deliveries an instance holds are left alone while it
+//! lives, taken over whole (every delivery of a webhook, in the order held, by exactly one
+//! of two instances asking at once) once its lease expired, forgotten once released, and
+//! gone with their config; and `serve --push` instances on one database: an instance
+//! killed with SIGKILL while its deliveries to a webhook that is down are pending has them
+//! delivered by its peer, in order, exactly as a healthy webhook of the same task got them.
+//! Skipped without PostgreSQL (see `support::postgres`).
+#![cfg(feature = "cli")]
+
+mod support;
+
+use std::time::Duration;
+
+use a2ui_agent::a2a::{PushConfig, Task, TaskState, TaskStatus};
+use a2ui_agent::store::{Held, Owner, PostgresStore, TaskStore};
+use serde_json::json;
+use support::webhook::{Behaviour, Received, Receiver};
+use support::{TestServer, serve_command, spawn_binary, text_message_v1};
+
+const LEASE: Duration = Duration::from_millis(600);
+
+fn task(id: &str) -> Task {
+    Task {
+        id: id.into(),
+        context_id: "c".into(),
+        status: TaskStatus {
+            state: TaskState::InputRequired,
+            message: None,
+            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
+        },
+        artifacts: Vec::new(),
+        history: Vec::new(),
+        metadata: None,
+    }
+}
+
+async fn store(url: &str) -> PostgresStore {
+    PostgresStore::builder(url)
+        .lease(LEASE)
+        .connect()
+        .await
+        .unwrap()
+}
+
+fn held<'a>(config_id: &'a str, body: &'a str) -> Held<'a> {
+    Held {
+        config_id,
+        content_type: "application/a2a+json",
+        body: body.as_bytes(),
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_peer() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outbox_adopt");
+    let alice = Owner::new("alice").with_tenant("acme");
+    let a = store(&url).await;
+    a.put(&alice, task("t")).await.unwrap();
+    for id in ["one", "two"] {
+        let config = PushConfig::new(id, format!("https://example.com/{id}"));
+        a.put_push_config(&alice, "t", config, 10).await.unwrap();
+    }
+    let outbox = a.push_outbox().unwrap();
+    let ids = outbox
+        .hold(
+            "t",
+            &[
+                held("one", "1"),
+                held("two", "a"),
+                held("gone", "x"),
+                held("one", "2"),
+                held("one", "3"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), 5);
+    assert!(
+        ids[2].is_none(),
+        "a delivery to a config that does not exist is not kept"
+    );
+    let first = ids[0].unwrap();
+    outbox.release(&[first]).await.unwrap();
+
+    let b = store(&url).await;
+    let c = store(&url).await;
+    let (b_outbox, c_outbox) = (b.push_outbox().unwrap(), c.push_outbox().unwrap());
+    assert!(
+        b_outbox.adopt().await.unwrap().is_empty(),
+        "nothing is taken from a live instance"
+    );
+    drop((outbox, a));
+    tokio::time::sleep(LEASE * 2).await;
+    let (from_b, from_c) = tokio::join!(b_outbox.adopt(), c_outbox.adopt());
+    let mut taken = from_b.unwrap();
+    let from_c = from_c.unwrap();
+    for webhook in ["one", "two"] {
+        let in_b = taken.iter().filter(|d| d.config.id == webhook).count();
+        let in_c = from_c.iter().filter(|d| d.config.id == webhook).count();
+        assert!(in_b == 0 || in_c == 0, "{webhook}'s deliveries were split");
+    }
+    taken.extend(from_c);
+    taken.sort_by_key(|d| d.id);
+    let bodies: Vec<(String, String)> = taken
+        .iter()
+        .map(|d| {
+            (
+                d.config.id.clone(),
+                String::from_utf8(d.body.clone()).unwrap(),
+            )
+        })
+        .collect();
+    let want = [("two", "a"), ("one", "2"), ("one", "3")];
+    assert_eq!(
+        bodies,
+        want.map(|(c, b)| (c.to_owned(), b.to_owned())),
+        "the delivered one is gone, the rest are taken in the order held"
+    );
+    for delivery in &taken {
+        assert_eq!(delivery.owner_key, alice.key());
+        assert_eq!(delivery.task_id, "t");
+        assert_eq!(delivery.content_type, "application/a2a+json");
+        assert_eq!(
+            delivery.config.url,
+            format!("https://example.com/{}", delivery.config.id)
+        );
+    }
+    assert!(b_outbox.adopt().await.unwrap().is_empty(), "taken once");
+    assert!(c_outbox.adopt().await.unwrap().is_empty(), "taken once");
+
+    // Deleting a config drops its pending deliveries.
+    b.delete_push_config(&alice, "t", "one").await.unwrap();
+    drop((b_outbox, b));
+    tokio::time::sleep(LEASE * 2).await;
+    let left: Vec<String> = c_outbox
+        .adopt()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.config.id)
+        .collect();
+    // "one"'s deliveries went with it; "two"'s is taken again only if B held it.
+    assert!(left.iter().all(|id| id == "two"), "{left:?}");
+}
+
+/// `serve --push` on `url`, allowing webhooks on 127.0.0.1 and retrying for long.
+async fn serve(url: &str) -> (tokio::process::Child, TestServer) {
+    let lease = LEASE.as_millis().to_string();
+    let command = serve_command(&[
+        "--min-delay-ms",
+        "40",
+        "--max-delay-ms",
+        "40",
+        "--store",
+        url,
+        "--lease-ms",
+        &lease,
+        "--push",
+        "--push-allow-http",
+        "--push-allow-host",
+        "127.0.0.1",
+        "--push-max-attempts",
+        "1000",
+        "--push-first-retry",
+        "0.05",
+        "--push-timeout",
+        "2",
+    ]);
+    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+    (child, TestServer::external(url))
+}
+
+/// Whether the task's last update (it waits for the user's choice) arrived.
+fn settled(received: &[Received]) -> bool {
+    received
+        .iter()
+        .any(|r| r.body["statusUpdate"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED")
+}
+
+#[tokio::test]
+async fn a_killed_instances_pending_deliveries_are_made_by_its_peer_in_order() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outbox_kill");
+    let (mut a_child, a) = serve(&url).await;
+    let (_b_child, _b) = serve(&url).await;
+    let healthy = Receiver::start(Behaviour::Ack).await;
+    let down = Receiver::start(Behaviour::Closed).await;
+
+    // The task runs on A (a demo answer, a chunk every 40 ms); `healthy` is given with the
+    // message, `down` while it runs.
+    let mut send = text_message_v1("dinner for two");
+    send["configuration"] = json!({
+        "returnImmediately": true,
+        "taskPushNotificationConfig": {"id": "healthy", "url": healthy.url, "token": "h"},
+    });
+    let answer = a.call_v1("SendMessage", send).await;
+    let task_id = answer["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .to_owned();
+    let config = json!({"taskId": task_id, "id": "down", "url": down.url, "token": "d"});
+    let set = a.call_v1("CreateTaskPushNotificationConfig", config).await;
+    assert!(set.get("result").is_some(), "{set}");
+    let sent_by_a = healthy.wait_for(settled).await;
+    assert!(down.seen() > 0, "A tried the webhook that is down");
+    assert!(down.received().is_empty());
+
+    // A dies with every delivery to `down` pending; once its lease expired, B makes them.
+    a_child.start_kill().unwrap();
+    a_child.wait().await.unwrap();
+    down.open();
+    let sent_by_b = down.wait_for(settled).await;
+    let bodies = |received: &[Received]| -> Vec<String> {
+        received.iter().map(|r| r.body.to_string()).collect()
+    };
+    // `down` was set after the task started: it has the updates from then on, the same
+    // payloads in the same order as `healthy`'s last ones, each exactly once.
+    let tail = &sent_by_a[sent_by_a.len() - sent_by_b.len()..];
+    assert_eq!(bodies(&sent_by_b), bodies(tail));
+    assert!(sent_by_b.len() >= 2, "{}", sent_by_b.len());
+    for r in &sent_by_b {
+        assert_eq!(r.headers["x-a2a-notification-token"], "d");
+    }
+    println!(
+        "{} updates pending on the killed instance were delivered by its peer",
+        sent_by_b.len()
+    );
+}
