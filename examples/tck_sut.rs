@@ -227,31 +227,42 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
     Ok(reply)
 }
 
-/// The port `--port N` asks for (default 9999; 0 picks a free one).
-fn port() -> Result<u16, String> {
+/// What the command line asks for: `--port N` (default 9999; 0 picks a free one), and
+/// `--no-push` for a server without push notifications (the TCK checks the errors such a
+/// server answers only against one).
+struct Options {
+    port: u16,
+    push: bool,
+}
+
+fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
-    let mut port = 9999;
+    let mut options = Options {
+        port: 9999,
+        push: true,
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => {
                 let value = args.next().ok_or("--port needs a value")?;
-                port = value
+                options.port = value
                     .parse()
                     .map_err(|_| format!("--port: not a port number: {value:?}"))?;
             }
+            "--no-push" => options.push = false,
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; usage: tck_sut [--port N]"
+                    "unknown argument {other:?}; usage: tck_sut [--port N] [--no-push]"
                 ));
             }
         }
     }
-    Ok(port)
+    Ok(options)
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = port()?;
+    let options = options()?;
     let card = AgentCard::builder("a2ui-agent TCK SUT")
         .description("The A2A TCK's system under test, served by a2ui-agent")
         .version(env!("CARGO_PKG_VERSION"))
@@ -268,11 +279,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .allow_host("localhost")
         .allow_host("127.0.0.1")
         .allow_host("::1");
-    let server = A2uiServer::builder(card, agent)
-        .final_state(TaskState::Completed)
-        .push(push)
-        .build()?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let builder = A2uiServer::builder(card, agent).final_state(TaskState::Completed);
+    let builder = if options.push {
+        builder.push(push)
+    } else {
+        builder
+    };
+    let server = builder.build()?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port)).await?;
     println!("listening on http://{}/", listener.local_addr()?);
     server.serve(listener).await?;
     Ok(())
