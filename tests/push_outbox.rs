@@ -12,10 +12,12 @@ mod support;
 use std::time::Duration;
 
 use a2ui_agent::a2a::{PushConfig, Task, TaskState, TaskStatus};
-use a2ui_agent::store::{Held, Owner, PostgresStore, TaskStore};
+use a2ui_agent::store::{
+    Adopted, Held, Owner, PendingUpdate, PostgresStore, STOPPED_MESSAGE, TaskStore,
+};
 use serde_json::json;
 use support::webhook::{Behaviour, Received, Receiver};
-use support::{TestServer, serve_command, spawn_binary, text_message_v1};
+use support::{TestServer, serve_command, spawn_binary, text_message_v1, text_of};
 
 const LEASE: Duration = Duration::from_millis(600);
 
@@ -47,6 +49,17 @@ fn held<'a>(config_id: &'a str, body: &'a str) -> Held<'a> {
         config_id,
         content_type: "application/a2a+json",
         body: body.as_bytes(),
+    }
+}
+
+/// The body of an update the holder encoded (checking its content type).
+fn encoded(adopted: &Adopted) -> &str {
+    match &adopted.update {
+        PendingUpdate::Encoded { content_type, body } => {
+            assert_eq!(content_type, "application/a2a+json");
+            std::str::from_utf8(body).unwrap()
+        }
+        PendingUpdate::Stopped(task) => panic!("not an encoded update: {task:?}"),
     }
 }
 
@@ -106,12 +119,7 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
     taken.sort_by_key(|d| d.id);
     let bodies: Vec<(String, String)> = taken
         .iter()
-        .map(|d| {
-            (
-                d.config.id.clone(),
-                String::from_utf8(d.body.clone()).unwrap(),
-            )
-        })
+        .map(|d| (d.config.id.clone(), encoded(d).to_owned()))
         .collect();
     let want = [("two", "a"), ("one", "2"), ("one", "3")];
     assert_eq!(
@@ -122,7 +130,6 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
     for delivery in &taken {
         assert_eq!(delivery.owner_key, alice.key());
         assert_eq!(delivery.task_id, "t");
-        assert_eq!(delivery.content_type, "application/a2a+json");
         assert_eq!(
             delivery.config.url,
             format!("https://example.com/{}", delivery.config.id)
@@ -146,14 +153,16 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
     assert!(left.iter().all(|id| id == "two"), "{left:?}");
 }
 
-/// `serve --push` on `url`, allowing webhooks on 127.0.0.1 and retrying for long.
-async fn serve(url: &str) -> (tokio::process::Child, TestServer) {
+/// `serve --push` on `url`, demo chunks `delay_ms` apart, allowing webhooks on 127.0.0.1
+/// and retrying for long.
+async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
     let lease = LEASE.as_millis().to_string();
+    let delay = delay_ms.to_string();
     let command = serve_command(&[
         "--min-delay-ms",
-        "40",
+        &delay,
         "--max-delay-ms",
-        "40",
+        &delay,
         "--store",
         url,
         "--lease-ms",
@@ -186,8 +195,8 @@ async fn a_killed_instances_pending_deliveries_are_made_by_its_peer_in_order() {
         return;
     };
     let url = cluster.database("outbox_kill");
-    let (mut a_child, a) = serve(&url).await;
-    let (_b_child, _b) = serve(&url).await;
+    let (mut a_child, a) = serve(&url, 40).await;
+    let (_b_child, _b) = serve(&url, 40).await;
     let healthy = Receiver::start(Behaviour::Ack).await;
     let down = Receiver::start(Behaviour::Closed).await;
 
@@ -230,4 +239,42 @@ async fn a_killed_instances_pending_deliveries_are_made_by_its_peer_in_order() {
         "{} updates pending on the killed instance were delivered by its peer",
         sent_by_b.len()
     );
+}
+
+#[tokio::test]
+async fn the_webhooks_of_a_task_failed_because_its_instance_was_killed_are_told_by_the_peer() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outbox_stopped");
+    let (mut a_child, a) = serve(&url, 300).await;
+    let (_b_child, _b) = serve(&url, 0).await;
+    let hook = Receiver::start(Behaviour::Ack).await;
+    let mut send = text_message_v1("dinner for two");
+    send["configuration"] = json!({
+        "returnImmediately": true,
+        "taskPushNotificationConfig": {"url": hook.url},
+    });
+    let answer = a.call_v1("SendMessage", send).await;
+    assert!(answer["result"]["task"]["id"].is_string(), "{answer}");
+    // A is killed while the task runs (a chunk every 300 ms); B fails the task once A's
+    // lease expired, and the webhook hears it as the task's last update.
+    hook.wait_for(|received| received.len() >= 3).await;
+    a_child.start_kill().unwrap();
+    a_child.wait().await.unwrap();
+    let received = hook
+        .wait_for(|received| {
+            received
+                .iter()
+                .any(|r| r.body["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED")
+        })
+        .await;
+    let last = &received.last().unwrap().body["statusUpdate"];
+    assert_eq!(last["status"]["state"], "TASK_STATE_FAILED", "{last}");
+    assert_eq!(
+        text_of(&last["status"]["message"]["parts"]),
+        STOPPED_MESSAGE,
+        "{last}"
+    );
+    assert_eq!(last["taskId"], answer["result"]["task"]["id"]);
 }

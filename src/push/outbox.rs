@@ -3,17 +3,19 @@
 //! A task's lane writes its deliveries down ([`hold`]) before it queues them; a webhook's
 //! worker lets go of them once they are done (see `webhook`). [`adopt`] runs once per server
 //! and takes over, every [`PushOutbox::adopt_every`], the deliveries instances that stopped
-//! left behind, queueing each webhook's in the order they were held.
+//! left behind, queueing each webhook's in the order they were held; the final update the
+//! store owes for a task it failed because its instance stopped is encoded here.
 
 use std::sync::{Arc, Weak};
 
 use axum::body::Bytes;
 
 use super::Shared;
-use super::payload::Payload;
+use super::payload::{self, Payload};
 use super::settings::Counters;
 use super::webhook::Delivery;
-use crate::store::{Adopted, Held, PushOutbox};
+use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
+use crate::store::{Adopted, Held, PendingUpdate, PushOutbox};
 
 /// Writes `pending`, the deliveries of task `task_id` in order, down in `outbox`, and drops
 /// those whose config is gone. When the store cannot be written, they are sent anyway,
@@ -88,16 +90,22 @@ pub(super) async fn adopt(shared: Weak<Shared>, outbox: Arc<dyn PushOutbox>) {
 
 /// An adopted delivery as a webhook's worker sends it.
 fn taken(adopted: Adopted) -> Delivery {
-    let content_type = match adopted.content_type.as_str() {
-        "application/a2a+json" => "application/a2a+json",
-        _ => "application/json",
+    let payload = match adopted.update {
+        PendingUpdate::Encoded { content_type, body } => Payload {
+            body: Bytes::from(body),
+            content_type: match content_type.as_str() {
+                "application/a2a+json" => "application/a2a+json",
+                _ => "application/json",
+            },
+        },
+        PendingUpdate::Stopped(task) => {
+            let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
+            payload::payload(adopted.config.protocol, &event, Some(&task))
+        }
     };
     Delivery {
         config: Arc::new(adopted.config),
-        payload: Payload {
-            body: Bytes::from(adopted.body),
-            content_type,
-        },
+        payload,
         held: Some(adopted.id),
     }
 }

@@ -31,7 +31,7 @@ mod wanted;
 pub use cluster::Cluster;
 pub use error::StoreError;
 pub use memory::InMemoryStore;
-pub use outbox::{Adopted, Held, PushOutbox};
+pub use outbox::{Adopted, Held, PendingUpdate, PushOutbox};
 pub use owner::Owner;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use page::normalized_timestamp;

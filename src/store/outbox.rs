@@ -12,14 +12,16 @@
 //! memory, SQLite) keep deliveries in the process as before.
 //!
 //! The store keeps the payload as the push layer encoded it (bytes and their content type),
-//! so it knows no wire format.
+//! so it knows no wire format. One update is written by the store itself: when a peer fails
+//! the running task of an instance that stopped, the task's webhooks are owed that final
+//! update, which the instance taking it encodes ([`PendingUpdate::Stopped`]).
 
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 
 use super::StoreError;
-use crate::a2a::PushConfig;
+use crate::a2a::{PushConfig, Task};
 
 /// One delivery to write down: the update for config `config_id` of a task, encoded.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +35,7 @@ pub struct Held<'a> {
 }
 
 /// A delivery taken over from an instance that stopped: what to send, and to whom.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Adopted {
     /// Its id in the outbox; release it once it is done.
     pub id: i64,
@@ -43,10 +45,23 @@ pub struct Adopted {
     pub task_id: String,
     /// The config as it is now (a config replaced since keeps its pending deliveries).
     pub config: PushConfig,
-    /// The payload's content type.
-    pub content_type: String,
-    /// The payload.
-    pub body: Vec<u8>,
+    /// What to send.
+    pub update: PendingUpdate,
+}
+
+/// What an adopted delivery sends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PendingUpdate {
+    /// A payload the instance that held it encoded.
+    Encoded {
+        /// Its content type.
+        content_type: String,
+        /// The payload.
+        body: Vec<u8>,
+    },
+    /// The final update of a task the store failed because the instance running it
+    /// stopped: the task as stored, to be sent as its final status update.
+    Stopped(Box<Task>),
 }
 
 /// Keeps push deliveries until they are done, for instances sharing a store (see the

@@ -4,7 +4,8 @@
 //! `submitted` or `working` belongs to the instance that wrote it; when that instance's lease
 //! has expired (by the database's clock, so instance clocks need not agree), whichever
 //! instance sweeps first stores the task as `failed` saying the server stopped, and publishes
-//! that final update so watchers on other instances see the stream end. The write is
+//! that final update so watchers on other instances see the stream end, and owes it to the
+//! task's webhooks (see `outbox`). The write is
 //! conditional on the task still being that instance's and still running, so it never
 //! overwrites a task that settled meanwhile. The failed row keeps naming the instance as
 //! its owner (a task this instance settles itself has none): should that instance come
@@ -92,6 +93,7 @@ pub(super) async fn sweep(inner: &Inner) -> Result<(), StoreError> {
                 "the instance running the task stopped renewing its lease: failed");
             let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
             inner.publish(&event).await?;
+            super::outbox::owe_final_update(&db, &task.id).await?;
         }
     }
     db.bounded(db.batch_execute(&format!(

@@ -8,6 +8,11 @@
 //! advisory lock on the webhook, so two instances asking together never split a webhook's
 //! deliveries between them, and sends them in id order, which is the order they were held.
 //!
+//! When a peer fails the running task of an instance that stopped (see `lease`), it also
+//! writes a row per webhook of the task, held by no instance and without a body: the final
+//! update, which the instance taking the row encodes from the task as stored. Its id comes
+//! after those of the updates the stopped instance held, so it is sent last.
+//!
 //! What this holds: an update queued for a webhook is delivered at least once as long as
 //! some instance with push on runs (one lost between the webhook's answer and the row's
 //! deletion is sent again); a webhook's updates arrive in order unless the instance holding
@@ -17,11 +22,15 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
+use crate::a2a::Task;
+
 use futures::future::BoxFuture;
 
-use super::{ENGINE, Inner, PostgresStore, pg_error};
+use super::conn::Session;
+use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::store::push;
-use crate::store::{Adopted, Held, PushOutbox, StoreError};
+use crate::store::row::COLUMNS;
+use crate::store::{Adopted, Held, PendingUpdate, PushOutbox, StoreError};
 
 /// The most webhooks taken over in one round.
 const ADOPT_WEBHOOKS: i64 = 64;
@@ -32,6 +41,19 @@ fn stale(lease: &str) -> String {
         "NOT EXISTS (SELECT 1 FROM a2ui_instances i WHERE i.id = o.instance
             AND i.heartbeat > now() - make_interval(secs => {lease}))"
     )
+}
+
+/// Owes the final update of task `task_id`, just failed by this instance's sweep, to each
+/// of its webhooks.
+pub(super) async fn owe_final_update(db: &Session, task_id: &str) -> Result<(), StoreError> {
+    db.bounded(db.execute(
+        "INSERT INTO a2ui_push_outbox (task_id, config_id, instance, content_type, body)
+         SELECT task_id, id, '', '', NULL FROM a2ui_push_configs WHERE task_id = $1
+         ORDER BY seq",
+        &[&task_id],
+    ))
+    .await
+    .map(drop)
 }
 
 impl Inner {
@@ -122,13 +144,20 @@ impl Inner {
             let mut taken = Vec::with_capacity(rows.len());
             for row in rows {
                 let config: String = row.try_get(2).map_err(pg_error)?;
+                let body: Option<Vec<u8>> = row.try_get(4).map_err(pg_error)?;
+                let update = match body {
+                    Some(body) => PendingUpdate::Encoded {
+                        content_type: row.try_get(3).map_err(pg_error)?,
+                        body,
+                    },
+                    None => PendingUpdate::Stopped(Box::new(self.stored(&db, &task_id).await?)),
+                };
                 taken.push(Adopted {
                     id: row.try_get(0).map_err(pg_error)?,
                     owner_key: row.try_get(1).map_err(pg_error)?,
                     task_id: task_id.clone(),
                     config: push::decode(ENGINE, &task_id, &config)?,
-                    content_type: row.try_get(3).map_err(pg_error)?,
-                    body: row.try_get(4).map_err(pg_error)?,
+                    update,
                 });
             }
             taken.sort_unstable_by_key(|adopted| adopted.id);
@@ -139,6 +168,19 @@ impl Inner {
             adopted.append(&mut taken);
         }
         Ok(adopted)
+    }
+}
+
+impl Inner {
+    /// Task `task_id` as stored (it exists: its configs do).
+    async fn stored(&self, db: &Session, task_id: &str) -> Result<Task, StoreError> {
+        let row = db
+            .bounded(db.query_one(
+                &format!("SELECT {COLUMNS} FROM a2ui_tasks WHERE id = $1"),
+                &[&task_id],
+            ))
+            .await?;
+        read_row(&row)?.decode(ENGINE)
     }
 }
 

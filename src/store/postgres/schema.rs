@@ -75,14 +75,15 @@ const MIGRATIONS: &[&str] = &[
     "
     -- Push deliveries not acknowledged yet, held by the instance sending them (`instance`);
     -- a peer takes over those of an instance whose lease expired (see `outbox`). They go
-    -- with their config, and so with their task.
+    -- with their config, and so with their task. A NULL body is the final update of a task
+    -- failed by a peer because its instance stopped, held by no instance ('').
     CREATE TABLE a2ui_push_outbox (
         id BIGSERIAL PRIMARY KEY,
         task_id TEXT COLLATE \"C\" NOT NULL,
         config_id TEXT COLLATE \"C\" NOT NULL,
         instance TEXT NOT NULL,
         content_type TEXT NOT NULL,
-        body BYTEA NOT NULL,
+        body BYTEA,
         FOREIGN KEY (task_id, config_id) REFERENCES a2ui_push_configs (task_id, id)
             ON DELETE CASCADE
     );
