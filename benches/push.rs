@@ -6,7 +6,10 @@
 //! started with one webhook (inline with `SendMessage`, `returnImmediately`), all at once;
 //! each task's agent writes `BENCH_UPDATES` artifact chunks (default 20) as fast as it can,
 //! each holding the time it was written, so the receiver reads the delay off every artifact
-//! update it gets. Figures are printed, never asserted. Without `--bench` (as under
+//! update it gets. With `BENCH_PG_URL=postgres://...` (and `--features postgres`) the same
+//! load runs again on the PostgreSQL store, whose outbox writes every delivery down and
+//! deletes it once acknowledged, and the ratios to the in-memory run are printed. Figures
+//! are printed, never asserted. Without `--bench` (as under
 //! `cargo test --benches`) it runs a small smoke size. Run it under the heavy lock:
 //! `flock /work/wt/heavy.lock cargo bench --bench push`.
 
@@ -20,6 +23,7 @@ use a2ui_agent::agent::{AgentError, Reply, ReplyEvent};
 use a2ui_agent::push::PushSettings;
 use a2ui_agent::request::Request;
 use a2ui_agent::server::{A2uiServer, Limits};
+use a2ui_agent::store::{InMemoryStore, TaskStore};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::routing::post;
@@ -79,6 +83,14 @@ fn percentile(sorted: &[u64], p: f64) -> Duration {
     Duration::from_nanos(sorted[index])
 }
 
+/// What one run measured (compared only when PostgreSQL runs too).
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+struct Figures {
+    per_second: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
 #[tokio::main]
 async fn main() {
     let bench = std::env::args().any(|arg| arg == "--bench");
@@ -89,7 +101,43 @@ async fn main() {
     };
     let updates = if bench { env("BENCH_UPDATES", 20) } else { 3 };
     epoch();
+    let memory = run("memory", webhooks, updates, None::<InMemoryStore>).await;
+    let Some(url) = std::env::var("BENCH_PG_URL").ok() else {
+        println!("push: BENCH_PG_URL unset: no PostgreSQL run (outbox)");
+        return;
+    };
+    postgres(&url, webhooks, updates, &memory).await;
+}
 
+/// The same load with the PostgreSQL store at `url` (every delivery written to the outbox
+/// and deleted once acknowledged), and its ratios to the in-memory run.
+#[cfg(feature = "postgres")]
+async fn postgres(url: &str, webhooks: usize, updates: usize, memory: &Figures) {
+    let store = a2ui_agent::store::PostgresStore::builder(url)
+        .connect()
+        .await
+        .unwrap();
+    let pg = run("postgres", webhooks, updates, Some(store)).await;
+    println!(
+        "push: postgres/memory: deliveries/s {:.2}x, p50 delay {:.2}x, p99 delay {:.2}x",
+        pg.per_second / memory.per_second,
+        pg.p50.as_secs_f64() / memory.p50.as_secs_f64(),
+        pg.p99.as_secs_f64() / memory.p99.as_secs_f64()
+    );
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres(_url: &str, _webhooks: usize, _updates: usize, _memory: &Figures) {
+    println!("push: built without the postgres feature: no PostgreSQL run");
+}
+
+/// One run: `webhooks` tasks with a webhook each, on `store` (in memory when `None`).
+async fn run(
+    name: &str,
+    webhooks: usize,
+    updates: usize,
+    store: Option<impl TaskStore>,
+) -> Figures {
     let seen = Arc::new(Seen::default());
     let receiver = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let hook = format!("http://{}/hook", receiver.local_addr().unwrap());
@@ -103,7 +151,12 @@ async fn main() {
         max_running_tasks_per_client: webhooks * 2,
         ..Limits::default()
     };
-    let server = A2uiServer::builder(AgentCard::builder("push bench").build(), agent(updates))
+    let builder = A2uiServer::builder(AgentCard::builder("push bench").build(), agent(updates));
+    let builder = match store {
+        Some(store) => builder.store(store),
+        None => builder,
+    };
+    let server = builder
         .limits(limits)
         .push(
             PushSettings::default()
@@ -163,12 +216,12 @@ async fn main() {
     let mut delays = seen.delays.lock().unwrap().clone();
     delays.sort_unstable();
     println!(
-        "push: {webhooks} webhooks x {updates} artifact updates (+ status updates); \
+        "push ({name}): {webhooks} webhooks x {updates} artifact updates (+ status updates); \
          sends took {:.2?}",
         sent
     );
     println!(
-        "push: {requests} deliveries in {:.2?} = {:.0} deliveries/s; delivered {}, retried {}, \
+        "push ({name}): {requests} deliveries in {:.2?} = {:.0} deliveries/s; delivered {}, retried {}, \
          failed {}, dropped {}",
         elapsed,
         requests as f64 / elapsed.as_secs_f64(),
@@ -177,12 +230,18 @@ async fn main() {
         stats.failed,
         stats.dropped
     );
+    let per_second = requests as f64 / elapsed.as_secs_f64();
     println!(
-        "push: delay from artifact update to delivery over {} updates: p50 {:.2?}, p99 {:.2?}, \
+        "push ({name}): delay from artifact update to delivery over {} updates: p50 {:.2?}, p99 {:.2?}, \
          max {:.2?}",
         delays.len(),
         percentile(&delays, 0.50),
         percentile(&delays, 0.99),
         percentile(&delays, 1.0)
     );
+    Figures {
+        per_second,
+        p50: percentile(&delays, 0.50),
+        p99: percentile(&delays, 0.99),
+    }
 }
