@@ -60,30 +60,38 @@ pub(super) fn release_later(shared: &Shared, id: i64) {
     }
 }
 
-/// Takes over the deliveries of instances that stopped, until the server is gone.
+/// Takes over the deliveries of instances that stopped, until the server is gone: every
+/// [`PushOutbox::adopt_every`], rounds until one finds nothing (a round takes a bounded
+/// number of webhooks).
 pub(super) async fn adopt(shared: Weak<Shared>, outbox: Arc<dyn PushOutbox>) {
     let mut ticks = tokio::time::interval(outbox.adopt_every());
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        let adopted = match outbox.adopt().await {
-            Ok(adopted) => adopted,
-            Err(error) => {
-                tracing::warn!(%error, "cannot look for the push deliveries of stopped instances");
-                continue;
+        loop {
+            let Some(shared) = shared.upgrade() else {
+                return;
+            };
+            let adopted = match outbox.adopt().await {
+                Ok(adopted) => adopted,
+                Err(error) => {
+                    tracing::warn!(%error,
+                        "cannot look for the push deliveries of stopped instances");
+                    break;
+                }
+            };
+            if adopted.is_empty() {
+                break;
             }
-        };
-        for delivery in adopted {
-            Counters::add(&shared.counters.adopted);
-            let key = (
-                delivery.owner_key.clone(),
-                delivery.task_id.clone(),
-                delivery.config.id.clone(),
-            );
-            shared.webhooks.enqueue(&shared, key, taken(delivery));
+            for delivery in adopted {
+                Counters::add(&shared.counters.adopted);
+                let key = (
+                    delivery.owner_key.clone(),
+                    delivery.task_id.clone(),
+                    delivery.config.id.clone(),
+                );
+                shared.webhooks.enqueue(&shared, key, taken(delivery));
+            }
         }
     }
 }

@@ -119,8 +119,9 @@ pub trait PushOutbox: Send + Sync + 'static {
     fn release<'a>(&'a self, ids: &'a [i64]) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Takes over the deliveries held by instances whose lease expired: every delivery of
-    /// a webhook or none of them, oldest first. Instances asking at the same time never
-    /// take the same webhook.
+    /// a webhook or none of them, oldest first, for a bounded number of webhooks per call
+    /// (call again until it answers none). Instances asking at the same time never take
+    /// the same webhook.
     ///
     /// # Errors
     ///
