@@ -278,3 +278,41 @@ async fn the_webhooks_of_a_task_failed_because_its_instance_was_killed_are_told_
     );
     assert_eq!(last["taskId"], answer["result"]["task"]["id"]);
 }
+
+#[tokio::test]
+async fn a_webhook_set_through_another_instance_gets_the_running_tasks_next_updates() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outbox_remote_set");
+    let (_a_child, a) = serve(&url, 100).await;
+    let (_b_child, b) = serve(&url, 0).await;
+    let hook = Receiver::start(Behaviour::Ack).await;
+    let mut send = text_message_v1("dinner for two");
+    send["configuration"] = json!({"returnImmediately": true});
+    let answer = a.call_v1("SendMessage", send).await;
+    let task_id = answer["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .to_owned();
+    // The task runs on A with no webhook (A's push sender has read that it has none); the
+    // webhook is set through B while it runs.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let config = json!({"taskId": task_id, "id": "late", "url": hook.url});
+    let set = b.call_v1("CreateTaskPushNotificationConfig", config).await;
+    assert!(set.get("result").is_some(), "{set}");
+    let received = hook.wait_for(settled).await;
+    let chunks = received
+        .iter()
+        .filter(|r| r.body["statusUpdate"]["status"]["message"].is_object())
+        .count();
+    assert!(
+        chunks >= 3,
+        "only {chunks} chunks reached the webhook set through B"
+    );
+    assert!(
+        received
+            .iter()
+            .all(|r| r.body["statusUpdate"]["taskId"] == task_id.as_str())
+    );
+}

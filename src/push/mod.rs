@@ -33,7 +33,7 @@ pub use settings::{PushSettings, PushStats};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::mpsc;
 
@@ -59,6 +59,10 @@ pub(crate) struct Shared {
     pub(crate) outbox: Option<Arc<dyn PushOutbox>>,
     /// Whether the loop taking over other instances' deliveries runs.
     adopting: AtomicBool,
+    /// Whether a lane may keep the configs it read until they change: every change is
+    /// seen here (one process), or the store says which tasks' configs other instances
+    /// changed. Otherwise each batch of updates reads them again.
+    keep_configs: AtomicBool,
     client: reqwest::Client,
     pub(crate) policy: Arc<Policy>,
     pub(crate) settings: PushSettings,
@@ -68,11 +72,29 @@ pub(crate) struct Shared {
     pub(crate) counters: Counters,
 }
 
-/// A task's lane: its updates in order, and whether its webhooks want the task (0.3).
+/// A task's lane: its updates in order, and what its worker is told.
 struct Lane {
     id: u64,
     sender: mpsc::Sender<Update>,
-    wants_task: Arc<AtomicU8>,
+    told: Arc<Told>,
+}
+
+/// What a lane's worker is told, and what it tells.
+#[derive(Default)]
+struct Told {
+    /// Whether its webhooks want the task (0.3).
+    wants_task: AtomicU8,
+    /// How many times the task's configs changed: the worker rereads them when this moved.
+    changes: AtomicU64,
+}
+
+impl Told {
+    /// The task's configs changed: reread them, and take the task along until then (a 0.3
+    /// webhook may have joined).
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+        self.wants_task.store(UNKNOWN, Ordering::Relaxed);
+    }
 }
 
 /// `wants_task`: not known yet (the task is taken along), no, yes.
@@ -111,11 +133,13 @@ impl Pusher {
             .user_agent(concat!("a2ui-agent/", env!("CARGO_PKG_VERSION"), " push"))
             .build()?;
         let outbox = store.push_outbox();
+        let keep_configs = AtomicBool::new(store.cluster().is_none());
         let pusher = Self {
             shared: Arc::new(Shared {
                 store,
                 outbox,
                 adopting: AtomicBool::new(false),
+                keep_configs,
                 client,
                 policy,
                 settings,
@@ -131,13 +155,20 @@ impl Pusher {
         Ok(pusher)
     }
 
-    /// Starts taking over the deliveries of instances that stopped, if the store keeps an
-    /// outbox (once; needs a runtime, so the server also calls it when it starts serving).
+    /// Starts taking over the deliveries of instances that stopped, and hearing which
+    /// tasks' configs other instances changed, if the store keeps an outbox (once; needs a
+    /// runtime, so the server also calls it when it starts serving).
     pub(crate) fn start(&self) {
-        if let Some(outbox) = &self.shared.outbox {
-            if !self.shared.adopting.swap(true, Ordering::AcqRel) {
-                tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
-            }
+        let Some(outbox) = &self.shared.outbox else {
+            return;
+        };
+        if self.shared.adopting.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
+        if let Some(changes) = outbox.config_changes() {
+            tokio::spawn(hear_changes(Arc::downgrade(&self.shared), changes));
+            self.shared.keep_configs.store(true, Ordering::Release);
         }
     }
 
@@ -173,7 +204,7 @@ impl Pusher {
         let wants = self
             .lanes()
             .get(&key)
-            .map_or(UNKNOWN, |lane| lane.wants_task.load(Ordering::Relaxed));
+            .map_or(UNKNOWN, |lane| lane.told.wants_task.load(Ordering::Relaxed));
         let update = Update {
             event: event.clone(),
             task: (wants != NO).then(task),
@@ -184,13 +215,13 @@ impl Pusher {
             let lane = Lane {
                 id: self.shared.next_lane.fetch_add(1, Ordering::Relaxed),
                 sender,
-                wants_task: Arc::new(AtomicU8::new(UNKNOWN)),
+                told: Arc::default(),
             };
             tokio::spawn(run_lane(
                 self.clone(),
                 key.clone(),
                 lane.id,
-                lane.wants_task.clone(),
+                lane.told.clone(),
                 receiver,
             ));
             lane
@@ -201,11 +232,11 @@ impl Pusher {
         }
     }
 
-    /// A config of `owner`'s task `task_id` was set: its lane takes the task along again
-    /// until it has reread the configs (a 0.3 webhook may have joined).
+    /// A config of `owner`'s task `task_id` was set or deleted here: its lane rereads the
+    /// configs, and takes the task along until it has.
     pub(crate) fn configs_changed(&self, owner: &Owner, task_id: &str) {
         if let Some(lane) = self.lanes().get(&(owner.clone(), task_id.to_owned())) {
-            lane.wants_task.store(UNKNOWN, Ordering::Relaxed);
+            lane.told.changed();
         }
     }
 
@@ -237,17 +268,38 @@ fn task_id(event: &StreamEvent) -> Option<&str> {
     }
 }
 
-/// The worker of a task's lane: reads the task's configs once per batch of waiting updates
-/// and queues each update for each webhook.
+/// Tells the lanes of the tasks whose configs another instance changed (`None`: any task's
+/// may have), until the store or the server is gone.
+async fn hear_changes(shared: Weak<Shared>, mut changes: mpsc::Receiver<Option<String>>) {
+    while let Some(change) = changes.recv().await {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let lanes = shared
+            .lanes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for ((_, task_id), lane) in lanes.iter() {
+            if change.as_deref().is_none_or(|changed| changed == task_id) {
+                lane.told.changed();
+            }
+        }
+    }
+}
+
+/// The worker of a task's lane: queues each update for each webhook of the task, reading
+/// the task's configs for a batch of waiting updates when they may have changed since it
+/// last read them (for every batch when it cannot tell).
 async fn run_lane(
     pusher: Pusher,
     key: (Owner, String),
     id: u64,
-    wants_task: Arc<AtomicU8>,
+    told: Arc<Told>,
     mut receiver: mpsc::Receiver<Update>,
 ) {
     let (owner, task_id) = &key;
     let mut batch = Vec::new();
+    let mut kept: Option<(u64, Vec<Arc<PushConfig>>)> = None;
     loop {
         match tokio::time::timeout(IDLE, receiver.recv()).await {
             Ok(Some(update)) => batch.push(update),
@@ -262,18 +314,28 @@ async fn run_lane(
         while let Ok(update) = receiver.try_recv() {
             batch.push(update);
         }
-        let configs = match pusher.shared.store.push_configs(owner, task_id).await {
-            Ok(configs) => configs.unwrap_or_default(),
-            Err(error) => {
-                tracing::warn!(%task_id, %error, count = batch.len(),
-                    "cannot read the task's push configs: its updates are not sent");
-                batch.clear();
-                continue;
-            }
+        // Read before the configs: a change while they are read makes the next batch
+        // read them again.
+        let changes = told.changes.load(Ordering::Acquire);
+        let keep = pusher.shared.keep_configs.load(Ordering::Acquire);
+        let configs = match kept.take() {
+            Some((seen, configs)) if keep && seen == changes => configs,
+            _ => match pusher.shared.store.push_configs(owner, task_id).await {
+                Ok(configs) => {
+                    let configs = configs.unwrap_or_default();
+                    let v0_3 = configs.iter().any(|c| c.protocol == PushProtocol::V0_3);
+                    told.wants_task
+                        .store(if v0_3 { YES } else { NO }, Ordering::Relaxed);
+                    configs.into_iter().map(Arc::new).collect()
+                }
+                Err(error) => {
+                    tracing::warn!(%task_id, %error, count = batch.len(),
+                        "cannot read the task's push configs: its updates are not sent");
+                    batch.clear();
+                    continue;
+                }
+            },
         };
-        let v0_3 = configs.iter().any(|c| c.protocol == PushProtocol::V0_3);
-        wants_task.store(if v0_3 { YES } else { NO }, Ordering::Relaxed);
-        let configs: Vec<Arc<PushConfig>> = configs.into_iter().map(Arc::new).collect();
         let mut pending = Vec::with_capacity(batch.len() * configs.len());
         for update in batch.drain(..) {
             let mut encoded: [Option<Payload>; 2] = [None, None];
@@ -291,6 +353,7 @@ async fn run_lane(
                 });
             }
         }
+        kept = Some((changes, configs));
         if let Some(outbox) = &pusher.shared.outbox {
             outbox::hold(outbox.as_ref(), task_id, &mut pending).await;
         }

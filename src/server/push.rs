@@ -203,21 +203,23 @@ pub(crate) async fn delete(
     owner: &Owner,
     query: &PushConfigQuery,
 ) -> Result<(), ApiError> {
-    pusher(state)?;
+    let pusher = pusher(state)?;
     let config_id = query.config_id.as_deref().unwrap_or(&query.task_id);
-    state
+    let deleted = state
         .tasks
         .store
         .delete_push_config(owner, &query.task_id, config_id)
         .await
-        .map_err(TaskError::from)?
-        .map(drop)
-        .ok_or_else(|| {
-            TaskError::NotFound {
-                id: query.task_id.clone(),
-            }
-            .into()
-        })
+        .map_err(TaskError::from)?;
+    if deleted == Some(true) {
+        pusher.configs_changed(owner, &query.task_id);
+    }
+    deleted.map(drop).ok_or_else(|| {
+        TaskError::NotFound {
+            id: query.task_id.clone(),
+        }
+        .into()
+    })
 }
 
 /// A config the task does not have: `TaskNotFoundError`, as spec §3.1.8 says.

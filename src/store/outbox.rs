@@ -19,6 +19,7 @@
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use tokio::sync::mpsc;
 
 use super::StoreError;
 use crate::a2a::{PushConfig, Task};
@@ -130,4 +131,13 @@ pub trait PushOutbox: Send + Sync + 'static {
 
     /// How often an instance should [`adopt`](Self::adopt).
     fn adopt_every(&self) -> Duration;
+
+    /// The ids of tasks whose push configs an instance changed (this one included), or
+    /// `None` when the store may have missed some (any task's may have changed): the push
+    /// sender then keeps each running task's configs until told, rather than reading them
+    /// for every update. The first call takes the receiver; later calls, and the default,
+    /// get `None` (the configs are read for every batch of updates).
+    fn config_changes(&self) -> Option<mpsc::Receiver<Option<String>>> {
+        None
+    }
 }

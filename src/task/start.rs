@@ -197,7 +197,10 @@ impl TaskManager {
         if let Some(config) = push {
             let max = pusher.settings().max_configs_per_task;
             match self.store.put_push_config(owner, id, config, max).await? {
-                PushConfigPut::Kept => return Ok(true),
+                PushConfigPut::Kept => {
+                    pusher.configs_changed(owner, id);
+                    return Ok(true);
+                }
                 PushConfigPut::Full => {
                     return Err(TaskError::TooManyPushConfigs {
                         id: id.to_owned(),

@@ -111,6 +111,7 @@ impl PostgresBuilder {
         conn.install(client);
         let (listener, notes) = notify::listen(&target).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
+        let (push_sender, push_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
             conn,
             _listener: listener,
@@ -120,6 +121,7 @@ impl PostgresBuilder {
             clock: Arc::new(SystemClock),
             watchers: Mutex::new(HashMap::new()),
             cancels: Mutex::new(Some(cancel_receiver)),
+            push_changes: Mutex::new(Some(push_receiver)),
             unsaved: Mutex::new(HashMap::new()),
         });
         lease::renew(&inner).await?;
@@ -128,6 +130,7 @@ impl PostgresBuilder {
             Arc::downgrade(&inner),
             notes,
             cancel_sender,
+            push_sender,
         ));
         tokio::spawn(lease::keep(Arc::downgrade(&inner)));
         tracing::info!(instance = %inner.instance, lease_ms = inner.lease.as_millis() as u64,
@@ -156,6 +159,8 @@ struct Inner {
     watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
     /// Cancel requests for the manager, until it takes them.
     cancels: Mutex<Option<mpsc::Receiver<String>>>,
+    /// The tasks whose push configs changed, for the push sender, until it takes them.
+    push_changes: Mutex<Option<mpsc::Receiver<Option<String>>>>,
     /// Tasks this instance settled while the database was out of reach, by id: written
     /// (and announced) once it is back, so their rows do not stay `working` under a lease
     /// that is renewed again (see `lease::save_unsaved`). At most [`MAX_UNSAVED`].

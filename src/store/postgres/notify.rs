@@ -49,6 +49,8 @@ use crate::store::{Cluster, StoreError};
 
 const EVENTS: &str = "a2ui_events";
 const CANCELS: &str = "a2ui_cancel";
+/// The ids of tasks whose push configs changed (see `outbox`).
+pub(super) const PUSH_CONFIGS: &str = "a2ui_push_configs";
 
 /// The largest notification payload sent as is (PostgreSQL refuses 8000 bytes and more).
 const NOTIFY_LIMIT: usize = 7_900;
@@ -103,7 +105,7 @@ impl Session {
             client,
             pump: tokio::spawn(pump(connection, notes.clone())),
         };
-        let listening = format!("LISTEN {EVENTS}; LISTEN {CANCELS};");
+        let listening = format!("LISTEN {EVENTS}; LISTEN {CANCELS}; LISTEN {PUSH_CONFIGS};");
         answered(session.client.batch_execute(&listening)).await?;
         Ok(session)
     }
@@ -198,6 +200,7 @@ pub(super) async fn dispatch(
     store: Weak<Inner>,
     mut notes: mpsc::Receiver<Note>,
     cancels: mpsc::Sender<String>,
+    push_changes: mpsc::Sender<Option<String>>,
 ) {
     // One resync at a time, apart from this loop (the query connection may still be down
     // while notes keep flowing). A miss while one runs queues one more pass, which covers
@@ -209,8 +212,17 @@ pub(super) async fn dispatch(
             break;
         };
         let missed = match note {
-            Note::Resumed => true,
+            Note::Resumed => {
+                // Changes may have been missed: any task's configs may have changed. The
+                // push sender only marks its lanes: it never makes this wait for long.
+                let _ = push_changes.send(None).await;
+                true
+            }
             Note::Notification(note) => match note.channel() {
+                PUSH_CONFIGS => {
+                    let _ = push_changes.send(Some(note.payload().to_owned())).await;
+                    false
+                }
                 CANCELS => {
                     // A full queue drops the request: the instance that sent it asks again.
                     let _ = cancels.try_send(note.payload().to_owned());

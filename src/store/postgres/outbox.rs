@@ -13,6 +13,11 @@
 //! update, which the instance taking the row encodes from the task as stored. Its id comes
 //! after those of the updates the stopped instance held, so it is sent last.
 //!
+//! Setting or deleting a config notifies `a2ui_push_configs` with the task's id, which every
+//! instance hears (see `notify`) and hands to its push sender: a running task's sender keeps
+//! the configs it read until told they changed, instead of reading them for every update.
+//! When the listener was down, every task's are read again.
+//!
 //! What this holds: an update queued for a webhook is delivered at least once as long as
 //! some instance with push on runs (one lost between the webhook's answer and the row's
 //! deletion is sent again); a webhook's updates arrive in order unless the instance holding
@@ -25,6 +30,7 @@ use std::time::Duration;
 use crate::a2a::Task;
 
 use futures::future::BoxFuture;
+use tokio::sync::mpsc;
 
 use super::conn::Session;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
@@ -203,5 +209,13 @@ impl PushOutbox for PostgresStore {
 
     fn adopt_every(&self) -> Duration {
         self.inner.lease / 3
+    }
+
+    fn config_changes(&self) -> Option<mpsc::Receiver<Option<String>>> {
+        self.inner
+            .push_changes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
     }
 }

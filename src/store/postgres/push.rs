@@ -1,7 +1,9 @@
 //! The push notification configs of the PostgreSQL store: `a2ui_push_configs`, reached only
 //! through a live task of the caller and deleted with it (a foreign key, `ON DELETE
-//! CASCADE`). Each call is one statement, so instances sharing the database see one set.
+//! CASCADE`). Each call is one statement, so instances sharing the database see one set;
+//! a change is then notified to every instance's push sender (see `outbox`).
 
+use super::conn::Session;
 use super::{ENGINE, Inner};
 use crate::a2a::PushConfig;
 use crate::store::push::{self, PushConfigPut};
@@ -12,6 +14,16 @@ const TASK: &str = "task AS (SELECT id FROM a2ui_tasks
     WHERE id = $1 AND caller = $2 AND (expires_ms IS NULL OR expires_ms > $3))";
 
 impl Inner {
+    /// Tells every instance's push sender that task `task_id`'s configs changed.
+    async fn configs_changed(&self, db: &Session, task_id: &str) -> Result<(), StoreError> {
+        db.bounded(db.execute(
+            "SELECT pg_notify($1, $2)",
+            &[&super::notify::PUSH_CONFIGS, &task_id],
+        ))
+        .await
+        .map(drop)
+    }
+
     pub(super) async fn put_push_config(
         &self,
         owner: &Owner,
@@ -49,6 +61,9 @@ impl Inner {
             .await?;
         let tasks: i64 = row.try_get(0).map_err(super::pg_error)?;
         let kept: i64 = row.try_get(1).map_err(super::pg_error)?;
+        if kept > 0 {
+            self.configs_changed(&db, task_id).await?;
+        }
         Ok(match (tasks, kept) {
             (0, _) => PushConfigPut::NoTask,
             (_, 0) => PushConfigPut::Full,
@@ -107,6 +122,9 @@ impl Inner {
             .await?;
         let tasks: i64 = row.try_get(0).map_err(super::pg_error)?;
         let deleted: i64 = row.try_get(1).map_err(super::pg_error)?;
+        if deleted > 0 {
+            self.configs_changed(&db, task_id).await?;
+        }
         Ok((tasks > 0).then_some(deleted > 0))
     }
 }
