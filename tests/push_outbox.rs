@@ -44,8 +44,9 @@ async fn store(url: &str) -> PostgresStore {
         .unwrap()
 }
 
-fn held<'a>(config_id: &'a str, body: &'a str) -> Held<'a> {
+fn held<'a>(task_id: &'a str, config_id: &'a str, body: &'a str) -> Held<'a> {
     Held {
+        task_id,
         config_id,
         content_type: "application/a2a+json",
         body: body.as_bytes(),
@@ -72,31 +73,37 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
     let alice = Owner::new("alice").with_tenant("acme");
     let a = store(&url).await;
     a.put(&alice, task("t")).await.unwrap();
+    a.put(&alice, task("u")).await.unwrap();
     for id in ["one", "two"] {
         let config = PushConfig::new(id, format!("https://example.com/{id}"));
         a.put_push_config(&alice, "t", config, 10).await.unwrap();
     }
+    let other = PushConfig::new("one", "https://example.com/u");
+    a.put_push_config(&alice, "u", other, 10).await.unwrap();
     let outbox = a.push_outbox().unwrap();
+    // Two tasks' deliveries in one call, as the push sender batches them.
     let ids = outbox
-        .hold(
-            "t",
-            &[
-                held("one", "1"),
-                held("two", "a"),
-                held("gone", "x"),
-                held("one", "2"),
-                held("one", "3"),
-            ],
-        )
+        .hold(&[
+            held("t", "one", "1"),
+            held("u", "one", "u1"),
+            held("t", "two", "a"),
+            held("t", "gone", "x"),
+            held("t", "one", "2"),
+            held("t", "one", "3"),
+        ])
         .await
         .unwrap();
-    assert_eq!(ids.len(), 5);
+    assert_eq!(ids.len(), 6);
     assert!(
-        ids[2].is_none(),
+        ids[3].is_none(),
         "a delivery to a config that does not exist is not kept"
     );
-    let first = ids[0].unwrap();
-    outbox.release(&[first]).await.unwrap();
+    assert!(ids.iter().enumerate().all(|(n, id)| n == 3 || id.is_some()));
+    // The first of "t"'s and "u"'s only delivery are done.
+    outbox
+        .release(&[ids[0].unwrap(), ids[1].unwrap()])
+        .await
+        .unwrap();
 
     let b = store(&url).await;
     let c = store(&url).await;

@@ -33,10 +33,11 @@ pub use settings::{PushSettings, PushStats};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use tokio::sync::mpsc;
 
+use self::outbox::Batched;
 use self::payload::Payload;
 use self::settings::Counters;
 use self::webhook::{Delivery, IDLE, Queues};
@@ -56,7 +57,9 @@ pub(crate) struct Pusher {
 pub(crate) struct Shared {
     store: Arc<dyn TaskStore>,
     /// Where deliveries are written down until done, if the store keeps them.
-    pub(crate) outbox: Option<Arc<dyn PushOutbox>>,
+    outbox: Option<Arc<dyn PushOutbox>>,
+    /// The outbox with its writes batched, once started.
+    batched: OnceLock<Batched>,
     /// Whether the loop taking over other instances' deliveries runs.
     adopting: AtomicBool,
     /// Whether a lane may keep the configs it read until they change: every change is
@@ -138,6 +141,7 @@ impl Pusher {
             shared: Arc::new(Shared {
                 store,
                 outbox,
+                batched: OnceLock::new(),
                 adopting: AtomicBool::new(false),
                 keep_configs,
                 client,
@@ -162,9 +166,14 @@ impl Pusher {
         let Some(outbox) = &self.shared.outbox else {
             return;
         };
-        if self.shared.adopting.swap(true, Ordering::AcqRel) {
+        if self.shared.adopting.load(Ordering::Acquire)
+            || self.shared.adopting.swap(true, Ordering::AcqRel)
+        {
             return;
         }
+        self.shared
+            .batched
+            .get_or_init(|| Batched::start(outbox.clone()));
         tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
         if let Some(changes) = outbox.config_changes() {
             tokio::spawn(hear_changes(Arc::downgrade(&self.shared), changes));
@@ -200,6 +209,7 @@ impl Pusher {
         let Some(task_id) = task_id(event) else {
             return;
         };
+        self.start();
         let key = (owner.clone(), task_id.to_owned());
         let wants = self
             .lanes()
@@ -354,8 +364,8 @@ async fn run_lane(
             }
         }
         kept = Some((changes, configs));
-        if let Some(outbox) = &pusher.shared.outbox {
-            outbox::hold(outbox.as_ref(), task_id, &mut pending).await;
+        if let Some(batched) = pusher.shared.batched.get() {
+            pending = batched.hold(task_id, pending).await;
         }
         for delivery in pending {
             pusher.shared.webhooks.enqueue(

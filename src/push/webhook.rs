@@ -7,8 +7,7 @@
 //! queue, for at most the attempt timeout per try: the task and every other webhook go on.
 //! A worker ends once its queue stayed empty for [`IDLE`], and removes its queue then, so
 //! idle webhooks cost nothing. A delivery written down in the store's outbox is let go of
-//! once it is done (acknowledged, given up on, or dropped), a batch at a time while more
-//! wait.
+//! once it is done (acknowledged, given up on, or dropped).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -20,7 +19,6 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
 use super::Shared;
-use super::outbox::release_later;
 use super::payload::Payload;
 use super::settings::Counters;
 use crate::a2a::PushConfig;
@@ -75,8 +73,8 @@ impl Queues {
             Ok(()) => queue.overflowing = false,
             Err(TrySendError::Full(dropped) | TrySendError::Closed(dropped)) => {
                 Counters::add(&shared.counters.dropped);
-                if let Some(id) = dropped.held {
-                    release_later(shared, id);
+                if let (Some(id), Some(batched)) = (dropped.held, shared.batched.get()) {
+                    batched.release_now(id);
                 }
                 if !queue.overflowing {
                     queue.overflowing = true;
@@ -99,12 +97,8 @@ impl Queues {
     }
 }
 
-/// The most done deliveries let go of in one call to the outbox.
-const RELEASE_BATCH: usize = 64;
-
 /// The worker of webhook `key`.
 async fn run(shared: Arc<Shared>, key: WebhookKey, mut receiver: mpsc::Receiver<Delivery>) {
-    let mut done = Vec::new();
     loop {
         let delivery = match tokio::time::timeout(IDLE, receiver.recv()).await {
             Ok(Some(delivery)) => delivery,
@@ -118,23 +112,10 @@ async fn run(shared: Arc<Shared>, key: WebhookKey, mut receiver: mpsc::Receiver<
         };
         let held = delivery.held;
         deliver(&shared, &key.1, delivery).await;
-        done.extend(held);
-        if !done.is_empty() && (receiver.is_empty() || done.len() >= RELEASE_BATCH) {
-            release(&shared, &key.1, &mut done).await;
+        if let (Some(id), Some(batched)) = (held, shared.batched.get()) {
+            batched.release(id).await;
         }
     }
-}
-
-/// Lets go of the done deliveries `done` in the store's outbox.
-async fn release(shared: &Shared, task_id: &str, done: &mut Vec<i64>) {
-    if let Some(outbox) = &shared.outbox {
-        if let Err(error) = outbox.release(done).await {
-            tracing::warn!(task_id, %error, count = done.len(),
-                "cannot forget delivered push updates: they may be sent again \
-                 after this instance stops");
-        }
-    }
-    done.clear();
 }
 
 /// How one attempt ended.

@@ -24,9 +24,11 @@ use tokio::sync::mpsc;
 use super::StoreError;
 use crate::a2a::{PushConfig, Task};
 
-/// One delivery to write down: the update for config `config_id` of a task, encoded.
+/// One delivery to write down: the update for config `config_id` of task `task_id`, encoded.
 #[derive(Debug, Clone, Copy)]
 pub struct Held<'a> {
+    /// The task.
+    pub task_id: &'a str,
     /// The config (the webhook) it is for.
     pub config_id: &'a str,
     /// The payload's content type.
@@ -81,7 +83,6 @@ pub enum PendingUpdate {
 /// impl PushOutbox for Forgetful {
 ///     fn hold<'a>(
 ///         &'a self,
-///         _task_id: &'a str,
 ///         held: &'a [Held<'a>],
 ///     ) -> BoxFuture<'a, Result<Vec<Option<i64>>, StoreError>> {
 ///         Box::pin(async move { Ok(vec![None; held.len()]) })
@@ -98,16 +99,15 @@ pub enum PendingUpdate {
 /// }
 /// ```
 pub trait PushOutbox: Send + Sync + 'static {
-    /// Writes down `held`, the deliveries of task `task_id` in the order they are to be
-    /// sent, as held by this instance. Answers an id per delivery, in the same order:
-    /// `None` for one whose config no longer exists (it is not to be sent).
+    /// Writes down `held`, deliveries of one or more tasks, each webhook's in the order they
+    /// are to be sent, as held by this instance. Answers an id per delivery, in the same
+    /// order: `None` for one whose config no longer exists (it is not to be sent).
     ///
     /// # Errors
     ///
     /// [`StoreError`] when nothing could be written (the caller may still send them).
     fn hold<'a>(
         &'a self,
-        task_id: &'a str,
         held: &'a [Held<'a>],
     ) -> BoxFuture<'a, Result<Vec<Option<i64>>, StoreError>>;
 

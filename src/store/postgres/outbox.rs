@@ -63,10 +63,11 @@ pub(super) async fn owe_final_update(db: &Session, task_id: &str) -> Result<(), 
 }
 
 impl Inner {
-    async fn hold(&self, task_id: &str, held: &[Held<'_>]) -> Result<Vec<Option<i64>>, StoreError> {
+    async fn hold(&self, held: &[Held<'_>]) -> Result<Vec<Option<i64>>, StoreError> {
         if held.is_empty() {
             return Ok(Vec::new());
         }
+        let tasks: Vec<&str> = held.iter().map(|held| held.task_id).collect();
         let configs: Vec<&str> = held.iter().map(|held| held.config_id).collect();
         let types: Vec<&str> = held.iter().map(|held| held.content_type).collect();
         let bodies: Vec<&[u8]> = held.iter().map(|held| held.body).collect();
@@ -74,33 +75,38 @@ impl Inner {
         let rows = db
             .bounded(db.query(
                 "INSERT INTO a2ui_push_outbox (task_id, config_id, instance, content_type, body)
-                 SELECT $1, u.config_id, $2, u.content_type, u.body
-                 FROM UNNEST($3::text[], $4::text[], $5::bytea[])
-                    WITH ORDINALITY AS u(config_id, content_type, body, n)
+                 SELECT u.task_id, u.config_id, $1, u.content_type, u.body
+                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::bytea[])
+                    WITH ORDINALITY AS u(task_id, config_id, content_type, body, n)
                  WHERE EXISTS (SELECT 1 FROM a2ui_push_configs c
-                    WHERE c.task_id = $1 AND c.id = u.config_id)
+                    WHERE c.task_id = u.task_id AND c.id = u.config_id)
                  ORDER BY u.n
-                 RETURNING id, config_id",
-                &[&task_id, &self.instance, &configs, &types, &bodies],
+                 RETURNING id, task_id, config_id",
+                &[&self.instance, &tasks, &configs, &types, &bodies],
             ))
             .await?;
         // Ids grow in the order the rows were inserted, which is `held`'s order; a config
         // deleted meanwhile has none of its rows inserted.
-        let mut ids: Vec<(i64, String)> = Vec::with_capacity(rows.len());
+        let mut ids: Vec<(i64, String, String)> = Vec::with_capacity(rows.len());
         for row in rows {
             ids.push((
                 row.try_get(0).map_err(pg_error)?,
                 row.try_get(1).map_err(pg_error)?,
+                row.try_get(2).map_err(pg_error)?,
             ));
         }
-        ids.sort_unstable_by_key(|(id, _)| *id);
-        let mut by_config: HashMap<String, VecDeque<i64>> = HashMap::new();
-        for (id, config) in ids {
-            by_config.entry(config).or_default().push_back(id);
+        ids.sort_unstable_by_key(|(id, _, _)| *id);
+        let mut by_webhook: HashMap<(String, String), VecDeque<i64>> = HashMap::new();
+        for (id, task, config) in ids {
+            by_webhook.entry((task, config)).or_default().push_back(id);
         }
         Ok(held
             .iter()
-            .map(|held| by_config.get_mut(held.config_id)?.pop_front())
+            .map(|held| {
+                by_webhook
+                    .get_mut(&(held.task_id.to_owned(), held.config_id.to_owned()))?
+                    .pop_front()
+            })
             .collect())
     }
 
@@ -193,10 +199,9 @@ impl Inner {
 impl PushOutbox for PostgresStore {
     fn hold<'a>(
         &'a self,
-        task_id: &'a str,
         held: &'a [Held<'a>],
     ) -> BoxFuture<'a, Result<Vec<Option<i64>>, StoreError>> {
-        Box::pin(self.inner.hold(task_id, held))
+        Box::pin(self.inner.hold(held))
     }
 
     fn release<'a>(&'a self, ids: &'a [i64]) -> BoxFuture<'a, Result<(), StoreError>> {
