@@ -258,7 +258,10 @@ async fn a_postgres_database_written_by_the_older_format_reads_back_and_is_rewri
         .await
         .unwrap()
         .get(0);
-    assert_eq!(version, 4, "format 1, the caller column, then push configs");
+    assert_eq!(
+        version, 5,
+        "format 1, the caller column, push configs, then watch announcements"
+    );
     let kept = |id: &'static str| {
         let client = &client;
         async move {

@@ -13,7 +13,8 @@
 //!
 //! When the store is shared ([`TaskStore::cluster`]), a task that does not run here may run
 //! on another instance: subscribing watches its events through the cluster, canceling asks
-//! the instance that runs it, and every local event is published for the others.
+//! the instance that runs it, and a local run's state changes are published for the others,
+//! its chunks too while another instance watches it (see [`crate::store::Cluster::run`]).
 //!
 //! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
 //! the agent stops at its next `.await`.
@@ -274,9 +275,10 @@ impl TaskManager {
     /// webhooks.
     pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
         let event = delivery.as_ref().map(Delivery::event);
+        let published = delivery.as_ref().and_then(Delivery::published);
         running.deliver(delivery).await;
         self.push_event(running, event.as_ref());
-        self.publish(event).await;
+        self.publish(published).await;
     }
 
     /// Hands `event` of `running` to its webhooks, if it has some (or may: with a shared

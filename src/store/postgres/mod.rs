@@ -4,7 +4,9 @@
 //! as one server. Every instance reads and writes the same `a2ui_tasks` table, so any of them
 //! answers `tasks/get` and `ListTasks` (in SQL, with the same paging as the other stores) for
 //! any task. What the table cannot carry, live events and cancel requests, goes through
-//! LISTEN/NOTIFY (see `notify`), offered to the task manager as a [`Cluster`]. Continuing
+//! LISTEN/NOTIFY (see `notify`), offered to the task manager as a [`Cluster`]. A running
+//! task's chunks are sent only while another instance watches it: watchers announce
+//! themselves in `a2ui_watchers` and on a channel the runner listens to. Continuing
 //! and canceling are serialized across instances by a compare-and-set on the task's status
 //! ([`TaskStore::replace`]).
 //!
@@ -116,6 +118,7 @@ impl PostgresBuilder {
             lease: self.lease,
             clock: Arc::new(SystemClock),
             watchers: Mutex::new(HashMap::new()),
+            interest: notify::Interest::default(),
             cancels: Mutex::new(Some(cancel_receiver)),
             unsaved: Mutex::new(HashMap::new()),
         });
@@ -151,6 +154,8 @@ struct Inner {
     clock: Arc<dyn Clock>,
     /// Watchers of tasks running elsewhere, by task id.
     watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
+    /// Which runs here other instances watch (see `notify::interest`).
+    interest: notify::Interest,
     /// Cancel requests for the manager, until it takes them.
     cancels: Mutex<Option<mpsc::Receiver<String>>>,
     /// Tasks this instance settled while the database was out of reach, by id: written
