@@ -29,7 +29,11 @@
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`) it
 //! runs a few streams of a short reply as a smoke check. Run it with
 //! `scripts/bench-streams.sh`, which raises the open-file limit. `--serve AGENT` and `--model`
-//! run one side alone (for a profiler). `BENCH_COALESCE_MS` sets the server's chunk
+//! run one side alone (for a profiler); `--serve AGENT --store URL` keeps the tasks in
+//! PostgreSQL (with the `postgres` feature). `--scale-out URL` runs the scale-out check
+//! instead (see `streams::scale_out`, and `scripts/bench-scale-out.sh`, which starts a
+//! throwaway PostgreSQL for it): `BENCH_SCALE_STREAMS` streams (default 200) on each of two
+//! instances, `BENCH_COMPONENTS` default 40 there. `BENCH_COALESCE_MS` sets the server's chunk
 //! coalescing window, when it has one.
 
 mod common;
@@ -48,7 +52,7 @@ use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::request::Request;
-use a2ui_agent::server::{A2uiServer, Limits};
+use a2ui_agent::server::{A2uiServer, Limits, ServerBuilder};
 use axum::body::{Body, Bytes};
 use futures::StreamExt;
 use serde_json::json;
@@ -68,8 +72,25 @@ fn main() -> ExitCode {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     if let Some(agent) = flag(&args, "--serve") {
-        serve(&agent, components, flag(&args, "--model-url"));
+        let options = Options {
+            store: flag(&args, "--store"),
+        };
+        serve(&agent, components, flag(&args, "--model-url"), options);
         return ExitCode::SUCCESS;
+    }
+    if let Some(database) = flag(&args, "--scale-out") {
+        let (soft, _) = procs::raise_open_files();
+        println!("open-file limit: {soft}");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let lost = !runtime.block_on(scale_out(database));
+        return if lost {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     if args.iter().any(|a| a == "--model") {
         model(components);
@@ -110,9 +131,15 @@ fn catalog_id() -> &'static str {
 
 // ---- the sides ------------------------------------------------------------------------------
 
+/// How `--serve` sets the server up besides its agent.
+struct Options {
+    /// `--store URL`: the PostgreSQL database the tasks are kept in.
+    store: Option<String>,
+}
+
 /// `--serve closure|connector|silent|demo`: our server on one runtime worker, until stdin
 /// closes.
-fn serve(agent: &str, components: usize, model_url: Option<String>) {
+fn serve(agent: &str, components: usize, model_url: Option<String>, options: Options) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -126,31 +153,37 @@ fn serve(agent: &str, components: usize, model_url: Option<String>) {
                 let connector = OpenAiChat::builder(url, "bench")
                     .build()
                     .expect("the connector");
-                run_server(connector).await;
+                run_server(connector, options).await;
             }
             "silent" => {
-                run_server(|_: Request| async {
-                    Ok::<_, AgentError>(Reply::stream(futures::stream::pending::<String>()))
-                })
+                run_server(
+                    |_: Request| async {
+                        Ok::<_, AgentError>(Reply::stream(futures::stream::pending::<String>()))
+                    },
+                    options,
+                )
                 .await
             }
-            "demo" => run_server(demo::RestaurantFinder::default()).await,
+            "demo" => run_server(demo::RestaurantFinder::default(), options).await,
             _ => {
-                run_server(move |_: Request| {
-                    let chunks = chunks.clone();
-                    async move {
-                        Ok::<_, AgentError>(Reply::stream(
-                            paced(chunks, PAUSE).map(Ok::<_, AgentError>),
-                        ))
-                    }
-                })
+                run_server(
+                    move |_: Request| {
+                        let chunks = chunks.clone();
+                        async move {
+                            Ok::<_, AgentError>(Reply::stream(
+                                paced(chunks, PAUSE).map(Ok::<_, AgentError>),
+                            ))
+                        }
+                    },
+                    options,
+                )
                 .await
             }
         }
     });
 }
 
-async fn run_server(agent: impl Agent) {
+async fn run_server(agent: impl Agent, options: Options) {
     let listener = a2ui_agent::server::bind("127.0.0.1:0".parse().expect("an address"), 8192)
         .expect("a listener");
     let url = format!("http://{}/", listener.local_addr().expect("its address"));
@@ -164,14 +197,34 @@ async fn run_server(agent: impl Agent) {
     let server = A2uiServer::builder(AgentCard::builder("bench").url(&url).build(), agent)
         .generator(Generator::v0_9())
         .limits(limits)
-        .cancel_on_disconnect(true)
-        .build()
-        .expect("the server");
+        .cancel_on_disconnect(true);
+    let server = with_store(server, options.store).await;
+    let server = server.build().expect("the server");
     println!("listening on {url}");
     exit_with_stdin();
     if let Err(error) = server.serve(listener).await {
         eprintln!("the server stopped: {error}");
     }
+}
+
+/// `builder` with its tasks in the PostgreSQL database at `store`, if given.
+#[cfg(feature = "postgres")]
+async fn with_store(builder: ServerBuilder, store: Option<String>) -> ServerBuilder {
+    match store {
+        Some(url) => builder.store(
+            a2ui_agent::store::PostgresStore::builder(url)
+                .connect()
+                .await
+                .expect("the PostgreSQL store"),
+        ),
+        None => builder,
+    }
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn with_store(builder: ServerBuilder, store: Option<String>) -> ServerBuilder {
+    assert!(store.is_none(), "--store needs the postgres feature");
+    builder
 }
 
 /// The bench holds our stdin: when it goes away, so do we.
@@ -340,7 +393,7 @@ async fn level_of(
     // opening does not decide the latency of the streams already open.
     let ramp = Duration::from_secs_f64((streams as f64 / 500.0).max(1.0));
     let plan = Plan {
-        url: server.url.clone(),
+        urls: vec![server.url.clone()],
         streams,
         ramp,
         settle: Duration::from_secs(2),
@@ -487,6 +540,24 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         );
         println!("streams bench smoke check passed (run scripts/bench-streams.sh for figures)");
     }
+}
+
+/// `--scale-out URL`: the scale-out check on the PostgreSQL database at `database`.
+async fn scale_out(database: String) -> bool {
+    let components = common::knob("BENCH_COMPONENTS", 40, 20);
+    let reply = reply::reply(components, catalog_id());
+    streams::scale_out::run(streams::scale_out::Check {
+        database,
+        per_instance: common::knob("BENCH_SCALE_STREAMS", 200, 5),
+        components,
+        chunks: reply.chunks.len(),
+        pause: PAUSE,
+        stamped: Arc::new(reply.stamped),
+        protocol: Protocol::from_env(),
+        extension_uri: ProtocolVersion::V0_9.extension_uri().to_owned(),
+        catalog_id: catalog_id().to_owned(),
+    })
+    .await
 }
 
 /// The most streams of `label` a level carried (no errors, p99 within target); 0 if none.
