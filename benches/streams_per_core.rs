@@ -33,8 +33,10 @@
 //! PostgreSQL (with the `postgres` feature). `--scale-out URL` runs the scale-out check
 //! instead (see `streams::scale_out`, and `scripts/bench-scale-out.sh`, which starts a
 //! throwaway PostgreSQL for it): `BENCH_SCALE_STREAMS` streams (default 200) on each of two
-//! instances, `BENCH_COMPONENTS` default 40 there. `BENCH_COALESCE_MS` sets the server's chunk
-//! coalescing window, when it has one.
+//! instances, `BENCH_COMPONENTS` default 40 there. `BENCH_COALESCE_MS=0,1,2,5` runs, instead
+//! of the levels, the latency/CPU curve of the server's coalescing window
+//! (`ServerBuilder::coalesce_window`), closure and connector at `BENCH_COALESCE_STREAMS`
+//! (default 1000).
 
 mod common;
 #[allow(dead_code, unreachable_pub)]
@@ -74,6 +76,11 @@ fn main() -> ExitCode {
     if let Some(agent) = flag(&args, "--serve") {
         let options = Options {
             store: flag(&args, "--store"),
+            coalesce: Duration::from_millis(
+                flag(&args, "--coalesce-ms")
+                    .and_then(|ms| ms.parse().ok())
+                    .unwrap_or(0),
+            ),
         };
         serve(&agent, components, flag(&args, "--model-url"), options);
         return ExitCode::SUCCESS;
@@ -135,6 +142,8 @@ fn catalog_id() -> &'static str {
 struct Options {
     /// `--store URL`: the PostgreSQL database the tasks are kept in.
     store: Option<String>,
+    /// `--coalesce-ms MS`: the server's coalescing window.
+    coalesce: Duration,
 }
 
 /// `--serve closure|connector|silent|demo`: our server on one runtime worker, until stdin
@@ -197,7 +206,8 @@ async fn run_server(agent: impl Agent, options: Options) {
     let server = A2uiServer::builder(AgentCard::builder("bench").url(&url).build(), agent)
         .generator(Generator::v0_9())
         .limits(limits)
-        .cancel_on_disconnect(true);
+        .cancel_on_disconnect(true)
+        .coalesce_window(options.coalesce);
     let server = with_store(server, options.store).await;
     let server = server.build().expect("the server");
     println!("listening on {url}");
@@ -432,11 +442,18 @@ async fn level_of(
 
 /// Ours with `agent`, fresh for each level.
 fn ours(agent: &str, setup: &Setup, core: usize) -> Process {
+    ours_coalescing(agent, setup, core, 0)
+}
+
+/// [`ours`] with a coalescing window of `coalesce_ms`.
+fn ours_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize) -> Process {
     let mut args = vec![
         "--serve".to_owned(),
         agent.to_owned(),
         "--components".to_owned(),
         setup.components.to_string(),
+        "--coalesce-ms".to_owned(),
+        coalesce_ms.to_string(),
     ];
     if agent == "connector" {
         if let Some(model) = &setup.model {
@@ -478,6 +495,15 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         stamped: Arc::new(reply.stamped),
         model: Some(Process::this("model", &model_args, load_cores)),
     };
+    if let Ok(windows) = std::env::var("BENCH_COALESCE_MS") {
+        let windows: Vec<usize> = windows
+            .split(',')
+            .filter_map(|ms| ms.trim().parse().ok())
+            .collect();
+        coalescing_curve(&setup, server_core, &windows).await;
+        let _ = std::fs::remove_file(&chunks_file);
+        return;
+    }
     let (levels, py_levels) = if measuring {
         (
             env_list("BENCH_STREAMS", "100,1000,5000"),
@@ -539,6 +565,35 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
             "no stamp reached a client"
         );
         println!("streams bench smoke check passed (run scripts/bench-streams.sh for figures)");
+    }
+}
+
+/// `BENCH_COALESCE_MS=0,1,2,5`: instead of the levels, the latency/CPU curve of the server's
+/// coalescing window, closure and connector at `BENCH_COALESCE_STREAMS` streams (default
+/// 1000).
+async fn coalescing_curve(setup: &Setup, core: usize, windows: &[usize]) {
+    let streams = common::knob("BENCH_COALESCE_STREAMS", 1000, 5);
+    header();
+    let mut rows = Vec::new();
+    for &ms in windows {
+        for agent in ["closure", "connector"] {
+            let server = ours_coalescing(agent, setup, core, ms);
+            let row = level(setup, &server, &format!("{agent} window {ms} ms"), streams).await;
+            row.print();
+            rows.push(row);
+        }
+    }
+    println!("\ncoalescing window at {streams} streams:");
+    for row in &rows {
+        println!(
+            "  {:<24} p50 {:>6.2} ms, p99 {:>6.2} ms, {:>6.1} us of server CPU per chunk, {:>6.0} SSE events/s, {} errors",
+            row.server,
+            row.outcome.percentile_ms(0.5),
+            row.outcome.percentile_ms(0.99),
+            row.us_per_chunk(),
+            row.outcome.frames as f64 / row.seconds,
+            row.errors()
+        );
     }
 }
 
