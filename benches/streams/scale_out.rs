@@ -5,7 +5,8 @@
 //! every stream ended after its final event, and every task is stored as the agent left it
 //! (waiting for input: the closure's reply ends the turn), none running, failed or canceled
 //! (asked of the shared table through one instance's `ListTasks`, before and after, so an
-//! old database does not count).
+//! old database does not count). With the `postgres` feature it also counts the task
+//! events notified between the instances while it runs (a connection of its own listens).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +65,7 @@ pub async fn run(check: Check) -> bool {
     procs::pin_to(&(0..count).collect::<Vec<_>>());
     let http = reqwest::Client::new();
     let before = stored(&http, &instances[0].url).await;
+    let notes = notes::listen(&check.database).await;
     let total = check.per_instance * instances.len();
     let reply_time = check.pause * check.chunks as u32;
     println!(
@@ -99,6 +101,7 @@ pub async fn run(check: Check) -> bool {
     })
     .await;
     let after = stored(&http, &instances[0].url).await;
+    notes::report(notes);
     // Nearly every chunk of every stream falls in the window (it opens a second after the
     // last stream did); a chunk costs the instance that runs its task.
     let chunks_each = (check.per_instance * check.chunks) as f64;
@@ -177,4 +180,79 @@ async fn stored(http: &reqwest::Client, url: &str) -> Vec<i64> {
         counts.push(answer["result"]["totalSize"].as_i64().unwrap_or(-1));
     }
     counts
+}
+
+/// Counting the task events the instances notify each other of.
+#[cfg(feature = "postgres")]
+mod notes {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use futures::StreamExt;
+    use tokio_postgres::AsyncMessage;
+
+    /// Events notified, and how many of them were chunks (`working` with a message).
+    #[derive(Default)]
+    pub struct Counts {
+        all: AtomicU64,
+        chunks: AtomicU64,
+    }
+
+    /// A connection listening on the events channel, and what it counted.
+    pub struct Listening {
+        counts: Arc<Counts>,
+        _client: tokio_postgres::Client,
+    }
+
+    /// Listens on the events channel of the database at `url`; `None` when it cannot.
+    pub async fn listen(url: &str) -> Option<Listening> {
+        let (client, mut connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .map_err(|error| eprintln!("scale-out: cannot listen for events: {error}"))
+            .ok()?;
+        let counts = Arc::new(Counts::default());
+        let counting = counts.clone();
+        tokio::spawn(async move {
+            let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+            while let Some(Ok(message)) = messages.next().await {
+                if let AsyncMessage::Notification(note) = message {
+                    counting.all.fetch_add(1, Ordering::Relaxed);
+                    let payload = note.payload();
+                    if payload.contains("\"state\":\"working\"") && payload.contains("\"parts\"") {
+                        counting.chunks.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+        client
+            .batch_execute("LISTEN a2ui_events")
+            .await
+            .map_err(|error| eprintln!("scale-out: cannot listen for events: {error}"))
+            .ok()?;
+        Some(Listening {
+            counts,
+            _client: client,
+        })
+    }
+
+    /// Prints what was counted.
+    pub fn report(listening: Option<Listening>) {
+        if let Some(Listening { counts, .. }) = listening {
+            println!(
+                "  task events notified between the instances: {}, of which chunks {}",
+                counts.all.load(Ordering::Relaxed),
+                counts.chunks.load(Ordering::Relaxed)
+            );
+        }
+    }
+}
+
+/// Without the `postgres` feature nothing is counted.
+#[cfg(not(feature = "postgres"))]
+mod notes {
+    pub async fn listen(_url: &str) -> Option<()> {
+        None
+    }
+
+    pub fn report(_counts: Option<()>) {}
 }
