@@ -3,9 +3,9 @@
 //! a connection of the test's own that listens on the events channel), only the task's
 //! state changes; a second instance's `SubscribeToTask` still gets every chunk made after it
 //! subscribed, the same as the client of the instance that runs the task. Underneath: a
-//! runner has heard of a watcher by the time the watcher's `watch` returns, a continued
-//! task's runner finds the watchers that came while it waited for input, and a watch that
-//! ended is forgotten. Skipped without PostgreSQL (see `support::postgres`).
+//! runner has heard of a watcher by the time the watcher's `watch` returns (one on its own
+//! instance too), a continued task's runner finds the watchers that came while it waited
+//! for input, and a watch that ended is forgotten. Skipped without PostgreSQL (see `support::postgres`).
 #![cfg(feature = "cli")]
 
 mod support;
@@ -263,6 +263,10 @@ async fn a_runner_has_heard_of_a_watcher_by_the_time_its_watch_returns() {
         .await
         .unwrap();
     assert!(!other.is_watched());
+    // Until a subscriber on the runner's own instance follows it through the channel (it
+    // came as the run started, before the task manager knew of it).
+    let _own = runs.watch("alone").await.unwrap();
+    assert!(other.is_watched(), "a watcher on the runner's instance");
 }
 
 #[tokio::test]

@@ -103,9 +103,10 @@ pub trait Cluster: Send + Sync + 'static {
         Watched::always()
     }
 
-    /// Whether some other instance announced that it watches task `id` before this
-    /// instance stored it as running again (a continuation: watchers may have come while it
-    /// waited for input). Called after that write; the default: `true`.
+    /// Whether a watcher (on any instance sharing the store, this one included) announced
+    /// that it follows task `id` before this instance stored it as running again (a
+    /// continuation: watchers may have come while it waited for input). Called after that
+    /// write; the default: `true`.
     ///
     /// # Errors
     ///

@@ -28,6 +28,10 @@
 //! after it (the watcher finds the task running and waits for the answer). An announcement
 //! heard before the run registered is in the table the runner reads after.
 //!
+//! A watcher on the runner's own instance (a subscriber that came just as a continuation
+//! started here, so the task manager found no run and went through the channel) counts like
+//! any other: the runner marks the run watched itself, and reads its own rows too.
+//!
 //! How far it holds: while both instances' listening connections are up and the runner
 //! answers within [`ACK_WAIT`]. A runner that does not answer in time (it died: its lease
 //! sweep publishes the final update; it is overloaded) lets the watcher go on anyway, and
@@ -121,12 +125,14 @@ impl Inner {
         Watched::new(flag, registration)
     }
 
-    /// Whether another instance announced a watch of task `id` (its row is kept).
+    /// Whether an instance announced a watch of task `id` (its row is kept). This one's
+    /// count too: a subscriber here that found the task not running follows it through the
+    /// channel like any other watcher.
     pub(in super::super) async fn announced(&self, id: &str) -> Result<bool, StoreError> {
         let db = self.conn.session()?;
         db.bounded(db.query_one(
-            "SELECT EXISTS (SELECT 1 FROM a2ui_watchers WHERE task_id = $1 AND instance <> $2)",
-            &[&id, &self.instance],
+            "SELECT EXISTS (SELECT 1 FROM a2ui_watchers WHERE task_id = $1)",
+            &[&id],
         ))
         .await?
         .try_get(0)
@@ -171,9 +177,17 @@ impl Inner {
             .await?
             .try_get(0)
             .map_err(pg_error)?;
-        let Some(runner) = runner.filter(|runner| *runner != self.instance) else {
+        let Some(runner) = runner else {
             return Ok(());
         };
+        if runner == self.instance {
+            // The run is ours: it started after the task manager looked for it. Its
+            // subscriber here hears it through the channel too, so it is watched.
+            if let Some(flag) = locked(&self.interest.runs).get(id) {
+                flag.store(true, Ordering::Release);
+            }
+            return Ok(());
+        }
         if tokio::time::timeout(ACK_WAIT, answer).await.is_err() {
             tracing::debug!(task_id = id, %runner,
                 "the instance running the task did not answer a watch in time; going on");
@@ -196,15 +210,13 @@ impl Inner {
             }
             return;
         }
-        if note.watcher == self.instance {
-            return;
-        }
         if let Some(flag) = locked(&self.interest.runs).get(&note.task_id) {
             flag.store(true, Ordering::Release);
         }
         // The runner the watcher found answers even when its run has ended since: the
-        // final update went out before the run's registration did.
-        if note.runner.as_deref() != Some(&*self.instance) {
+        // final update went out before the run's registration did. A watcher here waits
+        // for no answer.
+        if note.runner.as_deref() != Some(&*self.instance) || note.watcher == self.instance {
             return;
         }
         let answer = WatchNote {
@@ -231,9 +243,8 @@ impl Inner {
         let db = self.conn.session()?;
         let rows = db
             .bounded(db.query(
-                "SELECT DISTINCT task_id FROM a2ui_watchers
-                 WHERE task_id = ANY($1) AND instance <> $2",
-                &[&ids, &self.instance],
+                "SELECT DISTINCT task_id FROM a2ui_watchers WHERE task_id = ANY($1)",
+                &[&ids],
             ))
             .await?;
         let runs = locked(&self.interest.runs);
