@@ -29,8 +29,14 @@
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`) it
 //! runs a few streams of a short reply as a smoke check. Run it with
 //! `scripts/bench-streams.sh`, which raises the open-file limit. `--serve AGENT` and `--model`
-//! run one side alone (for a profiler). `BENCH_COALESCE_MS` sets the server's chunk
-//! coalescing window, when it has one.
+//! run one side alone (for a profiler); `--serve AGENT --store URL` keeps the tasks in
+//! PostgreSQL (with the `postgres` feature). `--scale-out URL` runs the scale-out check
+//! instead (see `streams::scale_out`, and `scripts/bench-scale-out.sh`, which starts a
+//! throwaway PostgreSQL for it): `BENCH_SCALE_STREAMS` streams (default 200) on each of two
+//! instances, `BENCH_COMPONENTS` default 40 there. `BENCH_COALESCE_MS=0,1,2,5` runs, instead
+//! of the levels, the latency/CPU curve of the server's coalescing window
+//! (`ServerBuilder::coalesce_window`), closure and connector at `BENCH_COALESCE_STREAMS`
+//! (default 1000).
 
 mod common;
 #[allow(dead_code, unreachable_pub)]
@@ -42,20 +48,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::ProtocolVersion;
-use a2ui_agent::agent::{Agent, AgentError, Reply};
-use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::request::Request;
-use a2ui_agent::server::{A2uiServer, Limits};
-use axum::body::{Body, Bytes};
-use futures::StreamExt;
-use serde_json::json;
 
 use streams::client::{self, Outcome, Plan, Protocol};
 use streams::procs::{self, Process};
-use streams::reply::{self, paced};
+use streams::reply;
+use streams::sides::{self, Options};
 
 /// The pause before each model chunk.
 const PAUSE: Duration = Duration::from_millis(20);
@@ -68,11 +66,33 @@ fn main() -> ExitCode {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     if let Some(agent) = flag(&args, "--serve") {
-        serve(&agent, components, flag(&args, "--model-url"));
+        let options = Options {
+            store: flag(&args, "--store"),
+            coalesce: Duration::from_millis(
+                flag(&args, "--coalesce-ms")
+                    .and_then(|ms| ms.parse().ok())
+                    .unwrap_or(0),
+            ),
+        };
+        sides::serve(&agent, components, flag(&args, "--model-url"), options);
         return ExitCode::SUCCESS;
     }
+    if let Some(database) = flag(&args, "--scale-out") {
+        let (soft, _) = procs::raise_open_files();
+        println!("open-file limit: {soft}");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let lost = !runtime.block_on(scale_out(database));
+        return if lost {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
     if args.iter().any(|a| a == "--model") {
-        model(components);
+        sides::model(components);
         return ExitCode::SUCCESS;
     }
     let (soft, hard) = procs::raise_open_files();
@@ -106,133 +126,6 @@ fn env_list(name: &str, default: &str) -> Vec<usize> {
 
 fn catalog_id() -> &'static str {
     ProtocolVersion::V0_9.basic_catalog_id()
-}
-
-// ---- the sides ------------------------------------------------------------------------------
-
-/// `--serve closure|connector|silent|demo`: our server on one runtime worker, until stdin
-/// closes.
-fn serve(agent: &str, components: usize, model_url: Option<String>) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let chunks = Arc::new(reply::reply(components, catalog_id()).chunks);
-    runtime.block_on(async move {
-        match agent {
-            "connector" => {
-                let url = model_url.expect("--model-url for the connector");
-                let connector = OpenAiChat::builder(url, "bench")
-                    .build()
-                    .expect("the connector");
-                run_server(connector).await;
-            }
-            "silent" => {
-                run_server(|_: Request| async {
-                    Ok::<_, AgentError>(Reply::stream(futures::stream::pending::<String>()))
-                })
-                .await
-            }
-            "demo" => run_server(demo::RestaurantFinder::default()).await,
-            _ => {
-                run_server(move |_: Request| {
-                    let chunks = chunks.clone();
-                    async move {
-                        Ok::<_, AgentError>(Reply::stream(
-                            paced(chunks, PAUSE).map(Ok::<_, AgentError>),
-                        ))
-                    }
-                })
-                .await
-            }
-        }
-    });
-}
-
-async fn run_server(agent: impl Agent) {
-    let listener = a2ui_agent::server::bind("127.0.0.1:0".parse().expect("an address"), 8192)
-        .expect("a listener");
-    let url = format!("http://{}/", listener.local_addr().expect("its address"));
-    // Measures capacity, not overload control: thousands of streams from one client.
-    let limits = Limits {
-        max_connections: 1_000_000,
-        max_running_tasks: 1_000_000,
-        max_running_tasks_per_client: 1_000_000,
-        ..Limits::default()
-    };
-    let server = A2uiServer::builder(AgentCard::builder("bench").url(&url).build(), agent)
-        .generator(Generator::v0_9())
-        .limits(limits)
-        .cancel_on_disconnect(true)
-        .build()
-        .expect("the server");
-    println!("listening on {url}");
-    exit_with_stdin();
-    if let Err(error) = server.serve(listener).await {
-        eprintln!("the server stopped: {error}");
-    }
-}
-
-/// The bench holds our stdin: when it goes away, so do we.
-fn exit_with_stdin() {
-    std::thread::spawn(|| {
-        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        std::process::exit(0);
-    });
-}
-
-/// `--model`: the fake OpenAI-compatible server. Each request is answered with the reply's
-/// chunks as chat-completion chunk events, paced and stamped, then the finish, usage and
-/// `[DONE]` events.
-fn model(components: usize) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let event = |delta: serde_json::Value, finish: Option<&str>| {
-        let chunk = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
-            "created": 1764500000, "model": "bench",
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]});
-        format!("data: {chunk}\n\n")
-    };
-    let chunks = reply::reply(components, catalog_id()).chunks;
-    let events: Arc<Vec<String>> = Arc::new(
-        std::iter::once(event(json!({"role": "assistant", "content": ""}), None))
-            .chain(chunks.iter().map(|c| event(json!({"content": c}), None)))
-            .chain([
-                event(json!({}), Some("stop")),
-                "data: {\"id\":\"b\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n".to_owned(),
-                "data: [DONE]\n\n".to_owned(),
-            ])
-            .collect(),
-    );
-    runtime.block_on(async move {
-        // The body is read whole: a server that answers without reading it resets the
-        // connection when it closes it.
-        let answer = move |_body: Bytes| {
-            let events = events.clone();
-            async move {
-                let stream =
-                    paced(events, PAUSE).map(|e| Ok::<_, std::convert::Infallible>(Bytes::from(e)));
-                axum::response::Response::builder()
-                    .header("content-type", "text/event-stream")
-                    .body(Body::from_stream(stream))
-                    .expect("a response")
-            }
-        };
-        let router = axum::Router::new().route("/v1/chat/completions", axum::routing::post(answer));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a listener");
-        println!(
-            "listening on http://{}/v1",
-            listener.local_addr().expect("its address")
-        );
-        exit_with_stdin();
-        let _ = axum::serve(listener, router).await;
-    });
 }
 
 // ---- the runs -------------------------------------------------------------------------------
@@ -340,7 +233,7 @@ async fn level_of(
     // opening does not decide the latency of the streams already open.
     let ramp = Duration::from_secs_f64((streams as f64 / 500.0).max(1.0));
     let plan = Plan {
-        url: server.url.clone(),
+        urls: vec![server.url.clone()],
         streams,
         ramp,
         settle: Duration::from_secs(2),
@@ -379,11 +272,18 @@ async fn level_of(
 
 /// Ours with `agent`, fresh for each level.
 fn ours(agent: &str, setup: &Setup, core: usize) -> Process {
+    ours_coalescing(agent, setup, core, 0)
+}
+
+/// [`ours`] with a coalescing window of `coalesce_ms`.
+fn ours_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize) -> Process {
     let mut args = vec![
         "--serve".to_owned(),
         agent.to_owned(),
         "--components".to_owned(),
         setup.components.to_string(),
+        "--coalesce-ms".to_owned(),
+        coalesce_ms.to_string(),
     ];
     if agent == "connector" {
         if let Some(model) = &setup.model {
@@ -425,6 +325,15 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         stamped: Arc::new(reply.stamped),
         model: Some(Process::this("model", &model_args, load_cores)),
     };
+    if let Ok(windows) = std::env::var("BENCH_COALESCE_MS") {
+        let windows: Vec<usize> = windows
+            .split(',')
+            .filter_map(|ms| ms.trim().parse().ok())
+            .collect();
+        coalescing_curve(&setup, server_core, &windows).await;
+        let _ = std::fs::remove_file(&chunks_file);
+        return;
+    }
     let (levels, py_levels) = if measuring {
         (
             env_list("BENCH_STREAMS", "100,1000,5000"),
@@ -487,6 +396,53 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         );
         println!("streams bench smoke check passed (run scripts/bench-streams.sh for figures)");
     }
+}
+
+/// `BENCH_COALESCE_MS=0,1,2,5`: instead of the levels, the latency/CPU curve of the server's
+/// coalescing window, closure and connector at `BENCH_COALESCE_STREAMS` streams (default
+/// 1000).
+async fn coalescing_curve(setup: &Setup, core: usize, windows: &[usize]) {
+    let streams = common::knob("BENCH_COALESCE_STREAMS", 1000, 5);
+    header();
+    let mut rows = Vec::new();
+    for &ms in windows {
+        for agent in ["closure", "connector"] {
+            let server = ours_coalescing(agent, setup, core, ms);
+            let row = level(setup, &server, &format!("{agent} window {ms} ms"), streams).await;
+            row.print();
+            rows.push(row);
+        }
+    }
+    println!("\ncoalescing window at {streams} streams:");
+    for row in &rows {
+        println!(
+            "  {:<24} p50 {:>6.2} ms, p99 {:>6.2} ms, {:>6.1} us of server CPU per chunk, {:>6.0} SSE events/s, {} errors",
+            row.server,
+            row.outcome.percentile_ms(0.5),
+            row.outcome.percentile_ms(0.99),
+            row.us_per_chunk(),
+            row.outcome.frames as f64 / row.seconds,
+            row.errors()
+        );
+    }
+}
+
+/// `--scale-out URL`: the scale-out check on the PostgreSQL database at `database`.
+async fn scale_out(database: String) -> bool {
+    let components = common::knob("BENCH_COMPONENTS", 40, 20);
+    let reply = reply::reply(components, catalog_id());
+    streams::scale_out::run(streams::scale_out::Check {
+        database,
+        per_instance: common::knob("BENCH_SCALE_STREAMS", 200, 5),
+        components,
+        chunks: reply.chunks.len(),
+        pause: PAUSE,
+        stamped: Arc::new(reply.stamped),
+        protocol: Protocol::from_env(),
+        extension_uri: ProtocolVersion::V0_9.extension_uri().to_owned(),
+        catalog_id: catalog_id().to_owned(),
+    })
+    .await
 }
 
 /// The most streams of `label` a level carried (no errors, p99 within target); 0 if none.

@@ -6,6 +6,9 @@
 # issue 25 with its verdict; asserts nothing. Extra arguments go to the bench binary. Knobs:
 # BENCH_STREAMS, BENCH_PY_STREAMS, BENCH_PY_MODEL=1, BENCH_COMPONENTS, BENCH_SECONDS,
 # BENCH_IDLE_STREAMS, BENCH_DEMO_STREAMS, BENCH_PROTOCOL=0.3, A2UI_VENV (see the bench).
+# BENCH_COALESCE_MS=0,1,2,5 (with BENCH_COALESCE_STREAMS, default 1000) prints the curve of
+# the server's coalescing window instead of the levels. The two-instance PostgreSQL check is
+# scripts/bench-scale-out.sh.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -60,3 +60,34 @@ async fn the_serve_command_answers_a_client_without_a2ui_in_text() {
     );
     assert!(text_of(parts).contains("Sakura House"));
 }
+
+#[tokio::test]
+async fn a_coalescing_window_sends_the_same_reply_in_fewer_updates() {
+    // Chunks 2 ms apart: a 50 ms window gathers many of them into one update.
+    let mut servers = Vec::new();
+    for window in ["0", "50"] {
+        let command = serve_command(&[
+            "--min-delay-ms",
+            "2",
+            "--max-delay-ms",
+            "2",
+            "--coalesce-ms",
+            window,
+        ]);
+        let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+        servers.push((child, TestServer::external(url)));
+    }
+    let version = ProtocolVersion::V0_9;
+    let alone = servers[0].1.ask("message/stream", version, "Dinner?").await;
+    let joined = servers[1].1.ask("message/stream", version, "Dinner?").await;
+    assert_eq!(joined.last()["status"]["state"], "input-required");
+    let messages = a2ui_messages(&joined.reply_parts(), version);
+    assert_eq!(messages, a2ui_messages(&alone.reply_parts(), version));
+    Validator::basic(version).check_response(&messages).unwrap();
+    assert!(
+        joined.working_messages().len() < alone.working_messages().len(),
+        "{} updates with the window, {} without",
+        joined.working_messages().len(),
+        alone.working_messages().len()
+    );
+}

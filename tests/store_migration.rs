@@ -259,8 +259,8 @@ async fn a_postgres_database_written_by_the_older_format_reads_back_and_is_rewri
         .unwrap()
         .get(0);
     assert_eq!(
-        version, 5,
-        "format 1, the caller column, push configs, then the push outbox"
+        version, 6,
+        "format 1, the caller column, push configs, the push outbox, then watch announcements"
     );
     let kept = |id: &'static str| {
         let client = &client;

@@ -52,7 +52,8 @@ impl Protocol {
 
 /// What the load does.
 pub struct Plan {
-    pub url: String,
+    /// The servers: stream i goes to `urls[i % urls.len()]`.
+    pub urls: Vec<String>,
     pub streams: usize,
     /// Stream i is opened at `ramp * i / streams`.
     pub ramp: Duration,
@@ -82,6 +83,8 @@ pub struct Outcome {
     pub broken: u64,
     /// The first reason a stream broke, for the log.
     pub first_break: Option<String>,
+    /// Streams that ended after their final event (the task completed, or waits for input).
+    pub finished: u64,
 }
 
 impl Outcome {
@@ -103,6 +106,7 @@ struct One {
     chunks: u64,
     unopened: bool,
     broke: Option<String>,
+    finished: bool,
 }
 
 /// Runs `plan`; `probe(false)` is called as the window opens, `probe(true)` as it closes.
@@ -146,6 +150,7 @@ pub async fn run(plan: Plan, mut probe: impl FnMut(bool)) -> Outcome {
             outcome.broken += 1;
             outcome.first_break.get_or_insert(why);
         }
+        outcome.finished += u64::from(one.finished);
     }
     outcome.latencies_us.sort_unstable();
     outcome
@@ -161,7 +166,7 @@ async fn one(
 ) -> One {
     let mut result = One::default();
     let request = http
-        .post(&plan.url)
+        .post(&plan.urls[id % plan.urls.len()])
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
         .header("a2a-extensions", &plan.extension_uri)
@@ -200,6 +205,7 @@ async fn one(
     let mut last_in_window: Option<(usize, u64)> = None;
     let (opens_us, closes_us) = window_micros(opens, closes);
     let mut ended = false;
+    let mut finished = false;
     loop {
         let chunk = match tokio::time::timeout_at(closes, response.chunk()).await {
             Err(_) => break,
@@ -227,6 +233,15 @@ async fn one(
                 result.broke = Some("the task failed".into());
             }
         }
+        finished = finished
+            || [
+                b"TASK_STATE_COMPLETED".as_slice(),
+                b"TASK_STATE_INPUT_REQUIRED",
+                b"\"completed\"",
+                b"\"input-required\"",
+            ]
+            .iter()
+            .any(|state| contains(frames, state));
         if in_window {
             result.frames += (count(frames, b"\n\n") + count(frames, b"\n\r\n")) as u64;
         }
@@ -249,6 +264,7 @@ async fn one(
     if ended && seen < plan.stamped.len() && result.broke.is_none() {
         result.broke = Some("the stream ended before the reply".into());
     }
+    result.finished = ended && finished;
     let chunk_at = |ordinal: usize| match ordinal {
         0 => 0,
         k => plan.stamped.get(k - 1).copied().unwrap_or(0),

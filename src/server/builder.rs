@@ -40,6 +40,7 @@ pub struct ServerBuilder {
     max_history: usize,
     max_subscribers: usize,
     max_subscribers_per_caller: usize,
+    coalesce_window: Duration,
     tenants: Option<Vec<String>>,
     store: Option<Arc<dyn TaskStore>>,
     clock: Arc<dyn Clock>,
@@ -71,6 +72,7 @@ impl ServerBuilder {
             max_history: ServerBuilder::DEFAULT_MAX_HISTORY,
             max_subscribers: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS,
             max_subscribers_per_caller: ServerBuilder::DEFAULT_MAX_SUBSCRIBERS_PER_CALLER,
+            coalesce_window: ServerBuilder::DEFAULT_COALESCE_WINDOW,
             tenants: None,
             store: None,
             clock: Arc::new(SystemClock),
@@ -103,6 +105,7 @@ impl fmt::Debug for ServerBuilder {
                 "max_subscribers_per_caller",
                 &self.max_subscribers_per_caller,
             )
+            .field("coalesce_window", &self.coalesce_window)
             .field("tenants", &self.tenants)
             .field("limits", &self.limits)
             .field("allowed_hosts", &self.allowed_hosts)
@@ -133,6 +136,10 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_SUBSCRIBERS: usize = 16;
     /// The default of [`max_subscribers_per_caller`](Self::max_subscribers_per_caller).
     pub const DEFAULT_MAX_SUBSCRIBERS_PER_CALLER: usize = 32;
+    /// The default of [`coalesce_window`](Self::coalesce_window): none (see there why).
+    pub const DEFAULT_COALESCE_WINDOW: Duration = Duration::ZERO;
+    /// The longest [`coalesce_window`](Self::coalesce_window).
+    pub const MAX_COALESCE_WINDOW: Duration = Duration::from_secs(1);
 
     /// The extended agent card (default none): what `GetExtendedAgentCard` (and 0.3's
     /// `agent/getAuthenticatedExtendedCard`, and `GET /extendedAgentCard`) answer to callers
@@ -182,6 +189,18 @@ impl ServerBuilder {
     /// sees the kept ones in [`Request::history`](crate::request::Request::history).
     pub fn max_history(mut self, messages: usize) -> Self {
         self.max_history = messages.max(1);
+        self
+    }
+
+    /// How long a chunk of the agent's output waits for more before it is parsed and sent
+    /// (default none, at most [`MAX_COALESCE_WINDOW`](Self::MAX_COALESCE_WINDOW)). Chunks
+    /// that are already waiting are always read together (one parse, one update, one SSE
+    /// frame for all); a window also gathers those that arrive within it, at the cost of
+    /// that much latency and a timer per update. A model paced at one token every 20 ms or
+    /// more sends nothing within a few milliseconds, so the default is none: the streams
+    /// bench measures the curve (`BENCH_COALESCE_MS`).
+    pub fn coalesce_window(mut self, window: Duration) -> Self {
+        self.coalesce_window = window.min(Self::MAX_COALESCE_WINDOW);
         self
     }
 
@@ -429,6 +448,7 @@ impl ServerBuilder {
         )
         .with_max_history(self.max_history)
         .with_max_subscribers(self.max_subscribers)
+        .with_coalesce_window(self.coalesce_window)
         .with_repair(self.repair);
         let tasks = match &push {
             Some(pusher) => tasks.with_push(pusher.clone()),

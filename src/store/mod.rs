@@ -28,7 +28,7 @@ mod row;
 mod sqlite;
 mod wanted;
 
-pub use cluster::Cluster;
+pub use cluster::{Cluster, Watched};
 pub use error::StoreError;
 pub use memory::InMemoryStore;
 pub use outbox::{Adopted, Held, PendingUpdate, PushOutbox};

@@ -4,6 +4,7 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
+use std::time::Duration;
 
 use futures::future::FutureExt;
 use futures::stream::{CatchUnwind, StreamExt};
@@ -128,7 +129,7 @@ impl TaskManager {
                 "the agent asked to end the task in state {final_state}"
             )));
         }
-        let mut chunks = Chunks::new(events);
+        let mut chunks = Chunks::new(events, self.coalesce_window);
         while let Some(event) = chunks.next().await {
             let chunk = match event {
                 Ok(ReplyEvent::Text(chunk)) => chunk,
@@ -265,19 +266,22 @@ type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
 
 /// The agent's output as events: panics caught, and text chunks that are already waiting
 /// joined into one (one feed, one update and one SSE frame for all they complete, instead
-/// of one per chunk). Nothing waits for a chunk still to come, so no part is sent later than
-/// it would be alone; other events end a join and keep their place.
+/// of one per chunk). Without a coalescing `window` nothing waits for a chunk still to
+/// come, so no part is sent later than it would be alone; with one, a chunk also waits up
+/// to the window for more. Other events end a join and keep their place.
 struct Chunks {
     stream: CatchUnwind<AssertUnwindSafe<ReplyStream>>,
     /// An item (or the end) read ahead while joining chunks that were already waiting.
     ahead: Option<Option<Item>>,
+    window: Duration,
 }
 
 impl Chunks {
-    fn new(events: ReplyStream) -> Self {
+    fn new(events: ReplyStream, window: Duration) -> Self {
         Chunks {
             stream: AssertUnwindSafe(events).catch_unwind(),
             ahead: None,
+            window,
         }
     }
 
@@ -293,16 +297,80 @@ impl Chunks {
             Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
             Err(panic) => return Some(Err(Failure::Panic(panic))),
         };
+        // Until the window closes (at once without one), the next chunk joins this one.
+        let closes = tokio::time::Instant::now() + self.window;
         while chunk.len() < JOIN_READY_BYTES {
-            match self.stream.next().now_or_never() {
-                Some(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
-                Some(other) => {
+            let next = match self.stream.next().now_or_never() {
+                Some(next) => next,
+                None if self.window.is_zero() => break,
+                // `next` is cancel-safe: a chunk not in by then stays in the stream.
+                None => match tokio::time::timeout_at(closes, self.stream.next()).await {
+                    Ok(next) => next,
+                    Err(_) => break,
+                },
+            };
+            match next {
+                Some(Ok(Ok(ReplyEvent::Text(more)))) => chunk.push_str(&more),
+                other => {
                     self.ahead = Some(other);
                     break;
                 }
-                None => break,
             }
         }
         Some(Ok(ReplyEvent::Text(chunk)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures::StreamExt;
+
+    use super::*;
+
+    /// Chunks `a` and `b`, `gap` apart, then the end.
+    fn two_chunks(gap: Duration) -> ReplyStream {
+        futures::stream::iter(["a", "b"])
+            .then(move |text| async move {
+                if text == "b" {
+                    tokio::time::sleep(gap).await;
+                }
+                Ok(ReplyEvent::Text(text.to_owned()))
+            })
+            .boxed()
+    }
+
+    async fn texts(mut chunks: Chunks) -> Vec<String> {
+        let mut texts = Vec::new();
+        while let Some(event) = chunks.next().await {
+            match event {
+                Ok(ReplyEvent::Text(text)) => texts.push(text),
+                _ => panic!("not a text chunk"),
+            }
+        }
+        texts
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_chunk_waits_for_more_only_within_the_coalescing_window() {
+        let gap = Duration::from_millis(2);
+        let alone = Chunks::new(two_chunks(gap), Duration::ZERO);
+        assert_eq!(texts(alone).await, ["a", "b"], "no window: nothing waits");
+        let joined = Chunks::new(two_chunks(gap), Duration::from_millis(5));
+        assert_eq!(
+            texts(joined).await,
+            ["ab"],
+            "the second came within the window"
+        );
+        let late = Chunks::new(
+            two_chunks(Duration::from_millis(20)),
+            Duration::from_millis(5),
+        );
+        assert_eq!(
+            texts(late).await,
+            ["a", "b"],
+            "the second came after the window"
+        );
     }
 }

@@ -13,7 +13,8 @@
 //!
 //! When the store is shared ([`TaskStore::cluster`]), a task that does not run here may run
 //! on another instance: subscribing watches its events through the cluster, canceling asks
-//! the instance that runs it, and every local event is published for the others.
+//! the instance that runs it, and a local run's state changes are published for the others,
+//! its chunks too while another instance watches it (see [`crate::store::Cluster::run`]).
 //!
 //! Cancel drops the agent's future or stream (the runner `select!`s on the cancel signal), so
 //! the agent stops at its next `.await`.
@@ -24,6 +25,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 
@@ -52,6 +54,9 @@ pub(crate) struct TaskManager {
     pub(super) repair: RepairPolicy,
     /// The most stream subscribers one running task may have (at least 1).
     pub(super) max_subscribers: usize,
+    /// How long a chunk of agent output waits for more before it is fed (see
+    /// `answer::Chunks`).
+    pub(super) coalesce_window: Duration,
     /// The tasks running here. A `std` mutex: it is only held to look up, register or
     /// remove an entry, never across an `.await` (see [`TaskManager::running`]).
     running: Mutex<HashMap<String, Arc<Running>>>,
@@ -106,6 +111,7 @@ impl TaskManager {
             max_history: usize::MAX,
             repair: RepairPolicy::default(),
             max_subscribers: usize::MAX,
+            coalesce_window: Duration::ZERO,
             running: Mutex::new(HashMap::new()),
             watchers: RunWatchers::default(),
             idle: Notify::new(),
@@ -134,6 +140,12 @@ impl TaskManager {
     /// client that started it); more get [`TaskError::TooManySubscribers`].
     pub(crate) fn with_max_subscribers(mut self, max: usize) -> Self {
         self.max_subscribers = max.max(1);
+        self
+    }
+
+    /// Lets a chunk of agent output wait up to `window` for more before it is fed.
+    pub(crate) fn with_coalesce_window(mut self, window: Duration) -> Self {
+        self.coalesce_window = window;
         self
     }
 
@@ -274,9 +286,10 @@ impl TaskManager {
     /// webhooks.
     pub(super) async fn send(&self, running: &Running, delivery: Option<Delivery>) {
         let event = delivery.as_ref().map(Delivery::event);
+        let published = delivery.as_ref().and_then(Delivery::published);
         running.deliver(delivery).await;
         self.push_event(running, event.as_ref());
-        self.publish(event).await;
+        self.publish(published).await;
     }
 
     /// Hands `event` of `running` to its webhooks, if it has some (or may: with a shared

@@ -253,7 +253,8 @@ impl TaskManager {
         // waits for before it exits.
         let event = delivery.as_ref().map(Delivery::event);
         self.push_event(running, event.as_ref());
-        self.publish(event).await;
+        self.publish(delivery.as_ref().and_then(Delivery::published))
+            .await;
         running.finish(Done { task, invalid });
         running.deliver(delivery).await;
     }
@@ -292,9 +293,13 @@ mod tests {
 
     #[test]
     fn a_run_forced_to_failed_takes_no_later_update() {
-        // Published: every accepted change yields a delivery, so a refused one shows.
-        let (running, _stop) =
-            Running::start(working_task(), crate::store::Owner::anonymous(), true);
+        // Watched by other instances: every accepted change yields a delivery, so a refused
+        // one shows.
+        let (running, _stop) = Running::start(
+            working_task(),
+            crate::store::Owner::anonymous(),
+            Some(crate::store::Watched::always()),
+        );
         let forced = running.update(|task| {
             // `submitted` cannot follow `working`: settling there forces `failed`.
             lifecycle::settle(task, TaskState::Submitted, None, "t1".into());

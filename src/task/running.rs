@@ -2,7 +2,8 @@
 //!
 //! A [`Running`] entry holds the task's current snapshot, its stream subscribers (see
 //! [`super::fanout`]: each fed on its own, one that stops reading cut off), a cancel signal
-//! and a "done" signal.
+//! and a "done" signal. With a shared store it also knows whether another instance watches
+//! the run ([`Watched`]): the run's chunks are published only then, its state changes always.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::fanout::{STALL, Subscribers};
 use crate::a2a::{StreamEvent, Task};
-use crate::store::Owner;
+use crate::store::{Owner, Watched};
 
 /// An event shared by every subscriber (one allocation, however many streams).
 pub(crate) type SharedEvent = Arc<StreamEvent>;
@@ -20,8 +21,9 @@ pub(crate) type SharedEvent = Arc<StreamEvent>;
 pub(crate) struct Running {
     /// Whose task this is: only they find the run.
     pub(crate) owner: Owner,
-    /// Whether events are built for other instances too (a shared store).
-    published: bool,
+    /// With a shared store: whether other instances watch the run (its state changes are
+    /// published to them regardless).
+    remote: Option<Watched>,
     /// Whether events are built for the task's webhooks (it has push configs).
     pushed: AtomicBool,
     shared: Mutex<Shared>,
@@ -43,12 +45,19 @@ pub(crate) struct Delivery {
     /// The subscribers' mark when the change was made: those added later got it in their
     /// snapshot.
     upto: u64,
+    /// Whether the event goes to the other instances too.
+    published: bool,
 }
 
 impl Delivery {
     /// The event delivered.
     pub(crate) fn event(&self) -> SharedEvent {
         self.event.clone()
+    }
+
+    /// The event, if it goes to the other instances too.
+    pub(crate) fn published(&self) -> Option<SharedEvent> {
+        self.published.then(|| self.event.clone())
     }
 }
 
@@ -73,17 +82,17 @@ pub(crate) struct Done {
 impl Running {
     /// A running entry for `task` of `owner`, without subscribers, and the receiving end of its cancel
     /// signal.
-    /// `published`: every event is built even without a local subscriber, because the
-    /// store is shared and other instances may be watching (see [`crate::store::Cluster`]).
+    /// `remote`: the store is shared, and this says whether other instances watch the run
+    /// (see [`crate::store::Cluster::run`]); it ends with the run.
     pub(crate) fn start(
         task: Task,
         owner: Owner,
-        published: bool,
+        remote: Option<Watched>,
     ) -> (Arc<Self>, oneshot::Receiver<Stop>) {
         let (cancel, canceled) = oneshot::channel();
         let running = Arc::new(Running {
             owner,
-            published,
+            remote,
             pushed: AtomicBool::new(false),
             shared: Mutex::new(Shared {
                 task,
@@ -106,28 +115,37 @@ impl Running {
     /// respect to [`Running::subscribe`]: a subscriber's snapshot either includes the change,
     /// or the subscriber receives its event. `change` returns `None` to refuse the change, or
     /// how to build the event from the changed task, which happens only when someone will
-    /// receive it: a local subscriber, or other instances when `published` (`None` then means
-    /// there is nothing to deliver).
+    /// receive it: a local subscriber, the task's webhooks, or other instances (`None` then
+    /// means there is nothing to deliver). Other instances get every change of the task's
+    /// state and its settling, and its chunks (changes that keep the state) only while one
+    /// of them watches the run.
     pub(super) fn update<E>(&self, change: impl FnOnce(&mut Task) -> Option<E>) -> Option<Delivery>
     where
         E: FnOnce(&Task) -> StreamEvent,
     {
         let mut shared = self.lock();
         let Shared { task, subscribers } = &mut *shared;
+        let before = task.status.state;
         let event = change(task)?;
-        if subscribers.live() == 0 && !self.published && !self.is_pushed() {
+        let state = task.status.state;
+        let published = self
+            .remote
+            .as_ref()
+            .is_some_and(|remote| state != before || state.is_settled() || remote.is_watched());
+        if subscribers.live() == 0 && !published && !self.is_pushed() {
             return None;
         }
         Some(Delivery {
             event: Arc::new(event(task)),
             upto: subscribers.mark(),
+            published,
         })
     }
 
     /// Sends an event to its subscribers (see [`super::fanout`]): waits only for full ones
     /// that were reading lately, all at once, each at most [`STALL`]; cuts off the others.
     pub(super) async fn deliver(&self, delivery: Option<Delivery>) {
-        let Some(Delivery { event, upto }) = delivery else {
+        let Some(Delivery { event, upto, .. }) = delivery else {
             return;
         };
         let full = self
@@ -211,7 +229,8 @@ impl Running {
     }
 
     /// Marks the run as ended: drops what it held (so a client that reacts to the end finds
-    /// its permit free), then wakes [`Running::wait_done`].
+    /// its permit free) and tells the cluster the run is over, then wakes
+    /// [`Running::wait_done`].
     pub(super) fn finish(&self, done: Done) {
         let held = self
             .held
@@ -219,6 +238,9 @@ impl Running {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
         drop(held);
+        if let Some(remote) = &self.remote {
+            remote.end();
+        }
         self.done.send_replace(Some(done));
     }
 

@@ -130,12 +130,29 @@ impl TaskManager {
         message.task_id = Some(task.id.clone());
         task.history.push(message.clone());
         let task = task.with_history_length(Some(self.max_history));
+        // Known to the cluster as running here before it is stored so: a watcher elsewhere
+        // that finds it running reaches this run (see `Cluster::run`).
+        let remote = self.cluster.as_ref().map(|cluster| cluster.run(&task.id));
         self.store_opened(&owner, read.as_ref(), &task).await?;
+        if let (Some(cluster), Some(remote), Some(_)) = (&self.cluster, &remote, &read) {
+            // A continuation: watchers may have announced themselves while it waited.
+            match cluster.announced(&task.id).await {
+                Ok(false) => {}
+                Ok(true) => remote.mark(),
+                Err(error) => {
+                    tracing::debug!(task_id = %task.id, %error,
+                        "cannot tell whether other instances watch the task: publishing all");
+                    remote.mark();
+                }
+            }
+        }
         let pushed = self
             .open_push(&owner, &task.id, push, read.is_some())
             .await?;
-        let (running, stop) = Running::start(task.clone(), owner, self.cluster.is_some());
-        if pushed {
+        let (running, stop) = Running::start(task.clone(), owner, remote);
+        // With a shared store another instance may give the task a webhook: its events are
+        // built for the pusher from the start, as it asks for every one (see `push_event`).
+        if pushed || (self.push.is_some() && self.cluster.is_some()) {
             running.push_on();
         }
         let events = stream

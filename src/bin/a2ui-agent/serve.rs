@@ -67,6 +67,11 @@ pub struct Args {
     /// How many repair turns one reply may take before its task fails.
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_repairs: usize,
+    /// How long, in milliseconds, a chunk of the agent's output waits for more before it is
+    /// parsed and sent (at most 1000). Chunks already waiting are always read together; the
+    /// default 0 adds no latency (see the streams bench's coalescing curve).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    coalesce_ms: u64,
     #[command(flatten)]
     hardening: Hardening,
     #[command(flatten)]
@@ -174,6 +179,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .generator(generator(ProtocolVersion::V0_8)?)
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
+        .coalesce_window(Duration::from_millis(args.coalesce_ms))
         .web_page(true);
     let builder = with_store(builder, &args).await?;
     let builder = args.push.apply(builder)?;

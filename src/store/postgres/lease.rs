@@ -10,7 +10,9 @@
 //! overwrites a task that settled meanwhile. The failed row keeps naming the instance as
 //! its owner (a task this instance settles itself has none): should that instance come
 //! back, its later writes of the task are dropped, and the failure its watchers saw stands.
-//! The sweep also deletes expired tasks, old large-event rows and long-dead instances.
+//! The sweep also deletes expired tasks, old large-event rows and long-dead instances; the
+//! beat deletes the watch announcements this instance no longer needs and those of
+//! instances whose lease lapsed (see `notify::interest`).
 //!
 //! Across a lost connection: the keeper waits while the database is out of reach and beats
 //! as soon as it is back, before the lease lapses if the outage was shorter. A task this
@@ -145,6 +147,7 @@ async fn beat(inner: &Arc<Inner>) -> Result<(), StoreError> {
     renew(inner).await?;
     let saved = save_unsaved(inner).await;
     sweep(inner).await?;
+    inner.tidy_watches().await?;
     saved
 }
 

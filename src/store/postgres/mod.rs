@@ -4,7 +4,9 @@
 //! as one server. Every instance reads and writes the same `a2ui_tasks` table, so any of them
 //! answers `tasks/get` and `ListTasks` (in SQL, with the same paging as the other stores) for
 //! any task. What the table cannot carry, live events and cancel requests, goes through
-//! LISTEN/NOTIFY (see `notify`), offered to the task manager as a [`Cluster`]. Continuing
+//! LISTEN/NOTIFY (see `notify`), offered to the task manager as a [`Cluster`]. A running
+//! task's chunks are sent only while another instance watches it: watchers announce
+//! themselves in `a2ui_watchers` and on a channel the runner listens to. Continuing
 //! and canceling are serialized across instances by a compare-and-set on the task's status
 //! ([`TaskStore::replace`]).
 //!
@@ -111,7 +113,6 @@ impl PostgresBuilder {
         conn.install(client);
         let (listener, notes) = notify::listen(&target).await?;
         let (cancel_sender, cancel_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
-        let (push_sender, push_receiver) = mpsc::channel(notify::CANCEL_BUFFER);
         let inner = Arc::new(Inner {
             conn,
             _listener: listener,
@@ -120,8 +121,9 @@ impl PostgresBuilder {
             lease: self.lease,
             clock: Arc::new(SystemClock),
             watchers: Mutex::new(HashMap::new()),
+            interest: notify::Interest::default(),
             cancels: Mutex::new(Some(cancel_receiver)),
-            push_changes: Mutex::new(Some(push_receiver)),
+            config_feed: outbox::ConfigFeed::default(),
             unsaved: Mutex::new(HashMap::new()),
         });
         lease::renew(&inner).await?;
@@ -130,7 +132,6 @@ impl PostgresBuilder {
             Arc::downgrade(&inner),
             notes,
             cancel_sender,
-            push_sender,
         ));
         tokio::spawn(lease::keep(Arc::downgrade(&inner)));
         tracing::info!(instance = %inner.instance, lease_ms = inner.lease.as_millis() as u64,
@@ -157,10 +158,12 @@ struct Inner {
     clock: Arc<dyn Clock>,
     /// Watchers of tasks running elsewhere, by task id.
     watchers: Mutex<HashMap<String, Vec<mpsc::Sender<Arc<StreamEvent>>>>>,
+    /// Which runs here other instances watch (see `notify::interest`).
+    interest: notify::Interest,
     /// Cancel requests for the manager, until it takes them.
     cancels: Mutex<Option<mpsc::Receiver<String>>>,
-    /// The tasks whose push configs changed, for the push sender, until it takes them.
-    push_changes: Mutex<Option<mpsc::Receiver<Option<String>>>>,
+    /// The tasks whose push configs changed, for the push sender once it asks.
+    config_feed: outbox::ConfigFeed,
     /// Tasks this instance settled while the database was out of reach, by id: written
     /// (and announced) once it is back, so their rows do not stay `working` under a lease
     /// that is renewed again (see `lease::save_unsaved`). At most [`MAX_UNSAVED`].

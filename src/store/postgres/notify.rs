@@ -1,8 +1,10 @@
 //! Live events and cancel requests between instances, over LISTEN/NOTIFY.
 //!
-//! Every instance listens on two channels on a connection of its own: `a2ui_events` carries
-//! the status updates of running tasks, `a2ui_cancel` the ids of tasks a client asked some
-//! instance to cancel. An event is sent as `{"t": task id, "e": event}`; one whose JSON does
+//! Every instance listens on three channels on a connection of its own: `a2ui_events`
+//! carries the status updates of running tasks, `a2ui_cancel` the ids of tasks a client
+//! asked some instance to cancel, `a2ui_watch` the announcements of instances that watch a
+//! task they do not run, and the runners' answers (a run's chunks are published only while
+//! it is watched: see `interest`). An event is sent as `{"t": task id, "e": event}`; one whose JSON does
 //! not fit a notification (PostgreSQL's limit is 8000 bytes) is written to `a2ui_events` and
 //! sent as `{"t": task id, "ref": row id}`, read back only by an instance that watches that
 //! task. Events of one task come from the one instance that runs it, in order, and
@@ -21,7 +23,10 @@
 //! outage are missing); one no longer stored has its watchers' streams end. Cancel requests
 //! sent during the outage are lost too: requesters ask again until the task settles. A
 //! large event that cannot be read back (the query connection is down) is followed by the
-//! same settling, once the table can be read.
+//! same settling, once the table can be read. Watch announcements sent during the outage
+//! are read back from `a2ui_watchers` for the runs of this instance at the same time.
+
+mod interest;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Weak};
@@ -45,7 +50,9 @@ use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
 use crate::a2a::{StreamEvent, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent};
-use crate::store::{Cluster, StoreError};
+use crate::store::{Cluster, StoreError, Watched};
+pub(super) use interest::Interest;
+use interest::WATCHES;
 
 const EVENTS: &str = "a2ui_events";
 const CANCELS: &str = "a2ui_cancel";
@@ -98,14 +105,15 @@ struct Session {
 }
 
 impl Session {
-    /// Connects and listens on both channels.
+    /// Connects and listens on every channel.
     async fn open(target: &Target, notes: &mpsc::Sender<Note>) -> Result<Session, StoreError> {
         let (client, connection) = conn::open(target).await?;
         let session = Session {
             client,
             pump: tokio::spawn(pump(connection, notes.clone())),
         };
-        let listening = format!("LISTEN {EVENTS}; LISTEN {CANCELS}; LISTEN {PUSH_CONFIGS};");
+        let listening =
+            format!("LISTEN {EVENTS}; LISTEN {CANCELS}; LISTEN {WATCHES}; LISTEN {PUSH_CONFIGS};");
         answered(session.client.batch_execute(&listening)).await?;
         Ok(session)
     }
@@ -200,7 +208,6 @@ pub(super) async fn dispatch(
     store: Weak<Inner>,
     mut notes: mpsc::Receiver<Note>,
     cancels: mpsc::Sender<String>,
-    push_changes: mpsc::Sender<Option<String>>,
 ) {
     // One resync at a time, apart from this loop (the query connection may still be down
     // while notes keep flowing). A miss while one runs queues one more pass, which covers
@@ -213,14 +220,13 @@ pub(super) async fn dispatch(
         };
         let missed = match note {
             Note::Resumed => {
-                // Changes may have been missed: any task's configs may have changed. The
-                // push sender only marks its lanes: it never makes this wait for long.
-                let _ = push_changes.send(None).await;
+                // Changes may have been missed: any task's configs may have changed.
+                inner.config_feed.tell(None);
                 true
             }
             Note::Notification(note) => match note.channel() {
                 PUSH_CONFIGS => {
-                    let _ = push_changes.send(Some(note.payload().to_owned())).await;
+                    inner.config_feed.tell(Some(note.payload().to_owned()));
                     false
                 }
                 CANCELS => {
@@ -229,6 +235,10 @@ pub(super) async fn dispatch(
                     false
                 }
                 EVENTS => !inner.route(note.payload()).await,
+                WATCHES => {
+                    inner.heard_watch(note.payload());
+                    false
+                }
                 _ => false,
             },
         };
@@ -252,7 +262,10 @@ async fn resync(store: Weak<Inner>) {
         let store = store.clone();
         async move {
             match store.upgrade() {
-                Some(inner) => inner.settle_watchers().await,
+                Some(inner) => {
+                    inner.rewatch_runs().await?;
+                    inner.settle_watchers().await
+                }
                 None => Ok(()),
             }
         }
@@ -585,7 +598,11 @@ impl Cluster for PostgresStore {
         });
         watchers.entry(id.to_owned()).or_default().push(sender);
         drop(watchers);
-        Box::pin(futures::future::ready(Ok(receiver)))
+        // Listening already: whatever the runner sends once it heard of us arrives.
+        Box::pin(async move {
+            self.inner.announce(id).await?;
+            Ok(receiver)
+        })
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
@@ -598,6 +615,14 @@ impl Cluster for PostgresStore {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take()
+    }
+
+    fn run(&self, id: &str) -> Watched {
+        self.inner.run(id)
+    }
+
+    fn announced<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.inner.announced(id))
     }
 }
 

@@ -25,6 +25,8 @@
 //! case both may send them.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::a2a::Task;
@@ -183,6 +185,57 @@ impl Inner {
     }
 }
 
+/// How many changes may wait for the push sender before it is told "any task's".
+const FEED: usize = 1024;
+
+/// The ids of tasks whose push configs changed, for the push sender: nothing is kept until
+/// it asks ([`ConfigFeed::open`]), and the listener never waits for it.
+#[derive(Default)]
+pub(super) struct ConfigFeed {
+    sender: Mutex<Option<mpsc::Sender<Option<String>>>>,
+    /// Set while a "any task's" waits for room, after the feed was full.
+    catching_up: Arc<AtomicBool>,
+}
+
+impl ConfigFeed {
+    /// The receiving end, for the first caller.
+    fn open(&self) -> Option<mpsc::Receiver<Option<String>>> {
+        let mut sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if sender.is_some() {
+            return None;
+        }
+        let (feed, receiver) = mpsc::channel(FEED);
+        *sender = Some(feed);
+        Some(receiver)
+    }
+
+    /// Tells the push sender, if it asked, that task `change`'s configs changed (`None`:
+    /// any task's may have). When the feed is full, it is told "any task's" once there is
+    /// room, which covers what did not fit.
+    pub(super) fn tell(&self, change: Option<String>) {
+        let Some(sender) = self
+            .sender
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+        else {
+            return;
+        };
+        if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(change) {
+            if !self.catching_up.swap(true, Ordering::AcqRel) {
+                let catching_up = self.catching_up.clone();
+                tokio::spawn(async move {
+                    let _ = sender.send(None).await;
+                    catching_up.store(false, Ordering::Release);
+                });
+            }
+        }
+    }
+}
+
 impl Inner {
     /// Task `task_id` as stored (it exists: its configs do).
     async fn stored(&self, db: &Session, task_id: &str) -> Result<Task, StoreError> {
@@ -217,10 +270,6 @@ impl PushOutbox for PostgresStore {
     }
 
     fn config_changes(&self) -> Option<mpsc::Receiver<Option<String>>> {
-        self.inner
-            .push_changes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+        self.inner.config_feed.open()
     }
 }

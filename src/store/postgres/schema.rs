@@ -90,6 +90,16 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX a2ui_push_outbox_instance ON a2ui_push_outbox (instance);
     CREATE INDEX a2ui_push_outbox_webhook ON a2ui_push_outbox (task_id, config_id, id);
 ",
+    "
+    -- The instances that watch a task they do not run (they follow it for a client): its
+    -- runner publishes its chunks only while one does (store::postgres::notify::interest).
+    -- A row lives while its instance watches the task and its lease is alive.
+    CREATE TABLE a2ui_watchers (
+        task_id TEXT COLLATE \"C\" NOT NULL,
+        instance TEXT NOT NULL,
+        PRIMARY KEY (task_id, instance)
+    );
+",
 ];
 
 /// The advisory lock key migrations run under ("a2ui" in ASCII).
