@@ -323,7 +323,7 @@ impl Guard {
             return Err(failure(Some(done)));
         }
         let answer = std::mem::take(&mut self.answer);
-        let repair = make(processor.version(), answer);
+        let repair = make(processor.version(), answer).in_notation(processor.format().notation());
         tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
             // What the client holds is what it was sent: replayed once, now that it matters.
