@@ -347,7 +347,8 @@ async fn main() -> Result<(), Error> {
         .as_deref()
         .map_or_else(|| processor.prompt().to_owned(), str::to_owned);
     let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(900))
+        // A cold read of a 10k-token prompt on a shared CPU took longer than 15 min.
+        .timeout(Duration::from_secs(3600))
         .build()?;
     let prompt_tokens = tokens(&http, &args.model_url, &prompt).await;
     let label = format!(
@@ -379,7 +380,7 @@ async fn main() -> Result<(), Error> {
     let chat = OpenAiChat::builder(relayed, &args.model)
         .temperature(0.0)
         .max_tokens(args.max_tokens)
-        .first_token_timeout(Duration::from_secs(900))
+        .first_token_timeout(Duration::from_secs(3600))
         .build()?;
     let calls = Arc::new(AtomicUsize::new(0));
     let agent = EvalAgent {
