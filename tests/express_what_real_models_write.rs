@@ -1,10 +1,12 @@
 //! What Qwen2.5-Coder-1.5B wrote to our Express prompt in the eval
 //! (`tests/real_model/written/express_*.txt`, verbatim), served over a real socket:
 //!
-//! - a string where a child belongs (`Button("Send", ..)`, a reference to no component) and
-//!   `+` joining texts (a statement Express cannot read) get a repair turn that speaks
-//!   Express: it names the problem and how a block is written in the notation (a child is a
-//!   name or an inline component, no operators), never "valid JSON";
+//! - a string where a child belongs (`Button("Send", ..)`, a reference to no component), one
+//!   name for the parts of three cards (`content`, `title`: each definition replaces the
+//!   last, so the first cards lose their children) and `+` joining texts (a statement Express
+//!   cannot read) get a repair turn that speaks Express: it names the problem and how a block
+//!   is written in the notation (a name per component, a child is a name or an inline
+//!   component, no operators), never "valid JSON";
 //! - a follow-up turn that writes its surface again whole, `root` and so its creation
 //!   included, updates the surface the client holds instead of creating it a second time.
 
@@ -87,6 +89,16 @@ async fn a_string_where_a_child_belongs_is_repaired_in_express() {
     let prompt = repair_prompt(fixture, repaired).await;
     assert!(prompt.contains("refers to 'Send'"), "{prompt}");
     assert!(prompt.contains("never a string"), "{prompt}");
+}
+
+#[tokio::test]
+async fn one_name_for_several_components_is_repaired_in_express() {
+    let repaired = "<a2ui>\nsurface(\"restaurant_cards\")\nroot = Column([a, b])\n\
+                    a = Text(\"Baan Thai 4.6\")\nb = Text(\"Trattoria Alba 4.7\")\n</a2ui>"
+        .to_owned();
+    let prompt = repair_prompt("express_name_defined_twice.txt", repaired).await;
+    assert!(prompt.contains("'baan_thai' is not reachable"), "{prompt}");
+    assert!(prompt.contains("each with its own name"), "{prompt}");
 }
 
 #[tokio::test]

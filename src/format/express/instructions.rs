@@ -54,7 +54,8 @@ pub(crate) fn write(
              Without it, statements are about the surface `{default_surface}`."
         ));
         rules.push(
-            "`name = Component(arguments)` defines a component whose id is `name`. A block \
+            "`name = Component(arguments)` defines a component whose id is `name`; each \
+             component needs its own name (a name defined again replaces the first). A block \
              that defines `root` creates the surface with `root` as its top component; a block \
              without `root` updates components of a surface that exists."
                 .into(),
