@@ -32,11 +32,16 @@
 //! (the request then in flight is dropped, not scored) and reports what was scored;
 //! `--prompt-only` prints the system prompt's size in bytes and tokens and stops.
 
+#[path = "eval/relay.rs"]
+mod relay;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use relay::{Usage, relay};
 
 use a2ui_agent::A2uiServer;
 use a2ui_agent::a2a::card::AgentCard;
@@ -47,8 +52,6 @@ use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::request::Request;
-use axum::body::{Body, Bytes};
-use axum::response::Response;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -133,87 +136,6 @@ impl Args {
             components: flag(&args, "--components")
                 .map(|list| list.split(',').map(|c| c.trim().to_owned()).collect()),
         })
-    }
-}
-
-/// What the relay saw of the model calls since the last reset.
-#[derive(Debug, Default, Clone, Copy)]
-struct Usage {
-    calls: usize,
-    prompt: u64,
-    completion: u64,
-}
-
-/// A loopback relay in front of the model server: forwards each chat call as it streams and
-/// adds up the usage chunks.
-async fn relay(model_url: String, usage: Arc<Mutex<Usage>>) -> Result<String, Error> {
-    let http = reqwest::Client::new();
-    let target = format!("{}/chat/completions", model_url.trim_end_matches('/'));
-    let app = axum::Router::new().route(
-        "/v1/chat/completions",
-        axum::routing::post(move |body: Bytes| {
-            let (http, target, usage) = (http.clone(), target.clone(), usage.clone());
-            async move {
-                let answer = http
-                    .post(&target)
-                    .header("content-type", "application/json")
-                    .body(body)
-                    .send()
-                    .await;
-                let answer = match answer {
-                    Ok(answer) => answer,
-                    Err(error) => {
-                        return Response::builder()
-                            .status(502)
-                            .body(Body::from(error.to_string()))
-                            .unwrap_or_default();
-                    }
-                };
-                let status = answer.status().as_u16();
-                let mut upstream = answer.bytes_stream();
-                // Usage is read as it passes (the client may drop the body after `[DONE]`).
-                usage.lock().unwrap_or_else(|p| p.into_inner()).calls += 1;
-                let stream = async_stream::stream! {
-                    let mut pending = String::new();
-                    while let Some(chunk) = upstream.next().await {
-                        if let Ok(bytes) = &chunk {
-                            pending.push_str(&String::from_utf8_lossy(bytes));
-                            while let Some(end) = pending.find('\n') {
-                                let line: String = pending.drain(..=end).collect();
-                                count_usage(&usage, &line);
-                            }
-                        }
-                        yield chunk;
-                    }
-                };
-                Response::builder()
-                    .status(status)
-                    .header("content-type", "text/event-stream")
-                    .body(Body::from_stream(stream))
-                    .unwrap_or_default()
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let address = listener.local_addr()?;
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    Ok(format!("http://{address}/v1"))
-}
-
-/// Adds the usage an SSE line of a chat answer reports, if it is the usage chunk.
-fn count_usage(usage: &Mutex<Usage>, line: &str) {
-    let Some(data) = line.trim_end().strip_prefix("data: ") else {
-        return;
-    };
-    let Ok(chunk) = serde_json::from_str::<Value>(data) else {
-        return;
-    };
-    if let Some(used) = chunk.get("usage").filter(|u| u.is_object()) {
-        let mut total = usage.lock().unwrap_or_else(|p| p.into_inner());
-        total.prompt += used["prompt_tokens"].as_u64().unwrap_or(0);
-        total.completion += used["completion_tokens"].as_u64().unwrap_or(0);
     }
 }
 
@@ -425,7 +347,8 @@ async fn main() -> Result<(), Error> {
         .as_deref()
         .map_or_else(|| processor.prompt().to_owned(), str::to_owned);
     let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(900))
+        // A cold read of a 10k-token prompt on a shared CPU took longer than 15 min.
+        .timeout(Duration::from_secs(3600))
         .build()?;
     let prompt_tokens = tokens(&http, &args.model_url, &prompt).await;
     let label = format!(
@@ -457,7 +380,7 @@ async fn main() -> Result<(), Error> {
     let chat = OpenAiChat::builder(relayed, &args.model)
         .temperature(0.0)
         .max_tokens(args.max_tokens)
-        .first_token_timeout(Duration::from_secs(900))
+        .first_token_timeout(Duration::from_secs(3600))
         .build()?;
     let calls = Arc::new(AtomicUsize::new(0));
     let agent = EvalAgent {
@@ -556,7 +479,7 @@ async fn main() -> Result<(), Error> {
                 draws,
                 missing,
                 first_component: read.first_component,
-                usage: *usage.lock().unwrap_or_else(|p| p.into_inner()),
+                usage: std::mem::take(&mut *usage.lock().unwrap_or_else(|p| p.into_inner())),
                 bytes: read.bytes,
                 note,
             };
@@ -570,6 +493,11 @@ async fn main() -> Result<(), Error> {
                 row.note.chars().take(100).collect::<String>()
             );
             scored.push(row);
+            if let Some(path) = &args.out {
+                // Written after every turn, so a run cut short leaves what it scored.
+                let so_far = summary(&args, &label, prompt_tokens, &scored);
+                std::fs::write(path, serde_json::to_string_pretty(&so_far)?)?;
+            }
         }
     }
     report(&args, &label, prompt_tokens, &scored)
@@ -607,27 +535,10 @@ fn report(
             row.bytes
         );
     }
-    let n = scored.len().max(1) as f64;
-    let share = |f: &dyn Fn(&Scored) -> bool| scored.iter().filter(|r| f(r)).count() as f64 / n;
-    let first = share(&|r| r.verdict == "first");
-    let valid = share(&|r| r.verdict == "first" || r.verdict == "repaired");
-    let draws = share(&|r| r.draws);
-    let mut ttfc: Vec<f64> = scored
-        .iter()
-        .filter_map(|r| r.first_component.map(|d| d.as_secs_f64()))
-        .collect();
-    ttfc.sort_by(f64::total_cmp);
-    let median = ttfc.get(ttfc.len() / 2).copied();
-    let cold = scored
-        .first()
-        .and_then(|r| r.first_component.map(|d| d.as_secs_f64()));
-    let summary = json!({
-        "label": label, "model": args.model, "requests": scored.len(),
-        "prompt_tokens": prompt_tokens, "first_try": first, "valid_after_repair": valid,
-        "draws": draws, "median_first_component_s": median, "cold_first_component_s": cold,
-        "completion_tokens": scored.iter().map(|r| r.usage.completion).sum::<u64>(),
-        "bytes": scored.iter().map(|r| r.bytes).sum::<usize>(),
-    });
+    let summary = summary(args, label, prompt_tokens, scored);
+    let of = |key: &str| summary[key].as_f64().unwrap_or(0.0);
+    let (first, valid, draws) = (of("first_try"), of("valid_after_repair"), of("draws"));
+    let median = summary["median_first_component_s"].as_f64();
     println!();
     println!(
         "{label}, {} on {} requests: first try {:.0}%, valid after repair {:.0}%, draws {:.0}%, \
@@ -675,4 +586,36 @@ fn report(
         std::fs::write(path, serde_json::to_string_pretty(&summary)?)?;
     }
     Ok(())
+}
+
+/// The run's summary, its rows with the model's raw answers.
+fn summary(args: &Args, label: &str, prompt_tokens: Option<usize>, scored: &[Scored]) -> Value {
+    let n = scored.len().max(1) as f64;
+    let share = |f: &dyn Fn(&Scored) -> bool| scored.iter().filter(|r| f(r)).count() as f64 / n;
+    let first = share(&|r| r.verdict == "first");
+    let valid = share(&|r| r.verdict == "first" || r.verdict == "repaired");
+    let draws = share(&|r| r.draws);
+    let mut ttfc: Vec<f64> = scored
+        .iter()
+        .filter_map(|r| r.first_component.map(|d| d.as_secs_f64()))
+        .collect();
+    ttfc.sort_by(f64::total_cmp);
+    let median = ttfc.get(ttfc.len() / 2).copied();
+    let cold = scored
+        .first()
+        .and_then(|r| r.first_component.map(|d| d.as_secs_f64()));
+    json!({
+        "label": label, "model": args.model, "requests": scored.len(),
+        "prompt_tokens": prompt_tokens, "first_try": first, "valid_after_repair": valid,
+        "draws": draws, "median_first_component_s": median, "cold_first_component_s": cold,
+        "completion_tokens": scored.iter().map(|r| r.usage.completion).sum::<u64>(),
+        "bytes": scored.iter().map(|r| r.bytes).sum::<usize>(),
+        "rows": scored.iter().map(|r| json!({
+            "id": r.id, "verdict": r.verdict, "draws": r.draws, "missing": r.missing,
+            "first_component_s": r.first_component.map(|d| d.as_secs_f64()),
+            "calls": r.usage.calls, "prompt_tokens": r.usage.prompt,
+            "completion_tokens": r.usage.completion, "bytes": r.bytes, "note": r.note,
+            "answers": r.usage.answers,
+        })).collect::<Vec<_>>(),
+    })
 }

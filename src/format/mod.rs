@@ -134,6 +134,16 @@ pub trait OutputFormat: Send + Sync + 'static {
         true
     }
 
+    /// How a block is written, in a few words, for the repair turn that asks the model to
+    /// write a rejected or unreadable block again (see
+    /// [`Repair::in_notation`](crate::request::Repair::in_notation)). The default describes
+    /// Direct JSON.
+    fn notation(&self) -> String {
+        "as a JSON array of messages (valid JSON: double quotes, no comments, backslashes in \
+         strings doubled)"
+            .into()
+    }
+
     /// Whether [`instructions`](Self::instructions) already describe the messages and the
     /// catalogs in the format's own terms, so the prompt leaves out the JSON workflow, the
     /// message schema and the catalog schemas. `false` by default.

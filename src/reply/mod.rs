@@ -10,8 +10,10 @@
 //!   streamed A2UI, or A2UI read once at the end;
 //! - `repair`: the guard that holds back an invalid message and the [`OnInvalid`] policy that
 //!   decides what follows;
-//! - `reconcile`: what a repair turn sends, measured against what the client already holds.
+//! - `reconcile`: what a repair turn sends, measured against what the client already holds;
+//! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created.
 
+mod follow_up;
 pub(crate) mod output;
 mod reconcile;
 mod repair;

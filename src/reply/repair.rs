@@ -25,6 +25,7 @@ use crate::parser::ParsedPart;
 use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
+use super::follow_up::Earlier;
 use super::output::{Batch, to_parts};
 use super::reconcile::Held;
 
@@ -108,6 +109,11 @@ impl RepairPolicy {
             // Only a repair needs the request again.
             request: (self.on_invalid == OnInvalid::Repair && processor.is_some())
                 .then(|| request.clone()),
+            earlier: Earlier::from_history(if checking && processor.is_some() {
+                request.history()
+            } else {
+                &[]
+            }),
             processor,
             answer: String::new(),
             held: Held::default(),
@@ -126,6 +132,9 @@ pub(crate) struct Guard {
     watch: Option<TreeWatch>,
     /// The request as first made, kept to build repair requests from.
     request: Option<Request>,
+    /// The surfaces the client holds from the task's earlier turns, which a follow-up turn
+    /// does not create again (see [`Earlier`]).
+    earlier: Earlier,
     /// The current attempt's text as the agent wrote it.
     answer: String,
     /// What the client holds, so that a repair turn does not send it again; built from
@@ -157,6 +166,11 @@ impl Guard {
             block_ends,
         } = batch;
         let invalid = self.first_problem(&mut parsed, checked, &block_ends);
+        for part in &mut parsed {
+            if let ParsedPart::A2ui(messages) = part {
+                *messages = self.earlier.rewrite(std::mem::take(messages));
+            }
+        }
         if self.request.is_none() {
             return (to_parts(parsed, self.version()), invalid);
         }
@@ -309,7 +323,7 @@ impl Guard {
             return Err(failure(Some(done)));
         }
         let answer = std::mem::take(&mut self.answer);
-        let repair = make(processor.version(), answer);
+        let repair = make(processor.version(), answer).in_notation(processor.format().notation());
         tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
             // What the client holds is what it was sent: replayed once, now that it matters.

@@ -39,6 +39,8 @@ pub struct Repair {
     errors: Vec<ValidationError>,
     /// Why the answer could not be read, when that is what went wrong.
     unread: Option<Unread>,
+    /// How the block is written again, in the output format's words.
+    notation: Option<String>,
 }
 
 /// An attempt whose A2UI could not be read at all.
@@ -63,6 +65,35 @@ impl Repair {
             answer: answer.into(),
             errors,
             unread: None,
+            notation: None,
+        }
+    }
+
+    /// This repair, asking for the block to be written `notation` (the output format's
+    /// [`notation`](crate::format::OutputFormat::notation): the server sets it); without
+    /// it, the prompt asks for JSON.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::request::Repair;
+    ///
+    /// let repair = Repair::unreadable(ProtocolVersion::V0_9, "<a2ui>x = +</a2ui>", "cannot read '+'")
+    ///     .in_notation("in the A2UI Express notation");
+    /// assert!(repair.prompt().contains("in the A2UI Express notation"));
+    /// assert!(!repair.prompt().contains("JSON"));
+    /// ```
+    pub fn in_notation(mut self, notation: impl Into<String>) -> Self {
+        self.notation = Some(notation.into());
+        self
+    }
+
+    /// How the block is to be written again: the format's words, else Direct JSON's.
+    fn notation(&self) -> std::borrow::Cow<'_, str> {
+        match &self.notation {
+            Some(notation) => notation.as_str().into(),
+            None => crate::format::OutputFormat::notation(&crate::format::DirectJson).into(),
         }
     }
 
@@ -147,9 +178,9 @@ impl Repair {
             return format!(
                 "Your last A2UI block could not be read ({error}); it was not shown. \
                  Everything before it was delivered. Continue your answer: write that block \
-                 again, exactly in the format the instructions describe (valid JSON: double \
-                 quotes, no comments, backslashes in strings doubled), then whatever was meant \
-                 to follow. Do not repeat text or messages already delivered."
+                 again, exactly as the instructions describe, {}, then whatever was meant to \
+                 follow. Do not repeat text or messages already delivered.",
+                self.notation()
             );
         }
         if let Some(Unread::CutOff(reason)) = &self.unread {
@@ -170,11 +201,12 @@ impl Repair {
             text.push_str(&feedback.to_string());
             text.push('\n');
         }
-        text.push_str(
+        text.push_str(&format!(
             "Everything you wrote before that message was delivered. Continue your answer: \
-             write the corrected message, then whatever was meant to follow it. Do not repeat \
-             text or messages already delivered.",
-        );
+             write the corrected message {}, then whatever was meant to follow it. Do not \
+             repeat text or messages already delivered.",
+            self.notation()
+        ));
         text
     }
 }

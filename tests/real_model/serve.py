@@ -27,9 +27,11 @@ params.cpuparams_batch.n_threads = threads
 params.use_jinja = True
 params.ui = False
 # With SLOT_SAVE_PATH the slot's prompt cache can be saved and restored across runs
-# (POST /slots/0?action=save|restore), so a long system prompt is read once.
+# (POST /slots/0?action=save|restore), so a long system prompt is read once. llama.cpp
+# joins the folder and the file name as plain strings (its `--slot-save-path` parser adds
+# the separator; these params do not), so the folder must end with one.
 if os.environ.get("SLOT_SAVE_PATH"):
-    params.slot_save_path = os.environ["SLOT_SAVE_PATH"]
+    params.slot_save_path = os.path.join(os.environ["SLOT_SAVE_PATH"], "")
 server = xlc.Server(params)
 print(f"ready http://127.0.0.1:{port}/v1", flush=True)
 stop = threading.Event()

@@ -54,7 +54,8 @@ pub(crate) fn write(
              Without it, statements are about the surface `{default_surface}`."
         ));
         rules.push(
-            "`name = Component(arguments)` defines a component whose id is `name`. A block \
+            "`name = Component(arguments)` defines a component whose id is `name`; each \
+             component needs its own name (a name defined again replaces the first). A block \
              that defines `root` creates the surface with `root` as its top component; a block \
              without `root` updates components of a surface that exists."
                 .into(),
@@ -94,8 +95,9 @@ pub(crate) fn write(
          relative to the current item and `$` is the item itself.\n\
          - Arguments are positional, in the order of the signatures below; `_` skips one, \
          trailing optional ones may be left out, and `property=value` names one.\n\
-         - A child is the name of another component, or a component written inline: \
-         `Outer(Inner(\"Hi\"))`.\n\
+         - A child is the name of another component or a component written inline, never a \
+         string: `Button(Text(\"Send\"), Event(\"send\"))`.\n\
+         - There are no operators: `+` does not join strings; write each text whole.\n\
          - `_template($/items, itemRow)` repeats the component `itemRow` for each item of a \
          list in the data model.\n\
          - `Event(\"submit\", {id: $/order/id})` is an action that sends the event to you.\n\

@@ -410,6 +410,19 @@ impl OutputFormat for Express {
         true
     }
 
+    /// What small models got wrong in the eval: one name for several components, a string
+    /// where a child belongs, `+` to join texts, JSON.
+    fn notation(&self) -> String {
+        format!(
+            "in the A2UI Express notation, not JSON, the whole block from {OPEN_TAG} to \
+             {CLOSE_TAG}: one `name = Component(arguments)` statement per component, each \
+             with its own name (a name defined again replaces the first); a child is \
+             a component's name or a component written inline, never a string \
+             (`Button(Text(\"Send\"), Event(\"send\"))`); no operators such as `+`: write each \
+             text whole"
+        )
+    }
+
     /// Express compiles to the v0.9 and later message shapes; v0.8 is not a target.
     fn supports(&self, version: ProtocolVersion) -> bool {
         version != ProtocolVersion::V0_8

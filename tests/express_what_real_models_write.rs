@@ -1,0 +1,161 @@
+//! What Qwen2.5-Coder-1.5B wrote to our Express prompt in the eval
+//! (`tests/real_model/written/express_*.txt`, verbatim), served over a real socket:
+//!
+//! - a string where a child belongs (`Button("Send", ..)`, a reference to no component), one
+//!   name for the parts of three cards (`content`, `title`: each definition replaces the
+//!   last, so the first cards lose their children) and `+` joining texts (a statement Express
+//!   cannot read) get a repair turn that speaks Express: it names the problem and how a block
+//!   is written in the notation (a name per component, a child is a name or an inline
+//!   component, no operators), never "valid JSON";
+//! - a follow-up turn that writes its surface again whole, `root` and so its creation
+//!   included, updates the surface the client holds instead of creating it a second time.
+
+mod support;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::agent::{AgentError, Reply};
+use a2ui_agent::format::express::Express;
+use a2ui_agent::generator::Generator;
+use a2ui_agent::request::Request;
+use serde_json::{Value, json};
+use support::*;
+
+fn written(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/real_model/written")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A server whose agent answers `first`, then `repaired` once asked for a repair (keeping
+/// each repair prompt in `prompts`), or `follow_up` on a later turn of the task.
+async fn serve(
+    first: String,
+    repaired: String,
+    follow_up: String,
+    prompts: Arc<Mutex<Vec<String>>>,
+) -> TestServer {
+    let agent = move |request: Request| {
+        let text = if let Some(repair) = request.repair() {
+            prompts.lock().unwrap().push(repair.prompt());
+            repaired.clone()
+        } else if request.history().is_empty() {
+            first.clone()
+        } else {
+            follow_up.clone()
+        };
+        let chunks: Vec<Result<String, AgentError>> = text
+            .as_bytes()
+            .chunks(9)
+            .map(|c| Ok(String::from_utf8_lossy(c).into_owned()))
+            .collect();
+        futures::future::ready(Ok(Reply::stream(futures::stream::iter(chunks))))
+    };
+    let generator = Generator::builder(ProtocolVersion::V0_9)
+        .format(Express::new())
+        .build()
+        .unwrap();
+    spawn(builder(agent).generator(generator).build().unwrap()).await
+}
+
+/// The repair prompt the model got for `fixture`, after which `repaired` passed.
+async fn repair_prompt(fixture: &str, repaired: String) -> String {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let server = serve(written(fixture), repaired, String::new(), prompts.clone()).await;
+    let answer = server
+        .ask("message/stream", ProtocolVersion::V0_9, "draw")
+        .await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{}",
+        answer.last()
+    );
+    let prompts = prompts.lock().unwrap();
+    assert_eq!(prompts.len(), 1, "{prompts:?}");
+    let prompt = prompts[0].clone();
+    assert!(prompt.contains("A2UI Express notation"), "{prompt}");
+    assert!(!prompt.contains("JSON:"), "asks for JSON: {prompt}");
+    prompt
+}
+
+#[tokio::test]
+async fn a_string_where_a_child_belongs_is_repaired_in_express() {
+    let fixture = "express_string_as_child.txt";
+    let repaired = written(fixture).replace(r#"Button("Send""#, r#"Button(Text("Send")"#);
+    let prompt = repair_prompt(fixture, repaired).await;
+    assert!(prompt.contains("refers to 'Send'"), "{prompt}");
+    assert!(prompt.contains("never a string"), "{prompt}");
+}
+
+#[tokio::test]
+async fn one_name_for_several_components_is_repaired_in_express() {
+    let repaired = "<a2ui>\nsurface(\"restaurant_cards\")\nroot = Column([a, b])\n\
+                    a = Text(\"Baan Thai 4.6\")\nb = Text(\"Trattoria Alba 4.7\")\n</a2ui>"
+        .to_owned();
+    let prompt = repair_prompt("express_name_defined_twice.txt", repaired).await;
+    assert!(prompt.contains("'baan_thai' is not reachable"), "{prompt}");
+    assert!(prompt.contains("each with its own name"), "{prompt}");
+}
+
+#[tokio::test]
+async fn strings_joined_with_a_plus_are_repaired_in_express() {
+    let fixture = "express_string_concatenation.txt";
+    let repaired = "<a2ui>\nsurface(\"products\")\nroot = Column([pen])\n\
+                    pen = Text(\"Pen 3 EUR\")\n</a2ui>"
+        .to_owned();
+    let prompt = repair_prompt(fixture, repaired).await;
+    assert!(
+        prompt.contains("cannot read a statement at '+'"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("no operators such as `+`"), "{prompt}");
+}
+
+#[tokio::test]
+async fn a_follow_up_that_writes_its_surface_again_updates_it() {
+    let v = ProtocolVersion::V0_9;
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let server = serve(
+        written("express_first_turn.txt"),
+        String::new(),
+        written("express_follow_up_creates_again.txt"),
+        prompts.clone(),
+    )
+    .await;
+    let answer = server.ask("message/stream", v, "my to-do list").await;
+    let task_id = answer.last()["taskId"].as_str().unwrap().to_owned();
+    let first = a2ui_messages(&answer.reply_parts(), v);
+    assert!(first[0].get("createSurface").is_some(), "{first:?}");
+    let caps = capabilities(v, &[v.basic_catalog_id()]);
+    let parts = json!([{"kind": "text", "text": "Add 'Walk the dog' to the list."}]);
+    let follow_up = server
+        .exchange(
+            "message/stream",
+            params(parts, Some(caps), Some(&task_id)),
+            &[v.extension_uri()],
+        )
+        .await;
+    assert_eq!(
+        follow_up.last()["status"]["state"],
+        "input-required",
+        "{}",
+        follow_up.last()
+    );
+    let sent = a2ui_messages(&follow_up.reply_parts(), v);
+    assert!(
+        sent.iter().all(|m| m.get("createSurface").is_none()),
+        "the surface is created again: {sent:?}"
+    );
+    let texts: Vec<&Value> = sent
+        .iter()
+        .filter_map(|m| m["updateComponents"]["components"].as_array())
+        .flatten()
+        .map(|c| &c["text"])
+        .collect();
+    assert!(texts.contains(&&json!("Walk the dog")), "{sent:?}");
+    assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
+}
