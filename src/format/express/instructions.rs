@@ -86,6 +86,18 @@ pub(crate) fn write(
     for rule in &rules {
         let _ = writeln!(out, "- {rule}");
     }
+    // The example names two components: only when the catalogs have both (a pruned
+    // catalog's prompt names none of the components it left out).
+    let offers = |name: &str| {
+        catalogs
+            .iter()
+            .any(|catalog| catalog.component_names().any(|n| n == name))
+    };
+    let child_example = if offers("Button") && offers("Text") {
+        ": `Button(Text(\"Send\"), Event(\"send\"))`"
+    } else {
+        ""
+    };
     out.push_str(
         "\n## Values\n\n\
          - Strings `\"Hello\"` (JSON escapes), raw strings `r\"C:\\path\"` (no escapes), \
@@ -96,7 +108,11 @@ pub(crate) fn write(
          - Arguments are positional, in the order of the signatures below; `_` skips one, \
          trailing optional ones may be left out, and `property=value` names one.\n\
          - A child is the name of another component or a component written inline, never a \
-         string: `Button(Text(\"Send\"), Event(\"send\"))`.\n\
+         string",
+    );
+    out.push_str(child_example);
+    out.push_str(
+        ".\n\
          - There are no operators: `+` does not join strings; write each text whole.\n\
          - `_template($/items, itemRow)` repeats the component `itemRow` for each item of a \
          list in the data model.\n\
