@@ -11,30 +11,16 @@ mod support;
 
 use std::time::Duration;
 
-use a2ui_agent::a2a::{PushConfig, Task, TaskState, TaskStatus};
+use a2ui_agent::a2a::{PushConfig, TaskState};
 use a2ui_agent::store::{
     Adopted, Held, Owner, PendingUpdate, PostgresStore, STOPPED_MESSAGE, TaskStore,
 };
 use serde_json::json;
+use support::stores::bare_task;
 use support::webhook::{Behaviour, Received, Receiver};
 use support::{TestServer, serve_command, spawn_binary, text_message_v1, text_of};
 
 const LEASE: Duration = Duration::from_millis(600);
-
-fn task(id: &str) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c".into(),
-        status: TaskStatus {
-            state: TaskState::InputRequired,
-            message: None,
-            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
-        },
-        artifacts: Vec::new(),
-        history: Vec::new(),
-        metadata: None,
-    }
-}
 
 async fn store(url: &str) -> PostgresStore {
     PostgresStore::builder(url)
@@ -72,8 +58,12 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
     let url = cluster.database("outbox_adopt");
     let alice = Owner::new("alice").with_tenant("acme");
     let a = store(&url).await;
-    a.put(&alice, task("t")).await.unwrap();
-    a.put(&alice, task("u")).await.unwrap();
+    a.put(&alice, bare_task("t", TaskState::InputRequired))
+        .await
+        .unwrap();
+    a.put(&alice, bare_task("u", TaskState::InputRequired))
+        .await
+        .unwrap();
     for id in ["one", "two"] {
         let config = PushConfig::new(id, format!("https://example.com/{id}"));
         a.put_push_config(&alice, "t", config, 10).await.unwrap();

@@ -9,26 +9,12 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use a2ui_agent::a2a::{PushConfig, Task, TaskState, TaskStatus};
+use a2ui_agent::a2a::{PushConfig, TaskState};
 use a2ui_agent::clock::ManualClock;
 use a2ui_agent::store::{
     InMemoryStore, Owner, PostgresStore, PushConfigPut, SqliteStore, TaskStore,
 };
-
-fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
-        },
-        artifacts: Vec::new(),
-        history: Vec::new(),
-        metadata: None,
-    }
-}
+use support::stores::bare_task;
 
 fn config(id: &str, n: u32) -> PushConfig {
     PushConfig::new(id, format!("https://example.com/{n}"))
@@ -49,7 +35,7 @@ async fn behaves(store: &dyn TaskStore) {
     let alice = Owner::new("alice");
     let bob = Owner::new("bob");
     store
-        .put(&alice, task("t", TaskState::InputRequired))
+        .put(&alice, bare_task("t", TaskState::InputRequired))
         .await
         .unwrap();
     assert_eq!(
@@ -85,7 +71,7 @@ async fn behaves(store: &dyn TaskStore) {
     assert_eq!(ids(store, &alice, "t").await, Some(expected.clone()));
     // An update of the task keeps its configs.
     store
-        .put(&alice, task("t", TaskState::Working))
+        .put(&alice, bare_task("t", TaskState::Working))
         .await
         .unwrap();
     assert_eq!(ids(store, &alice, "t").await, Some(expected));
@@ -133,7 +119,7 @@ async fn sqlite_keeps_configs_across_a_restart_and_forgets_them_with_the_task() 
     {
         let store = SqliteStore::open(&path).unwrap();
         store
-            .put(&owner, task("kept", TaskState::InputRequired))
+            .put(&owner, bare_task("kept", TaskState::InputRequired))
             .await
             .unwrap();
         store
@@ -160,7 +146,7 @@ async fn sqlite_keeps_configs_across_a_restart_and_forgets_them_with_the_task() 
 async fn expires(store: &dyn TaskStore, clock: &ManualClock) {
     let owner = Owner::anonymous();
     store
-        .put(&owner, task("old", TaskState::Completed))
+        .put(&owner, bare_task("old", TaskState::Completed))
         .await
         .unwrap();
     store
@@ -171,11 +157,11 @@ async fn expires(store: &dyn TaskStore, clock: &ManualClock) {
     assert_eq!(ids(store, &owner, "old").await, None);
     // Another write sweeps the expired rows; the id comes back without configs.
     store
-        .put(&owner, task("other", TaskState::Completed))
+        .put(&owner, bare_task("other", TaskState::Completed))
         .await
         .unwrap();
     store
-        .put(&owner, task("old", TaskState::InputRequired))
+        .put(&owner, bare_task("old", TaskState::InputRequired))
         .await
         .unwrap();
     assert_eq!(ids(store, &owner, "old").await, Some(vec![]));
@@ -198,7 +184,7 @@ async fn postgres_instances_see_each_others_configs() {
         .await
         .unwrap();
     let owner = Owner::new("alice");
-    one.put(&owner, task("shared", TaskState::InputRequired))
+    one.put(&owner, bare_task("shared", TaskState::InputRequired))
         .await
         .unwrap();
     two.put_push_config(&owner, "shared", config("from-two", 2), 5)
@@ -215,7 +201,7 @@ async fn the_in_memory_store_counts_configs_in_its_bytes() {
     let store = InMemoryStore::new();
     let owner = Owner::anonymous();
     store
-        .put(&owner, task("t", TaskState::InputRequired))
+        .put(&owner, bare_task("t", TaskState::InputRequired))
         .await
         .unwrap();
     let bare = store.bytes();
@@ -230,7 +216,7 @@ async fn the_in_memory_store_counts_configs_in_its_bytes() {
     // An update of the task carries them, counted once.
     let with_config = store.bytes();
     store
-        .put(&owner, task("t", TaskState::InputRequired))
+        .put(&owner, bare_task("t", TaskState::InputRequired))
         .await
         .unwrap();
     assert_eq!(store.bytes(), with_config);

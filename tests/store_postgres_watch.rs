@@ -12,10 +12,11 @@ mod support;
 
 use std::time::Duration;
 
-use a2ui_agent::a2a::{Task, TaskState, TaskStatus};
+use a2ui_agent::a2a::TaskState;
 use a2ui_agent::store::{Owner, PostgresStore, TaskStore};
 use futures::StreamExt;
 use serde_json::{Value, json};
+use support::stores::bare_task;
 use support::{SseReader, TestServer, serve_command, spawn_binary};
 use tokio::sync::mpsc;
 use tokio_postgres::AsyncMessage;
@@ -225,21 +226,6 @@ async fn two_instances(url: &str) -> (PostgresStore, PostgresStore) {
     (connect().await.unwrap(), connect().await.unwrap())
 }
 
-fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
-        },
-        artifacts: Vec::new(),
-        history: Vec::new(),
-        metadata: None,
-    }
-}
-
 #[tokio::test]
 async fn a_runner_has_heard_of_a_watcher_by_the_time_its_watch_returns() {
     let Some(cluster) = support::postgres::cluster() else {
@@ -250,7 +236,7 @@ async fn a_runner_has_heard_of_a_watcher_by_the_time_its_watch_returns() {
     // As the task manager does: the run is registered before the task is stored running.
     let run = runs.run("busy");
     runner
-        .put(&Owner::anonymous(), task("busy", TaskState::Working))
+        .put(&Owner::anonymous(), bare_task("busy", TaskState::Working))
         .await
         .unwrap();
     assert!(!run.is_watched());
@@ -259,7 +245,7 @@ async fn a_runner_has_heard_of_a_watcher_by_the_time_its_watch_returns() {
     // A run of another task stays unwatched.
     let other = runs.run("alone");
     runner
-        .put(&Owner::anonymous(), task("alone", TaskState::Working))
+        .put(&Owner::anonymous(), bare_task("alone", TaskState::Working))
         .await
         .unwrap();
     assert!(!other.is_watched());
@@ -277,12 +263,12 @@ async fn a_continued_task_finds_the_watchers_that_came_while_it_waited_until_the
     let (runner, watcher) = two_instances(&cluster.database("continued")).await;
     let (runs, watches) = (runner.cluster().unwrap(), watcher.cluster().unwrap());
     let owner = Owner::anonymous();
-    let waiting = task("waiting", TaskState::InputRequired);
+    let waiting = bare_task("waiting", TaskState::InputRequired);
     runner.put(&owner, waiting.clone()).await.unwrap();
     // Nothing runs it: the watch returns without an answer to wait for.
     let events = watches.watch("waiting").await.unwrap();
     let _run = runs.run("waiting");
-    let mut continued = task("waiting", TaskState::Working);
+    let mut continued = bare_task("waiting", TaskState::Working);
     continued.status.timestamp = Some("2026-01-01T00:00:01.000Z".into());
     assert!(
         runner

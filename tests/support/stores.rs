@@ -1,6 +1,7 @@
 //! The task stores a scenario runs against: one test body, once per store, so a store that
 //! forgets a check fails the same test the others pass.
 
+use a2ui_agent::a2a::{Task, TaskState, TaskStatus};
 use a2ui_agent::server::ServerBuilder;
 
 /// A task store a scenario can run with.
@@ -37,5 +38,23 @@ impl Store {
                 builder.store(store)
             }
         })
+    }
+}
+
+/// A task `id` in `state` with nothing in it: what store tests put before they set configs
+/// or watch.
+#[allow(dead_code)]
+pub fn bare_task(id: &str, state: TaskState) -> Task {
+    Task {
+        id: id.into(),
+        context_id: "c".into(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
+        },
+        artifacts: Vec::new(),
+        history: Vec::new(),
+        metadata: None,
     }
 }
