@@ -107,10 +107,11 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
 /// is one assignment per leaf unless that is one leaf below the top (then one for its key).
 fn data_model(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) {
     let mut flat = String::new();
-    leaves(&mut flat, path, value, catalog);
+    // Counted, not read off the lines: a string with a newline spans several.
+    let assignments = leaves(&mut flat, path, value, catalog);
     let single = value.as_object().filter(|m| m.len() == 1);
     match single.and_then(|m| m.iter().next()) {
-        Some((key, item)) if path.is_empty() && flat.lines().count() == 1 && item.is_object() => {
+        Some((key, item)) if path.is_empty() && assignments == 1 && item.is_object() => {
             let _ = writeln!(out, "$/{key} = {}", literal(item, catalog, 0));
         }
         _ if !path.is_empty() => {
@@ -120,17 +121,17 @@ fn data_model(out: &mut String, path: &str, value: &Value, catalog: Option<&Cata
     }
 }
 
-/// One assignment per leaf of `value` under `path`.
-fn leaves(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) {
+/// One assignment per leaf of `value` under `path`; how many.
+fn leaves(out: &mut String, path: &str, value: &Value, catalog: Option<&Catalog>) -> usize {
     match value {
-        Value::Object(map) if !map.is_empty() && map.keys().all(|k| is_path_segment(k)) => {
-            for (key, item) in map {
-                leaves(out, &format!("{path}/{key}"), item, catalog);
-            }
-        }
+        Value::Object(map) if !map.is_empty() && map.keys().all(|k| is_path_segment(k)) => map
+            .iter()
+            .map(|(key, item)| leaves(out, &format!("{path}/{key}"), item, catalog))
+            .sum(),
         _ => {
             let path = if path.is_empty() { "/" } else { path };
             let _ = writeln!(out, "${path} = {}", literal(value, catalog, 0));
+            1
         }
     }
 }
