@@ -33,7 +33,7 @@ pub use settings::{PushSettings, PushStats};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use tokio::sync::mpsc;
 
@@ -60,8 +60,6 @@ pub(crate) struct Shared {
     outbox: Option<Arc<dyn PushOutbox>>,
     /// The outbox with its writes batched, once started.
     batched: OnceLock<Batched>,
-    /// Whether the loop taking over other instances' deliveries runs.
-    adopting: AtomicBool,
     /// Whether a lane may keep the configs it read until they change: every change is
     /// seen here (one process), or the store says which tasks' configs other instances
     /// changed. Otherwise each batch of updates reads them again.
@@ -73,6 +71,14 @@ pub(crate) struct Shared {
     next_lane: AtomicU64,
     pub(crate) webhooks: Queues,
     pub(crate) counters: Counters,
+}
+
+impl Shared {
+    fn lanes(&self) -> MutexGuard<'_, HashMap<(Owner, String), Lane>> {
+        self.lanes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// A task's lane: its updates in order, and what its worker is told.
@@ -142,7 +148,6 @@ impl Pusher {
                 store,
                 outbox,
                 batched: OnceLock::new(),
-                adopting: AtomicBool::new(false),
                 keep_configs,
                 client,
                 policy,
@@ -166,14 +171,18 @@ impl Pusher {
         let Some(outbox) = &self.shared.outbox else {
             return;
         };
-        if self.shared.adopting.load(Ordering::Acquire)
-            || self.shared.adopting.swap(true, Ordering::AcqRel)
-        {
+        if self.shared.batched.get().is_some() {
             return;
         }
-        self.shared
-            .batched
-            .get_or_init(|| Batched::start(outbox.clone()));
+        // Whoever sets the batched outbox starts the rest: it is set once.
+        let mut first = false;
+        self.shared.batched.get_or_init(|| {
+            first = true;
+            Batched::start(outbox.clone())
+        });
+        if !first {
+            return;
+        }
         tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
         if let Some(changes) = outbox.config_changes() {
             tokio::spawn(hear_changes(Arc::downgrade(&self.shared), changes));
@@ -196,11 +205,8 @@ impl Pusher {
         self.shared.counters.snapshot()
     }
 
-    fn lanes(&self) -> std::sync::MutexGuard<'_, HashMap<(Owner, String), Lane>> {
-        self.shared
-            .lanes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn lanes(&self) -> MutexGuard<'_, HashMap<(Owner, String), Lane>> {
+        self.shared.lanes()
     }
 
     /// Queues `event` of `owner`'s task for its webhooks; `task` gives the task after it
@@ -285,11 +291,7 @@ async fn hear_changes(shared: Weak<Shared>, mut changes: mpsc::Receiver<Option<S
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let lanes = shared
-            .lanes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for ((_, task_id), lane) in lanes.iter() {
+        for ((_, task_id), lane) in shared.lanes().iter() {
             if change.as_deref().is_none_or(|changed| changed == task_id) {
                 lane.told.changed();
             }
