@@ -18,7 +18,7 @@ use a2ui_agent::store::{
 use serde_json::json;
 use support::stores::bare_task;
 use support::webhook::{Behaviour, Received, Receiver};
-use support::{TestServer, serve_command, spawn_binary, text_message_v1, text_of};
+use support::{TestServer, serve_store, text_message_v1, text_of};
 
 /// The lease of the `serve` instances: short, so a killed one is taken over within a second.
 const LEASE: Duration = Duration::from_millis(600);
@@ -158,14 +158,7 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
 /// and retrying for long.
 async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
     let lease = LEASE.as_millis().to_string();
-    let delay = delay_ms.to_string();
-    let command = serve_command(&[
-        "--min-delay-ms",
-        &delay,
-        "--max-delay-ms",
-        &delay,
-        "--store",
-        url,
+    let push = [
         "--lease-ms",
         &lease,
         "--push",
@@ -178,9 +171,8 @@ async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) 
         "0.05",
         "--push-timeout",
         "2",
-    ]);
-    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
-    (child, TestServer::external(url))
+    ];
+    serve_store(url, delay_ms, &push).await
 }
 
 /// Whether the task's last update (it waits for the user's choice) arrived.

@@ -19,7 +19,7 @@ use a2ui_agent::store::{
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use support::{SseReader, TestServer, params, serve_command, spawn_binary, text_of};
+use support::{SseReader, TestServer, params, serve_store, text_of};
 
 /// The lease the instances take: short, so failover takes about a second.
 const LEASE_MS: &str = "1000";
@@ -35,22 +35,12 @@ async fn serve_with(
     delay_ms: u64,
     extra: &[&str],
 ) -> (tokio::process::Child, TestServer) {
-    let delay = delay_ms.to_string();
-    let mut args = vec![
-        "--min-delay-ms",
-        &delay,
-        "--max-delay-ms",
-        &delay,
-        "--store",
-        url,
-    ];
+    let mut args = Vec::new();
     if !extra.contains(&"--lease-ms") {
         args.extend_from_slice(&["--lease-ms", LEASE_MS]);
     }
     args.extend_from_slice(extra);
-    let command = serve_command(&args);
-    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
-    (child, TestServer::external(url))
+    serve_store(url, delay_ms, &args).await
 }
 
 /// Reads `events` to the final update (for at most 20 s: keep-alive comments would let a

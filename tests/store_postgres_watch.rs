@@ -17,23 +17,13 @@ use a2ui_agent::store::{Owner, PostgresStore, TaskStore};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use support::stores::bare_task;
-use support::{SseReader, TestServer, serve_command, spawn_binary};
+use support::{SseReader, TestServer, serve_store};
 use tokio::sync::mpsc;
 use tokio_postgres::AsyncMessage;
 
 /// `a2ui-agent serve --store URL` on a free port, demo chunks `delay_ms` apart.
 async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
-    let delay = delay_ms.to_string();
-    let command = serve_command(&[
-        "--min-delay-ms",
-        &delay,
-        "--max-delay-ms",
-        &delay,
-        "--store",
-        url,
-    ]);
-    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
-    (child, TestServer::external(url))
+    serve_store(url, delay_ms, &[]).await
 }
 
 /// Listens on the channel task events go out on; the payloads, as they come.

@@ -6,11 +6,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use a2ui_agent::store::STOPPED_MESSAGE;
 use serde_json::json;
-use support::{TestServer, params, serve_command, spawn_binary, text_of};
+use support::{TestServer, params, serve_store, text_of};
 
 /// A fresh directory for one test's database.
 fn temp_dir(name: &str) -> PathBuf {
@@ -22,18 +21,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Runs `a2ui-agent serve --store sqlite:DB` on a free port, chunks `delay_ms` apart.
 async fn serve(db: &Path, delay_ms: u64) -> (tokio::process::Child, TestServer) {
-    let delay = delay_ms.to_string();
-    let store = format!("sqlite:{}", db.display());
-    let command = serve_command(&[
-        "--min-delay-ms",
-        &delay,
-        "--max-delay-ms",
-        &delay,
-        "--store",
-        &store,
-    ]);
-    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
-    (child, TestServer::external(url))
+    serve_store(&format!("sqlite:{}", db.display()), delay_ms, &[]).await
 }
 
 /// SIGKILL: no shutdown code runs.

@@ -62,6 +62,28 @@ pub async fn spawn_binary(
     (child, format!("http://{address}/"))
 }
 
+/// `a2ui-agent serve --store STORE` on a free port, the demo model writing a chunk every
+/// `delay_ms`, with `extra` arguments after; the child is killed when dropped.
+#[allow(dead_code)]
+pub async fn serve_store(
+    store: &str,
+    delay_ms: u64,
+    extra: &[&str],
+) -> (tokio::process::Child, TestServer) {
+    let delay = delay_ms.to_string();
+    let mut args = vec![
+        "--min-delay-ms",
+        &delay,
+        "--max-delay-ms",
+        &delay,
+        "--store",
+        store,
+    ];
+    args.extend_from_slice(extra);
+    let (child, url) = spawn_binary(serve_command(&args), Duration::from_secs(30)).await;
+    (child, TestServer::external(url))
+}
+
 /// A server listening on 127.0.0.1 and a client for it.
 pub struct TestServer {
     pub url: String,
