@@ -14,7 +14,9 @@
 //! usage chunk of every call. For each turn:
 //!
 //! - **verdict**: `first` (valid A2UI at the first try), `repaired` (valid after repair
-//!   turns), `no-ui` (an answer without A2UI) or `failed` (the task failed);
+//!   turns), `mended` (valid once the server mended labels written as children, with or
+//!   without repair turns; counted as valid after repair, never as a first try), `no-ui`
+//!   (an answer without A2UI) or `failed` (the task failed);
 //! - **draws**: every A2UI message the task sent so far, fed to `@a2ui/web_core`'s message
 //!   processor in Node (`examples/eval/draws.mjs`) without error, each surface walked from its
 //!   root with its data bindings resolved, and every key string the request asked for
@@ -50,7 +52,7 @@ use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::reply::{MENDED_KEY, OnInvalid};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -185,6 +187,8 @@ struct Streamed {
     state: String,
     reason: String,
     messages: Vec<Value>,
+    /// Whether a part said the server mended the reply (`reply::MENDED_KEY`).
+    mended: bool,
     first_component: Option<Duration>,
     bytes: usize,
 }
@@ -216,6 +220,7 @@ async fn stream(
         state: String::new(),
         reason: String::new(),
         messages: Vec::new(),
+        mended: false,
         first_component: None,
         bytes: 0,
     };
@@ -247,6 +252,7 @@ async fn stream(
                     if data.get("updateComponents").is_some() && read.first_component.is_none() {
                         read.first_component = Some(started.elapsed());
                     }
+                    read.mended |= part["metadata"].get(MENDED_KEY).is_some();
                     read.messages.push(data.clone());
                 } else if read.state == "failed" {
                     read.reason
@@ -444,6 +450,7 @@ async fn main() -> Result<(), Error> {
             let verdict = match (read.state.as_str(), read.messages.is_empty(), made) {
                 ("failed", _, _) | ("", _, _) => "failed",
                 (_, true, _) => "no-ui",
+                _ if read.mended => "mended",
                 (_, false, 0 | 1) => "first",
                 _ => "repaired",
             };
@@ -593,7 +600,7 @@ fn summary(args: &Args, label: &str, prompt_tokens: Option<usize>, scored: &[Sco
     let n = scored.len().max(1) as f64;
     let share = |f: &dyn Fn(&Scored) -> bool| scored.iter().filter(|r| f(r)).count() as f64 / n;
     let first = share(&|r| r.verdict == "first");
-    let valid = share(&|r| r.verdict == "first" || r.verdict == "repaired");
+    let valid = share(&|r| matches!(r.verdict, "first" | "repaired" | "mended"));
     let draws = share(&|r| r.draws);
     let mut ttfc: Vec<f64> = scored
         .iter()

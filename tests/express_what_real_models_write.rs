@@ -1,7 +1,10 @@
 //! What Qwen2.5-Coder-1.5B wrote to our Express prompt in the eval
 //! (`tests/real_model/written/express_*.txt`, verbatim), served over a real socket:
 //!
-//! - a string where a child belongs (`Button("Send", ..)`, a reference to no component), one
+//! - a label where a child belongs (`Button("Send", ..)`, a reference to no component) is
+//!   mended: the client gets a `Text` component `Send` showing it, marked as mended, and no
+//!   repair turn is spent;
+//! - a string that reads as an id where a child belongs (`Button("send_label", ..)`), one
 //!   name for the parts of three cards (`content`, `title`: each definition replaces the
 //!   last, so the first cards lose their children) and `+` joining texts (a statement Express
 //!   cannot read) get a repair turn that speaks Express: it names the problem and how a block
@@ -19,6 +22,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
+use a2ui_agent::reply::MENDED_KEY;
 use a2ui_agent::request::Request;
 use serde_json::{Value, json};
 use support::*;
@@ -63,8 +67,13 @@ async fn serve(
 
 /// The repair prompt the model got for `fixture`, after which `repaired` passed.
 async fn repair_prompt(fixture: &str, repaired: String) -> String {
+    repair_prompt_for(written(fixture), repaired).await
+}
+
+/// The repair prompt the model got for answering `first`, after which `repaired` passed.
+async fn repair_prompt_for(first: String, repaired: String) -> String {
     let prompts = Arc::new(Mutex::new(Vec::new()));
-    let server = serve(written(fixture), repaired, String::new(), prompts.clone()).await;
+    let server = serve(first, repaired, String::new(), prompts.clone()).await;
     let answer = server
         .ask("message/stream", ProtocolVersion::V0_9, "draw")
         .await;
@@ -83,11 +92,53 @@ async fn repair_prompt(fixture: &str, repaired: String) -> String {
 }
 
 #[tokio::test]
-async fn a_string_where_a_child_belongs_is_repaired_in_express() {
+async fn a_label_where_a_child_belongs_is_mended_without_a_repair_turn() {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let fixture = written("express_string_as_child.txt");
+    let server = serve(fixture, String::new(), String::new(), prompts.clone()).await;
+    let v = ProtocolVersion::V0_9;
+    let answer = server.ask("message/stream", v, "a contact form").await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{}",
+        answer.last()
+    );
+    assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
+    let parts = answer.reply_parts();
+    let mended: Vec<&Value> = parts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["metadata"][MENDED_KEY] == json!(["Send"]))
+        .collect();
+    assert_eq!(mended.len(), 1, "{parts:?}");
+    let sent = a2ui_messages(&parts, v);
+    let components: Vec<&Value> = sent
+        .iter()
+        .filter_map(|m| m["updateComponents"]["components"].as_array())
+        .flatten()
+        .collect();
+    let button = components
+        .iter()
+        .find(|c| c["id"] == "send_button")
+        .unwrap();
+    assert_eq!(button["child"], "Send", "{button}");
+    let label = components.iter().find(|c| c["id"] == "Send").unwrap();
+    assert_eq!(label["component"], "Text");
+    assert_eq!(label["text"], "Send");
+}
+
+#[tokio::test]
+async fn a_string_that_reads_as_an_id_where_a_child_belongs_is_repaired_in_express() {
     let fixture = "express_string_as_child.txt";
     let repaired = written(fixture).replace(r#"Button("Send""#, r#"Button(Text("Send")"#);
-    let prompt = repair_prompt(fixture, repaired).await;
-    assert!(prompt.contains("refers to 'Send'"), "{prompt}");
+    let prompt = repair_prompt_for(
+        written(fixture).replace(r#"Button("Send""#, r#"Button("send_label""#),
+        repaired,
+    )
+    .await;
+    assert!(prompt.contains("refers to 'send_label'"), "{prompt}");
     assert!(prompt.contains("never a string"), "{prompt}");
 }
 

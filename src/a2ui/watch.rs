@@ -295,6 +295,30 @@ impl TreeWatch {
         errors
     }
 
+    /// The references no component answers at the end of a response, as `(surface, id)`,
+    /// each once, for the surfaces [`finish`](Self::finish) checks (those the response
+    /// created), in the order the components referring to them came.
+    pub(crate) fn unanswered(&self) -> Vec<(&str, &str)> {
+        let mut out = Vec::new();
+        for surface_id in &self.order {
+            let Some(surface) = self.surfaces.get(surface_id) else {
+                continue;
+            };
+            if !surface.created_here {
+                continue;
+            }
+            let mut seen = HashSet::new();
+            for id in &surface.ids {
+                for child in surface.children.get(id).into_iter().flatten() {
+                    if !surface.children.contains_key(child) && seen.insert(child.as_str()) {
+                        out.push((surface_id.as_str(), child.as_str()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The ids `component` refers to, by the reference shapes of its catalog (see
     /// [`Validator::refs_of`]).
     fn child_ids(&self, catalog: Option<usize>, component: &Value) -> Vec<String> {

@@ -11,12 +11,15 @@
 //! - `repair`: the guard that holds back an invalid message and the [`OnInvalid`] policy that
 //!   decides what follows;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
-//! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created.
+//! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
+//! - `mend`: a label a model wrote where a component belongs, answered by a `Text`.
 
 mod follow_up;
+mod mend;
 pub(crate) mod output;
 mod reconcile;
 mod repair;
 
+pub use mend::MENDED_KEY;
 pub use repair::OnInvalid;
 pub(crate) use repair::{Guard, RepairPolicy};

@@ -9,7 +9,8 @@
 //! ([`Repair`]), fail the task, or (`forward`) check nothing and send everything. What only
 //! the end of the reply settles (a missing root, a reference nothing answers) is checked at
 //! its end ([`TreeWatch::finish`]); a tree problem is repaired the same way, by messages that
-//! complete the tree.
+//! complete the tree. Before that, a reference that reads as a label (`"child": "Send"`) is
+//! mended without a repair turn (see [`mend`]).
 //!
 //! How the agent receives a repair turn is described in [`crate::request::Repair`].
 
@@ -26,6 +27,7 @@ use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
 use super::follow_up::Earlier;
+use super::mend;
 use super::output::{Batch, to_parts};
 use super::reconcile::Held;
 
@@ -166,13 +168,20 @@ impl Guard {
             block_ends,
         } = batch;
         let invalid = self.first_problem(&mut parsed, checked, &block_ends);
+        (self.out(parsed), invalid)
+    }
+
+    /// The parts `parsed` (checked already) becomes on its way to the client: a follow-up's
+    /// creations rewritten, a repair turn's reconciled with what the client holds; noted as
+    /// sent.
+    fn out(&mut self, mut parsed: Vec<ParsedPart>) -> Vec<Part> {
         for part in &mut parsed {
             if let ParsedPart::A2ui(messages) = part {
                 *messages = self.earlier.rewrite(std::mem::take(messages));
             }
         }
         if self.request.is_none() {
-            return (to_parts(parsed, self.version()), invalid);
+            return to_parts(parsed, self.version());
         }
         if self.held.is_repairing() {
             for part in &mut parsed {
@@ -189,7 +198,7 @@ impl Guard {
                 _ => None,
             }));
         }
-        (parts, invalid)
+        parts
     }
 
     /// Cuts `parsed` before its first problem and returns the problem (see `screen`).
@@ -257,10 +266,44 @@ impl Guard {
             .map_or(ProtocolVersion::V0_9, RequestProcessor::version)
     }
 
-    /// At the end of an attempt: what the component trees of the whole reply still lack.
-    pub(crate) fn finish(&mut self) -> Option<Vec<ValidationError>> {
-        let errors = self.watch.as_ref()?.finish();
-        (!errors.is_empty()).then_some(errors)
+    /// At the end of an attempt: the parts that mend the reply (see [`mend`]), and what the
+    /// component trees of the whole reply still lack.
+    pub(crate) fn finish(&mut self) -> (Vec<Part>, Option<Vec<ValidationError>>) {
+        let (Some(processor), Some(watch)) = (&self.processor, &mut self.watch) else {
+            return (Vec::new(), None);
+        };
+        let mut errors = watch.finish();
+        let mut parts = Vec::new();
+        if !errors.is_empty() {
+            let mut mended = Vec::new();
+            for (labels, message) in mend::labels(watch, processor.version()) {
+                if processor.check_message(&message).is_ok() && watch.observe(&message).is_ok() {
+                    tracing::info!(?labels, "mended labels written where components belong");
+                    mended.push((labels, message));
+                }
+            }
+            if !mended.is_empty() {
+                errors = watch.finish();
+                parts = self.mending(mended);
+            }
+        }
+        (parts, (!errors.is_empty()).then_some(errors))
+    }
+
+    /// The parts of mending `messages`, each marked with the labels it answers.
+    fn mending(&mut self, messages: Vec<(Vec<String>, Value)>) -> Vec<Part> {
+        let mut parts = Vec::new();
+        for (labels, message) in messages {
+            for mut part in self.out(vec![ParsedPart::A2ui(vec![message])]) {
+                if let Part::Data { metadata, .. } = &mut part {
+                    let mut marked = metadata.as_deref().cloned().unwrap_or_default();
+                    marked.insert(mend::MENDED_KEY.into(), Value::from(labels.clone()));
+                    *metadata = Some(Arc::new(marked));
+                }
+                parts.push(part);
+            }
+        }
+        parts
     }
 
     /// The request for the next attempt after `errors`, or why the task fails.
@@ -382,7 +425,12 @@ mod tests {
         }
         let (parts, invalid) = guard.screen(sink.finish().unwrap());
         sent.extend(parts);
-        (sent, invalid.or_else(|| guard.finish()))
+        if invalid.is_some() {
+            return (sent, invalid);
+        }
+        let (mended, invalid) = guard.finish();
+        sent.extend(mended);
+        (sent, invalid)
     }
 
     fn texts(parts: &[Part]) -> String {
@@ -455,6 +503,33 @@ mod tests {
         let (sent, invalid) = run(OnInvalid::Forward, &[&reply]);
         assert_eq!(invalid, None);
         assert_eq!(sent.len(), 3);
+    }
+
+    #[test]
+    fn a_label_written_as_a_child_is_mended_and_the_mending_part_says_so() {
+        let reply = format!(
+            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Column", "children": ["send", "note"]}}, {{"id": "send", "component": "Button", "child": "Send", "action": {{"event": {{"name": "send"}}}}}}]}}}}]</a2ui-json>"#,
+            create()
+        );
+        let (sent, invalid) = run(OnInvalid::Fail, &[&reply]);
+        let errors = invalid.expect("'note' reads as an id and is not mended");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].message.contains("refers to 'note'"), "{errors:?}");
+        let Some(Part::Data { data, metadata }) = sent.last() else {
+            panic!("no mending part: {sent:?}");
+        };
+        assert_eq!(
+            data["updateComponents"]["components"][0],
+            serde_json::json!({"id": "Send", "component": "Text", "text": "Send"})
+        );
+        let metadata = metadata.as_deref().unwrap();
+        assert_eq!(metadata[mend::MENDED_KEY], serde_json::json!(["Send"]));
+        assert!(metadata["mimeType"].is_string(), "{metadata:?}");
+
+        let whole = reply.replace(r#", "note""#, "");
+        let (sent, invalid) = run(OnInvalid::Repair, &[&whole]);
+        assert_eq!(invalid, None, "mended, nothing is left to repair");
+        assert_eq!(sent.len(), 3, "{sent:?}");
     }
 
     #[test]

@@ -194,7 +194,11 @@ impl TaskManager {
         let (new, invalid) = answer.guard.screen(batch);
         self.progress(answer, new).await;
         let invalid = match invalid {
-            None if last => answer.guard.finish(),
+            None if last => {
+                let (mended, invalid) = answer.guard.finish();
+                self.progress(answer, mended).await;
+                invalid
+            }
             invalid => invalid,
         };
         invalid.map(Attempt::Invalid)
