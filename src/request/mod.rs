@@ -14,6 +14,8 @@ pub(crate) mod prepared;
 mod principal;
 mod repair;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 pub use actions::{UserAction, UserActionKind};
@@ -31,10 +33,12 @@ const DATA_MODEL_KEYS: [&str; 2] = ["a2uiClientDataModel", "a2uiRendererDataMode
 /// One request to the agent.
 #[derive(Debug, Clone)]
 pub struct Request {
-    message: Message,
+    // The message and the history are shared: a request is cloned for every repair turn it
+    // may need, and a message's metadata (maps of maps) is the largest thing it holds.
+    message: Arc<Message>,
     task_id: String,
     context_id: String,
-    history: Vec<Message>,
+    history: Arc<[Message]>,
     requested_extensions: Vec<String>,
     request_metadata: Option<Metadata>,
     actions: Vec<UserAction>,
@@ -66,10 +70,10 @@ impl Request {
     ) -> Self {
         Self {
             actions: actions::from_parts(&message.parts),
-            message,
+            message: Arc::new(message),
             task_id: task_id.into(),
             context_id: context_id.into(),
-            history: Vec::new(),
+            history: Arc::new([]),
             requested_extensions: Vec::new(),
             request_metadata: None,
             a2ui: None,
@@ -82,7 +86,7 @@ impl Request {
     /// The same request with the task's earlier messages.
     #[must_use]
     pub fn with_history(mut self, history: Vec<Message>) -> Self {
-        self.history = history;
+        self.history = history.into();
         self
     }
 
