@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::a2a::Part;
 use crate::a2ui::ProtocolVersion;
@@ -181,11 +181,9 @@ fn unreadable(error: &ParseError, before: Batch) -> OutputError {
 }
 
 /// Text parts as they are; one DataPart per A2UI message, `data` the message object and
-/// `metadata.mimeType` the version's.
-pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec<Part> {
+/// `metadata` the one `{"mimeType": ..}` object a reply shares (see [`mime`]).
+pub(crate) fn to_parts(parsed: Vec<ParsedPart>, metadata: &Arc<Map<String, Value>>) -> Vec<Part> {
     let mut parts = Vec::with_capacity(parsed.len());
-    // One metadata object, shared by every A2UI part of this batch.
-    let mut mime = None;
     for part in parsed {
         match part {
             ParsedPart::Text(text) if text.is_empty() => {}
@@ -195,12 +193,7 @@ pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec
                     match message {
                         Value::Object(data) => parts.push(Part::Data {
                             data: Arc::new(data),
-                            metadata: Some(
-                                mime.get_or_insert_with(|| {
-                                    Arc::new(mime_metadata(version.mime_type()))
-                                })
-                                .clone(),
-                            ),
+                            metadata: Some(metadata.clone()),
                         }),
                         other => {
                             tracing::warn!(kind = %kind(&other), "an A2UI message that is not an object was dropped");
@@ -211,6 +204,12 @@ pub(crate) fn to_parts(parsed: Vec<ParsedPart>, version: ProtocolVersion) -> Vec
         }
     }
     parts
+}
+
+/// The metadata every A2UI part of a `version` reply carries: made once per reply and
+/// shared by its parts, not once per part (a map costs more than the mime type it holds).
+pub(crate) fn mime(version: ProtocolVersion) -> Arc<Map<String, Value>> {
+    Arc::new(mime_metadata(version.mime_type()))
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -310,7 +309,7 @@ mod tests {
             ]),
             ParsedPart::Text(String::new()),
         ];
-        let parts = to_parts(parsed, ProtocolVersion::V1_0);
+        let parts = to_parts(parsed, &mime(ProtocolVersion::V1_0));
         assert_eq!(parts.len(), 3);
         assert_eq!(parts[0], Part::text("Hi"));
         for (part, surface) in parts[1..].iter().zip(["a", "b"]) {

@@ -28,7 +28,7 @@ use crate::request::{Repair, Request};
 
 use super::follow_up::Earlier;
 use super::mend;
-use super::output::{Batch, to_parts};
+use super::output::{Batch, mime, to_parts};
 use super::reconcile::Held;
 
 /// What the server does with a finished A2UI message that does not validate.
@@ -116,6 +116,12 @@ impl RepairPolicy {
             } else {
                 &[]
             }),
+            // A reply without a processor is text only: the version does not matter.
+            mime: mime(
+                processor
+                    .as_ref()
+                    .map_or(ProtocolVersion::V0_9, RequestProcessor::version),
+            ),
             processor,
             answer: String::new(),
             held: Held::default(),
@@ -137,6 +143,8 @@ pub(crate) struct Guard {
     /// The surfaces the client holds from the task's earlier turns, which a follow-up turn
     /// does not create again (see [`Earlier`]).
     earlier: Earlier,
+    /// The metadata of the reply's A2UI parts, one map for all of them.
+    mime: Arc<Map<String, Value>>,
     /// The current attempt's text as the agent wrote it.
     answer: String,
     /// What the client holds, so that a repair turn does not send it again; built from
@@ -181,7 +189,7 @@ impl Guard {
             }
         }
         if self.request.is_none() {
-            return to_parts(parsed, self.version());
+            return to_parts(parsed, &self.mime);
         }
         if self.held.is_repairing() {
             for part in &mut parsed {
@@ -190,7 +198,7 @@ impl Guard {
                 }
             }
         }
-        let parts = to_parts(parsed, self.version());
+        let parts = to_parts(parsed, &self.mime);
         if !self.held.is_repairing() {
             // Only A2UI messages become data parts of a reply's output.
             self.sent.extend(parts.iter().filter_map(|part| match part {
@@ -257,13 +265,6 @@ impl Guard {
             }
         }
         None
-    }
-
-    /// The version parts are tagged with (a reply without a processor is text only).
-    fn version(&self) -> ProtocolVersion {
-        self.processor
-            .as_ref()
-            .map_or(ProtocolVersion::V0_9, RequestProcessor::version)
     }
 
     /// At the end of an attempt: the parts that mend the reply (see [`mend`]), and what the
