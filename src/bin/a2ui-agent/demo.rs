@@ -245,10 +245,8 @@ fn write_json(out: &mut String, value: &Value, depth: usize) {
 
 /// `text` as a stream of chunks of the configured sizes, each after a pause.
 fn stream_text(text: String, config: DemoConfig, seed: u64) -> Reply {
-    let chunks = chunk(&text, config, seed);
-    let delays = chunks.iter().map(|(_, delay)| *delay).collect::<Vec<_>>();
-    let stream = futures::stream::iter(chunks.into_iter().map(|(c, _)| c).zip(delays)).then(
-        |(chunk, delay)| async move {
+    let stream =
+        futures::stream::iter(Chunks::new(text, config, seed)).then(|(chunk, delay)| async move {
             if delay.is_zero() {
                 // Still one chunk at a time, as from a socket: the server joins only chunks
                 // that are already waiting.
@@ -257,34 +255,72 @@ fn stream_text(text: String, config: DemoConfig, seed: u64) -> Reply {
                 tokio::time::sleep(delay).await;
             }
             chunk
-        },
-    );
+        });
     Reply::stream(stream)
 }
 
 /// Splits `text` into chunks of `min_chunk..=max_chunk` characters (on char boundaries),
 /// each with its pause, from a small deterministic generator.
+#[cfg(test)]
 pub(crate) fn chunk(text: &str, config: DemoConfig, seed: u64) -> Vec<(String, Duration)> {
-    let mut state = seed | 1;
-    let mut next = move |bound: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        if bound == 0 { 0 } else { state % bound }
-    };
-    let min = config.min_chunk.max(1);
-    let max = config.max_chunk.max(min);
-    let (low, high) = (config.min_delay, config.max_delay.max(config.min_delay));
-    let spread = u64::try_from((high - low).as_micros()).unwrap_or(u64::MAX);
-    let mut chunks = Vec::new();
-    let mut chars = text.chars().peekable();
-    while chars.peek().is_some() {
-        let size = min + usize::try_from(next((max - min + 1) as u64)).unwrap_or(0);
-        let piece: String = chars.by_ref().take(size).collect();
-        let delay = low + Duration::from_micros(next(spread.saturating_add(1)));
-        chunks.push((piece, delay));
+    Chunks::new(text.to_owned(), config, seed).collect()
+}
+
+/// The chunks of a reply, cut one at a time as the stream asks for them: a reply waiting
+/// to be written holds its text once, not a string per chunk (at 800 streams the chunks
+/// cut up front were the demo's largest cost per stream).
+struct Chunks {
+    text: String,
+    /// The byte offset of the next chunk.
+    at: usize,
+    /// The xorshift generator's state.
+    state: u64,
+    min: usize,
+    max: usize,
+    low: Duration,
+    spread: u64,
+}
+
+impl Chunks {
+    fn new(text: String, config: DemoConfig, seed: u64) -> Self {
+        let min = config.min_chunk.max(1);
+        let (low, high) = (config.min_delay, config.max_delay.max(config.min_delay));
+        Self {
+            text,
+            at: 0,
+            state: seed | 1,
+            min,
+            max: config.max_chunk.max(min),
+            low,
+            spread: u64::try_from((high - low).as_micros()).unwrap_or(u64::MAX),
+        }
     }
-    chunks
+
+    fn next_below(&mut self, bound: u64) -> u64 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        if bound == 0 { 0 } else { self.state % bound }
+    }
+}
+
+impl Iterator for Chunks {
+    type Item = (String, Duration);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.text.len() {
+            return None;
+        }
+        let span = (self.max - self.min + 1) as u64;
+        let size = self.min + usize::try_from(self.next_below(span)).unwrap_or(0);
+        let rest = self.text.get(self.at..)?;
+        let end = rest.char_indices().nth(size).map_or(rest.len(), |(i, _)| i);
+        let piece = rest[..end].to_owned();
+        self.at += end;
+        let delay =
+            self.low + Duration::from_micros(self.next_below(self.spread.saturating_add(1)));
+        Some((piece, delay))
+    }
 }
 
 #[cfg(test)]
