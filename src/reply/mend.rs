@@ -26,13 +26,6 @@ pub const MENDED_KEY: &str = "a2ui-agent/mended";
 /// Whether a reference no component answers reads as text a person would see rather than as
 /// an id: it begins with a capital letter, holds a space, or has no letter or digit at all
 /// (`Send`, `Sign in`, `+`). The ids models write are `send_button`, `sendButton`, `item-1`.
-///
-/// # Example
-///
-/// ```ignore
-/// assert!(reads_as_label("Sign in") && reads_as_label("+"));
-/// assert!(!reads_as_label("send_label") && !reads_as_label("sendLabel"));
-/// ```
 pub(crate) fn reads_as_label(id: &str) -> bool {
     let Some(first) = id.chars().next() else {
         return false;
