@@ -1,7 +1,9 @@
 //! What real small models write, read well (`tests/real_model/written/`, answers of
 //! Qwen2.5-Coder-0.5B behind llama.cpp to our prompts, and the mistakes issue 20 lists): each
 //! file read whole and in chunks of every size from 1 to 24 bytes gives the same parts, and
-//! what is not A2UI is never accepted as UI.
+//! what is not A2UI is never accepted as UI. A brace short or a brace too many around a
+//! message or a component of a list is read as the model meant it; what the reader so
+//! reads is then validated like any message.
 
 use std::path::Path;
 
@@ -115,6 +117,101 @@ fn fenced_json_without_the_tags_stays_text() {
         parts.iter().all(|part| matches!(part, ParsedPart::Text(_))),
         "{parts:?}"
     );
+}
+
+/// The parts of `name` read whole, after checking that every chunk size reads the same
+/// components (a data model update streams member by member in chunks, so it is left out
+/// of the comparison).
+fn read_components(name: &str) -> Vec<ParsedPart> {
+    let text = written(name);
+    let whole = parse(&text).map(join).unwrap();
+    let components = |parts: &[ParsedPart]| -> Vec<serde_json::Value> {
+        messages(parts)
+            .into_iter()
+            .filter(|m| m.get("updateDataModel").is_none())
+            .collect()
+    };
+    for size in 1..=24 {
+        let parts = chunked(&text, size).unwrap();
+        let (mine, theirs) = (components(&parts), components(&whole));
+        let ids = |ms: &[serde_json::Value]| -> Vec<String> {
+            ms.iter()
+                .filter_map(|m| m["updateComponents"]["components"].as_array())
+                .flatten()
+                .map(|c| c["id"].to_string())
+                .collect()
+        };
+        assert_eq!(ids(&mine), ids(&theirs), "{name} in chunks of {size}");
+    }
+    whole
+}
+
+/// The A2UI messages of `parts`, in order.
+fn messages(parts: &[ParsedPart]) -> Vec<serde_json::Value> {
+    parts
+        .iter()
+        .filter_map(|part| match part {
+            ParsedPart::A2ui(messages) => Some(messages.clone()),
+            ParsedPart::Text(_) => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn a_message_one_brace_short_ends_where_the_next_message_begins() {
+    // The 0.5B model's profile card in Direct JSON: its updateComponents line ends `]},`, one
+    // `}` short, and the next message starts on the next line.
+    let parts = read_components("json_message_one_brace_short.txt");
+    let messages = messages(&parts);
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    let update = &messages[1]["updateComponents"];
+    assert_eq!(update["components"].as_array().map(Vec::len), Some(6));
+    // What the model left out stays out: the validator says so, the reader does not guess.
+    assert!(update.get("surfaceId").is_none(), "{update}");
+    assert_eq!(messages[2]["updateDataModel"]["path"], "/profile");
+}
+
+#[test]
+fn a_brace_too_many_after_a_component_is_dropped() {
+    // The 0.5B model's to-do list: `{"id":"details",..,"text":{"path":".."}}}`, one `}` too
+    // many, and the components list goes on after it.
+    let parts = read_components("json_component_one_brace_too_many.txt");
+    let messages = messages(&parts);
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    let ids: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["updateComponents"]["components"].as_array())
+        .flatten()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "root",
+            "content",
+            "title",
+            "details",
+            "actions",
+            "buy_milk_label"
+        ]
+    );
+}
+
+#[test]
+fn a_brace_short_anywhere_else_is_still_an_error() {
+    // A key where a value belongs is not a brace short: still unreadable.
+    for text in [
+        r#"<a2ui-json>[{"version":"v0.9","deleteSurface":{"surfaceId":"s",{"x":1}}}]</a2ui-json>"#,
+        r#"<a2ui-json>{"version":"v0.9","deleteSurface":{"surfaceId":"s"},{"version":"v0.9"}</a2ui-json>"#,
+        r#"<a2ui-json>[{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"a"}]}}}]</a2ui-json>"#,
+    ] {
+        assert_eq!(
+            parse(text).map_err(|e| e.kind()),
+            Err(ParseErrorKind::Syntax),
+            "{text}"
+        );
+    }
 }
 
 #[test]

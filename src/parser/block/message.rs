@@ -132,6 +132,9 @@ impl Block {
     }
 
     fn open(&mut self, kind: Kind, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        if kind == Kind::Obj && self.one_brace_short() {
+            return self.close_short(input, i, cx);
+        }
         if self.frames.len() + 1 + usize::from(self.in_array) > cx.config.limits.max_depth {
             return self.depth_error(input, i, cx);
         }
@@ -186,7 +189,49 @@ impl Block {
         Step::Next(i + 1)
     }
 
+    /// Whether the innermost frame is a message or a component one `}` short: a `{` came
+    /// where, after a comma, its next key belongs. Small models that write one message per
+    /// line lose count of their braces (`{"version":..,"updateComponents":{..}},` and the
+    /// next message on the next line); no key starts with `{`, so it can only be the next
+    /// message or component of the list around it.
+    fn one_brace_short(&self) -> bool {
+        let Some(f) = self.frames.last() else {
+            return false;
+        };
+        let listed = match f.role {
+            Role::Message => self.in_array,
+            Role::Component => true,
+            _ => false,
+        };
+        listed && f.kind == Kind::Obj && f.expect == Expect::KeyOrEnd && f.nonempty
+    }
+
+    /// Closes the object [`one_brace_short`](Self::one_brace_short) found, as if its `}`
+    /// had come before the comma, and reads the `{` again as the start of the next item.
+    fn close_short(&mut self, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        let step = self.close(b'}', input, i, cx);
+        if self.phase == Phase::Bad || !matches!(step, Step::Next(_)) {
+            return step;
+        }
+        // The comma after the object was read as its own.
+        match self.frames.last_mut() {
+            Some(list) => list.expect = Expect::ValueOrEnd,
+            None => self.top = Expect::ValueOrEnd,
+        }
+        Step::Next(i)
+    }
+
     fn close(&mut self, b: u8, input: &str, i: usize, cx: &mut Cx<'_>) -> Step {
+        // A `}` too many after a component (`{"id":"a",..,"text":{"path":"/x"}}}`): an
+        // object's bracket cannot close the components list, and the list goes on after it.
+        if b == b'}'
+            && self
+                .frames
+                .last()
+                .is_some_and(|f| f.role == Role::Components && f.expect == Expect::CommaOrEnd)
+        {
+            return Step::Next(i + 1);
+        }
         let fits = match self.frames.last() {
             Some(f) => matches!(
                 (b, f.kind, f.expect),
