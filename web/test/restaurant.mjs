@@ -143,6 +143,8 @@ try {
     executablePath,
     headless: true,
     userDataDir: profile,
+    // A turn waits for minutes in one call: above puppeteer's 180 s default.
+    protocolTimeout: TURN_TIMEOUT + 60_000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--user-data-dir=${profile}`],
   });
   const page = await browser.newPage();
