@@ -7,10 +7,9 @@
 // Usage: node test/browser.mjs BASE_URL SCREENSHOT_DIR [CHROMIUM]
 // Prints one JSON line per version with the timings (milliseconds from Send), and exits 0; or
 // prints `FAIL: why` on stderr and exits 1.
-import puppeteer from 'puppeteer-core';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withChromium } from './chromium.mjs';
 
 const [baseUrl, screenshots, executablePath = '/usr/bin/chromium'] = process.argv.slice(2);
 if (!baseUrl || !screenshots) {
@@ -241,34 +240,15 @@ function checkSent(sent, version) {
   }
 }
 
-const profile = await mkdtemp(join(tmpdir(), 'a2ui-chromium-'));
-let browser;
 try {
   await mkdir(screenshots, { recursive: true });
-  browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    userDataDir: profile,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-    ],
+  await withChromium(executablePath, {}, async (browser) => {
+    for (const version of ['v0.9', 'v0.8']) {
+      console.log(JSON.stringify(await scenario(browser, version)));
+    }
   });
-  for (const version of ['v0.9', 'v0.8']) {
-    console.log(JSON.stringify(await scenario(browser, version)));
-  }
   process.exitCode = 0;
 } catch (error) {
   console.error(`FAIL: ${error instanceof Failure ? error.message : error.stack ?? error}`);
   process.exitCode = 1;
-} finally {
-  await browser?.close();
-  await rm(profile, { recursive: true, force: true });
 }

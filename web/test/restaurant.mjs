@@ -8,10 +8,9 @@
 // Usage: node test/restaurant.mjs BASE_URL SCREENSHOT_DIR [CHROMIUM]
 // Prints one JSON line per step (what it saw, seconds since the question) and a last line
 // with the outcome; exits 0 when every step held, 1 otherwise (the failing step says why).
-import puppeteer from 'puppeteer-core';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withChromium } from './chromium.mjs';
 
 const [baseUrl, screenshots, executablePath = '/usr/bin/chromium'] = process.argv.slice(2);
 if (!baseUrl || !screenshots) {
@@ -135,26 +134,15 @@ async function run(page) {
   return booked;
 }
 
-const profile = await mkdtemp(join(tmpdir(), 'a2ui-chromium-'));
-let browser;
-try {
-  await mkdir(screenshots, { recursive: true });
-  browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    userDataDir: profile,
-    // A turn waits for minutes in one call: above puppeteer's 180 s default.
-    protocolTimeout: TURN_TIMEOUT + 60_000,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--user-data-dir=${profile}`],
-  });
+await mkdir(screenshots, { recursive: true });
+// A turn waits for minutes in one call: above puppeteer's 180 s default.
+const options = { protocolTimeout: TURN_TIMEOUT + 60_000 };
+const ok = await withChromium(executablePath, options, async (browser) => {
   const page = await browser.newPage();
-  const ok = await run(page).catch(async (error) => {
+  return run(page).catch(async (error) => {
     await shot(page, 'failure');
     return report('the run', false, String(error));
   });
-  console.log(JSON.stringify({ outcome: ok ? 'booked' : 'not booked', total_s: seconds() }));
-  process.exitCode = ok ? 0 : 1;
-} finally {
-  await browser?.close();
-  await rm(profile, { recursive: true, force: true });
-}
+});
+console.log(JSON.stringify({ outcome: ok ? 'booked' : 'not booked', total_s: seconds() }));
+process.exitCode = ok ? 0 : 1;
