@@ -14,10 +14,9 @@ import {
   withA2AExtensions,
 } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
+import { kindOf } from './parts.js';
 
 /** The MIME types that mark a DataPart as an A2UI message (v0.8/v0.9, and v0.9.1 on). */
-const A2UI_MIME_TYPES = new Set(['application/json+a2ui', 'application/a2ui+json']);
-
 /** Task states after which a new message starts a new task. */
 const TERMINAL = new Set([
   TaskState.TASK_STATE_COMPLETED,
@@ -149,8 +148,11 @@ class Chat {
     } else {
       turn(this.ui.transcript, 'user').textContent = label;
     }
-    const reply = new Reply(turn(this.ui.transcript, 'agent'), this.renderer);
-    setStatus(this.ui, 'streaming', 'The agent is answering…');
+    const answering = 'The agent is answering…';
+    const reply = new Reply(turn(this.ui.transcript, 'agent'), this.renderer, (passing) =>
+      setStatus(this.ui, 'streaming', passing ?? answering),
+    );
+    setStatus(this.ui, 'streaming', answering);
 
     const metadata = { a2uiClientCapabilities: this.renderer.capabilities() };
     const dataModel = this.renderer.dataModel();
@@ -217,22 +219,34 @@ class Chat {
 
 /** The agent's turn being streamed: text runs and surfaces, in the order they come. */
 class Reply {
-  constructor(element, renderer) {
+  /** `status(text)` shows a passing status line (`null`: none). */
+  constructor(element, renderer, status) {
     this.element = element;
     this.renderer = renderer;
+    this.status = status;
     this.text = null;
   }
 
   parts(parts) {
+    // A passing status ("The model is reading the prompt…", marked `a2uiAgentStatus`) is not
+    // part of the reply: it shows in the status line until the next update replaces it.
+    let passing = null;
     for (const part of parts ?? []) {
-      const content = part.content;
-      if (content?.$case === 'text') {
-        this.#text(content.value);
-      } else if (content?.$case === 'data' && isA2ui(part)) {
-        this.text = null;
-        this.#render(content.value);
+      switch (kindOf(part)) {
+        case 'status':
+          passing = part.content.value;
+          break;
+        case 'text':
+          this.#text(part.content.value);
+          break;
+        case 'a2ui':
+          this.text = null;
+          this.#render(part.content.value);
+          break;
+        default:
       }
     }
+    this.status(passing);
   }
 
   note(text) {
@@ -259,10 +273,6 @@ class Reply {
       this.note(`The renderer refused a message: ${error.message}`);
     }
   }
-}
-
-function isA2ui(part) {
-  return A2UI_MIME_TYPES.has(part.mediaType) || A2UI_MIME_TYPES.has(part.metadata?.mimeType);
 }
 
 /**
