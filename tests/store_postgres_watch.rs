@@ -75,31 +75,15 @@ async fn notes_to_final(notes: &mut mpsc::UnboundedReceiver<Value>, id: &str) ->
     (chunks, all)
 }
 
-/// Opens an A2A 1.0 streaming call.
-async fn open_v1(server: &TestServer, method: &str, params: Value) -> SseReader {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = server
-        .client
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    SseReader::new(response)
-}
-
 /// Streams the demo's "Dinner?" through `server`: the open stream and the task's id.
 async fn stream_dinner(server: &TestServer) -> (SseReader, String) {
-    let mut events = open_v1(
-        server,
-        "SendStreamingMessage",
-        json!({"message": {"role": "ROLE_USER", "messageId": support::unique_id(),
+    let mut events = server
+        .open_v1(
+            "SendStreamingMessage",
+            json!({"message": {"role": "ROLE_USER", "messageId": support::unique_id(),
                "parts": [{"text": "Dinner?"}]}}),
-    )
-    .await;
+        )
+        .await;
     let first = events.next_event().await.expect("no first event");
     let id = first["result"]["task"]["id"]
         .as_str()
@@ -173,7 +157,7 @@ async fn a_second_instances_subscriber_gets_every_chunk_after_it_subscribed() {
     let (mut a_events, id) = stream_dinner(&a).await;
     // A few chunks nobody else watches first.
     let mut from_a = chunks(&mut a_events, 3).await;
-    let mut b_events = open_v1(&b, "SubscribeToTask", json!({"id": id})).await;
+    let mut b_events = b.open_v1("SubscribeToTask", json!({"id": id})).await;
     let snapshot = b_events.next_event().await.expect("no snapshot");
     assert_eq!(snapshot["result"]["task"]["id"], id.as_str(), "{snapshot}");
 

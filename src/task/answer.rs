@@ -301,17 +301,20 @@ impl Chunks {
             Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
             Err(panic) => return Some(Err(Failure::Panic(panic))),
         };
-        // Until the window closes (at once without one), the next chunk joins this one.
-        let closes = tokio::time::Instant::now() + self.window;
+        // Until the window closes (at once without one), the next chunk joins this one. No
+        // clock is read without a window: this runs for every chunk.
+        let closes = (!self.window.is_zero()).then(|| tokio::time::Instant::now() + self.window);
         while chunk.len() < JOIN_READY_BYTES {
-            let next = match self.stream.next().now_or_never() {
-                Some(next) => next,
-                None if self.window.is_zero() => break,
+            let next = match (self.stream.next().now_or_never(), closes) {
+                (Some(next), _) => next,
+                (None, None) => break,
                 // `next` is cancel-safe: a chunk not in by then stays in the stream.
-                None => match tokio::time::timeout_at(closes, self.stream.next()).await {
-                    Ok(next) => next,
-                    Err(_) => break,
-                },
+                (None, Some(closes)) => {
+                    match tokio::time::timeout_at(closes, self.stream.next()).await {
+                        Ok(next) => next,
+                        Err(_) => break,
+                    }
+                }
             };
             match next {
                 Some(Ok(Ok(ReplyEvent::Text(more)))) => chunk.push_str(&more),

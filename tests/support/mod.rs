@@ -191,6 +191,17 @@ impl TestServer {
     /// Calls A2A 1.0 `method` with `params` and `A2A-Version: 1.0`; the whole JSON-RPC
     /// response.
     pub async fn call_v1(&self, method: &str, params: Value) -> Value {
+        self.post_v1(method, params).await.json().await.unwrap()
+    }
+
+    /// Opens an A2A 1.0 streaming call (`SendStreamingMessage`, `SubscribeToTask`).
+    #[allow(dead_code)]
+    pub async fn open_v1(&self, method: &str, params: Value) -> SseReader {
+        SseReader::new(self.post_v1(method, params).await)
+    }
+
+    /// Posts A2A 1.0 `method` with `params`; the response, whose status is 200.
+    async fn post_v1(&self, method: &str, params: Value) -> reqwest::Response {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let response = self
             .client
@@ -202,7 +213,7 @@ impl TestServer {
             .await
             .unwrap();
         assert_eq!(response.status(), 200, "{method}");
-        response.json().await.unwrap()
+        response
     }
 
     /// An HTTP+JSON request: `method` on `path` (relative to the server's URL, no leading
