@@ -297,10 +297,23 @@ impl TreeWatch {
 
     /// The references no component answers at the end of a response, as `(surface, id)`,
     /// each once, for the surfaces [`finish`](Self::finish) checks (those the response
-    /// created), in the order the components referring to them came. The server's reply
-    /// mends them; a build without the server has no use for it.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn unanswered(&self) -> Vec<(&str, &str)> {
+    /// created), in the order the components referring to them came: what a caller may
+    /// answer with components of its own before it reports them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{ProtocolVersion, TreeWatch, Validator};
+    /// use serde_json::json;
+    ///
+    /// let v = ProtocolVersion::V0_9;
+    /// let mut watch = TreeWatch::new(Validator::basic(v));
+    /// watch.observe(&json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": v.basic_catalog_id()}})).unwrap();
+    /// watch.observe(&json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+    ///     {"id": "root", "component": "Row", "children": ["Send", "later", "Send"]}]}})).unwrap();
+    /// assert_eq!(watch.unanswered(), [("s", "Send"), ("s", "later")]);
+    /// ```
+    pub fn unanswered(&self) -> Vec<(&str, &str)> {
         let mut out = Vec::new();
         for surface_id in &self.order {
             let Some(surface) = self.surfaces.get(surface_id) else {
