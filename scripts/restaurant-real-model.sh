@@ -16,18 +16,15 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 [[ -f "$dir/$model.gguf" ]] || { echo "no $dir/$model.gguf: run MODEL=$model scripts/install-real-model.sh" >&2; exit 2; }
 [[ -d "$root/web/node_modules/puppeteer-core" ]] || { echo "no web/node_modules: run scripts/install-test-deps.sh" >&2; exit 2; }
 cargo build --release --quiet --all-features --example restaurant_agent --manifest-path "$root/Cargo.toml"
-model_port="$(free_port)"
 agent_port="$(free_port)"
-log="$(mktemp)"
-"$dir/venv/bin/python" "$root/tests/real_model/serve.py" "$dir/$model.gguf" "$model" "$model_port" 1 16384 >"$log" 2>/dev/null &
-server=$!
+# shellcheck source=real-model-server.sh
+source "$root/scripts/real-model-server.sh"
+server=""
 agent=""
-trap 'kill $server $agent 2>/dev/null; wait 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 240); do
-    grep -q '^ready' "$log" && curl -sf "http://127.0.0.1:$model_port/health" >/dev/null && break
-    sleep 0.5
-done
-"$root/target/release/examples/restaurant_agent" --model-url "http://127.0.0.1:$model_port/v1" \
+model_log=""
+trap 'kill $server $agent 2>/dev/null; wait 2>/dev/null; rm -f "$model_log"' EXIT
+real_model_server
+"$root/target/release/examples/restaurant_agent" --model-url "http://127.0.0.1:$port/v1" \
     --model "$model" --port "$agent_port" --format "$format" >&2 &
 agent=$!
 for _ in $(seq 1 60); do

@@ -11,16 +11,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="${A2UI_REAL_MODEL_DIR:-$root/.cache/real-model}"
 model="${MODEL:-qwen2.5-coder-0.5b-instruct}"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-log="$(mktemp)"
 mkdir -p "$dir/slots"
-SLOT_SAVE_PATH="$dir/slots" "$dir/venv/bin/python" "$root/tests/real_model/serve.py" "$dir/$model.gguf" "$model" "$port" 1 16384 >"$log" 2>/dev/null &
-server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 240); do
-    grep -q '^ready' "$log" && curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
-    sleep 0.5
-done
+# shellcheck source=../../scripts/real-model-server.sh
+source "$root/scripts/real-model-server.sh"
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$model_log"' EXIT
+SLOT_SAVE_PATH="$dir/slots" real_model_server
 slots="http://127.0.0.1:$port/slots/0"
 if [[ -n "${SLOT:-}" && -f "$dir/slots/$model-$SLOT.bin" ]]; then
     curl -sf -X POST "$slots?action=restore" -H 'content-type: application/json' \
