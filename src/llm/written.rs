@@ -2,11 +2,14 @@
 //!
 //! Served by llama.cpp, Qwen2.5-Coder-0.5B answers "Find Thai restaurants in Paris" with the
 //! tools offered by *writing* ```` ```json {"name": "search_restaurants", "arguments": {...}} ```` ````
-//! as its content, which the server cannot recognise as a call. When tools are offered, a
-//! round's text that begins like such an object (a `{`, or a Markdown fence then a `{`) is
-//! held back; when the answer ends and it is exactly one JSON object (or a list of them)
-//! naming an offered tool with object arguments, it becomes those calls; otherwise the held
-//! text goes out as text, unchanged, and as soon as it stops looking like one.
+//! as its content, which the server cannot recognise as a call; the 1.5B model writes the
+//! bare object, or doubles its braces (`{{"name": ...}}`) as its chat template's own
+//! example does, and a server without a tool-call parser passes the template's
+//! `<tool_call>…</tool_call>` tags through as text. When tools are offered, a round's text
+//! that begins like such a call (a `{`, a `[`, a Markdown fence, a `<tool_call>` tag) is held
+//! back; when the answer ends and it is nothing but calls (each object naming an offered
+//! tool, with object arguments), it becomes those calls; otherwise the held text goes out as
+//! text, unchanged, and as soon as it stops looking like one.
 
 use serde_json::Value;
 
@@ -14,6 +17,10 @@ use super::tools::{Tool, ToolCall};
 
 /// The most bytes held back while text may be a written call.
 const MAX_HELD: usize = 16 * 1024;
+
+/// The tags of a call in the Hermes and Qwen chat templates.
+const OPEN_TAG: &str = "<tool_call>";
+const CLOSE_TAG: &str = "</tool_call>";
 
 /// Holds back the start of one answer's text while it may be a written tool call.
 #[derive(Debug, Default)]
@@ -61,21 +68,22 @@ fn could_be_call(text: &str) -> bool {
         },
         None => text,
     };
-    body.is_empty() || body.starts_with('{') || body.starts_with('[')
+    body.is_empty()
+        || body.starts_with('{')
+        || body.starts_with('[')
+        || body.starts_with(OPEN_TAG)
+        || OPEN_TAG.starts_with(body)
 }
 
-/// The calls `text` spells, if it is nothing but one call object or a list of them.
+/// The calls `text` spells, if it is nothing but call objects: one, a list of them, or a
+/// run of `<tool_call>`-tagged ones, possibly in one Markdown fence.
 fn calls(text: &str, tools: &[Tool], round: u32) -> Option<Vec<ToolCall>> {
     let mut body = text.trim();
     if let Some(fenced) = body.strip_prefix("```") {
         let (_, rest) = fenced.split_once('\n')?;
         body = rest.trim_end().strip_suffix("```")?.trim();
     }
-    let objects = match serde_json::from_str::<Value>(body).ok()? {
-        Value::Array(items) => items,
-        object @ Value::Object(_) => vec![object],
-        _ => return None,
-    };
+    let objects = objects(body)?;
     objects
         .iter()
         .enumerate()
@@ -96,6 +104,44 @@ fn calls(text: &str, tools: &[Tool], round: u32) -> Option<Vec<ToolCall>> {
         })
         .collect::<Option<Vec<_>>>()
         .filter(|calls| !calls.is_empty())
+}
+
+/// The JSON objects `body` is made of: values one after another (lists flattened), each
+/// maybe in `<tool_call>` tags (the last one's closing tag may be missing), with only
+/// whitespace between them.
+fn objects(body: &str) -> Option<Vec<Value>> {
+    let mut objects = Vec::new();
+    let mut rest = body.trim_start();
+    while !rest.is_empty() {
+        let tagged = rest.strip_prefix(OPEN_TAG);
+        let (value, after) = value(tagged.unwrap_or(rest).trim_start())?;
+        rest = after.trim_start();
+        if tagged.is_some() {
+            rest = rest.strip_prefix(CLOSE_TAG).unwrap_or(rest).trim_start();
+        }
+        match value {
+            Value::Array(items) => objects.extend(items),
+            object @ Value::Object(_) => objects.push(object),
+            _ => return None,
+        }
+    }
+    Some(objects)
+}
+
+/// The JSON value at the start of `text` and what follows it. An object whose braces are
+/// doubled (`{{"name": ...}}`, as Qwen's chat template spells its example) is read as the
+/// object inside.
+fn value(text: &str) -> Option<(Value, &str)> {
+    fn first(text: &str) -> Option<(Value, &str)> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let value = values.next()?.ok()?;
+        Some((value, &text[values.byte_offset()..]))
+    }
+    if text.starts_with("{{") {
+        let (value, after) = first(&text[1..])?;
+        return Some((value, after.trim_start().strip_prefix('}')?));
+    }
+    first(text)
 }
 
 #[cfg(test)]
@@ -129,6 +175,17 @@ mod tests {
             ][..],
             &["{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}"],
             &["[{\"name\": \"search\", \"parameters\": {\"q\": \"thai\"}}]"],
+            // Qwen's chat template spells its example call with doubled braces.
+            &[
+                "{{\"name\": \"search\", ",
+                "\"arguments\": {\"q\": \"thai\"}}}",
+            ],
+            // The template's tags, from a server that does not read them.
+            &[
+                "<tool",
+                "_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}\n</tool_call>",
+            ],
+            &["<tool_call>\n{\"name\": \"search\", \"arguments\": \"{\\\"q\\\":\\\"thai\\\"}\"}"],
         ] {
             let (out, calls) = read(pieces);
             assert_eq!(out, "", "{pieces:?}");
@@ -142,6 +199,27 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_tagged_calls_is_each_of_them_in_order() {
+        let (out, calls) = read(&[
+            "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}\n</tool_call>\n",
+            "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"pho\"}}\n</tool_call>",
+        ]);
+        assert_eq!(out, "");
+        let calls: Vec<(String, String)> = calls
+            .unwrap()
+            .into_iter()
+            .map(|call| (call.id, call.arguments))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("call_0_0".to_owned(), r#"{"q":"thai"}"#.to_owned()),
+                ("call_0_1".to_owned(), r#"{"q":"pho"}"#.to_owned())
+            ]
+        );
+    }
+
+    #[test]
     fn anything_else_goes_out_as_text_unchanged() {
         for pieces in [
             &["Here ", "you go."][..],
@@ -149,6 +227,11 @@ mod tests {
             &["{\"name\": \"search\"} and more"],
             &["```python\nprint(1)\n```"],
             &["<a2ui-json>[]</a2ui-json>"],
+            &["<tool_call>\n{\"name\": \"search\"}\n</tool_call> and then some"],
+            &["{{\"name\": \"search\"}"],
+            // What the 1.5B model wrote with the tools' descriptions before the call: echoed
+            // from the prompt, not a call.
+            &["<tools>\n{\"type\": \"function\"}\n</tools>\n{\"name\": \"search\"}"],
         ] {
             let (out, calls) = read(pieces);
             let rest = calls.unwrap_err();
