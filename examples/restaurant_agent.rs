@@ -37,7 +37,8 @@ struct Restaurant {
     name: &'static str,
     cuisine: &'static str,
     city: &'static str,
-    rating: f32,
+    /// Out of 5: an `f64`, so the tool result says 4.6 (as an `f32` it said 4.599999904632568).
+    rating: f64,
     price: &'static str,
     /// Tables free per evening slot.
     tables: u32,
@@ -104,9 +105,13 @@ const SLOTS: &[&str] = &["18:00", "19:00", "20:00", "21:00"];
 
 const INSTRUCTIONS: &str = "You are a restaurant booking assistant. Use the tools for every fact: \
 never invent restaurants, tables or bookings.
-1. When the user asks for restaurants, call search_restaurants, then show one Card per result \
-(name, cuisine, rating, price) with a Button labelled Book whose action is named \"book\" with \
-the context {\"restaurantId\": <its id>}.
+1. When the user asks for restaurants, your answer is only the search_restaurants call, with \
+no block and no text, like this:
+<tool_call>
+{\"name\": \"search_restaurants\", \"arguments\": {\"cuisine\": \"italian\", \"city\": \"Lyon\"}}
+</tool_call>
+When its result comes, show one Card per result (name, cuisine, rating, price) with a Button \
+labelled Book whose action is named \"book\" with the context {\"restaurantId\": <its id>}.
 2. When you receive the action \"book\", show a form for that restaurant: a TextField for the \
 name, a TextField for the party size, a TextField for the time (18:00 to 21:00), and a Button \
 labelled Confirm whose action is named \"confirm\" with the restaurant id, name, party size and \

@@ -125,6 +125,8 @@ async fn the_restaurant_agent_searches_and_books_through_its_tools() {
         !found.contains("Thai Orchid"),
         "Lyon's is not in Paris: {found}"
     );
+    // What the model is told is what a person reads on the card.
+    assert!(found.contains("\"rating\":4.6}"), "{found}");
 
     let _second: Value = ask("Book both at 20:00 for Ada, 2 people", Some(task))
         .await

@@ -1,7 +1,7 @@
 //! The conversation a model is sent, built from a [`Request`].
 //!
-//! In order: the system turn (the agent's own instructions, then the A2UI prompt of the
-//! negotiated catalogs), the task's earlier turns, the new message, then one assistant and one
+//! In order: the system turn (the A2UI prompt of the negotiated catalogs, then the agent's
+//! own instructions), the task's earlier turns, the new message, then one assistant and one
 //! user turn per repair. A user turn holds the message's text and its A2UI actions and
 //! renderer errors as the JSON messages the prompt tells the model it receives (one per
 //! line). An agent turn holds its text and its A2UI messages written back in the negotiated
@@ -99,7 +99,16 @@ fn wire_calls<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result
     }))
 }
 
-/// The chat for `request`, after the agent's own `instructions` (if any).
+/// The chat for `request`, with the agent's own `instructions` (if any) at the end of the
+/// system turn.
+///
+/// The A2UI prompt comes first for two reasons measured with Qwen2.5-Coder-1.5B on
+/// llama.cpp. A server caches the longest prefix it has read before: with the A2UI prompt
+/// first, agents sharing a catalog share it, and an edit to the instructions costs only their
+/// own tokens (618 tokens read again, 24 s, against all 2,500 and 99 s with the instructions
+/// first). And a small model follows what it read last: asked for restaurants with the same
+/// words and tools, it wrote the search call alone with the instructions last, and copied
+/// the tools' descriptions out before the call with them first.
 ///
 /// # Example
 ///
@@ -114,15 +123,17 @@ fn wire_calls<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result
 ///     .with_a2ui(processor);
 /// let chat = chat_messages(&request, Some("You are a restaurant guide."));
 /// assert_eq!(chat[0].role, "system");
-/// assert!(chat[0].content.starts_with("You are a restaurant guide.") && chat[0].content.contains("<a2ui-json>"));
+/// assert!(chat[0].content.contains("<a2ui-json>") && chat[0].content.ends_with("\n\nYou are a restaurant guide."));
 /// assert_eq!((chat[1].role, chat[1].content.as_str()), ("user", "Book a table"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn chat_messages(request: &Request, instructions: Option<&str>) -> Vec<ChatMessage> {
     let mut chat = Vec::with_capacity(request.history().len() + 2 + 2 * request.repairs().len());
-    let system: Vec<&str> = instructions
+    let system: Vec<&str> = request
+        .a2ui()
+        .map(|processor| processor.prompt())
         .into_iter()
-        .chain(request.a2ui().map(|processor| processor.prompt()))
+        .chain(instructions)
         .filter(|text| !text.is_empty())
         .collect();
     if !system.is_empty() {

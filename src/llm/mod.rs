@@ -329,7 +329,8 @@ impl OpenAiChatBuilder {
         self
     }
 
-    /// The agent's own instructions, sent before the A2UI prompt in the system turn.
+    /// The agent's own instructions, sent after the A2UI prompt in the system turn (see
+    /// [`chat_messages`] for why after).
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
