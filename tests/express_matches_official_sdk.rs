@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
-use a2ui_agent::format::express::{Express, ExpressError};
+use a2ui_agent::format::express::{Express, ExpressError, Redefined};
 use oracle::{Oracle, Verdict};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -102,7 +102,11 @@ fn setup(reference: &Path, catalog: &str) -> Option<Setup> {
     let path = reference.join(format!("v0_9/catalogs/{catalog}/catalog.json"));
     let version = ProtocolVersion::V0_9;
     let catalog = Catalog::from_path(version, &path).expect("the official catalog loads");
-    let express = Express::bound(version, vec![catalog]).expect("the catalog binds");
+    // The official compiler keeps a name's last definition; ours, by default, reads each as
+    // a component of its own (what a model means), so the comparison uses its reading.
+    let express = Express::bound(version, vec![catalog])
+        .expect("the catalog binds")
+        .redefined_names(Redefined::Replace);
     Some(Setup {
         express,
         oracle: Oracle::start(&python, &path, "v0.9"),

@@ -4,10 +4,11 @@
 //! - a label where a child belongs (`Button("Send", ..)`, a reference to no component) is
 //!   mended: the client gets a `Text` component `Send` showing it, marked as mended, and no
 //!   repair turn is spent;
-//! - a string that reads as an id where a child belongs (`Button("send_label", ..)`), one
-//!   name for the parts of three cards (`content`, `title`: each definition replaces the
-//!   last, so the first cards lose their children) and `+` joining texts (a statement Express
-//!   cannot read) get a repair turn that speaks Express: it names the problem and how a block
+//! - one name for the parts of three cards (`content`, `title`, each defined three times) is
+//!   read as each card's own, and one layout written three times (`product`, `price`) lists
+//!   all three, with no repair turn (`format::express::Redefined`);
+//! - a string that reads as an id where a child belongs (`Button("send_label", ..)`) and `+`
+//!   joining texts (a statement Express cannot read) get a repair turn that speaks Express: it names the problem and how a block
 //!   is written in the notation (a name per component, a child is a name or an inline
 //!   component, no operators), never "valid JSON";
 //! - a follow-up turn that writes its surface again whole, `root` and so its creation
@@ -142,14 +143,67 @@ async fn a_string_that_reads_as_an_id_where_a_child_belongs_is_repaired_in_expre
     assert!(prompt.contains("never a string"), "{prompt}");
 }
 
+/// The components the client got for `fixture`, answered with no repair turn, by id.
+async fn components_without_repair(fixture: &str) -> std::collections::HashMap<String, Value> {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let server = serve(
+        written(fixture),
+        String::new(),
+        String::new(),
+        prompts.clone(),
+    )
+    .await;
+    let v = ProtocolVersion::V0_9;
+    let answer = server.ask("message/stream", v, "draw").await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{}",
+        answer.last()
+    );
+    assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
+    a2ui_messages(&answer.reply_parts(), v)
+        .iter()
+        .filter_map(|m| m["updateComponents"]["components"].as_array())
+        .flatten()
+        .map(|c| (c["id"].as_str().unwrap().to_owned(), c.clone()))
+        .collect()
+}
+
 #[tokio::test]
-async fn one_name_for_several_components_is_repaired_in_express() {
-    let repaired = "<a2ui>\nsurface(\"restaurant_cards\")\nroot = Column([a, b])\n\
-                    a = Text(\"Baan Thai 4.6\")\nb = Text(\"Trattoria Alba 4.7\")\n</a2ui>"
-        .to_owned();
-    let prompt = repair_prompt("express_name_defined_twice.txt", repaired).await;
-    assert!(prompt.contains("'baan_thai' is not reachable"), "{prompt}");
-    assert!(prompt.contains("each with its own name"), "{prompt}");
+async fn one_name_for_each_cards_parts_is_read_as_each_cards_own() {
+    let components = components_without_repair("express_name_defined_twice.txt").await;
+    let child = |id: &str, key: &str| -> String {
+        let component = &components[id];
+        match &component[key] {
+            Value::String(child) => child.clone(),
+            Value::Array(children) => children[0].as_str().unwrap().to_owned(),
+            other => panic!("{id}.{key} is {other}"),
+        }
+    };
+    let mut titles = Vec::new();
+    for card in ["baan_thai", "trattoria_alba", "sakura_house"] {
+        let column = child(card, "child");
+        let title = child(&column, "children");
+        titles.push(components[&title]["text"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(titles, ["Baan Thai", "Trattoria Alba", "Sakura House"]);
+}
+
+#[tokio::test]
+async fn one_layout_written_three_times_lists_all_three() {
+    let components = components_without_repair("express_one_layout_written_three_times.txt").await;
+    let list = &components[components["root"]["child"].as_str().unwrap()];
+    let texts: Vec<&str> = list["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| components[id.as_str().unwrap()]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        ["Pen", "3 EUR", "Notebook", "5 EUR", "Bag", "30 EUR"]
+    );
 }
 
 #[tokio::test]

@@ -55,7 +55,7 @@ pub(crate) fn write(
         ));
         rules.push(
             "`name = Component(arguments)` defines a component whose id is `name`; each \
-             component needs its own name (a name defined again replaces the first). A block \
+             component needs its own name. A block \
              that defines `root` creates the surface with `root` as its top component; a block \
              without `root` updates components of a surface that exists."
                 .into(),

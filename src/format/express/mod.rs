@@ -46,6 +46,7 @@ use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, ValidationError, Valid
 use crate::format::{Binding, FormatReader, OutputFormat};
 use crate::parser::{Locator, ParseError, ParseErrorKind, ParsedPart, ParserConfig};
 
+pub use compile::Redefined;
 pub use response::{CLOSE_TAG, OPEN_TAG, RawPart, unwrap, wrap};
 
 /// Which reading of the notation to compile to where the Express documents disagree.
@@ -162,6 +163,7 @@ impl Failure {
 pub struct Express {
     dialect: Dialect,
     surface_id: Option<String>,
+    redefined: Redefined,
     bound: Option<Arc<Bound>>,
 }
 
@@ -206,6 +208,36 @@ impl Express {
         self
     }
 
+    /// The same format reading a name defined twice in one block as `redefined` says: by
+    /// default each definition is a component of its own ([`Redefined::Separate`]), where
+    /// the official compiler keeps the last ([`Redefined::Replace`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
+    /// use a2ui_agent::format::express::{Express, Redefined};
+    ///
+    /// let catalog = Catalog::basic(ProtocolVersion::V0_9);
+    /// let express = Express::bound(ProtocolVersion::V0_9, vec![catalog])?;
+    /// let block = "root = Column([a, b])\na = Text(\"one\")\nb = Text(\"two\")\n\
+    ///              a = Text(\"three\")";
+    /// let texts = |express: &Express| -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    ///     let messages = express.compile(block)?;
+    ///     let components = messages[1]["updateComponents"]["components"].as_array().unwrap();
+    ///     Ok(components.iter().filter_map(|c| c["text"].as_str().map(str::to_owned)).collect())
+    /// };
+    /// // The third definition is listed beside the first, where `root` uses it.
+    /// assert_eq!(texts(&express)?, ["one", "two", "three"]);
+    /// // The official compiler's reading: the last definition replaces the first.
+    /// assert_eq!(texts(&express.redefined_names(Redefined::Replace))?, ["three", "two"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn redefined_names(mut self, redefined: Redefined) -> Self {
+        self.redefined = redefined;
+        self
+    }
+
     fn surface_id(&self) -> &str {
         self.surface_id
             .as_deref()
@@ -223,6 +255,7 @@ impl Express {
         Ok(Self {
             dialect: Dialect::default(),
             surface_id: None,
+            redefined: Redefined::default(),
             bound: Some(Arc::new(Bound {
                 version,
                 catalogs,
@@ -274,6 +307,7 @@ impl Express {
             catalogs: &bound.catalogs,
             dialect: self.dialect,
             surface_id: self.surface_id(),
+            redefined: self.redefined,
         };
         compile::compile(&target, &statements).map_err(|e| {
             if e.syntax {
@@ -397,6 +431,7 @@ impl OutputFormat for Express {
         Some(Arc::new(Express {
             dialect: self.dialect,
             surface_id: self.surface_id.clone(),
+            redefined: self.redefined,
             bound: Some(Arc::new(Bound {
                 version: binding.version,
                 catalogs: validator.catalogs().to_vec(),
@@ -416,7 +451,7 @@ impl OutputFormat for Express {
         format!(
             "in the A2UI Express notation, not JSON, the whole block from {OPEN_TAG} to \
              {CLOSE_TAG}: one `name = Component(arguments)` statement per component, each \
-             with its own name (a name defined again replaces the first); a child is \
+             with its own name; a child is \
              a component's name or a component written inline, never a string \
              (`Button(Text(\"Send\"), Event(\"send\"))`); no operators such as `+`: write each \
              text whole"

@@ -18,8 +18,11 @@
 //! property.
 
 mod component;
+mod names;
 mod schema;
 mod value;
+
+pub use names::Redefined;
 
 use serde_json::{Map, Value, json};
 
@@ -53,6 +56,8 @@ pub(crate) struct Target<'a> {
     pub(crate) dialect: Dialect,
     /// The surface a block without `surface(..)` is about.
     pub(crate) surface_id: &'a str,
+    /// How a name defined twice in one surface's part of the block reads.
+    pub(crate) redefined: Redefined,
 }
 
 /// What a block is made of, in order: surface scopes, deletions and standalone calls each
@@ -74,6 +79,10 @@ pub(crate) fn compile(
     let Some(default_catalog) = target.catalogs.first() else {
         return Err(invalid(0, "no catalog is active"));
     };
+    let statements = match target.redefined {
+        Redefined::Separate => names::separate(statements),
+        Redefined::Replace => std::borrow::Cow::Borrowed(statements),
+    };
     let mut block = Block {
         target,
         version,
@@ -87,7 +96,7 @@ pub(crate) fn compile(
     // The unit index of the scope statements go to (a block's first assignment opens the
     // default surface's scope when no `surface(..)` line came before it).
     let mut current: Option<usize> = None;
-    for statement in statements {
+    for statement in statements.iter() {
         match statement {
             Statement::Call(call) if call.name == "surface" => {
                 units.push(Unit::Scope(block.open(call, default_catalog)?));
