@@ -32,7 +32,8 @@
 //! prompt's run) prints the issue's targets against it. `--components` prunes our catalog
 //! (and so our prompt) to the components named. `--deadline` stops after that many seconds
 //! (the request then in flight is dropped, not scored) and reports what was scored;
-//! `--prompt-only` prints the system prompt's size in bytes and tokens and stops.
+//! `--prompt-only` prints the system prompt's size in bytes and tokens and stops. Requests are
+//! sent at temperature 0; `--repair-temperature` sets repair turns' (default 0).
 
 #[path = "eval/relay.rs"]
 mod relay;
@@ -81,6 +82,7 @@ struct Args {
     components: Option<Vec<String>>,
     deadline: Option<Duration>,
     prompt_only: bool,
+    repair_temperature: f32,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -95,7 +97,8 @@ impl Args {
         let usage = "usage: eval --model-url URL --model NAME [--prompt ours|official] \
                      [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
-                     [--components Text,Column,...] [--deadline SECS] [--prompt-only]";
+                     [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
+                     [--repair-temperature T]";
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -137,6 +140,8 @@ impl Args {
                 .transpose()?,
             components: flag(&args, "--components")
                 .map(|list| list.split(',').map(|c| c.trim().to_owned()).collect()),
+            repair_temperature: flag(&args, "--repair-temperature")
+                .map_or(Ok(0.0), |t| t.parse())?,
         })
     }
 }
@@ -159,7 +164,7 @@ impl Agent for EvalAgent {
                 message.content = message.content.replace(processor.prompt(), official);
             }
         }
-        let events = self.chat.reply(messages);
+        let events = self.chat.reply_to(&request, messages);
         Box::pin(async move {
             Ok(Reply::events(
                 events.map(|item| item.map_err(AgentError::new)),
@@ -385,6 +390,7 @@ async fn main() -> Result<(), Error> {
     let relayed = relay(args.model_url.clone(), usage.clone()).await?;
     let chat = OpenAiChat::builder(relayed, &args.model)
         .temperature(0.0)
+        .repair_temperature(args.repair_temperature)
         .max_tokens(args.max_tokens)
         .first_token_timeout(Duration::from_secs(3600))
         .build()?;

@@ -249,6 +249,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut model = OpenAiChat::builder(url, &name)
         .instructions(INSTRUCTIONS)
         .temperature(0.2)
+        .repair_temperature(0.7)
         .first_token_timeout(Duration::from_secs(900))
         .tool(search())
         .tool(check_availability())

@@ -133,6 +133,30 @@ async fn with_repair_exhausted_the_task_fails_and_says_why() {
 }
 
 #[tokio::test]
+async fn repair_turns_are_asked_at_their_own_temperature() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let chat = OpenAiChat::builder(&mock.base_url, "m")
+        .temperature(0.0)
+        .repair_temperature(0.7)
+        .build()
+        .unwrap();
+    let server = spawn(builder(chat).max_repairs(2).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(answer.last()["status"]["state"], "failed");
+    let temperatures: Vec<f64> = mock
+        .requests()
+        .iter()
+        .map(|request| request["temperature"].as_f64().unwrap())
+        .collect();
+    assert_eq!(temperatures.len(), 3);
+    assert_eq!(temperatures[0], 0.0);
+    assert!(
+        temperatures[1..].iter().all(|t| (t - 0.7).abs() < 1e-6),
+        "{temperatures:?}"
+    );
+}
+
+#[tokio::test]
 async fn the_fail_policy_fails_at_the_first_invalid_message() {
     let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
     let server = spawn(

@@ -89,6 +89,7 @@ struct Inner {
     api_key: Option<String>,
     instructions: Option<String>,
     temperature: Option<f32>,
+    repair_temperature: Option<f32>,
     max_tokens: Option<u32>,
     idle_timeout: Duration,
     first_token_timeout: Duration,
@@ -120,6 +121,7 @@ pub struct OpenAiChatBuilder {
     api_key: Option<String>,
     instructions: Option<String>,
     temperature: Option<f32>,
+    repair_temperature: Option<f32>,
     max_tokens: Option<u32>,
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
@@ -158,6 +160,7 @@ impl OpenAiChat {
             api_key: None,
             instructions: None,
             temperature: None,
+            repair_temperature: None,
             max_tokens: None,
             headers: Vec::new(),
             connect_timeout: Duration::from_secs(10),
@@ -199,7 +202,7 @@ impl OpenAiChat {
         messages: &[ChatMessage],
     ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
     {
-        let (response, started) = self.send(messages, false).await?;
+        let (response, started) = self.send(messages, false, self.inner.temperature).await?;
         let pieces = answer::pieces(
             response,
             started,
@@ -226,15 +229,31 @@ impl OpenAiChat {
         &self,
         messages: Vec<ChatMessage>,
     ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
-        rounds::reply(self.clone(), messages)
+        rounds::reply(self.clone(), messages, self.inner.temperature)
     }
 
-    /// Posts the chat (with the tools when `with_tools`), retrying 429 and 5xx answers;
-    /// returns the response and when the accepted attempt was sent.
+    /// [`reply`](Self::reply) for `request`, whose chat `messages` are (your own, or
+    /// [`messages`](Self::messages)): a repair turn is asked at the
+    /// [repair temperature](OpenAiChatBuilder::repair_temperature).
+    pub fn reply_to(
+        &self,
+        request: &Request,
+        messages: Vec<ChatMessage>,
+    ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
+        let temperature = match self.inner.repair_temperature {
+            Some(repairing) if !request.repairs().is_empty() => Some(repairing),
+            _ => self.inner.temperature,
+        };
+        rounds::reply(self.clone(), messages, temperature)
+    }
+
+    /// Posts the chat (with the tools when `with_tools`) at `temperature`, retrying 429 and
+    /// 5xx answers; returns the response and when the accepted attempt was sent.
     async fn send(
         &self,
         messages: &[ChatMessage],
         with_tools: bool,
+        temperature: Option<f32>,
     ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
         let tools: Vec<ToolSpec<'_>> = if with_tools {
@@ -260,7 +279,7 @@ impl OpenAiChat {
             stream_options: StreamOptions {
                 include_usage: true,
             },
-            temperature: inner.temperature,
+            temperature,
             max_tokens: inner.max_tokens,
             tools: &tools,
         };
@@ -334,6 +353,17 @@ impl OpenAiChatBuilder {
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// The sampling temperature of a repair turn (default: [`temperature`](Self::temperature)'s).
+    ///
+    /// Asked to repair at temperature 0, Qwen2.5-Coder-1.5B wrote its first answer again,
+    /// byte for byte, in every repair turn of the eval that failed: a repair needs a
+    /// different draw as much as the feedback.
+    #[must_use]
+    pub fn repair_temperature(mut self, temperature: f32) -> Self {
+        self.repair_temperature = Some(temperature);
         self
     }
 
@@ -488,6 +518,7 @@ impl OpenAiChatBuilder {
                 api_key: self.api_key,
                 instructions: self.instructions,
                 temperature: self.temperature,
+                repair_temperature: self.repair_temperature,
                 max_tokens: self.max_tokens,
                 idle_timeout: self.idle_timeout,
                 first_token_timeout: self.first_token_timeout,
@@ -507,7 +538,7 @@ impl Agent for OpenAiChat {
         let this = self.clone();
         Box::pin(async move {
             let messages = this.messages(&request);
-            let chunks = this.reply(messages);
+            let chunks = this.reply_to(&request, messages);
             Ok(Reply::events(
                 chunks.map(|item| item.map_err(LlmError::into_agent_error)),
             ))
