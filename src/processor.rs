@@ -248,27 +248,34 @@ impl RequestProcessor {
     }
 }
 
-/// Whether `message` is shaped as an A2UI message of `version`: its `version` member (none
-/// for v0.8) and one member naming one of the version's message kinds, nothing else. What a
-/// Markdown fence must hold to be read as A2UI rather than text; whether the message then
-/// validates is the validator's to say, as for a block.
+/// Whether `message` reads as an attempt at an A2UI message of `version`: what a Markdown
+/// fence or a bare answer must hold to be read as A2UI rather than text; whether it then
+/// validates is the validator's to say, as for a block. From v0.9 on, its `version` member
+/// names the version and something else is beside it: a message the model meant as A2UI,
+/// however wrong (a small model's repair turn wrote the `VALIDATION_FAILED` feedback back,
+/// and a message with two kinds); read as text, it would end the turn with no A2UI at all.
+/// v0.8 messages have no `version`: one member naming one of its message kinds, nothing
+/// else.
 fn of_version(version: ProtocolVersion, message: &Value) -> bool {
     let Some(map) = message.as_object() else {
         return false;
     };
-    let versioned = match (version.message_version(), map.get("version")) {
-        (None, None) => true,
-        (Some(_), Some(Value::String(written))) => ProtocolVersion::from_message_version(written)
-            .is_some_and(|written| version.accepts_messages_of(written)),
-        _ => false,
-    };
-    let kinds = crate::a2ui::message_kinds(version);
     let mut others = map.keys().filter(|key| *key != "version");
-    versioned
-        && others
-            .next()
-            .is_some_and(|kind| kinds.contains(&kind.as_str()))
-        && others.next().is_none()
+    match (version.message_version(), map.get("version")) {
+        (None, None) => {
+            let kinds = crate::a2ui::message_kinds(version);
+            others
+                .next()
+                .is_some_and(|kind| kinds.contains(&kind.as_str()))
+                && others.next().is_none()
+        }
+        (Some(_), Some(Value::String(written))) => {
+            ProtocolVersion::from_message_version(written)
+                .is_some_and(|written| version.accepts_messages_of(written))
+                && others.next().is_some()
+        }
+        _ => false,
+    }
 }
 
 /// Whether `message` is of a kind the agent allows (`allowed` `None`: every kind).

@@ -243,6 +243,36 @@ async fn a_closure_agent_completes_its_tree_on_the_repair_turn() {
     assert!(messages.iter().any(|m| m.to_string().contains("found")));
 }
 
+/// A small model's repair turn often drops the tags and writes the messages bare: they are
+/// read, validated and sent as A2UI, never shown to the user as JSON text.
+#[tokio::test]
+async fn a_repair_written_bare_without_the_tags_is_read_as_a2ui() {
+    let agent = move |request: Request| async move {
+        let surface = json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": V.basic_catalog_id()}});
+        let Some(_) = request.repair() else {
+            let block = json!([surface, {"version": "v0.9", "updateComponents": {"surfaceId": "s",
+                "components": [{"id": "root", "component": "Marquee", "text": "Hi"}]}}]);
+            return Ok::<_, AgentError>(Reply::text(format!("<a2ui-json>{block}</a2ui-json>")));
+        };
+        let bare = json!([{"version": "v0.9", "updateComponents": {"surfaceId": "s",
+            "components": [{"id": "root", "component": "Text", "text": "Fixed"}]}}]);
+        Ok(Reply::text(format!("\n{bare:#}\n")))
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{:?}",
+        answer.last()
+    );
+    let messages = received(&answer);
+    Validator::basic(V).check_response(&messages).unwrap();
+    assert!(messages.iter().any(|m| m.to_string().contains("Fixed")));
+    let text = text_of(&answer.reply_parts());
+    assert!(!text.contains("updateComponents"), "shown as text: {text}");
+}
+
 /// `message/send` reads the reply whole at the end: the same check holds before the result
 /// is returned.
 #[tokio::test]

@@ -322,6 +322,63 @@ fn once_the_tags_are_used_a_fence_is_text() {
     assert!(matches!(&parts[1], ParsedPart::Text(t) if t.starts_with("```json")));
 }
 
+#[test]
+fn a2ui_written_bare_instead_of_the_tags_is_read_as_a2ui() {
+    // Two repair turns of the 0.5B model: the messages with no tags (a `surfaceId` left out,
+    // which validation then names), and the VALIDATION_FAILED feedback written back.
+    for name in ["bare_json_instead_of_tags.txt", "bare_feedback_echoed.txt"] {
+        let parts = split(&written(name), &[], v0_9());
+        assert!(
+            matches!(&parts[..], [ParsedPart::A2ui(messages)] if !messages.is_empty()),
+            "{name}: {parts:?}"
+        );
+    }
+    let parts = split(&written("bare_json_instead_of_tags.txt"), &[], v0_9());
+    let ParsedPart::A2ui(messages) = &parts[0] else {
+        unreachable!()
+    };
+    assert_eq!(messages[0]["createSurface"]["surfaceId"], "profile_card");
+    // Without the processor's check, bare JSON is text, as it always was.
+    assert!(
+        split(
+            &written("bare_json_instead_of_tags.txt"),
+            &[],
+            ParserConfig::default()
+        )
+        .iter()
+        .all(|part| matches!(part, ParsedPart::Text(_)))
+    );
+}
+
+#[test]
+fn bare_json_that_is_not_a2ui_is_read_as_any_answer() {
+    // Data, not messages: text, whole.
+    let data = "{\"name\": \"Baan Thai\", \"rating\": 4.6}";
+    assert_eq!(
+        split(data, &[], v0_9()),
+        [ParsedPart::Text(data.to_owned())]
+    );
+    // A tagged block after it is still a block.
+    let then_block = "[1, 2]\n<a2ui-json>[{\"version\": \"v0.9\", \"deleteSurface\": {\"surfaceId\": \"s\"}}]</a2ui-json>";
+    assert_eq!(
+        spelled(&split(then_block, &[], v0_9())),
+        [
+            "text: [1, 2]".to_owned(),
+            format!(
+                "a2ui: {}",
+                json!([{"version": "v0.9", "deleteSurface": {"surfaceId": "s"}}])
+            )
+        ]
+    );
+    // And an unreadable one is an error at its place in the whole answer.
+    let broken = "  [1]\n<a2ui-json>[{\"version\": \"v0.9\",, }]</a2ui-json>";
+    let mut parser = StreamParser::new(v0_9());
+    parser.feed(broken);
+    let error = parser.finish().unwrap_err();
+    assert_eq!(error.kind(), ParseErrorKind::Syntax);
+    assert_eq!(&broken[error.offset()..error.offset() + 1], ",", "{error}");
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -329,7 +386,13 @@ proptest::proptest! {
     fn fenced_a2ui_reads_the_same_however_it_is_split(
         cuts in proptest::collection::vec(0usize..2000, 0..12),
     ) {
-        for name in ["fenced_a2ui_instead_of_tags.txt", "fenced_code_sample.txt", "fenced_instead_of_tags.txt"] {
+        for name in [
+            "fenced_a2ui_instead_of_tags.txt",
+            "fenced_code_sample.txt",
+            "fenced_instead_of_tags.txt",
+            "bare_json_instead_of_tags.txt",
+            "bare_feedback_echoed.txt",
+        ] {
             let text = written(name);
             let whole = split(&text, &[], v0_9());
             let parts = split(&text, &cuts, v0_9());

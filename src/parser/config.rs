@@ -183,7 +183,9 @@ impl ParserConfig {
     /// closes (at most [`Limits::max_block_bytes`], past which it is text), since until
     /// then the reader cannot tell UI from a code sample; it is then read whole, with the
     /// same tolerance as a block (trailing commas, curly quotes, one object for a list),
-    /// and sent as one A2UI part if `check` accepts it, as the text it was otherwise.
+    /// and sent as one A2UI part if `check` accepts it, as the text it was otherwise. The
+    /// same goes for an answer that begins (after blanks) with `[` or `{`, held to its end:
+    /// read as A2UI if `check` accepts it, otherwise read again as any answer is.
     ///
     /// # Example
     ///

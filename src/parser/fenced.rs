@@ -1,5 +1,5 @@
 //! Markdown fences in the text: A2UI JSON a model wrote in ```` ```json ```` instead of an
-//! `<a2ui-json>` block.
+//! `<a2ui-json>` block, or bare, as its whole answer.
 //!
 //! Small models often answer with the messages in a fence and no tags. With a
 //! [`FencedCheck`](super::FencedCheck) configured, a fence that opens on a line of its own
@@ -8,6 +8,12 @@
 //! and becomes one A2UI part if the check accepts its messages, or the text it was. Any
 //! other fence (a code sample) is text as it streams, and its closing fence is not taken for
 //! an opening one. Fences are only looked at until a tagged block opens.
+//!
+//! An answer whose first character (after blanks) is `[` or `{` is held whole, to its end:
+//! small models' repair turns often write the messages with no tags and no fence. It becomes
+//! one A2UI part if the check accepts it; otherwise it is read again from its start as any
+//! answer is (a tagged block after bare JSON is still a block, an error in it still at its
+//! place in the answer).
 
 use serde_json::Value;
 
@@ -23,6 +29,8 @@ enum State {
     Outside,
     /// Inside a fence that is text (a code sample).
     Code,
+    /// A whole answer that began with `[` or `{`: held back to its end, where it is read.
+    Bare(String),
     /// Inside a fence that may hold A2UI, held back.
     Held {
         /// Everything since the fence's first backtick.
@@ -40,6 +48,8 @@ pub(crate) struct Fences {
     state: State,
     /// Whether the current line holds only blanks so far (a fence must start a line).
     line_blank: bool,
+    /// Whether the answer so far is blanks only (a bare answer starts there).
+    blank: bool,
 }
 
 impl Default for Fences {
@@ -47,6 +57,7 @@ impl Default for Fences {
         Self {
             state: State::Outside,
             line_blank: true,
+            blank: true,
         }
     }
 }
@@ -77,11 +88,42 @@ impl Fences {
     /// Notes text that went out (or into the held fence), for where lines start.
     pub(crate) fn note(&mut self, text: &str) {
         note(&mut self.line_blank, text);
+        self.blank = self.blank && text.bytes().all(|b| b.is_ascii_whitespace());
     }
 
-    /// Whether a fence is being held back.
+    /// Whether a fence (or a bare answer) is being held back.
     pub(crate) fn holding(&self) -> bool {
-        matches!(self.state, State::Held { .. })
+        matches!(self.state, State::Held { .. } | State::Bare(_))
+    }
+
+    /// The bare answer held back, if the answer is one (taken: the fences are then done).
+    pub(crate) fn take_bare(&mut self) -> Option<String> {
+        match std::mem::take(&mut self.state) {
+            State::Bare(held) => Some(held),
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
+    /// Fences that never take an answer for bare JSON (one being read again).
+    pub(crate) fn never_bare(&mut self) {
+        self.blank = false;
+    }
+
+    /// At the first character of the answer that is not a blank (`rest` starts there):
+    /// whether the answer is bare JSON, held from here to its end.
+    pub(crate) fn bare(&mut self, rest: &str) -> bool {
+        if !self.blank || !matches!(self.state, State::Outside) {
+            return false;
+        }
+        self.blank = false;
+        if rest.starts_with(['[', '{']) {
+            self.state = State::Bare(String::new());
+            return true;
+        }
+        false
     }
 
     /// At a backtick in the text: what it starts. `candidate` runs from it to the input's end.
@@ -118,6 +160,10 @@ impl Fences {
 
     /// Reads `input` from `i` into the held fence.
     pub(crate) fn held(&mut self, input: &str, mut i: usize, config: &ParserConfig) -> Held {
+        if let State::Bare(buf) = &mut self.state {
+            buf.push_str(input.get(i..).unwrap_or_default());
+            return self.bounded(input.len(), config);
+        }
         let State::Held { buf, content, json } = &mut self.state else {
             return Held::More(i);
         };
@@ -184,8 +230,10 @@ impl Fences {
     /// The end of the response: a fence still held is read as if it closed here (after
     /// `tail`, the input held back), A2UI if its check accepts it, text otherwise.
     pub(crate) fn finish(&mut self, tail: &str, config: &ParserConfig) -> Option<ParsedPart> {
-        let State::Held { buf, content, json } = std::mem::take(&mut self.state) else {
-            return None;
+        let (buf, content, json) = match std::mem::take(&mut self.state) {
+            State::Held { buf, content, json } => (buf, content, json),
+            State::Bare(buf) => (buf, 0, true),
+            _ => return None,
         };
         let mut held = buf;
         held.push_str(tail);
@@ -203,6 +251,11 @@ impl Fences {
             State::Held { buf, .. } if buf.len() > config.limits.max_block_bytes => {
                 let text = std::mem::take(buf);
                 self.state = State::Code;
+                Held::Text(text, next)
+            }
+            State::Bare(buf) if buf.len() > config.limits.max_block_bytes => {
+                let text = std::mem::take(buf);
+                self.state = State::Outside;
                 Held::Text(text, next)
             }
             _ => Held::More(next),
@@ -226,7 +279,7 @@ fn line_len(text: &str) -> usize {
 
 /// The A2UI messages a fence's content holds, if it reads as a block's would and the
 /// configured check accepts them.
-fn read(content: &str, config: &ParserConfig) -> Option<Vec<Value>> {
+pub(crate) fn read(content: &str, config: &ParserConfig) -> Option<Vec<Value>> {
     let check = config.fenced.as_ref()?;
     let inner = ParserConfig::default().wrapped(false).limits(config.limits);
     let mut messages = Vec::new();

@@ -49,6 +49,8 @@ pub struct StreamParser {
     fences: Fences,
     /// Whether a tagged block opened (fences are then text).
     tagged: bool,
+    /// Where a bare answer (JSON with no tags, held to its end) starts.
+    bare_at: Option<Locator>,
 }
 
 /// The parts one feed produced, with adjacent messages of one block merged into one part.
@@ -94,6 +96,7 @@ impl StreamParser {
             block_ends: Vec::new(),
             fences: Fences::default(),
             tagged: false,
+            bare_at: None,
         }
     }
 
@@ -253,6 +256,20 @@ impl StreamParser {
         };
         if self.in_block {
             self.block.finish(&tail, &self.loc)?;
+        } else if let Some(mut held) = self.fences.take_bare() {
+            held.push_str(&tail);
+            out.text(self.text.end());
+            match super::fenced::read(&held, &self.config) {
+                Some(mut messages) => out.messages(&mut messages),
+                // Not A2UI: read again as any answer is, from where it started.
+                None => {
+                    let mut again = StreamParser::new(self.config.clone());
+                    again.fences.never_bare();
+                    again.loc = self.bare_at.unwrap_or(self.loc);
+                    out.parts.extend(again.feed(&held));
+                    out.parts.extend(again.finish()?);
+                }
+            }
         } else {
             match self.fences.finish(&tail, &self.config) {
                 Some(ParsedPart::A2ui(mut messages)) => {
@@ -323,6 +340,23 @@ impl StreamParser {
                 }
             } else {
                 let fenced = self.config.fenced.is_some() && !self.tagged;
+                let rest = input.get(i..).unwrap_or_default();
+                if fenced {
+                    let body = rest.trim_start();
+                    let blanks = rest.len() - body.len();
+                    self.push_text(rest.get(..blanks).unwrap_or_default(), true);
+                    i += blanks;
+                    if body.is_empty() {
+                        return input.len();
+                    }
+                    if self.fences.bare(body) {
+                        let mut at = self.loc;
+                        at.advance(input.as_bytes().get(..i).unwrap_or_default());
+                        self.bare_at = Some(at);
+                        out.text(self.text.flush());
+                        continue;
+                    }
+                }
                 let rest = input.get(i..).unwrap_or_default();
                 let stop = if fenced {
                     rest.find(['<', '`'])
