@@ -6,7 +6,8 @@
 //!   repair turn is spent;
 //! - one name for the parts of three cards (`content`, `title`, each defined three times) is
 //!   read as each card's own, and one layout written three times (`product`, `price`) lists
-//!   all three, with no repair turn (`format::express::Redefined`);
+//!   all three, with no repair turn (`format::express::Redefined`), and a template in a list
+//!   of children (`Column([title, items])`, `items = _template(..)`) repeats its rows there;
 //! - a string that reads as an id where a child belongs (`Button("send_label", ..)`) and `+`
 //!   joining texts (a statement Express cannot read) get a repair turn that speaks Express: it names the problem and how a block
 //!   is written in the notation (a name per component, a child is a name or an inline
@@ -203,6 +204,19 @@ async fn one_layout_written_three_times_lists_all_three() {
     assert_eq!(
         texts,
         ["Pen", "3 EUR", "Notebook", "5 EUR", "Bag", "30 EUR"]
+    );
+}
+
+#[tokio::test]
+async fn a_template_in_a_list_of_children_repeats_its_rows_in_that_place() {
+    let components = components_without_repair("express_template_in_a_list.txt").await;
+    let content = &components["content"];
+    assert_eq!(content["children"][0], "title");
+    let rows = &components[content["children"][1].as_str().unwrap()];
+    assert_eq!(rows["component"], "Column");
+    assert_eq!(
+        rows["children"],
+        json!({"componentId": "itemRow", "path": "/items"})
     );
 }
 

@@ -115,6 +115,7 @@ impl Block<'_> {
         }
         let parent = std::mem::replace(&mut cx.parent, id.to_owned());
         let outer = std::mem::take(&mut cx.pending);
+        let outer_made = std::mem::take(&mut cx.made);
         let mut properties = Map::new();
         for (property, value) in given {
             if matches!(value.kind, ExprKind::Skip | ExprKind::Null) {
@@ -180,6 +181,7 @@ impl Block<'_> {
         component.insert("component".into(), json!(call.name));
         component.extend(properties);
         out.push(Value::Object(component));
+        out.extend(std::mem::replace(&mut cx.made, outer_made));
         for (child_id, child) in pending {
             let parent = std::mem::replace(&mut cx.parent, child_id.clone());
             let done = self.component(cx, &child_id, child, out);

@@ -232,6 +232,9 @@ struct Cx<'c, 's> {
     parent: String,
     /// Inline components waiting to be emitted after their parent.
     pending: Vec<(String, &'s Call)>,
+    /// Components made whole while compiling a parent (a template a list holds, wrapped),
+    /// emitted right after it.
+    made: Vec<Value>,
     /// Inside an action: function calls there are wrapped as `functionCall`s, as the
     /// official compiler wraps them.
     in_action: bool,
@@ -248,6 +251,7 @@ impl<'c, 's> Cx<'c, 's> {
             symbols,
             parent: parent.to_owned(),
             pending: Vec::new(),
+            made: Vec::new(),
             in_action: false,
             own: None,
             resolving: Vec::new(),

@@ -41,7 +41,13 @@ impl Block<'_> {
                 };
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    out.push(self.value(cx, item, inner, property, Some(i))?);
+                    let value = self.value(cx, item, inner, property, Some(i))?;
+                    out.push(match value {
+                        template @ Value::Object(_) if slot == Slot::ChildList => {
+                            self.listed_template(cx, template, property, i)
+                        }
+                        value => value,
+                    });
                 }
                 Value::Array(out)
             }
@@ -111,6 +117,30 @@ impl Block<'_> {
         };
         cx.resolving.pop();
         out
+    }
+
+    /// A template where a list of children holds ids (`Column([title, _template(...)])`, as
+    /// small models write a heading above repeated rows): the list cannot hold it, so it
+    /// becomes a `Column` of its own in that place, repeating the rows there. Anything else
+    /// (or a catalog without `Column`) stays as written, for the validator to refuse.
+    fn listed_template(
+        &mut self,
+        cx: &mut Cx<'_, '_>,
+        value: Value,
+        property: &str,
+        index: usize,
+    ) -> Value {
+        let is_template = value.as_object().is_some_and(|map| {
+            map.len() == 2 && map.contains_key("componentId") && map.contains_key("path")
+        });
+        if !is_template || !self.is_component(cx.catalog, "Column") {
+            return value;
+        }
+        let parent = cx.parent.clone();
+        let id = self.inline_id(&parent, property, Some(index));
+        cx.made
+            .push(json!({"id": id, "component": "Column", "children": value}));
+        json!(id)
     }
 
     /// `Event(name, context)`.
