@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::request::Request;
-use a2ui_agent::server::{A2uiServer, Limits, ServerBuilder};
+use a2ui_agent::server::{A2uiServer, Limits, Principal, ServerBuilder, TokenTable};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -637,6 +637,27 @@ async fn one_client_over_its_share_is_busy_while_another_still_gets_in() {
     assert_eq!(refused["error"]["code"], -32000, "{refused}");
     let other = send_non_blocking(&served, "b").await;
     assert!(other["result"].is_object(), "{other}");
+}
+
+/// With callers authenticated, each caller has its share, whatever address it comes from:
+/// two callers on one address both get in, and one caller is held to one share.
+#[tokio::test]
+async fn an_authenticated_callers_share_is_its_own_on_a_shared_address() {
+    let limits = Limits {
+        max_running_tasks_per_client: 1,
+        ..Limits::default()
+    };
+    let table = TokenTable::new()
+        .with(Principal::new("ada"), "ada-token")
+        .with(Principal::new("bob"), "bob-token");
+    let server = endless_agent().limits(limits).auth_tokens(table);
+    let served = Served::start(server.build().unwrap()).await;
+    let ada = send_non_blocking_with(&served, "authorization", "Bearer ada-token").await;
+    assert!(ada["result"].is_object(), "{ada}");
+    let bob = send_non_blocking_with(&served, "authorization", "Bearer bob-token").await;
+    assert!(bob["result"].is_object(), "bob shares ada's address: {bob}");
+    let again = send_non_blocking_with(&served, "authorization", "Bearer ada-token").await;
+    assert_eq!(again["error"]["code"], -32000, "{again}");
 }
 
 /// Behind a proxy, what the client writes into `X-Forwarded-For` (the entries left of the

@@ -1,5 +1,9 @@
 //! Overload control: a cap on running tasks, overall and per client.
 //!
+//! A client is the authenticated caller when there is one (its tenant and id): many users
+//! behind one address (an office's egress, a web backend) each get their share, and one
+//! caller on many addresses gets one. An anonymous request's client is its address.
+//!
 //! Without it, one client sending non-blocking messages fills the task store with running
 //! tasks in seconds, and everyone after gets "Internal error". With it, a message beyond the
 //! cap gets a JSON-RPC error that says the server is busy (logged at most once per second),
@@ -19,6 +23,7 @@ use axum::response::Response;
 use super::limits::Limits;
 use super::throttle::Throttle;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::request::Principal;
 use crate::task::manager::Running;
 
 tokio::task_local! {
@@ -116,8 +121,15 @@ impl Admission {
         self: &Arc<Self>,
         headers: &HeaderMap,
         peer: Option<SocketAddr>,
+        principal: &Principal,
     ) -> Result<Permit, RpcError> {
-        let client = self.client_key(headers, peer);
+        let client = match principal.id() {
+            "" => self.client_key(headers, peer),
+            id => Some(format!(
+                "caller {}/{id}",
+                principal.tenant().unwrap_or_default()
+            )),
+        };
         let mut counts = self.counts();
         let of_client = client
             .as_ref()
@@ -229,41 +241,62 @@ mod tests {
 
     #[test]
     fn a_client_over_its_share_is_busy_while_others_still_get_in() {
+        let anonymous = Principal::anonymous();
         let admission = admission(10, 2);
         let none = None;
-        let _a1 = admission.admit(&from("a"), none).unwrap();
-        let a2 = admission.admit(&from("a"), none).unwrap();
-        let refused = admission.admit(&from("a"), none).unwrap_err();
+        let _a1 = admission.admit(&from("a"), none, &anonymous).unwrap();
+        let a2 = admission.admit(&from("a"), none, &anonymous).unwrap();
+        let refused = admission.admit(&from("a"), none, &anonymous).unwrap_err();
         assert_eq!(refused.code, ErrorCode::ServerBusy);
         assert!(
             refused.message.starts_with("Server busy"),
             "{}",
             refused.message
         );
-        let _b1 = admission.admit(&from("b"), none).unwrap();
+        let _b1 = admission.admit(&from("b"), none, &anonymous).unwrap();
         drop(a2);
-        admission.admit(&from("a"), none).unwrap();
+        admission.admit(&from("a"), none, &anonymous).unwrap();
+    }
+
+    #[test]
+    fn an_authenticated_caller_is_the_client_whatever_its_address() {
+        let admission = admission(10, 1);
+        let (ada, bob) = (Principal::new("ada"), Principal::new("bob"));
+        // Two callers behind one address each get their share.
+        let _ada = admission.admit(&from("office"), None, &ada).unwrap();
+        let _bob = admission.admit(&from("office"), None, &bob).unwrap();
+        // One caller on another address gets none more.
+        assert!(admission.admit(&from("home"), None, &ada).is_err());
+        // The same id in another tenant is another caller.
+        let ada_elsewhere = Principal::new("ada").with_tenant("acme");
+        assert!(admission.admit(&from("home"), None, &ada_elsewhere).is_ok());
+        // Anonymous requests are still keyed by address.
+        let anonymous = Principal::anonymous();
+        let _office = admission.admit(&from("office"), None, &anonymous).unwrap();
+        assert!(admission.admit(&from("office"), None, &anonymous).is_err());
     }
 
     #[test]
     fn an_unknown_client_counts_only_against_the_total() {
+        let anonymous = Principal::anonymous();
         let admission = admission(3, 1);
         let unknown = HeaderMap::new();
         let _permits: Vec<Permit> = (0..3)
-            .map(|_| admission.admit(&unknown, None).unwrap())
+            .map(|_| admission.admit(&unknown, None, &anonymous).unwrap())
             .collect();
-        assert!(admission.admit(&unknown, None).is_err());
+        assert!(admission.admit(&unknown, None, &anonymous).is_err());
     }
 
     #[test]
     fn the_total_cap_holds_across_clients() {
+        let anonymous = Principal::anonymous();
         let admission = admission(2, 2);
         let none = None;
-        let _a = admission.admit(&from("a"), none).unwrap();
-        let b = admission.admit(&from("b"), none).unwrap();
-        assert!(admission.admit(&from("c"), none).is_err());
+        let _a = admission.admit(&from("a"), none, &anonymous).unwrap();
+        let b = admission.admit(&from("b"), none, &anonymous).unwrap();
+        assert!(admission.admit(&from("c"), none, &anonymous).is_err());
         drop(b);
-        assert!(admission.admit(&from("c"), none).is_ok());
+        assert!(admission.admit(&from("c"), none, &anonymous).is_ok());
     }
 
     #[test]

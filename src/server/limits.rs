@@ -53,11 +53,13 @@ pub struct Limits {
     /// The most tasks running at once (default 1024); beyond it a new message gets the
     /// "server busy" JSON-RPC error.
     pub max_running_tasks: usize,
-    /// The most tasks one client may have running at once (default 64).
+    /// The most tasks one client may have running at once (default 64). The client is the
+    /// authenticated caller (its tenant and id) when there is one; for an anonymous request,
+    /// its address (see `trusted_proxies`).
     pub max_running_tasks_per_client: usize,
     /// How many proxies in front of the server are trusted to append the address they
-    /// received a request from to `X-Forwarded-For` (default 0). With 0, clients are keyed
-    /// for `max_running_tasks_per_client` by their peer IP address, which the
+    /// received a request from to `X-Forwarded-For` (default 0). With 0, anonymous clients are
+    /// keyed for `max_running_tasks_per_client` by their peer IP address, which the
     /// [`router`](super::A2uiServer::router) reads from axum's `ConnectInfo<SocketAddr>`:
     /// [`A2uiServer::serve`](super::A2uiServer::serve) sets it, and so does `axum::serve`
     /// given `router.into_make_service_with_connect_info::<SocketAddr>()`. With `N`, the

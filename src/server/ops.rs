@@ -148,7 +148,9 @@ fn admit(
     principal: Principal,
 ) -> Result<(Permit, Prepared), ApiError> {
     check_send(state, &send)?;
-    let permit = state.admission.admit(headers, super::admission::peer())?;
+    let permit = state
+        .admission
+        .admit(headers, super::admission::peer(), &principal)?;
     let prepared = state
         .a2ui
         .prepare(send, requested_extensions(headers), principal);
