@@ -95,19 +95,8 @@ async fn repair_prompt_for(first: String, repaired: String) -> String {
 
 #[tokio::test]
 async fn a_label_where_a_child_belongs_is_mended_without_a_repair_turn() {
-    let prompts = Arc::new(Mutex::new(Vec::new()));
-    let fixture = written("express_string_as_child.txt");
-    let server = serve(fixture, String::new(), String::new(), prompts.clone()).await;
     let v = ProtocolVersion::V0_9;
-    let answer = server.ask("message/stream", v, "a contact form").await;
-    assert_eq!(
-        answer.last()["status"]["state"],
-        "input-required",
-        "{}",
-        answer.last()
-    );
-    assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
-    let parts = answer.reply_parts();
+    let parts = without_repair("express_string_as_child.txt").await;
     let mended: Vec<&Value> = parts
         .as_array()
         .unwrap()
@@ -144,8 +133,8 @@ async fn a_string_that_reads_as_an_id_where_a_child_belongs_is_repaired_in_expre
     assert!(prompt.contains("never a string"), "{prompt}");
 }
 
-/// The components the client got for `fixture`, answered with no repair turn, by id.
-async fn components_without_repair(fixture: &str) -> std::collections::HashMap<String, Value> {
+/// The reply parts the client got for `fixture`, which the task took with no repair turn.
+async fn without_repair(fixture: &str) -> Value {
     let prompts = Arc::new(Mutex::new(Vec::new()));
     let server = serve(
         written(fixture),
@@ -154,8 +143,9 @@ async fn components_without_repair(fixture: &str) -> std::collections::HashMap<S
         prompts.clone(),
     )
     .await;
-    let v = ProtocolVersion::V0_9;
-    let answer = server.ask("message/stream", v, "draw").await;
+    let answer = server
+        .ask("message/stream", ProtocolVersion::V0_9, "draw")
+        .await;
     assert_eq!(
         answer.last()["status"]["state"],
         "input-required",
@@ -163,7 +153,12 @@ async fn components_without_repair(fixture: &str) -> std::collections::HashMap<S
         answer.last()
     );
     assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
-    a2ui_messages(&answer.reply_parts(), v)
+    answer.reply_parts()
+}
+
+/// The components the client got for `fixture`, answered with no repair turn, by id.
+async fn components_without_repair(fixture: &str) -> std::collections::HashMap<String, Value> {
+    a2ui_messages(&without_repair(fixture).await, ProtocolVersion::V0_9)
         .iter()
         .filter_map(|m| m["updateComponents"]["components"].as_array())
         .flatten()

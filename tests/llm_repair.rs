@@ -57,6 +57,22 @@ fn received(answer: &support::Answer) -> Vec<Value> {
     messages
 }
 
+/// The answer of a server whose agent is `agent`, which the task took valid (after its
+/// repairs), and every A2UI message the client received, valid as a whole.
+async fn repaired(agent: impl a2ui_agent::agent::Agent) -> (support::Answer, Vec<Value>) {
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{:?}",
+        answer.last()
+    );
+    let messages = received(&answer);
+    Validator::basic(V).check_response(&messages).unwrap();
+    (answer, messages)
+}
+
 fn shows_marquee(messages: &[Value]) -> bool {
     messages.iter().any(|m| m.to_string().contains("Marquee"))
 }
@@ -229,17 +245,8 @@ async fn a_closure_agent_completes_its_tree_on_the_repair_turn() {
             Ok(Reply::text(format!("<a2ui-json>{block}</a2ui-json>")))
         }
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
-    let answer = ask(&server).await;
-    assert_eq!(
-        answer.last()["status"]["state"],
-        "input-required",
-        "{:?}",
-        answer.last()
-    );
+    let (_, messages) = repaired(agent).await;
     assert_eq!(calls.load(Ordering::SeqCst), 2);
-    let messages = received(&answer);
-    Validator::basic(V).check_response(&messages).unwrap();
     assert!(messages.iter().any(|m| m.to_string().contains("found")));
 }
 
@@ -258,16 +265,7 @@ async fn a_repair_written_bare_without_the_tags_is_read_as_a2ui() {
             "components": [{"id": "root", "component": "Text", "text": "Fixed"}]}}]);
         Ok(Reply::text(format!("\n{bare:#}\n")))
     };
-    let server = spawn(builder(agent).build().unwrap()).await;
-    let answer = ask(&server).await;
-    assert_eq!(
-        answer.last()["status"]["state"],
-        "input-required",
-        "{:?}",
-        answer.last()
-    );
-    let messages = received(&answer);
-    Validator::basic(V).check_response(&messages).unwrap();
+    let (answer, messages) = repaired(agent).await;
     assert!(messages.iter().any(|m| m.to_string().contains("Fixed")));
     let text = text_of(&answer.reply_parts());
     assert!(!text.contains("updateComponents"), "shown as text: {text}");
