@@ -74,18 +74,7 @@ async fn repair_prompt(fixture: &str, repaired: String) -> String {
 
 /// The repair prompt the model got for answering `first`, after which `repaired` passed.
 async fn repair_prompt_for(first: String, repaired: String) -> String {
-    let prompts = Arc::new(Mutex::new(Vec::new()));
-    let server = serve(first, repaired, String::new(), prompts.clone()).await;
-    let answer = server
-        .ask("message/stream", ProtocolVersion::V0_9, "draw")
-        .await;
-    assert_eq!(
-        answer.last()["status"]["state"],
-        "input-required",
-        "{}",
-        answer.last()
-    );
-    let prompts = prompts.lock().unwrap();
+    let (_, prompts) = answered(first, repaired).await;
     assert_eq!(prompts.len(), 1, "{prompts:?}");
     let prompt = prompts[0].clone();
     assert!(prompt.contains("A2UI Express notation"), "{prompt}");
@@ -133,16 +122,11 @@ async fn a_string_that_reads_as_an_id_where_a_child_belongs_is_repaired_in_expre
     assert!(prompt.contains("never a string"), "{prompt}");
 }
 
-/// The reply parts the client got for `fixture`, which the task took with no repair turn.
-async fn without_repair(fixture: &str) -> Value {
+/// What a task answered `first` (then `repaired` when asked for a repair) ended with,
+/// `input-required`: its reply parts, and the repair prompts the agent got.
+async fn answered(first: String, repaired: String) -> (Value, Vec<String>) {
     let prompts = Arc::new(Mutex::new(Vec::new()));
-    let server = serve(
-        written(fixture),
-        String::new(),
-        String::new(),
-        prompts.clone(),
-    )
-    .await;
+    let server = serve(first, repaired, String::new(), prompts.clone()).await;
     let answer = server
         .ask("message/stream", ProtocolVersion::V0_9, "draw")
         .await;
@@ -152,8 +136,15 @@ async fn without_repair(fixture: &str) -> Value {
         "{}",
         answer.last()
     );
-    assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
-    answer.reply_parts()
+    let prompts = prompts.lock().unwrap().clone();
+    (answer.reply_parts(), prompts)
+}
+
+/// The reply parts the client got for `fixture`, which the task took with no repair turn.
+async fn without_repair(fixture: &str) -> Value {
+    let (parts, prompts) = answered(written(fixture), String::new()).await;
+    assert!(prompts.is_empty(), "no repair turn: {prompts:?}");
+    parts
 }
 
 /// The components the client got for `fixture`, answered with no repair turn, by id.

@@ -84,17 +84,8 @@ async fn an_invalid_component_is_held_back_and_the_model_repairs_it() {
         Answer::fixture("repaired_v0_9.sse"),
     ])
     .await;
-    let server = spawn(builder(model(&mock)).build().unwrap()).await;
-    let answer = ask(&server).await;
-    assert_eq!(
-        answer.last()["status"]["state"],
-        "input-required",
-        "{:?}",
-        answer.last()
-    );
-    let messages = received(&answer);
+    let (answer, messages) = repaired(model(&mock)).await;
     assert!(!shows_marquee(&messages), "{messages:?}");
-    Validator::basic(V).check_response(&messages).unwrap();
     let text = text_of(&answer.reply_parts());
     assert!(
         text.starts_with("Here is your order:") && text.ends_with("Fixed."),
