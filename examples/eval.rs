@@ -32,7 +32,9 @@
 //! prompt's run) prints the targets against it. `--components` prunes our catalog
 //! (and so our prompt) to the components named. `--deadline` stops after that many seconds
 //! (the request then in flight is dropped, not scored) and reports what was scored;
-//! `--prompt-only` prints the system prompt's size in bytes and tokens and stops. Requests are
+//! `--prompt-only` prints the system prompt's size in bytes and tokens and stops. `--skip N
+//! --take M` score turns N+1 to N+M in the file's order, a follow-up counting as a turn of
+//! its own (one whose first turn is not scored is not asked). Requests are
 //! sent at temperature 0; `--repair-temperature` sets repair turns' (default 0).
 
 #[path = "eval/relay.rs"]
