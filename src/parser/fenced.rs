@@ -112,10 +112,15 @@ impl Fences {
         self.blank = false;
     }
 
+    /// Whether nothing but blanks came yet, so the answer may still turn out bare.
+    pub(crate) fn at_start(&self) -> bool {
+        self.blank && matches!(self.state, State::Outside)
+    }
+
     /// At the first character of the answer that is not a blank (`rest` starts there):
     /// whether the answer is bare JSON, held from here to its end.
     pub(crate) fn bare(&mut self, rest: &str) -> bool {
-        if !self.blank || !matches!(self.state, State::Outside) {
+        if !self.at_start() {
             return false;
         }
         self.blank = false;
@@ -232,7 +237,7 @@ impl Fences {
     pub(crate) fn finish(&mut self, tail: &str, config: &ParserConfig) -> Option<ParsedPart> {
         let (buf, content, json) = match std::mem::take(&mut self.state) {
             State::Held { buf, content, json } => (buf, content, json),
-            State::Bare(buf) => (buf, 0, true),
+            // A bare answer is taken (`take_bare`) before the fences finish.
             _ => return None,
         };
         let mut held = buf;

@@ -341,7 +341,8 @@ impl StreamParser {
             } else {
                 let fenced = self.config.fenced.is_some() && !self.tagged;
                 let rest = input.get(i..).unwrap_or_default();
-                if fenced {
+                // Only the start of the answer is looked at for bare JSON.
+                if fenced && self.fences.at_start() {
                     let body = rest.trim_start();
                     let blanks = rest.len() - body.len();
                     self.push_text(rest.get(..blanks).unwrap_or_default(), true);

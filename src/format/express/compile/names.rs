@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::super::syntax::{Call, Expr, ExprKind, Statement};
+use super::super::syntax::{Expr, ExprKind, Statement};
 
 /// How a block that defines a name more than once is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -136,12 +136,12 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
             Statement::Assign { value, .. } | Statement::Data { value, .. } => value,
             Statement::Call(call) => {
                 for arg in &mut call.args {
-                    bind(&mut arg.value, at, top_down, false, &mut definitions);
+                    bind(&mut arg.value, at, top_down, &mut definitions);
                 }
                 continue;
             }
         };
-        bind(value, at, top_down, false, &mut definitions);
+        bind(value, at, top_down, &mut definitions);
     }
 
     // Definitions no reference means: listed beside the one before them, or replacing it.
@@ -232,102 +232,82 @@ fn each_name(expr: &Expr, f: &mut impl FnMut(&str)) {
     }
 }
 
+/// Calls `f` on every expression of `expr`, each after the ones inside it, saying whether it
+/// is an item of a list.
+fn walk(expr: &mut Expr, in_list: bool, f: &mut impl FnMut(&mut Expr, bool)) {
+    match &mut expr.kind {
+        ExprKind::Array(items) => items.iter_mut().for_each(|item| walk(item, true, f)),
+        ExprKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| walk(v, false, f)),
+        ExprKind::Call(call) | ExprKind::Check(call) => {
+            call.args
+                .iter_mut()
+                .for_each(|arg| walk(&mut arg.value, false, f));
+        }
+        _ => {}
+    }
+    f(expr, in_list);
+}
+
 /// Points the references in `expr` (in the statement at `at`) at the definitions they mean.
 fn bind(
     expr: &mut Expr,
     at: usize,
     top_down: bool,
-    in_list: bool,
     definitions: &mut HashMap<String, Vec<Definition>>,
 ) {
-    match &mut expr.kind {
-        ExprKind::Name(name) => {
-            let Some(list) = definitions.get_mut(name.as_str()) else {
-                return;
-            };
-            let after = list.iter().position(|definition| definition.at > at);
-            let before = list.iter().rposition(|definition| definition.at <= at);
-            let meant = if top_down {
-                after.or(before)
-            } else {
-                before.or(after)
-            };
-            if let Some(meant) = meant {
-                let definition = &mut list[meant];
-                definition.used = true;
-                definition.listed |= in_list;
-                name.clone_from(&definition.name);
-            }
+    walk(expr, false, &mut |expr, in_list| {
+        let ExprKind::Name(name) = &mut expr.kind else {
+            return;
+        };
+        let Some(list) = definitions.get_mut(name.as_str()) else {
+            return;
+        };
+        let after = list.iter().position(|definition| definition.at > at);
+        let before = list.iter().rposition(|definition| definition.at <= at);
+        let meant = if top_down {
+            after.or(before)
+        } else {
+            before.or(after)
+        };
+        if let Some(meant) = meant {
+            let definition = &mut list[meant];
+            definition.used = true;
+            definition.listed |= in_list;
+            name.clone_from(&definition.name);
         }
-        ExprKind::Array(items) => {
-            for item in items {
-                bind(item, at, top_down, true, definitions);
-            }
-        }
-        ExprKind::Map(entries) => {
-            for (_, value) in entries {
-                bind(value, at, top_down, false, definitions);
-            }
-        }
-        ExprKind::Call(call) | ExprKind::Check(call) => bind_call(call, at, top_down, definitions),
-        _ => {}
-    }
-}
-
-fn bind_call(
-    call: &mut Call,
-    at: usize,
-    top_down: bool,
-    definitions: &mut HashMap<String, Vec<Definition>>,
-) {
-    for arg in &mut call.args {
-        bind(&mut arg.value, at, top_down, false, definitions);
-    }
+    });
 }
 
 /// Adds to every list of `expr` that names a definition in `appended` the definitions
 /// listed beside it (and beside those), in the order written.
 fn append(expr: &mut Expr, appended: &HashMap<String, Vec<(usize, String)>>) {
-    match &mut expr.kind {
-        ExprKind::Array(items) => {
-            for item in items.iter_mut() {
-                append(item, appended);
-            }
-            let mut more: Vec<(usize, String)> = Vec::new();
-            let mut queue: Vec<String> = items
-                .iter()
-                .filter_map(|item| match &item.kind {
-                    ExprKind::Name(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect();
-            while let Some(name) = queue.pop() {
-                for (at, next) in appended.get(&name).into_iter().flatten() {
-                    if !more.iter().any(|(_, seen)| seen == next) {
-                        more.push((*at, next.clone()));
-                        queue.push(next.clone());
-                    }
+    walk(expr, false, &mut |expr, _| {
+        let at = expr.at;
+        let ExprKind::Array(items) = &mut expr.kind else {
+            return;
+        };
+        let mut more: Vec<(usize, String)> = Vec::new();
+        let mut queue: Vec<String> = items
+            .iter()
+            .filter_map(|item| match &item.kind {
+                ExprKind::Name(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        while let Some(name) = queue.pop() {
+            for (at, next) in appended.get(&name).into_iter().flatten() {
+                if !more.iter().any(|(_, seen)| seen == next) {
+                    more.push((*at, next.clone()));
+                    queue.push(next.clone());
                 }
             }
-            more.sort();
-            let at = expr.at;
-            items.extend(more.into_iter().map(|(_, name)| Expr {
-                at,
-                kind: ExprKind::Name(name),
-            }));
         }
-        ExprKind::Map(entries) => {
-            for (_, value) in entries {
-                append(value, appended);
-            }
-        }
-        ExprKind::Call(call) | ExprKind::Check(call) => {
-            for arg in &mut call.args {
-                append(&mut arg.value, appended);
-            }
-        }
-        _ => {}
-    }
+        more.sort();
+        items.extend(more.into_iter().map(|(_, name)| Expr {
+            at,
+            kind: ExprKind::Name(name),
+        }));
+    });
 }
 
 #[cfg(test)]
