@@ -13,10 +13,10 @@
 //! (`BENCH_SERVER_CORE`, default 0); the client and the model run on the others. A chunk
 //! that completes a component carries the time it was written (CLOCK_MONOTONIC, the same in
 //! every process); the client finds it in the SSE frame and subtracts. For each N
-//! (`BENCH_STREAMS`, default "100,1000,5000") it prints, over a window of `BENCH_SECONDS`
-//! (default 10) after the streams are open: model chunks and SSE events per second, server
-//! CPU per second (from /proc/PID/stat), per chunk and per event, p50/p99 chunk-to-frame,
-//! RSS per open stream, and errors.
+//! (`BENCH_STREAMS`, default "100,1000,3000,5000": the levels and the target's) it
+//! prints, over a window of `BENCH_SECONDS` (default 10) after the streams are open: model
+//! chunks and SSE events per second, server CPU per second (from /proc/PID/stat), per chunk
+//! and per event, p50/p99 chunk-to-frame, RSS per open stream, and errors.
 //!
 //! The official stack (`scripts/streams_reference_server.py`: a2a-sdk 1.3.0's server, an
 //! executor feeding the same chunks, paced the same, through a2ui-agent-sdk 0.9.0's
@@ -336,7 +336,7 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     }
     let (levels, py_levels) = if measuring {
         (
-            env_list("BENCH_STREAMS", "100,1000,5000"),
+            env_list("BENCH_STREAMS", "100,1000,3000,5000"),
             env_list("BENCH_PY_STREAMS", "1,10,100"),
         )
     } else {

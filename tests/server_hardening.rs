@@ -570,6 +570,47 @@ async fn an_oversize_body_gets_its_413_even_while_the_client_is_still_sending() 
     }
 }
 
+#[tokio::test]
+async fn a_request_head_over_the_limit_gets_431_and_a_larger_limit_lets_it_in() {
+    let send = |served: &Served, header: usize, body: usize| {
+        let request = served.post().header("x-padding", "h".repeat(header)).body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+                       "params": {"message": {"role": "user", "messageId": "m1",
+                                  "parts": [{"kind": "text", "text": "b".repeat(body)}]}}})
+            .to_string(),
+        );
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    let served = Served::start(ok_agent().build().unwrap()).await;
+    assert_eq!(send(&served, 6 * 1024, 0).await, 200, "a 6 KiB header fits");
+    assert_eq!(
+        send(&served, 0, 200 * 1024).await,
+        200,
+        "a body larger than the read buffer is read in pieces"
+    );
+    assert_eq!(
+        send(&served, 12 * 1024, 0).await,
+        431,
+        "a 12 KiB header is over the default 8 KiB"
+    );
+    let roomy = Limits {
+        max_request_head_bytes: 32 * 1024,
+        ..Limits::default()
+    };
+    let served = Served::start(ok_agent().limits(roomy).build().unwrap()).await;
+    assert_eq!(send(&served, 12 * 1024, 0).await, 200, "32 KiB lets it in");
+    let floor = Limits {
+        max_request_head_bytes: 100,
+        ..Limits::default()
+    };
+    let served = Served::start(ok_agent().limits(floor).build().unwrap()).await;
+    assert_eq!(
+        send(&served, 6 * 1024, 0).await,
+        200,
+        "a limit below the floor counts as 8 KiB"
+    );
+}
+
 // --- Overload control ---------------------------------------------------------------------
 
 async fn send_non_blocking(served: &Served, client: &str) -> Value {

@@ -7,8 +7,8 @@ use crate::a2a::budget::DecodeBudget;
 
 /// Time and count limits of a server; see [`ServerBuilder::limits`](super::ServerBuilder::limits).
 ///
-/// The connection limits (`header_read_timeout`, `idle_timeout`, `max_connections`,
-/// `drain_deadline`) apply when the server accepts its own connections with
+/// The connection limits (`header_read_timeout`, `max_request_head_bytes`, `idle_timeout`,
+/// `max_connections`, `drain_deadline`) apply when the server accepts its own connections with
 /// [`A2uiServer::serve`](super::A2uiServer::serve); the others also apply to the
 /// [`router`](super::A2uiServer::router) mounted elsewhere.
 ///
@@ -33,6 +33,12 @@ pub struct Limits {
     /// starts waiting for them (a new connection's first request included); then the
     /// connection is closed (default 10 s).
     pub header_read_timeout: Duration,
+    /// The most bytes an HTTP/1.1 request's line and headers may take (default 8 KiB, the
+    /// per-line limit of Apache and nginx); a larger head gets 431 and the connection closes.
+    /// It also sizes the buffer each connection reads into, which every open stream keeps for
+    /// its life: 8 KiB saves about 5 KiB per stream against a larger one. Values below 8 KiB
+    /// count as 8 KiB (hyper's floor). HTTP/2 bounds the header list at 16 KiB on its own.
+    pub max_request_head_bytes: usize,
     /// How long a client may take to send a whole request body; then it gets 408 and the
     /// connection is closed (default 30 s).
     pub body_timeout: Duration,
@@ -90,6 +96,8 @@ pub struct Limits {
 impl Limits {
     /// The default of [`Limits::header_read_timeout`]: 10 s.
     pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default of [`Limits::max_request_head_bytes`]: 8 KiB, also the least it can be.
+    pub const DEFAULT_MAX_REQUEST_HEAD_BYTES: usize = 8 * 1024;
     /// The default of [`Limits::body_timeout`]: 30 s.
     pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
     /// The default of [`Limits::idle_timeout`]: 60 s.
@@ -119,6 +127,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             header_read_timeout: Self::DEFAULT_HEADER_READ_TIMEOUT,
+            max_request_head_bytes: Self::DEFAULT_MAX_REQUEST_HEAD_BYTES,
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,

@@ -5,7 +5,7 @@
 //! connection however long it takes. One client holding sockets open can then lock everyone
 //! out, and one half-sent request keeps the process alive after SIGTERM. This module serves
 //! each connection with hyper-util's connection builder instead, so it can set the
-//! [`Limits`]: a header-read timeout, an idle timeout (a connection with a request or an SSE
+//! [`Limits`]: a header-read timeout, a bound on a request's head, an idle timeout (a connection with a request or an SSE
 //! stream in flight is never idle), a cap on open connections, and a shutdown that drains
 //! up to a deadline, ends the tasks still running with a `failed` update and then exits.
 
@@ -30,8 +30,8 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-use super::A2uiServer;
 use super::connections::{Idle, Slot, Slots};
+use super::{A2uiServer, Limits};
 
 /// What a task still running at the drain deadline ends with.
 pub(crate) const STOPPING: &str = "The server is stopping; the task was ended before it finished.";
@@ -156,7 +156,13 @@ async fn run(
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        // hyper panics below its floor, so a smaller limit counts as the floor.
+        .max_buf_size(
+            limits
+                .max_request_head_bytes
+                .max(Limits::DEFAULT_MAX_REQUEST_HEAD_BYTES),
+        );
     builder.http2().timer(TokioTimer::new());
     let builder = Arc::new(builder);
     let slots = Arc::new(Slots::new(limits.max_connections));

@@ -13,6 +13,10 @@ pub struct Hardening {
     #[arg(long, value_name = "SECONDS", value_parser = seconds,
           default_value_t = Limits::DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64())]
     header_read_timeout: f64,
+    /// The most bytes an HTTP/1.1 request line and headers may take (then 431); at least
+    /// 8192. Each open connection keeps a read buffer of this size.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT_MAX_REQUEST_HEAD_BYTES)]
+    max_request_head_bytes: usize,
     /// Seconds a client may take to send a request body (then 408).
     #[arg(long, value_name = "SECONDS", value_parser = seconds,
           default_value_t = Limits::DEFAULT_BODY_TIMEOUT.as_secs_f64())]
@@ -97,6 +101,7 @@ impl Hardening {
     pub async fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
         let limits = Limits {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
+            max_request_head_bytes: self.max_request_head_bytes,
             body_timeout: Duration::from_secs_f64(self.body_timeout),
             idle_timeout: Duration::from_secs_f64(self.idle_timeout),
             max_connections: self.max_connections,
