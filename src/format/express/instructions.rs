@@ -86,18 +86,7 @@ pub(crate) fn write(
     for rule in &rules {
         let _ = writeln!(out, "- {rule}");
     }
-    // The example names two components: only when the catalogs have both (a pruned
-    // catalog's prompt names none of the components it left out).
-    let offers = |name: &str| {
-        catalogs
-            .iter()
-            .any(|catalog| catalog.component_names().any(|n| n == name))
-    };
-    let child_example = if offers("Button") && offers("Text") {
-        ": `Button(Text(\"Send\"), Event(\"send\"))`"
-    } else {
-        ""
-    };
+    let child_example = child_example(catalogs).map_or(String::new(), |e| format!(": {e}"));
     out.push_str(
         "\n## Values\n\n\
          - Strings `\"Hello\"` (JSON escapes), raw strings `r\"C:\\path\"` (no escapes), \
@@ -110,7 +99,7 @@ pub(crate) fn write(
          - A child is the name of another component or a component written inline, never a \
          string",
     );
-    out.push_str(child_example);
+    out.push_str(&child_example);
     out.push_str(
         ".\n\
          - There are no operators: `+` does not join strings; write each text whole.\n\
@@ -253,4 +242,16 @@ fn first_sentence(text: &str) -> &str {
         })
         .map_or(text.len(), |(i, _)| i + 1);
     text.get(..end).unwrap_or(text).trim()
+}
+
+/// An inline child, `Button(Text("Send"), Event("send"))`, when the catalogs have both
+/// components: a pruned catalog's prompt (and its repair turns) name none of the components
+/// it left out.
+pub(super) fn child_example(catalogs: &[Catalog]) -> Option<&'static str> {
+    let offers = |name: &str| {
+        catalogs
+            .iter()
+            .any(|catalog| catalog.component_names().any(|n| n == name))
+    };
+    (offers("Button") && offers("Text")).then_some("`Button(Text(\"Send\"), Event(\"send\"))`")
 }

@@ -448,13 +448,15 @@ impl OutputFormat for Express {
     /// What small models got wrong in the eval: one name for several components, a string
     /// where a child belongs, `+` to join texts, JSON.
     fn notation(&self) -> String {
+        let catalogs = self.bound.as_ref().map_or(&[][..], |b| &b.catalogs[..]);
+        let example =
+            instructions::child_example(catalogs).map_or(String::new(), |e| format!(" ({e})"));
         format!(
             "in the A2UI Express notation, not JSON, the whole block from {OPEN_TAG} to \
              {CLOSE_TAG}: one `name = Component(arguments)` statement per component, each \
              with its own name; a child is \
-             a component's name or a component written inline, never a string \
-             (`Button(Text(\"Send\"), Event(\"send\"))`); no operators such as `+`: write each \
-             text whole"
+             a component's name or a component written inline, never a string{example}; no \
+             operators such as `+`: write each text whole"
         )
     }
 
@@ -554,5 +556,22 @@ mod tests {
             "_inline_1"
         );
         assert_eq!(messages[1]["updateComponents"]["surfaceId"], "s");
+    }
+
+    #[test]
+    fn a_repair_turn_names_in_its_example_only_the_components_the_catalog_has() {
+        let v = ProtocolVersion::V0_9;
+        let full = Express::bound(v, vec![Catalog::basic(v)]).unwrap();
+        assert!(
+            full.notation().contains("Button(Text("),
+            "{}",
+            full.notation()
+        );
+        let pruned = Catalog::basic(v).subset(&["Column", "Text"]).unwrap();
+        let express = Express::bound(v, vec![pruned]).unwrap();
+        let notation = express.notation();
+        assert!(!notation.contains("Button"), "{notation}");
+        assert!(notation.contains("never a string;"), "{notation}");
+        assert!(!express.instructions().contains("Button"));
     }
 }
