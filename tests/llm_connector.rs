@@ -173,6 +173,53 @@ async fn a_server_that_stops_sending_hits_the_idle_timeout() {
 }
 
 #[tokio::test]
+async fn a_model_that_is_slow_but_never_idle_for_long_finishes_however_long_it_takes() {
+    // Each event comes 120 ms after the last: the whole answer takes longer than the idle
+    // timeout several times over, but no single wait does.
+    let body = llm_support::fixture("text.sse");
+    let events = body.split_inclusive("\n\n").count();
+    let mock = MockModel::start(vec![Answer::Sse {
+        body,
+        pause: Duration::from_millis(120),
+    }])
+    .await;
+    let chat = OpenAiChat::builder(&mock.base_url, "m")
+        .idle_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let deltas = ask(&chat).await.unwrap();
+    assert!(
+        started.elapsed() > Duration::from_millis(300 * 2),
+        "{events} events came too fast to test anything"
+    );
+    assert_eq!(deltas.concat(), fixture_content("text.sse"));
+}
+
+#[tokio::test]
+async fn after_the_first_token_silence_is_the_idle_timeouts_not_the_first_tokens() {
+    let mock = MockModel::start(vec![Answer::Hang {
+        prefix: llm_support::fixture("text.sse")
+            .split_inclusive("\n\n")
+            .take(3)
+            .collect(),
+    }])
+    .await;
+    let chat = OpenAiChat::builder(&mock.base_url, "m")
+        .first_token_timeout(Duration::from_secs(30))
+        .idle_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let error = tokio::time::timeout(Duration::from_secs(10), ask(&chat))
+        .await
+        .expect("the idle timeout did not end the answer")
+        .unwrap_err();
+    assert!(matches!(error, LlmError::Idle(_)), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
 async fn an_unreachable_server_fails_with_its_address() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();

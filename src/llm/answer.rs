@@ -47,19 +47,15 @@ pub(crate) fn pieces(
         let mut finished = false;
         let mut begun = false;
         let mut calls = Calls::default();
+        let mut wait = Wait::new(started + first_token);
         loop {
-            let wait = if begun {
-                idle
-            } else {
-                (started + first_token).saturating_duration_since(Instant::now())
-            };
             let next = next_event(&mut body, &mut decoder, &mut ready);
-            let data = match tokio::time::timeout(wait, next).await {
-                Err(_) if begun => {
+            let data = match wait.on(next).await {
+                Err(()) if begun => {
                     yield Err(LlmError::Idle(idle));
                     return;
                 }
-                Err(_) => {
+                Err(()) => {
                     yield Err(LlmError::FirstToken(first_token));
                     return;
                 }
@@ -82,6 +78,9 @@ pub(crate) fn pieces(
                 }
                 Ok(Some(Ok(data))) => data,
             };
+            if begun {
+                wait.extend(idle);
+            }
             let data = data.trim();
             if data == "[DONE]" {
                 break;
@@ -106,14 +105,20 @@ pub(crate) fn pieces(
             for choice in chunk.choices.into_iter().take(1) {
                 if let Some(delta) = choice.delta {
                     if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
-                        begun = true;
+                        if !begun {
+                            begun = true;
+                            wait.extend(idle);
+                        }
                         yield Ok(Piece::Text(content));
                     }
                     if let Some(pieces) = delta.tool_calls.filter(|pieces| !pieces.is_empty()) {
                         if calls.is_empty() {
                             yield Ok(Piece::Calling);
                         }
-                        begun = true;
+                        if !begun {
+                            begun = true;
+                            wait.extend(idle);
+                        }
                         if let Err(error) = calls.add(pieces) {
                             yield Err(error);
                             return;
@@ -130,6 +135,56 @@ pub(crate) fn pieces(
         }
         if !calls.is_empty() {
             yield Ok(Piece::Calls(calls.finish(round)));
+        }
+    }
+}
+
+/// The wait for the model's next event, up to a deadline that moves with every event.
+///
+/// One timer for the whole answer, moved only when it fires early: a model writes tens of
+/// tokens a second, and a timer armed and cancelled per event would cost more than reading
+/// the event. Between events only the clock is read.
+struct Wait {
+    /// When the wait ends: the first-token deadline, then the last event plus the idle
+    /// timeout.
+    deadline: Instant,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Wait {
+    fn new(deadline: Instant) -> Self {
+        Self {
+            deadline,
+            timer: Box::pin(tokio::time::sleep_until(deadline)),
+        }
+    }
+
+    /// An event came: the wait now ends `idle` from now. The timer moves only when that is
+    /// sooner than it is armed for (once: from the first-token wait to the idle one).
+    fn extend(&mut self, idle: Duration) {
+        self.deadline = Instant::now() + idle;
+        if self.deadline < self.timer.deadline() {
+            let deadline = self.deadline;
+            self.timer.as_mut().reset(deadline);
+        }
+    }
+
+    /// `next`, or `Err` once the deadline passes first. A timer that fires before the
+    /// deadline (it was armed for an earlier one) is armed again for it, and `next` goes on.
+    async fn on<T>(&mut self, next: impl Future<Output = T>) -> Result<T, ()> {
+        let mut next = std::pin::pin!(next);
+        loop {
+            tokio::select! {
+                biased;
+                value = next.as_mut() => return Ok(value),
+                () = self.timer.as_mut() => {
+                    if Instant::now() >= self.deadline {
+                        return Err(());
+                    }
+                    let deadline = self.deadline;
+                    self.timer.as_mut().reset(deadline);
+                }
+            }
         }
     }
 }
