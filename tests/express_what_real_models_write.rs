@@ -8,6 +8,8 @@
 //!   read as each card's own, and one layout written three times (`product`, `price`) lists
 //!   all three, with no repair turn (`format::express::Redefined`), and a template in a list
 //!   of children (`Column([title, items])`, `items = _template(..)`) repeats its rows there;
+//! - a label the model took for a name, spaces and all (`Button(Confirm Booking, ..)` and
+//!   `Confirm Booking = Text(..)`), is read as that name, `Confirm_Booking`;
 //! - a string that reads as an id where a child belongs (`Button("send_label", ..)`) and `+`
 //!   joining texts (a statement Express cannot read) get a repair turn that speaks Express: it names the problem and how a block
 //!   is written in the notation (a name per component, a child is a name or an inline
@@ -204,6 +206,16 @@ async fn a_template_in_a_list_of_children_repeats_its_rows_in_that_place() {
         rows["children"],
         json!({"componentId": "itemRow", "path": "/items"})
     );
+}
+
+#[tokio::test]
+async fn a_label_written_as_a_name_with_spaces_is_read_as_that_name() {
+    let components = components_without_repair("express_spaced_name.txt").await;
+    let button = &components["confirm_button"];
+    assert_eq!(button["child"], "Confirm_Booking", "{button}");
+    let label = &components["Confirm_Booking"];
+    assert_eq!(label["component"], "Text");
+    assert_eq!(label["text"], "Confirm Booking");
 }
 
 #[tokio::test]

@@ -7,9 +7,10 @@
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_until, take_while, take_while1};
+use nom::character::complete::one_of;
 use nom::character::complete::{char, multispace1, none_of};
-use nom::combinator::{cut, map, opt, recognize, value};
-use nom::multi::many0;
+use nom::combinator::{cut, map, opt, peek, recognize, value, verify};
+use nom::multi::{many0, many1};
 use nom::sequence::{delimited, pair, preceded, terminated};
 use nom::{IResult, Parser};
 
@@ -181,6 +182,29 @@ fn identifier(input: &str) -> Res<'_, &str> {
     .parse(input)
 }
 
+/// Words with spaces between them on one line, where a name belongs and followed by what
+/// ends one (`=`, `,`, `)`, `]`): `Confirm Booking = Text("Confirm Booking")`, then
+/// `Button(Confirm Booking, ..)`, as Qwen2.5-Coder-1.5B wrote a label it took for a name.
+/// Nothing else reads two words in a row, so this reads them as the one name they were
+/// meant to be, joined by `_` (`Confirm_Booking`). A keyword among them (`true`, `null`,
+/// `_`) is not a name, and leaves the words unreadable as before.
+fn spaced_name(input: &str) -> Res<'_, String> {
+    let word = || {
+        verify(identifier, |word: &str| {
+            !matches!(word, "true" | "false" | "null" | "_")
+        })
+    };
+    let (rest, (first, more)) =
+        (word(), many1(preceded(take_while1(|c| c == ' '), word()))).parse(input)?;
+    peek(preceded(take_while(|c| c == ' '), one_of("=,)]"))).parse(rest)?;
+    let mut name = first.to_owned();
+    for word in more {
+        name.push('_');
+        name.push_str(word);
+    }
+    Ok((rest, name))
+}
+
 /// `$` and `[a-zA-Z0-9_/]*`.
 fn path(input: &str) -> Res<'_, &str> {
     preceded(
@@ -298,7 +322,7 @@ impl Reader {
             ),
             map(
                 (
-                    lexeme(map(identifier, str::to_owned)),
+                    lexeme(alt((spaced_name, map(identifier, str::to_owned)))),
                     lexeme(char('=')),
                     cut(|i| self.expr(i, 0)),
                 ),
@@ -325,6 +349,7 @@ impl Reader {
             map(|i| self.array(i, depth + 1), ExprKind::Array),
             map(|i| self.map(i, depth + 1), ExprKind::Map),
             map(|i| self.call(i, depth + 1), ExprKind::Call),
+            map(spaced_name, ExprKind::Name),
             map(identifier, |name| match name {
                 "true" => ExprKind::Bool(true),
                 "false" => ExprKind::Bool(false),
@@ -523,6 +548,28 @@ mod tests {
         assert!(block("root = TextField(,)").is_err());
         assert!(block("").is_err());
         assert!(block("  # nothing\n").is_err());
+    }
+
+    #[test]
+    fn words_with_spaces_where_a_name_belongs_read_as_one_name() {
+        let statements =
+            block("b = Button(Confirm  Booking, \"primary\")\nConfirm Booking = Text(\"x\")")
+                .unwrap();
+        let Statement::Assign { value, .. } = &statements[0] else {
+            panic!("{statements:?}")
+        };
+        let ExprKind::Call(call) = &value.kind else {
+            panic!("{value:?}")
+        };
+        assert!(matches!(&call.args[0].value.kind, ExprKind::Name(n) if n == "Confirm_Booking"));
+        assert!(
+            matches!(&statements[1], Statement::Assign { name, .. } if name == "Confirm_Booking")
+        );
+        // Only where a name ends: two words before anything else stay unreadable, and so
+        // do words across a line break or with a keyword among them.
+        assert!(block("x = Text(Confirm Booking \"y\")").is_err());
+        assert!(block("x = Column([a\nb])").is_err());
+        assert!(block("x = Text(a true)").is_err());
     }
 
     #[test]
