@@ -244,7 +244,7 @@ fn first_sentence(text: &str) -> &str {
     text.get(..end).unwrap_or(text).trim()
 }
 
-/// An inline child, `Button(Text("Send"), Event("send"))`, when the catalogs have both
+/// An inline child, `Button(Text("Send"), action=Event("send"))`, when the catalogs have both
 /// components: a pruned catalog's prompt (and its repair turns) name none of the components
 /// it left out.
 pub(super) fn child_example(catalogs: &[Catalog]) -> Option<&'static str> {
@@ -253,5 +253,7 @@ pub(super) fn child_example(catalogs: &[Catalog]) -> Option<&'static str> {
             .iter()
             .any(|catalog| catalog.component_names().any(|n| n == name))
     };
-    (offers("Button") && offers("Text")).then_some("`Button(Text(\"Send\"), Event(\"send\"))`")
+    // `action=`: the button's second positional argument is its variant.
+    (offers("Button") && offers("Text"))
+        .then_some("`Button(Text(\"Send\"), action=Event(\"send\"))`")
 }

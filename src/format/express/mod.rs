@@ -574,4 +574,16 @@ mod tests {
         assert!(notation.contains("never a string;"), "{notation}");
         assert!(!express.instructions().contains("Button"));
     }
+
+    #[test]
+    fn the_inline_child_example_the_prompt_and_repairs_show_compiles() {
+        let v = ProtocolVersion::V0_9;
+        let catalogs = [Catalog::basic(v)];
+        let example = instructions::child_example(&catalogs).unwrap();
+        let express = Express::bound(v, catalogs.to_vec()).unwrap();
+        assert!(express.instructions().contains(example));
+        let call = example.trim_matches('`');
+        let compiled = express.compile(&format!("root = Column([{call}])"));
+        assert!(compiled.is_ok(), "{call}: {compiled:?}");
+    }
 }
