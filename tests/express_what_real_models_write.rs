@@ -8,6 +8,8 @@
 //!   read as each card's own, and one layout written three times (`product`, `price`) lists
 //!   all three, with no repair turn (`format::express::Redefined`), and a template in a list
 //!   of children (`Column([title, items])`, `items = _template(..)`) repeats its rows there;
+//! - a component defined after the last item of a list and named nowhere (a logout button
+//!   under a welcome card's column) is listed after that item;
 //! - a label the model took for a name, spaces and all (`Button(Confirm Booking, ..)` and
 //!   `Confirm Booking = Text(..)`), is read as that name, `Confirm_Booking`;
 //! - a string that reads as an id where a child belongs (`Button("send_label", ..)`) and `+`
@@ -216,6 +218,25 @@ async fn a_label_written_as_a_name_with_spaces_is_read_as_that_name() {
     let label = &components["Confirm_Booking"];
     assert_eq!(label["component"], "Text");
     assert_eq!(label["text"], "Confirm Booking");
+}
+
+#[tokio::test]
+async fn a_component_placed_nowhere_follows_the_one_written_before_it() {
+    // Two surfaces, each with a button defined after the last item of its column and named
+    // nowhere; its label (`Button("Logout", ..)`) is mended too.
+    let parts = without_repair("express_unplaced_component.txt").await;
+    let sent = a2ui_messages(&parts, ProtocolVersion::V0_9);
+    let column = |surface: &str| -> Vec<String> {
+        sent.iter()
+            .filter(|m| m["updateComponents"]["surfaceId"] == surface)
+            .filter_map(|m| m["updateComponents"]["components"].as_array())
+            .flatten()
+            .find(|c| c["id"] == "content")
+            .map(|c| serde_json::from_value(c["children"].clone()).unwrap())
+            .unwrap_or_default()
+    };
+    assert_eq!(column("welcome"), ["title", "details", "logout_button"]);
+    assert_eq!(column("logout"), ["title", "details", "logout_button"]);
 }
 
 #[tokio::test]

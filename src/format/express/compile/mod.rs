@@ -19,6 +19,7 @@
 
 mod component;
 mod names;
+mod orphans;
 mod schema;
 mod value;
 
@@ -79,9 +80,15 @@ pub(crate) fn compile(
     let Some(default_catalog) = target.catalogs.first() else {
         return Err(invalid(0, "no catalog is active"));
     };
-    let statements = match target.redefined {
-        Redefined::Separate => names::separate(statements),
-        Redefined::Replace => std::borrow::Cow::Borrowed(statements),
+    // Read as the model meant it: names defined again apart, unplaced components listed.
+    let (separate, placed);
+    let statements: &[Statement] = match target.redefined {
+        Redefined::Separate => {
+            separate = names::separate(statements);
+            placed = orphans::place(&separate, target.catalogs);
+            &placed
+        }
+        Redefined::Replace => statements,
     };
     let mut block = Block {
         target,

@@ -31,11 +31,14 @@ use super::super::syntax::{Expr, ExprKind, Statement};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Redefined {
-    /// Each definition is a component of its own (see the module docs of `names`).
+    /// Each definition is a component of its own (see the module docs of `names`), and a
+    /// component nothing refers to is listed after the one written before it, where that
+    /// is an item of a list of children (module `orphans`): the block read as the model
+    /// meant it.
     #[default]
     Separate,
-    /// The last definition replaces the earlier ones, in the first one's place (the official
-    /// compiler's reading).
+    /// The last definition replaces the earlier ones, in the first one's place, and a
+    /// component nothing refers to stays unplaced (the official compiler's reading).
     Replace,
 }
 
@@ -60,7 +63,7 @@ pub(crate) fn separate(statements: &[Statement]) -> Cow<'_, [Statement]> {
 }
 
 /// Where each surface's statements end: before every `surface(..)` line, and at the end.
-fn scope_ends(statements: &[Statement]) -> Vec<usize> {
+pub(super) fn scope_ends(statements: &[Statement]) -> Vec<usize> {
     let mut ends: Vec<usize> = statements
         .iter()
         .enumerate()
@@ -220,7 +223,7 @@ fn is_top_down(scope: &[Statement], defined: &HashMap<&str, Vec<usize>>) -> bool
     forward >= backward
 }
 
-fn each_name(expr: &Expr, f: &mut impl FnMut(&str)) {
+pub(super) fn each_name(expr: &Expr, f: &mut impl FnMut(&str)) {
     match &expr.kind {
         ExprKind::Name(name) => f(name),
         ExprKind::Array(items) => items.iter().for_each(|item| each_name(item, f)),

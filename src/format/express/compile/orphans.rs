@@ -1,0 +1,314 @@
+//! Components a block defines but never places: listed after the one written before them.
+//!
+//! Small models write a surface top-down and sometimes forget to name a component where it
+//! goes. Qwen2.5-Coder-1.5B, asked for a welcome card with a logout button, wrote
+//! `content = Column([title, details])`, then `title`, `details`, and last
+//! `logout_button = Button(..)`, which nothing refers to. The validator refuses the block
+//! (the button is not reachable from the root), and repair turns write it the same way
+//! again. What the model meant is the order it wrote: a component nothing refers to,
+//! written right after one that is an item of a list of children, is the next item of that
+//! list. Several in a row follow one another.
+//!
+//! Only in a surface's part of the block that defines `root` (a block that updates some
+//! components of a surface the client already holds may define components the surface's
+//! earlier ones place), only for calls of catalog components (values such as `Event`s,
+//! maps or templates are substituted where they are used, so an unused one is harmless),
+//! and never when listing the component would make it its own ancestor. Any other
+//! unreferenced component stays where it is, and the validator says so.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use super::super::syntax::{Expr, ExprKind, Statement};
+use super::names::{each_name, scope_ends};
+use crate::a2ui::Catalog;
+
+/// `statements` with each unplaced component listed after the component written before it,
+/// where that one is an item of a list of children.
+pub(crate) fn place<'s>(statements: &'s [Statement], catalogs: &[Catalog]) -> Cow<'s, [Statement]> {
+    let is_component = |name: &str| {
+        catalogs
+            .iter()
+            .any(|catalog| catalog.component_names().any(|n| n == name))
+    };
+    let mut out: Option<Vec<Statement>> = None;
+    let mut start = 0;
+    for end in scope_ends(statements) {
+        let scope = &statements[start..end];
+        if let Some(placed) = place_in_scope(scope, &is_component) {
+            out.get_or_insert_with(|| statements[..start].to_vec())
+                .extend(placed);
+        } else if let Some(out) = out.as_mut() {
+            out.extend_from_slice(scope);
+        }
+        start = end;
+    }
+    match out {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(statements),
+    }
+}
+
+/// The scope with its unplaced components listed, or `None` when there is nothing to list.
+fn place_in_scope(
+    scope: &[Statement],
+    is_component: &impl Fn(&str) -> bool,
+) -> Option<Vec<Statement>> {
+    if !scope
+        .iter()
+        .filter_map(assigned)
+        .any(|(name, _)| name == "root")
+    {
+        return None;
+    }
+    // Every name the scope uses, and every string it holds: a component whose id is set
+    // (`id="overview-col"`) may be referred to by that id in a string
+    // (`Tabs([{child: "overview-col", ..}])`).
+    let mut referenced: HashSet<String> = HashSet::new();
+    for statement in scope {
+        let mut note = |expr: &Expr| {
+            each_name(expr, &mut |name| {
+                referenced.insert(name.to_owned());
+            });
+            each_string(expr, &mut |text| {
+                referenced.insert(text.to_owned());
+            });
+        };
+        match statement {
+            Statement::Assign { value, .. } | Statement::Data { value, .. } => note(value),
+            Statement::Call(call) => call.args.iter().for_each(|arg| note(&arg.value)),
+        }
+    }
+    let unplaced = |name: &str, value: &Expr| {
+        let ExprKind::Call(call) = &value.kind else {
+            return false;
+        };
+        let id = call
+            .args
+            .iter()
+            .find_map(|arg| match (&arg.name, &arg.value.kind) {
+                (Some(key), ExprKind::Str(id)) if key == "id" => Some(id.as_str()),
+                _ => None,
+            });
+        name != "root"
+            && is_component(&call.name)
+            && !referenced.contains(name)
+            && id.is_none_or(|id| !referenced.contains(id))
+    };
+    if !scope
+        .iter()
+        .filter_map(assigned)
+        .any(|(name, value)| unplaced(name, value))
+    {
+        return None;
+    }
+    // What each assignment is, read before any list changes.
+    let components: Vec<Option<(String, bool)>> = scope
+        .iter()
+        .map(|statement| {
+            let (name, value) = assigned(statement)?;
+            let component = matches!(&value.kind, ExprKind::Call(call) if is_component(&call.name));
+            component.then(|| (name.to_owned(), unplaced(name, value)))
+        })
+        .collect();
+    let mut out = scope.to_vec();
+    let mut previous: Option<&str> = None;
+    let mut placed = false;
+    for (name, unplaced) in components.iter().flatten() {
+        if let (true, Some(before)) = (*unplaced, previous) {
+            if let Some((owner, owner_name)) = list_holding(&out, before) {
+                if !reaches(&out, name, &owner_name) {
+                    if let Statement::Assign { value, .. } = &mut out[owner] {
+                        placed |= insert_after(value, before, name);
+                    }
+                }
+            }
+        }
+        previous = Some(name);
+    }
+    placed.then_some(out)
+}
+
+/// Calls `f` on every string literal of `expr` but an event's name (`Event("logout")` names
+/// no component).
+fn each_string(expr: &Expr, f: &mut impl FnMut(&str)) {
+    match &expr.kind {
+        ExprKind::Str(text) => f(text),
+        ExprKind::Array(items) => items.iter().for_each(|item| each_string(item, f)),
+        ExprKind::Map(entries) => entries.iter().for_each(|(_, value)| each_string(value, f)),
+        ExprKind::Call(call) | ExprKind::Check(call) => {
+            let skip = usize::from(call.name == "Event");
+            call.args
+                .iter()
+                .skip(skip)
+                .for_each(|arg| each_string(&arg.value, f));
+        }
+        _ => {}
+    }
+}
+
+/// The name and value of an assignment.
+fn assigned(statement: &Statement) -> Option<(&str, &Expr)> {
+    match statement {
+        Statement::Assign { name, value } => Some((name.as_str(), value)),
+        _ => None,
+    }
+}
+
+/// The assignment (its index and name) whose value holds `name` as an item of a list.
+fn list_holding(statements: &[Statement], name: &str) -> Option<(usize, String)> {
+    statements
+        .iter()
+        .enumerate()
+        .find_map(|(at, statement)| match statement {
+            Statement::Assign { name: owner, value } if holds_in_list(value, name) => {
+                Some((at, owner.clone()))
+            }
+            _ => None,
+        })
+}
+
+fn holds_in_list(expr: &Expr, name: &str) -> bool {
+    match &expr.kind {
+        ExprKind::Array(items) => items.iter().any(|item| {
+            matches!(&item.kind, ExprKind::Name(n) if n == name) || holds_in_list(item, name)
+        }),
+        ExprKind::Map(entries) => entries.iter().any(|(_, value)| holds_in_list(value, name)),
+        ExprKind::Call(call) | ExprKind::Check(call) => {
+            call.args.iter().any(|arg| holds_in_list(&arg.value, name))
+        }
+        _ => false,
+    }
+}
+
+/// Puts `name` right after the first list item `before` in `expr`.
+fn insert_after(expr: &mut Expr, before: &str, name: &str) -> bool {
+    match &mut expr.kind {
+        ExprKind::Array(items) => {
+            if let Some(i) = items
+                .iter()
+                .position(|item| matches!(&item.kind, ExprKind::Name(n) if n == before))
+            {
+                let at = items[i].at;
+                items.insert(
+                    i + 1,
+                    Expr {
+                        at,
+                        kind: ExprKind::Name(name.to_owned()),
+                    },
+                );
+                return true;
+            }
+            items
+                .iter_mut()
+                .any(|item| insert_after(item, before, name))
+        }
+        ExprKind::Map(entries) => entries
+            .iter_mut()
+            .any(|(_, value)| insert_after(value, before, name)),
+        ExprKind::Call(call) | ExprKind::Check(call) => call
+            .args
+            .iter_mut()
+            .any(|arg| insert_after(&mut arg.value, before, name)),
+        _ => false,
+    }
+}
+
+/// Whether the component `from` refers, through the scope's assignments, to `to` (or is
+/// it).
+fn reaches(statements: &[Statement], from: &str, to: &str) -> bool {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut queue = vec![from.to_owned()];
+    while let Some(name) = queue.pop() {
+        if name == to {
+            return true;
+        }
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        for statement in statements {
+            if let Statement::Assign { name: n, value } = statement {
+                if *n == name {
+                    each_name(value, &mut |next| queue.push(next.to_owned()));
+                }
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::a2ui::{Catalog, ProtocolVersion};
+    use crate::format::express::{Express, Redefined};
+
+    /// The children of `id` in the messages `block` compiles to, or its error.
+    fn children(block: &str, id: &str, redefined: Redefined) -> Result<Vec<String>, String> {
+        let v = ProtocolVersion::V0_9;
+        let express = Express::bound(v, vec![Catalog::basic(v)])
+            .unwrap()
+            .redefined_names(redefined);
+        let messages = express.compile(block).map_err(|e| e.to_string())?;
+        let component = messages
+            .iter()
+            .filter_map(|m| m["updateComponents"]["components"].as_array())
+            .flatten()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .unwrap_or(Value::Null);
+        Ok(component["children"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c.as_str().unwrap_or("?").to_owned())
+            .collect())
+    }
+
+    const WELCOME: &str = "root = Card(content)\ncontent = Column([title, details])\n\
+        title = Text(\"Welcome\")\ndetails = Text(\"Logged in\")\n\
+        logout = Button(Text(\"Log out\"), action=Event(\"logout\"))\n\
+        help = Button(Text(\"Help\"), action=Event(\"help\"))";
+
+    #[test]
+    fn components_written_after_a_listed_one_and_placed_nowhere_follow_it() {
+        assert_eq!(
+            children(WELCOME, "content", Redefined::Separate).unwrap(),
+            ["title", "details", "logout", "help"]
+        );
+        // The official reading leaves them out, and the validator refuses the block.
+        let refused = children(WELCOME, "content", Redefined::Replace).unwrap_err();
+        assert!(refused.contains("not reachable"), "{refused}");
+    }
+
+    #[test]
+    fn only_components_of_a_surface_with_a_root_after_a_listed_one_move() {
+        // No root: an update of a surface the client holds, whose components may place it.
+        let update = "surface(\"s\", update=true)\ndetails = Text(\"x\")\nrow = Row([details])\n\
+                      extra = Text(\"y\")";
+        assert_eq!(
+            children(update, "row", Redefined::Separate).unwrap(),
+            ["details"]
+        );
+        // The one before is no item of a list: nothing says where it goes.
+        let after_root = "root = Card(body)\nbody = Text(\"x\")\nextra = Text(\"y\")";
+        assert!(
+            children(after_root, "root", Redefined::Separate)
+                .unwrap_err()
+                .contains("not reachable")
+        );
+        // A value is substituted where it is used; an unused one is no component.
+        let value = "root = Column([a])\na = Text(\"x\")\nsend = Event(\"send\")";
+        assert_eq!(children(value, "root", Redefined::Separate).unwrap(), ["a"]);
+    }
+
+    #[test]
+    fn a_component_is_never_listed_inside_itself() {
+        // `outer` holds the list `a` is in: listing `outer` after `a` would be a cycle.
+        let block = "root = Column([head, list])\nhead = Text(\"x\")\nlist = Column([a])\n\
+                     a = Text(\"a\")\nouter = Card(list)";
+        let refused = children(block, "list", Redefined::Separate).unwrap_err();
+        assert!(refused.contains("'outer' is not reachable"), "{refused}");
+    }
+}
