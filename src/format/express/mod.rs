@@ -586,4 +586,37 @@ mod tests {
         let compiled = express.compile(&format!("root = Column([{call}])"));
         assert!(compiled.is_ok(), "{call}: {compiled:?}");
     }
+
+    #[test]
+    fn an_event_where_the_next_argument_takes_no_action_is_the_action() {
+        let v = ProtocolVersion::V0_9;
+        let express = |redefined| {
+            Express::bound(v, vec![Catalog::basic(v)])
+                .unwrap()
+                .redefined_names(redefined)
+        };
+        let button = |source: &str, redefined| {
+            express(redefined)
+                .compile(&format!("root = Column([b])\nb = {source}"))
+                .map(|messages| messages[1]["updateComponents"]["components"][1].clone())
+        };
+        let read = button(
+            r#"Button(Text("Send"), Event("send"))"#,
+            Redefined::Separate,
+        )
+        .unwrap();
+        assert_eq!(read["action"]["event"]["name"], "send", "{read}");
+        assert!(read.get("variant").is_none(), "{read}");
+        // In its own place, or with the action named, it is what it always was.
+        let placed = r#"Button(Text("Send"), "primary", Event("send"))"#;
+        assert_eq!(
+            button(placed, Redefined::Separate).unwrap()["variant"],
+            "primary"
+        );
+        let named = r#"Button(Text("Send"), Event("a"), action=Event("b"))"#;
+        assert!(button(named, Redefined::Separate).is_err());
+        // The official reading gives the variant an event, which the validator refuses.
+        let loose = r#"Button(Text("Send"), Event("send"))"#;
+        assert!(button(loose, Redefined::Replace).is_err());
+    }
 }

@@ -13,8 +13,13 @@ use super::schema::{
     parameter_schema, property_schema, signature, slot_of,
 };
 use super::{Block, CompileError, Cx, Slot, invalid};
-use crate::format::express::Dialect;
 use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
+use crate::format::express::{Dialect, Redefined};
+
+/// Whether `value` is an `Event(..)` call.
+fn is_event(value: &Expr) -> bool {
+    matches!(&value.kind, ExprKind::Call(call) if call.name == "Event")
+}
 
 /// The `id=` a component call sets, if any.
 pub(super) fn explicit_id(call: &Call) -> Result<Option<String>, CompileError> {
@@ -70,6 +75,19 @@ impl Block<'_> {
             .map(String::as_str)
             .filter(|p| *p != "checks")
             .collect();
+        // An `Event` written where the next positional property takes no action
+        // (`Button(Text("Send"), Event("send"))`, whose second property is the variant)
+        // is the component's action, when it has one and the call names none: read as the
+        // model meant it, never under the official reading.
+        let loose_action = (self.target.redefined == Redefined::Separate)
+            .then(|| {
+                signature
+                    .iter()
+                    .map(String::as_str)
+                    .find(|p| matches!(*p, "action" | "submitAction"))
+            })
+            .flatten()
+            .filter(|action| !call.args.iter().any(|a| a.name.as_deref() == Some(*action)));
         let mut given: Vec<(&str, &Expr)> = Vec::new();
         let mut checks: Vec<&Expr> = Vec::new();
         let mut position = 0;
@@ -88,6 +106,14 @@ impl Block<'_> {
                         ));
                     }
                     name.as_str()
+                }
+                None if is_event(value)
+                    && loose_action.is_some_and(|action| {
+                        positional.get(position) != Some(&action)
+                            && !given.iter().any(|(p, _)| p == &action)
+                    }) =>
+                {
+                    loose_action.unwrap_or("action")
                 }
                 None => {
                     let Some(property) = positional.get(position) else {

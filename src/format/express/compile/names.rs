@@ -31,14 +31,16 @@ use super::super::syntax::{Expr, ExprKind, Statement};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Redefined {
-    /// Each definition is a component of its own (see the module docs of `names`), and a
+    /// Each definition is a component of its own (see the module docs of `names`), a
     /// component nothing refers to is listed after the one written before it, where that
-    /// is an item of a list of children (module `orphans`): the block read as the model
-    /// meant it.
+    /// is an item of a list of children (module `orphans`), and an `Event` written where the
+    /// next positional argument takes no action is the component's action: the block read
+    /// as the model meant it.
     #[default]
     Separate,
-    /// The last definition replaces the earlier ones, in the first one's place, and a
-    /// component nothing refers to stays unplaced (the official compiler's reading).
+    /// The last definition replaces the earlier ones, in the first one's place, a component
+    /// nothing refers to stays unplaced, and every positional argument takes the next
+    /// property (the official compiler's reading).
     Replace,
 }
 
