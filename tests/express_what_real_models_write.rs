@@ -10,6 +10,8 @@
 //!   of children (`Column([title, items])`, `items = _template(..)`) repeats its rows there;
 //! - a component defined after the last item of a list and named nowhere (a logout button
 //!   under a welcome card's column) is listed after that item;
+//! - a closing brace at the start of a statement (`}$/user = ..`, in a repair answer) is read
+//!   as the noise it is;
 //! - a label the model took for a name, spaces and all (`Button(Confirm Booking, ..)` and
 //!   `Confirm Booking = Text(..)`), is read as that name, `Confirm_Booking`;
 //! - a string that reads as an id where a child belongs (`Button("send_label", ..)`) and `+`
@@ -237,6 +239,19 @@ async fn a_component_placed_nowhere_follows_the_one_written_before_it() {
     };
     assert_eq!(column("welcome"), ["title", "details", "logout_button"]);
     assert_eq!(column("logout"), ["title", "details", "logout_button"]);
+}
+
+#[tokio::test]
+async fn a_closing_brace_before_a_statement_is_read_as_noise() {
+    // A repair answer: `}$/user = {..}` in both blocks.
+    let parts = without_repair("express_stray_brace.txt").await;
+    let sent = a2ui_messages(&parts, ProtocolVersion::V0_9);
+    let users: Vec<&Value> = sent
+        .iter()
+        .filter_map(|m| m.get("updateDataModel"))
+        .filter(|update| update["value"]["user"]["name"] == "Sam")
+        .collect();
+    assert_eq!(users.len(), 2, "one data model per surface: {sent:?}");
 }
 
 #[tokio::test]

@@ -82,13 +82,13 @@ type Res<'a, T> = IResult<&'a str, T>;
 /// Reads a whole block into its statements.
 pub(crate) fn block(source: &str) -> Result<Vec<Statement>, SyntaxError> {
     let mut statements = Vec::new();
-    let mut rest = skip(source);
+    let mut rest = skip_between(source);
     while !rest.is_empty() {
         let reader = Reader { len: source.len() };
         match reader.statement(rest) {
             Ok((after, statement)) => {
                 statements.push(statement);
-                rest = skip(after);
+                rest = skip_between(after);
             }
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
                 return Err(explain(source, source.len() - e.input.len(), e.code));
@@ -132,6 +132,18 @@ fn explain(source: &str, at: usize, code: nom::error::ErrorKind) -> SyntaxError 
 /// Whether any rule of the grammar starts with or contains `c` outside strings.
 fn admitted(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_$?=()[]{},:;\"#/*.-+ \t\r\n".contains(c)
+}
+
+/// What may come between two statements: separators, and closing brackets no statement
+/// opened. No statement starts with `}`, `)` or `]`; Qwen2.5-Coder-1.5B began a line of its
+/// repair answers with one (`}$/user = {..}`), as if closing the JSON of the feedback it was
+/// shown, so they are read as the noise they are.
+fn skip_between(input: &str) -> &str {
+    let mut rest = skip(input);
+    while let Some(after) = rest.strip_prefix(['}', ')', ']']) {
+        rest = skip(after);
+    }
+    rest
 }
 
 /// Whitespace, `;` and comments.
@@ -570,6 +582,19 @@ mod tests {
         assert!(block("x = Text(Confirm Booking \"y\")").is_err());
         assert!(block("x = Column([a\nb])").is_err());
         assert!(block("x = Text(a true)").is_err());
+    }
+
+    #[test]
+    fn closing_brackets_between_statements_are_noise_but_not_inside_one() {
+        let statements =
+            block("a = Text(\"x\")\n}$/user = {name: \"Sam\"}\n)] b = Text(\"y\")").unwrap();
+        assert_eq!(statements.len(), 3, "{statements:?}");
+        assert!(matches!(&statements[1], Statement::Data { path, .. } if path == "/user"));
+        assert!(
+            block("a = Text(\"x\"))").is_ok(),
+            "one too many, after a statement"
+        );
+        assert!(block("a = Text(}\"x\")").is_err(), "inside a statement");
     }
 
     #[test]
