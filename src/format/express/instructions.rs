@@ -225,10 +225,35 @@ fn kind(schema: Option<&Value>) -> String {
             .join(" | ");
     }
     match schema.get("type").and_then(Value::as_str) {
-        Some("array") => "[list]".into(),
+        Some("array") => list_kind(schema.get("items")),
         Some(t) => t.to_owned(),
         None => "value".into(),
     }
+}
+
+/// What a list's items take: `[{child: child, title: string | $path | call}]` for objects
+/// (a model shown only `[list]` for Tabs wrote `{title, content}` items), `[string]` for
+/// plain ones.
+fn list_kind(items: Option<&Value>) -> String {
+    let Some(items) = items else {
+        return "[list]".into();
+    };
+    let Some(properties) = items.get("properties").and_then(Value::as_object) else {
+        return format!("[{}]", kind(Some(items)));
+    };
+    let required = required_of(Some(items));
+    let fields: Vec<String> = properties
+        .iter()
+        .map(|(key, schema)| {
+            let optional = if required.contains(&key.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!("{key}{optional}: {}", kind(Some(schema)))
+        })
+        .collect();
+    format!("[{{{}}}]", fields.join(", "))
 }
 
 /// Up to the first full stop followed by a capital letter (so `e.g. x` does not end it).

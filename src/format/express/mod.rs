@@ -619,4 +619,17 @@ mod tests {
         let loose = r#"Button(Text("Send"), Event("send"))"#;
         assert!(button(loose, Redefined::Replace).is_err());
     }
+
+    #[test]
+    fn a_list_of_objects_shows_its_items_keys_in_the_prompt() {
+        let v = ProtocolVersion::V0_9;
+        let prompt = Express::bound(v, vec![Catalog::basic(v)])
+            .unwrap()
+            .instructions();
+        assert!(
+            prompt.contains("`Tabs(tabs: [{child: child, title: string | $path | call}])`"),
+            "{prompt}"
+        );
+        assert!(prompt.contains("options: [{label: string | $path | call, value: string}]"));
+    }
 }
