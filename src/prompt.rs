@@ -83,9 +83,9 @@ fn withheld_names(version: ProtocolVersion, active: &[Catalog], kinds: &[&str]) 
         .collect();
     if let Ok(basic) = Catalog::try_basic(version) {
         let offered = |name: &str| {
-            active.iter().any(|c| {
-                c.component_names().any(|n| n == name) || c.function_names().any(|n| n == name)
-            })
+            active
+                .iter()
+                .any(|c| c.has_component(name) || c.function_names().any(|n| n == name))
         };
         names.extend(
             basic

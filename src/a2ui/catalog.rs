@@ -227,6 +227,18 @@ impl Catalog {
         self.inner.components.iter().map(String::as_str)
     }
 
+    /// Whether the catalog declares the component `name`.
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
+    ///
+    /// let basic = Catalog::basic(ProtocolVersion::V0_9);
+    /// assert!(basic.has_component("Button") && !basic.has_component("PlusButton"));
+    /// ```
+    pub fn has_component(&self, name: &str) -> bool {
+        self.inner.components.iter().any(|n| n == name)
+    }
+
     /// The function names, sorted (none in v0.8).
     pub fn function_names(&self) -> impl Iterator<Item = &str> {
         self.inner.functions.iter().map(String::as_str)

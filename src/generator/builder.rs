@@ -193,11 +193,10 @@ impl GeneratorBuilder {
 
 /// Prunes each catalog to the named components it has; one left with none is dropped.
 fn subset(catalogs: Vec<Catalog>, names: &[String]) -> Result<Vec<Catalog>, GeneratorError> {
-    if let Some(missing) = names.iter().find(|n| {
-        !catalogs
-            .iter()
-            .any(|c| c.component_names().any(|m| m == *n))
-    }) {
+    if let Some(missing) = names
+        .iter()
+        .find(|n| !catalogs.iter().any(|c| c.has_component(n)))
+    {
         return Err(GeneratorError::UnknownComponent(missing.clone()));
     }
     let mut kept = Vec::with_capacity(catalogs.len());
@@ -205,7 +204,7 @@ fn subset(catalogs: Vec<Catalog>, names: &[String]) -> Result<Vec<Catalog>, Gene
         let keep: Vec<&str> = names
             .iter()
             .map(String::as_str)
-            .filter(|n| catalog.component_names().any(|m| m == *n))
+            .filter(|n| catalog.has_component(n))
             .collect();
         if !keep.is_empty() {
             kept.push(catalog.subset(&keep).map_err(GeneratorError::Catalog)?);

@@ -45,13 +45,12 @@ pub(crate) fn pieces(
         let mut decoder = Decoder::new();
         let mut ready = VecDeque::new();
         let mut finished = false;
-        let mut begun = false;
         let mut calls = Calls::default();
-        let mut wait = Wait::new(started + first_token);
+        let mut wait = Wait::new(started + first_token, idle);
         loop {
             let next = next_event(&mut body, &mut decoder, &mut ready);
             let data = match wait.on(next).await {
-                Err(()) if begun => {
+                Err(()) if wait.begun() => {
                     yield Err(LlmError::Idle(idle));
                     return;
                 }
@@ -78,9 +77,7 @@ pub(crate) fn pieces(
                 }
                 Ok(Some(Ok(data))) => data,
             };
-            if begun {
-                wait.extend(idle);
-            }
+            wait.event();
             let data = data.trim();
             if data == "[DONE]" {
                 break;
@@ -105,20 +102,14 @@ pub(crate) fn pieces(
             for choice in chunk.choices.into_iter().take(1) {
                 if let Some(delta) = choice.delta {
                     if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
-                        if !begun {
-                            begun = true;
-                            wait.extend(idle);
-                        }
+                        wait.begin();
                         yield Ok(Piece::Text(content));
                     }
                     if let Some(pieces) = delta.tool_calls.filter(|pieces| !pieces.is_empty()) {
                         if calls.is_empty() {
                             yield Ok(Piece::Calling);
                         }
-                        if !begun {
-                            begun = true;
-                            wait.extend(idle);
-                        }
+                        wait.begin();
                         if let Err(error) = calls.add(pieces) {
                             yield Err(error);
                             return;
@@ -145,24 +136,49 @@ pub(crate) fn pieces(
 /// tokens a second, and a timer armed and cancelled per event would cost more than reading
 /// the event. Between events only the clock is read.
 struct Wait {
-    /// When the wait ends: the first-token deadline, then the last event plus the idle
-    /// timeout.
+    /// When the wait ends: the first-token deadline, then the last event plus `idle`.
     deadline: Instant,
+    idle: Duration,
+    /// The first token came: the waits are the idle timeout's.
+    begun: bool,
     timer: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
 
 impl Wait {
-    fn new(deadline: Instant) -> Self {
+    /// Waiting for the first token until `first_token`, then `idle` between events.
+    fn new(first_token: Instant, idle: Duration) -> Self {
         Self {
-            deadline,
-            timer: Box::pin(tokio::time::sleep_until(deadline)),
+            deadline: first_token,
+            idle,
+            begun: false,
+            timer: Box::pin(tokio::time::sleep_until(first_token)),
         }
     }
 
-    /// An event came: the wait now ends `idle` from now. The timer moves only when that is
-    /// sooner than it is armed for (once: from the first-token wait to the idle one).
-    fn extend(&mut self, idle: Duration) {
-        self.deadline = Instant::now() + idle;
+    /// Whether the first token came.
+    fn begun(&self) -> bool {
+        self.begun
+    }
+
+    /// A token came: from the first on, the idle timeout counts.
+    fn begin(&mut self) {
+        if !self.begun {
+            self.begun = true;
+            self.extend();
+        }
+    }
+
+    /// An event came: after the first token, the wait now ends the idle timeout from now.
+    fn event(&mut self) {
+        if self.begun {
+            self.extend();
+        }
+    }
+
+    /// The wait ends `idle` from now; the timer moves only if that is sooner than it is
+    /// armed for (once: when the first token ends a longer first-token wait).
+    fn extend(&mut self) {
+        self.deadline = Instant::now() + self.idle;
         if self.deadline < self.timer.deadline() {
             let deadline = self.deadline;
             self.timer.as_mut().reset(deadline);

@@ -5,9 +5,10 @@
 //! connection however long it takes. One client holding sockets open can then lock everyone
 //! out, and one half-sent request keeps the process alive after SIGTERM. This module serves
 //! each connection with hyper-util's connection builder instead, so it can set the
-//! [`Limits`]: a header-read timeout, a bound on a request's head, an idle timeout (a connection with a request or an SSE
-//! stream in flight is never idle), a cap on open connections, and a shutdown that drains
-//! up to a deadline, ends the tasks still running with a `failed` update and then exits.
+//! [`Limits`]: a header-read timeout, a bound on a request's head, an idle timeout (a
+//! connection with a request or an SSE stream in flight is never idle), a cap on open
+//! connections, and a shutdown that drains up to a deadline, ends the tasks still running
+//! with a `failed` update and then exits.
 
 use std::convert::Infallible;
 use std::future::{Future, IntoFuture};

@@ -273,11 +273,7 @@ fn first_sentence(text: &str) -> &str {
 /// components: a pruned catalog's prompt (and its repair turns) name none of the components
 /// it left out.
 pub(super) fn child_example(catalogs: &[Catalog]) -> Option<&'static str> {
-    let offers = |name: &str| {
-        catalogs
-            .iter()
-            .any(|catalog| catalog.component_names().any(|n| n == name))
-    };
+    let offers = |name: &str| catalogs.iter().any(|catalog| catalog.has_component(name));
     // `action=`: the button's second positional argument is its variant.
     (offers("Button") && offers("Text"))
         .then_some("`Button(Text(\"Send\"), action=Event(\"send\"))`")

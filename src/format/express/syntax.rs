@@ -36,6 +36,41 @@ pub(crate) struct Expr {
     pub(crate) kind: ExprKind,
 }
 
+impl Expr {
+    /// Calls `f` on each expression directly inside this one, saying whether it is an item
+    /// of a list: the one place that knows which kinds hold others, for the walks over a
+    /// block's expressions.
+    pub(crate) fn each_child<'e>(&'e self, mut f: impl FnMut(&'e Expr, bool)) {
+        match &self.kind {
+            ExprKind::Array(items) => items.iter().for_each(|item| f(item, true)),
+            ExprKind::Map(entries) => entries.iter().for_each(|(_, value)| f(value, false)),
+            ExprKind::Call(call) | ExprKind::Check(call) => {
+                call.args.iter().for_each(|arg| f(&arg.value, false));
+            }
+            _ => {}
+        }
+    }
+
+    /// [`each_child`](Self::each_child), mutably.
+    pub(crate) fn each_child_mut(&mut self, mut f: impl FnMut(&mut Expr, bool)) {
+        match &mut self.kind {
+            ExprKind::Array(items) => items.iter_mut().for_each(|item| f(item, true)),
+            ExprKind::Map(entries) => entries.iter_mut().for_each(|(_, value)| f(value, false)),
+            ExprKind::Call(call) | ExprKind::Check(call) => {
+                call.args
+                    .iter_mut()
+                    .for_each(|arg| f(&mut arg.value, false));
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether this is a reference to `name`.
+    pub(crate) fn is_name(&self, name: &str) -> bool {
+        matches!(&self.kind, ExprKind::Name(n) if n == name)
+    }
+}
+
 /// What an expression is.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ExprKind {

@@ -38,7 +38,7 @@ impl Block<'_> {
     /// as an unknown component); under the proposal a declared component or any
     /// capitalised name that is not a helper.
     pub(super) fn is_component(&self, catalog: &crate::a2ui::Catalog, name: &str) -> bool {
-        if catalog.component_names().any(|n| n == name) {
+        if catalog.has_component(name) {
             return true;
         }
         if name == "Event" || name == "_template" || catalog.function_names().any(|n| n == name) {
@@ -59,7 +59,7 @@ impl Block<'_> {
         out: &mut Vec<Value>,
     ) -> Result<(), CompileError> {
         let catalog = cx.catalog;
-        if !catalog.component_names().any(|n| n == call.name) {
+        if !catalog.has_component(&call.name) {
             return Err(invalid(
                 call.at,
                 format!(
@@ -79,26 +79,32 @@ impl Block<'_> {
         // (`Button(Text("Send"), Event("send"))`, whose second property is the variant)
         // is the component's action, when it has one and the call names none: read as the
         // model meant it, never under the official reading.
-        let loose_action = (self.target.redefined == Redefined::Separate)
-            .then(|| {
-                signature
-                    .iter()
-                    .map(String::as_str)
-                    .find(|p| matches!(*p, "action" | "submitAction"))
-            })
-            .flatten()
-            .filter(|action| !call.args.iter().any(|a| a.name.as_deref() == Some(*action)));
+        let loose_action = signature
+            .iter()
+            .map(String::as_str)
+            .find(|p| matches!(*p, "action" | "submitAction"))
+            .filter(|action| {
+                self.target.redefined == Redefined::Separate
+                    && !call.args.iter().any(|a| a.name.as_deref() == Some(*action))
+            });
         let mut given: Vec<(&str, &Expr)> = Vec::new();
         let mut checks: Vec<&Expr> = Vec::new();
         let mut position = 0;
         for Arg { name, value } in &call.args {
-            let property = match name {
-                Some(name) if name == "id" => continue,
-                Some(_) | None if is_checks(value) => {
+            // The action this positional argument is, when it is such a loose `Event`.
+            let loose = loose_action.filter(|action| {
+                name.is_none()
+                    && is_event(value)
+                    && positional.get(position) != Some(action)
+                    && !given.iter().any(|(p, _)| p == action)
+            });
+            let property = match (name, loose) {
+                (Some(name), _) if name == "id" => continue,
+                (Some(_) | None, _) if is_checks(value) => {
                     checks.push(value);
                     continue;
                 }
-                Some(name) => {
+                (Some(name), _) => {
                     if !signature.iter().any(|p| p == name) {
                         return Err(invalid(
                             value.at,
@@ -107,15 +113,8 @@ impl Block<'_> {
                     }
                     name.as_str()
                 }
-                None if is_event(value)
-                    && loose_action.is_some_and(|action| {
-                        positional.get(position) != Some(&action)
-                            && !given.iter().any(|(p, _)| p == &action)
-                    }) =>
-                {
-                    loose_action.unwrap_or("action")
-                }
-                None => {
+                (None, Some(action)) => action,
+                (None, None) => {
                     let Some(property) = positional.get(position) else {
                         return Err(invalid(
                             value.at,

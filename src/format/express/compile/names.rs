@@ -47,10 +47,19 @@ pub enum Redefined {
 /// `statements` with every name defined again in one surface's part of the block made
 /// separate, as [`Redefined::Separate`] reads them.
 pub(crate) fn separate(statements: &[Statement]) -> Cow<'_, [Statement]> {
+    per_scope(statements, separate_scope)
+}
+
+/// `statements` with each surface's part replaced by what `rewrite` makes of it (`None`:
+/// kept as it is), copied only when some part changes.
+pub(super) fn per_scope<'s>(
+    statements: &'s [Statement],
+    mut rewrite: impl FnMut(&[Statement]) -> Option<Vec<Statement>>,
+) -> Cow<'s, [Statement]> {
     let mut out: Option<Vec<Statement>> = None;
     let mut start = 0;
     for end in scope_ends(statements) {
-        if let Some(scope) = separate_scope(&statements[start..end]) {
+        if let Some(scope) = rewrite(&statements[start..end]) {
             let out = out.get_or_insert_with(|| statements[..start].to_vec());
             out.extend(scope);
         } else if let Some(out) = out.as_mut() {
@@ -65,7 +74,7 @@ pub(crate) fn separate(statements: &[Statement]) -> Cow<'_, [Statement]> {
 }
 
 /// Where each surface's statements end: before every `surface(..)` line, and at the end.
-pub(super) fn scope_ends(statements: &[Statement]) -> Vec<usize> {
+fn scope_ends(statements: &[Statement]) -> Vec<usize> {
     let mut ends: Vec<usize> = statements
         .iter()
         .enumerate()
@@ -225,31 +234,18 @@ fn is_top_down(scope: &[Statement], defined: &HashMap<&str, Vec<usize>>) -> bool
     forward >= backward
 }
 
-pub(super) fn each_name(expr: &Expr, f: &mut impl FnMut(&str)) {
-    match &expr.kind {
-        ExprKind::Name(name) => f(name),
-        ExprKind::Array(items) => items.iter().for_each(|item| each_name(item, f)),
-        ExprKind::Map(entries) => entries.iter().for_each(|(_, value)| each_name(value, f)),
-        ExprKind::Call(call) | ExprKind::Check(call) => {
-            call.args.iter().for_each(|arg| each_name(&arg.value, f));
-        }
-        _ => {}
+/// Calls `f` on every name `expr` refers to.
+pub(super) fn each_name<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e str)) {
+    if let ExprKind::Name(name) = &expr.kind {
+        f(name);
     }
+    expr.each_child(|child, _| each_name(child, f));
 }
 
 /// Calls `f` on every expression of `expr`, each after the ones inside it, saying whether it
 /// is an item of a list.
 fn walk(expr: &mut Expr, in_list: bool, f: &mut impl FnMut(&mut Expr, bool)) {
-    match &mut expr.kind {
-        ExprKind::Array(items) => items.iter_mut().for_each(|item| walk(item, true, f)),
-        ExprKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| walk(v, false, f)),
-        ExprKind::Call(call) | ExprKind::Check(call) => {
-            call.args
-                .iter_mut()
-                .for_each(|arg| walk(&mut arg.value, false, f));
-        }
-        _ => {}
-    }
+    expr.each_child_mut(|child, in_list| walk(child, in_list, f));
     f(expr, in_list);
 }
 

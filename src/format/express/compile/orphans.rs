@@ -20,33 +20,14 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::super::syntax::{Expr, ExprKind, Statement};
-use super::names::{each_name, scope_ends};
+use super::names::{each_name, per_scope};
 use crate::a2ui::Catalog;
 
 /// `statements` with each unplaced component listed after the component written before it,
 /// where that one is an item of a list of children.
 pub(crate) fn place<'s>(statements: &'s [Statement], catalogs: &[Catalog]) -> Cow<'s, [Statement]> {
-    let is_component = |name: &str| {
-        catalogs
-            .iter()
-            .any(|catalog| catalog.component_names().any(|n| n == name))
-    };
-    let mut out: Option<Vec<Statement>> = None;
-    let mut start = 0;
-    for end in scope_ends(statements) {
-        let scope = &statements[start..end];
-        if let Some(placed) = place_in_scope(scope, &is_component) {
-            out.get_or_insert_with(|| statements[..start].to_vec())
-                .extend(placed);
-        } else if let Some(out) = out.as_mut() {
-            out.extend_from_slice(scope);
-        }
-        start = end;
-    }
-    match out {
-        Some(out) => Cow::Owned(out),
-        None => Cow::Borrowed(statements),
-    }
+    let is_component = |name: &str| catalogs.iter().any(|catalog| catalog.has_component(name));
+    per_scope(statements, |scope| place_in_scope(scope, &is_component))
 }
 
 /// The scope with its unplaced components listed, or `None` when there is nothing to list.
@@ -64,14 +45,14 @@ fn place_in_scope(
     // Every name the scope uses, and every string it holds: a component whose id is set
     // (`id="overview-col"`) may be referred to by that id in a string
     // (`Tabs([{child: "overview-col", ..}])`).
-    let mut referenced: HashSet<String> = HashSet::new();
+    let mut referenced: HashSet<&str> = HashSet::new();
     for statement in scope {
-        let mut note = |expr: &Expr| {
+        let mut note = |expr| {
             each_name(expr, &mut |name| {
-                referenced.insert(name.to_owned());
+                referenced.insert(name);
             });
             each_string(expr, &mut |text| {
-                referenced.insert(text.to_owned());
+                referenced.insert(text);
             });
         };
         match statement {
@@ -79,71 +60,58 @@ fn place_in_scope(
             Statement::Call(call) => call.args.iter().for_each(|arg| note(&arg.value)),
         }
     }
-    let unplaced = |name: &str, value: &Expr| {
-        let ExprKind::Call(call) = &value.kind else {
-            return false;
-        };
-        let id = call
-            .args
-            .iter()
-            .find_map(|arg| match (&arg.name, &arg.value.kind) {
-                (Some(key), ExprKind::Str(id)) if key == "id" => Some(id.as_str()),
-                _ => None,
-            });
-        name != "root"
-            && is_component(&call.name)
-            && !referenced.contains(name)
-            && id.is_none_or(|id| !referenced.contains(id))
-    };
-    if !scope
+    // Each component assignment, in order, and whether nothing refers to it.
+    let components: Vec<(&str, bool)> = scope
         .iter()
         .filter_map(assigned)
-        .any(|(name, value)| unplaced(name, value))
-    {
-        return None;
-    }
-    // What each assignment is, read before any list changes.
-    let components: Vec<Option<(String, bool)>> = scope
-        .iter()
-        .map(|statement| {
-            let (name, value) = assigned(statement)?;
-            let component = matches!(&value.kind, ExprKind::Call(call) if is_component(&call.name));
-            component.then(|| (name.to_owned(), unplaced(name, value)))
+        .filter_map(|(name, value)| match &value.kind {
+            ExprKind::Call(call) if is_component(&call.name) => {
+                let id = call
+                    .args
+                    .iter()
+                    .find_map(|arg| match (&arg.name, &arg.value.kind) {
+                        (Some(key), ExprKind::Str(id)) if key == "id" => Some(id.as_str()),
+                        _ => None,
+                    });
+                let unplaced = name != "root"
+                    && !referenced.contains(name)
+                    && id.is_none_or(|id| !referenced.contains(id));
+                Some((name, unplaced))
+            }
+            _ => None,
         })
         .collect();
+    if !components.iter().any(|(_, unplaced)| *unplaced) {
+        return None;
+    }
     let mut out = scope.to_vec();
-    let mut previous: Option<&str> = None;
     let mut placed = false;
-    for (name, unplaced) in components.iter().flatten() {
-        if let (true, Some(before)) = (*unplaced, previous) {
-            if let Some((owner, owner_name)) = list_holding(&out, before) {
-                if !reaches(&out, name, &owner_name) {
-                    if let Statement::Assign { value, .. } = &mut out[owner] {
-                        placed |= insert_after(value, before, name);
-                    }
+    for pair in components.windows(2) {
+        let [(before, _), (name, true)] = pair else {
+            continue;
+        };
+        if let Some((owner, owner_name)) = list_holding(&out, before) {
+            if !reaches(&out, name, &owner_name) {
+                if let Statement::Assign { value, .. } = &mut out[owner] {
+                    placed |= insert_after(value, before, name);
                 }
             }
         }
-        previous = Some(name);
     }
     placed.then_some(out)
 }
 
 /// Calls `f` on every string literal of `expr` but an event's name (`Event("logout")` names
 /// no component).
-fn each_string(expr: &Expr, f: &mut impl FnMut(&str)) {
+fn each_string<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e str)) {
     match &expr.kind {
         ExprKind::Str(text) => f(text),
-        ExprKind::Array(items) => items.iter().for_each(|item| each_string(item, f)),
-        ExprKind::Map(entries) => entries.iter().for_each(|(_, value)| each_string(value, f)),
-        ExprKind::Call(call) | ExprKind::Check(call) => {
-            let skip = usize::from(call.name == "Event");
-            call.args
-                .iter()
-                .skip(skip)
-                .for_each(|arg| each_string(&arg.value, f));
+        ExprKind::Call(call) if call.name == "Event" => {
+            for arg in call.args.iter().skip(1) {
+                each_string(&arg.value, f);
+            }
         }
-        _ => {}
+        _ => expr.each_child(|child, _| each_string(child, f)),
     }
 }
 
@@ -169,49 +137,31 @@ fn list_holding(statements: &[Statement], name: &str) -> Option<(usize, String)>
 }
 
 fn holds_in_list(expr: &Expr, name: &str) -> bool {
-    match &expr.kind {
-        ExprKind::Array(items) => items.iter().any(|item| {
-            matches!(&item.kind, ExprKind::Name(n) if n == name) || holds_in_list(item, name)
-        }),
-        ExprKind::Map(entries) => entries.iter().any(|(_, value)| holds_in_list(value, name)),
-        ExprKind::Call(call) | ExprKind::Check(call) => {
-            call.args.iter().any(|arg| holds_in_list(&arg.value, name))
-        }
-        _ => false,
-    }
+    let mut holds = false;
+    expr.each_child(|child, in_list| {
+        holds = holds || (in_list && child.is_name(name)) || holds_in_list(child, name);
+    });
+    holds
 }
 
 /// Puts `name` right after the first list item `before` in `expr`.
 fn insert_after(expr: &mut Expr, before: &str, name: &str) -> bool {
-    match &mut expr.kind {
-        ExprKind::Array(items) => {
-            if let Some(i) = items
-                .iter()
-                .position(|item| matches!(&item.kind, ExprKind::Name(n) if n == before))
-            {
-                let at = items[i].at;
-                items.insert(
-                    i + 1,
-                    Expr {
-                        at,
-                        kind: ExprKind::Name(name.to_owned()),
-                    },
-                );
-                return true;
-            }
-            items
-                .iter_mut()
-                .any(|item| insert_after(item, before, name))
+    let at = expr.at;
+    if let ExprKind::Array(items) = &mut expr.kind {
+        if let Some(i) = items.iter().position(|item| item.is_name(before)) {
+            items.insert(
+                i + 1,
+                Expr {
+                    at,
+                    kind: ExprKind::Name(name.to_owned()),
+                },
+            );
+            return true;
         }
-        ExprKind::Map(entries) => entries
-            .iter_mut()
-            .any(|(_, value)| insert_after(value, before, name)),
-        ExprKind::Call(call) | ExprKind::Check(call) => call
-            .args
-            .iter_mut()
-            .any(|arg| insert_after(&mut arg.value, before, name)),
-        _ => false,
     }
+    let mut done = false;
+    expr.each_child_mut(|child, _| done = done || insert_after(child, before, name));
+    done
 }
 
 /// Whether the component `from` refers, through the scope's assignments, to `to` (or is
