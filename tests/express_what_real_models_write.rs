@@ -18,6 +18,12 @@
 //!   joining texts (a statement Express cannot read) get a repair turn that speaks Express: it names the problem and how a block
 //!   is written in the notation (a name per component, a child is a name or an inline
 //!   component, no operators), never "valid JSON";
+//! - a definition named like an object's field (`item1.content = Column(..)` under
+//!   `item1 = Card(content)`) is the part its owner names, and a defined name called with
+//!   empty parentheses (`Row([PlusButton()])`) is that name;
+//! - a property the component lacks (`Card(.., title = ..)`) and an `Event` where no action
+//!   goes (a CheckBox's third argument, its weight) get a repair turn that shows how the
+//!   component is written, as the prompt lists it;
 //! - a follow-up turn that writes its surface again whole, `root` and so its creation
 //!   included, updates the surface the client holds instead of creating it a second time.
 
@@ -311,4 +317,79 @@ async fn a_follow_up_that_writes_its_surface_again_updates_it() {
         .collect();
     assert!(texts.contains(&&json!("Walk the dog")), "{sent:?}");
     assert!(prompts.lock().unwrap().is_empty(), "no repair turn");
+}
+
+#[tokio::test]
+async fn a_dotted_name_is_the_part_its_owner_names() {
+    // A shopping cart: `item1 = Card(content)`, then `item1.content = Column([..])`, for
+    // three items; the Checkout button's label is mended.
+    let components = components_without_repair("express_dotted_name.txt").await;
+    for item in ["item1", "item2", "item3"] {
+        let card = &components[item];
+        assert_eq!(card["child"], format!("{item}_content"), "{card}");
+        let column = &components[&format!("{item}_content")];
+        assert_eq!(
+            column["children"],
+            json!([format!("{item}_name"), format!("{item}_price")])
+        );
+    }
+    // The cart's own `content` stays the root's.
+    assert_eq!(components["root"]["child"], "content");
+}
+
+#[tokio::test]
+async fn a_defined_name_called_with_empty_parentheses_is_that_name() {
+    // The first block of a counter: `Row([PlusButton(), MinusButton()])`, then
+    // `PlusButton = Button("+", "primary", Event("increment", 1))`. The names read, so
+    // the repair turn is about the event's context, and shows how one is written.
+    let repaired = "<a2ui>\nsurface(\"counter\")\nroot = Text(\"7\")\n</a2ui>".to_owned();
+    let prompt = repair_prompt("express_called_name.txt", repaired).await;
+    assert!(
+        !prompt.contains("'PlusButton' is not in catalog"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("an event's context is a map"), "{prompt}");
+    assert!(
+        prompt.contains(r#"`Event("add", {amount: 1})`"#),
+        "{prompt}"
+    );
+}
+
+#[tokio::test]
+async fn a_property_the_component_lacks_is_repaired_with_how_it_is_written() {
+    // `Card(content, title = Text(..), details = .., icon = ..)` for three restaurants.
+    let repaired =
+        "<a2ui>\nsurface(\"restaurant_cards\")\nroot = Card(Text(\"Baan Thai\"))\n</a2ui>";
+    let prompt = repair_prompt(
+        "express_property_the_component_lacks.txt",
+        repaired.to_owned(),
+    )
+    .await;
+    assert!(
+        prompt.contains(
+            "component 'Card' has no property 'title'; it is written `Card(child: child)`"
+        ),
+        "{prompt}"
+    );
+}
+
+#[tokio::test]
+async fn an_event_where_no_action_goes_is_repaired_with_how_the_component_is_written() {
+    // `CheckBox("Dark Mode", "primary", Event("toggle_dark_mode"))`: the third argument is
+    // the weight, and a CheckBox has no action. Without the check, the validator's error
+    // was `/updateComponents/components/2/weight: expected number`.
+    let repaired = "<a2ui>\nsurface(\"settings\")\nroot = CheckBox(\"Dark mode\", $/dark)\n</a2ui>";
+    let prompt = repair_prompt(
+        "express_event_where_no_action_goes.txt",
+        repaired.to_owned(),
+    )
+    .await;
+    assert!(
+        prompt.contains("CheckBox's argument 3 is its 'weight', which takes no Event"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("`CheckBox(label: string | $path | call, value: boolean | $path | call)`"),
+        "{prompt}"
+    );
 }

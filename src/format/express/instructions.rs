@@ -116,33 +116,46 @@ pub(crate) fn write(
     out
 }
 
+/// How the prompt lists `component` of `catalog`: its signature, each parameter with what it
+/// takes, in the order the compiler maps positional arguments
+/// (`` `Text(text: string | $path | call, variant?: "h1" | ..)` ``). A compile error about a
+/// component's arguments repeats it, so that a repair turn shows the model how the call is
+/// written rather than only what was wrong with it.
+pub(super) fn written(catalog: &Catalog, component: &str) -> String {
+    let definition = catalog
+        .schema()
+        .get("components")
+        .and_then(|c| c.get(component));
+    let required = required_of(definition);
+    let params: Vec<String> = catalog
+        .property_order(component)
+        .iter()
+        .filter(|p| *p != "component" && *p != "id")
+        .map(|p| {
+            let optional = if required.contains(&p.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!("{p}{optional}: {}", kind(property_schema(definition, p)))
+        })
+        .collect();
+    format!("`{component}({})`", params.join(", "))
+}
+
 /// One catalog: its id, components as signatures, functions.
 fn describe(out: &mut String, catalog: &Catalog) {
     let _ = writeln!(out, "## Catalog \"{}\"\n\nComponents:\n", catalog.id());
     let schema = catalog.schema();
     for name in catalog.component_names() {
-        let component = schema.get("components").and_then(|c| c.get(name));
-        let required = required_of(component);
-        let params: Vec<String> = catalog
-            .property_order(name)
-            .iter()
-            .filter(|p| *p != "component" && *p != "id")
-            .map(|p| {
-                let property = property_schema(component, p);
-                let optional = if required.contains(&p.as_str()) {
-                    ""
-                } else {
-                    "?"
-                };
-                format!("{p}{optional}: {}", kind(property))
-            })
-            .collect();
-        let description = component
+        let description = schema
+            .get("components")
+            .and_then(|c| c.get(name))
             .and_then(|c| c.get("description"))
             .and_then(Value::as_str)
             .map(|d| format!(" — {}", first_sentence(d)))
             .unwrap_or_default();
-        let _ = writeln!(out, "- `{name}({})`{description}", params.join(", "));
+        let _ = writeln!(out, "- {}{description}", written(catalog, name));
     }
     let functions: Vec<&str> = catalog.function_names().collect();
     if !functions.is_empty() {

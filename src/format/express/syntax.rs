@@ -157,7 +157,12 @@ fn explain(source: &str, at: usize, code: nom::error::ErrorKind) -> SyntaxError 
                     .take_while(|c| !c.is_whitespace())
                     .take(20)
                     .collect();
-                format!("cannot read a statement at '{token}'")
+                let hint = if token.starts_with('+') {
+                    " (there are no operators: `+` does not join strings; write each text whole)"
+                } else {
+                    ""
+                };
+                format!("cannot read a statement at '{token}'{hint}")
             }
         }
     };
@@ -250,6 +255,17 @@ fn spaced_name(input: &str) -> Res<'_, String> {
         name.push_str(word);
     }
     Ok((rest, name))
+}
+
+/// `owner.part` where a statement's name belongs: `item1.content = Column([..])`, as
+/// Qwen2.5-Coder-1.5B defined what `item1 = Card(content)` holds. Kept as written, dot
+/// and all; the compiler reads it as the `content` of `item1` (see `compile::dotted`).
+fn dotted_name(input: &str) -> Res<'_, String> {
+    map(
+        recognize((identifier, char('.'), identifier)),
+        str::to_owned,
+    )
+    .parse(input)
 }
 
 /// `$` and `[a-zA-Z0-9_/]*`.
@@ -369,7 +385,11 @@ impl Reader {
             ),
             map(
                 (
-                    lexeme(alt((spaced_name, map(identifier, str::to_owned)))),
+                    lexeme(alt((
+                        dotted_name,
+                        spaced_name,
+                        map(identifier, str::to_owned),
+                    ))),
                     lexeme(char('=')),
                     cut(|i| self.expr(i, 0)),
                 ),

@@ -13,12 +13,31 @@ use super::schema::{
     parameter_schema, property_schema, signature, slot_of,
 };
 use super::{Block, CompileError, Cx, Slot, invalid};
+use crate::format::express::instructions::written;
 use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
 use crate::format::express::{Dialect, Redefined};
 
 /// Whether `value` is an `Event(..)` call.
 fn is_event(value: &Expr) -> bool {
     matches!(&value.kind, ExprKind::Call(call) if call.name == "Event")
+}
+
+/// Whether a property with this schema can never hold an action: a number, string,
+/// boolean, list or choice, or a child or bound value. (The official reading compiles an
+/// `Event` there, and the validator refuses the message with a JSON path the model did not
+/// write: `/updateComponents/components/2/weight: expected number`.)
+fn takes_no_event(schema: &Value) -> bool {
+    match slot_of(Some(schema)) {
+        Slot::Child | Slot::ChildList | Slot::Dynamic => true,
+        Slot::Action => false,
+        Slot::Other => {
+            schema.get("enum").is_some()
+                || matches!(
+                    schema.get("type").and_then(Value::as_str),
+                    Some("number" | "integer" | "string" | "boolean" | "array")
+                )
+        }
+    }
 }
 
 /// The `id=` a component call sets, if any.
@@ -60,15 +79,20 @@ impl Block<'_> {
     ) -> Result<(), CompileError> {
         let catalog = cx.catalog;
         if !catalog.has_component(&call.name) {
+            // The names, so that a repair turn can pick one instead of inventing again.
+            let names: Vec<&str> = catalog.component_names().collect();
             return Err(invalid(
                 call.at,
                 format!(
-                    "component '{}' is not in catalog '{}'",
+                    "component '{}' is not in catalog '{}' (its components: {})",
                     call.name,
-                    catalog.id()
+                    catalog.id(),
+                    names.join(", ")
                 ),
             ));
         }
+        // How the call is written, for the errors about its arguments.
+        let written = || written(catalog, &call.name);
         let signature = signature(catalog, &call.name);
         let positional: Vec<&str> = signature
             .iter()
@@ -87,16 +111,17 @@ impl Block<'_> {
                 self.target.redefined == Redefined::Separate
                     && !call.args.iter().any(|a| a.name.as_deref() == Some(*action))
             });
-        let mut given: Vec<(&str, &Expr)> = Vec::new();
+        // Each property given, its value and, for a positional argument, its number.
+        let mut given: Vec<(&str, &Expr, Option<usize>)> = Vec::new();
         let mut checks: Vec<&Expr> = Vec::new();
         let mut position = 0;
-        for Arg { name, value } in &call.args {
+        for (number, Arg { name, value }) in (1..).zip(&call.args) {
             // The action this positional argument is, when it is such a loose `Event`.
             let loose = loose_action.filter(|action| {
                 name.is_none()
                     && is_event(value)
                     && positional.get(position) != Some(action)
-                    && !given.iter().any(|(p, _)| p == action)
+                    && !given.iter().any(|(p, ..)| p == action)
             });
             let property = match (name, loose) {
                 (Some(name), _) if name == "id" => continue,
@@ -108,7 +133,11 @@ impl Block<'_> {
                     if !signature.iter().any(|p| p == name) {
                         return Err(invalid(
                             value.at,
-                            format!("component '{}' has no property '{name}'", call.name),
+                            format!(
+                                "component '{}' has no property '{name}'; it is written {}",
+                                call.name,
+                                written()
+                            ),
                         ));
                     }
                     name.as_str()
@@ -119,10 +148,10 @@ impl Block<'_> {
                         return Err(invalid(
                             value.at,
                             format!(
-                                "{} takes at most {} arguments ({})",
+                                "{} takes at most {} arguments; it is written {}",
                                 call.name,
                                 positional.len(),
-                                positional.join(", ")
+                                written()
                             ),
                         ));
                     };
@@ -130,25 +159,39 @@ impl Block<'_> {
                     property
                 }
             };
-            if given.iter().any(|(p, _)| *p == property) {
+            if given.iter().any(|(p, ..)| *p == property) {
                 return Err(invalid(
                     value.at,
                     format!("property '{property}' of {} is given twice", call.name),
                 ));
             }
-            given.push((property, value));
+            given.push((property, value, name.is_none().then_some(number)));
         }
         let parent = std::mem::replace(&mut cx.parent, id.to_owned());
         let outer = std::mem::take(&mut cx.pending);
         let outer_made = std::mem::take(&mut cx.made);
         let mut properties = Map::new();
-        for (property, value) in given {
+        for (property, value, number) in given {
             if matches!(value.kind, ExprKind::Skip | ExprKind::Null) {
                 // A property given as `null` is left out, as the official compiler leaves
                 // it out.
                 continue;
             }
             let schema = property_schema(catalog, &call.name, property);
+            if self.target.redefined == Redefined::Separate
+                && is_event(value)
+                && schema.is_some_and(takes_no_event)
+            {
+                let which = number.map_or(String::new(), |n| format!("argument {n} is its "));
+                return Err(invalid(
+                    value.at,
+                    format!(
+                        "{}'s {which}'{property}', which takes no Event; it is written {}",
+                        call.name,
+                        written()
+                    ),
+                ));
+            }
             cx.in_action = matches!(property, "action" | "submitAction");
             let compiled = self.value(cx, value, slot_of(schema), property, None);
             cx.in_action = false;
@@ -172,7 +215,12 @@ impl Block<'_> {
                 if !choices.iter().any(|c| c == text) {
                     return Err(invalid(
                         value.at,
-                        format!("'{text}' is not a valid enum choice for property '{property}'"),
+                        format!(
+                            "'{text}' is not a valid enum choice for property '{property}'; \
+                             {} is written {}",
+                            call.name,
+                            written()
+                        ),
                     ));
                 }
             }

@@ -17,7 +17,9 @@
 //! (events, templates, function calls), and [`schema`] reads what a catalog says of a
 //! property.
 
+mod called;
 mod component;
+mod dotted;
 mod names;
 mod orphans;
 mod schema;
@@ -80,15 +82,21 @@ pub(crate) fn compile(
     let Some(default_catalog) = target.catalogs.first() else {
         return Err(invalid(0, "no catalog is active"));
     };
-    // Read as the model meant it: names defined again apart, unplaced components listed.
-    let (separate, placed);
+    // Read as the model meant it: dotted names as their owner's parts, defined names
+    // called as names, names defined again apart, unplaced components listed.
+    let (dotted, called, separate, placed);
     let statements: &[Statement] = match target.redefined {
         Redefined::Separate => {
-            separate = names::separate(statements);
+            dotted = dotted::read(statements);
+            called = called::read(&dotted, target.catalogs);
+            separate = names::separate(&called);
             placed = orphans::place(&separate, target.catalogs);
             &placed
         }
-        Redefined::Replace => statements,
+        Redefined::Replace => {
+            dotted::refuse(statements)?;
+            statements
+        }
     };
     let mut block = Block {
         target,

@@ -33,9 +33,12 @@ use super::super::syntax::{Expr, ExprKind, Statement};
 pub enum Redefined {
     /// Each definition is a component of its own (see the module docs of `names`), a
     /// component nothing refers to is listed after the one written before it, where that
-    /// is an item of a list of children (module `orphans`), and an `Event` written where the
-    /// next positional argument takes no action is the component's action: the block read
-    /// as the model meant it.
+    /// is an item of a list of children (module `orphans`), a name the block defines called
+    /// without arguments (`PlusButton()`) is that name (module `called`), a definition
+    /// named `item1.content` is what `content` means in `item1` (module `dotted`), and an `Event`
+    /// written where the next positional argument takes no action is the component's
+    /// action (one written where the property named takes none is refused there, rather
+    /// than by the validator): the block read as the model meant it.
     #[default]
     Separate,
     /// The last definition replaces the earlier ones, in the first one's place, a component

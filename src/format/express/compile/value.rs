@@ -169,7 +169,13 @@ impl Block<'_> {
                         })
                         .flatten()
                         .collect(),
-                    _ => return Err(invalid(context.at, "an event's context is a map")),
+                    _ => {
+                        return Err(invalid(
+                            context.at,
+                            "an event's context is a map of names to values: \
+                             `Event(\"add\", {amount: 1})`",
+                        ));
+                    }
                 };
                 event.insert("context".into(), Value::Object(merged));
             }
