@@ -24,6 +24,7 @@
 //! - a property the component lacks (`Card(.., title = ..)`) and an `Event` where no action
 //!   goes (a CheckBox's third argument, its weight) get a repair turn that shows how the
 //!   component is written, as the prompt lists it;
+//! - a block in a Markdown fence labelled `a2ui` and no tags is read as a block;
 //! - a follow-up turn that writes its surface again whole, `root` and so its creation
 //!   included, updates the surface the client holds instead of creating it a second time.
 
@@ -392,4 +393,13 @@ async fn an_event_where_no_action_goes_is_repaired_with_how_the_component_is_wri
         prompt.contains("`CheckBox(label: string | $path | call, value: boolean | $path | call)`"),
         "{prompt}"
     );
+}
+
+#[tokio::test]
+async fn a_block_fenced_as_a2ui_instead_of_tagged_is_read() {
+    // A repair answer: the settings panel right, in a ```a2ui fence and no <a2ui> tag.
+    let components = components_without_repair("express_fenced_instead_of_tags.txt").await;
+    assert_eq!(components["checkbox"]["component"], "CheckBox");
+    assert_eq!(components["checkbox"]["label"], "Dark Mode");
+    assert_eq!(components["volume"]["component"], "Slider");
 }

@@ -5,6 +5,10 @@
 //! and comments, so `Text("</a2ui>")` is content. Text around the blocks is trimmed and a run
 //! left empty is dropped, and a Markdown fence the model carried over from an example is
 //! removed from the payload.
+//!
+//! A Markdown fence labelled `a2ui` (` ```a2ui `) stands for the tags: Qwen2.5-Coder-1.5B,
+//! asked to write a block again, wrote it that way, the payload right but no tag, and
+//! nothing reached the client. Its payload runs to the fence's closing line.
 
 /// A piece of a response: text, or the source of one block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,13 +37,20 @@ pub fn unwrap(response: &str) -> Vec<RawPart> {
     let mut rest_at = 0;
     loop {
         let rest = response.get(rest_at..).unwrap_or_default();
-        let Some((open_at, body_at)) = find_open(rest) else {
+        let tag = find_open(rest);
+        let fence = find_fence(rest).filter(|(at, _)| tag.is_none_or(|(open, _)| *at < open));
+        let Some((open_at, body_at)) = fence.or(tag) else {
             push_text(&mut parts, rest);
             return parts;
         };
         push_text(&mut parts, rest.get(..open_at).unwrap_or_default());
         let body = rest.get(body_at..).unwrap_or_default();
-        let (payload, closed, after) = match find_close(body) {
+        let close = if fence.is_some() {
+            find_fence_close(body)
+        } else {
+            find_close(body)
+        };
+        let (payload, closed, after) = match close {
             Some((close_at, close_end)) => {
                 (body.get(..close_at).unwrap_or_default(), true, close_end)
             }
@@ -119,6 +130,33 @@ fn find_open(text: &str) -> Option<(usize, usize)> {
             }
         }
         from = at + 1;
+    }
+    None
+}
+
+/// `(start of the fence, start of its payload)` of the first line that opens a fence
+/// labelled `a2ui` (any case, indented or not).
+fn find_fence(text: &str) -> Option<(usize, usize)> {
+    let mut line_at = 0;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        let label = line.trim().strip_prefix("```");
+        if label.is_some_and(|label| label.trim().eq_ignore_ascii_case("a2ui")) {
+            return Some((line_at + indent, line_at + line.len()));
+        }
+        line_at += line.len();
+    }
+    None
+}
+
+/// `(start, end)` of the line that closes a fence: ` ``` ` alone on it.
+fn find_fence_close(body: &str) -> Option<(usize, usize)> {
+    let mut line_at = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim() == "```" {
+            return Some((line_at, line_at + line.len()));
+        }
+        line_at += line.len();
     }
     None
 }
@@ -238,6 +276,38 @@ mod tests {
             got,
             vec![("x = Text(\"</a2ui>\") # </a2ui>".to_owned(), true)]
         );
+    }
+
+    #[test]
+    fn a_fence_labelled_a2ui_stands_for_the_tags() {
+        let response = "Here it is:\n\n```a2ui\nroot = Text(\"x\")\n```\n\nDone.";
+        let parts = unwrap(response);
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert_eq!(parts[0], RawPart::Text("Here it is:".into()));
+        let RawPart::Block {
+            source,
+            offset,
+            closed: true,
+        } = &parts[1]
+        else {
+            panic!("{parts:?}");
+        };
+        assert_eq!(source, "root = Text(\"x\")");
+        assert_eq!(&response[*offset..*offset + source.len()], source);
+        assert_eq!(parts[2], RawPart::Text("Done.".into()));
+        // Tags first, then a fence; one left open is a block the response ended inside.
+        let both = blocks("<a2ui>a = Text(\"1\")</a2ui>\n```A2UI\nb = Text(\"2\")");
+        assert_eq!(
+            both,
+            vec![
+                ("a = Text(\"1\")".to_owned(), true),
+                ("b = Text(\"2\")".to_owned(), false)
+            ]
+        );
+        // Other fences are text, and one inside the tags is stripped as before.
+        assert!(blocks("```json\n{}\n```\n```\nroot = Text(\"x\")\n```").is_empty());
+        let inside = blocks("<a2ui>\n```a2ui\nroot = Text(\"x\")\n```\n</a2ui>");
+        assert_eq!(inside, vec![("root = Text(\"x\")".to_owned(), true)]);
     }
 
     #[test]
