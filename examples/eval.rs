@@ -35,7 +35,9 @@
 //! `--prompt-only` prints the system prompt's size in bytes and tokens and stops. `--skip N
 //! --take M` score turns N+1 to N+M in the file's order, a follow-up counting as a turn of
 //! its own (one whose first turn is not scored is not asked). Requests are
-//! sent at temperature 0; `--repair-temperature` sets repair turns' (default 0).
+//! sent at temperature 0; `--repair-temperature` sets repair turns' (default 0), and
+//! `--repair-turns retry` asks a repair as the message again with what was refused
+//! (`llm::RepairTurns::Retry`; default `continue`).
 
 #[path = "eval/relay.rs"]
 mod relay;
@@ -54,7 +56,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::llm::{OpenAiChat, RepairTurns};
 use a2ui_agent::reply::{MENDED_KEY, OnInvalid};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
@@ -85,6 +87,7 @@ struct Args {
     deadline: Option<Duration>,
     prompt_only: bool,
     repair_temperature: f32,
+    repair_turns: RepairTurns,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -100,7 +103,7 @@ impl Args {
                      [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
                      [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
-                     [--repair-temperature T]";
+                     [--repair-temperature T] [--repair-turns continue|retry]";
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -144,6 +147,13 @@ impl Args {
                 .map(|list| list.split(',').map(|c| c.trim().to_owned()).collect()),
             repair_temperature: flag(&args, "--repair-temperature")
                 .map_or(Ok(0.0), |t| t.parse())?,
+            repair_turns: match flag(&args, "--repair-turns").as_deref() {
+                None | Some("continue") => RepairTurns::Continue,
+                Some("retry") => RepairTurns::Retry,
+                Some(other) => {
+                    return Err(format!("unknown repair turns '{other}'; {usage}").into());
+                }
+            },
         })
     }
 }
@@ -393,6 +403,7 @@ async fn main() -> Result<(), Error> {
     let chat = OpenAiChat::builder(relayed, &args.model)
         .temperature(0.0)
         .repair_temperature(args.repair_temperature)
+        .repair_turns(args.repair_turns)
         .max_tokens(args.max_tokens)
         .first_token_timeout(Duration::from_secs(3600))
         .build()?;

@@ -27,7 +27,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::{OpenAiChat, Tool, ToolError};
+use a2ui_agent::llm::{OpenAiChat, RepairTurns, Tool, ToolError};
 use a2ui_agent::reply::OnInvalid;
 use serde_json::{Value, json};
 
@@ -250,6 +250,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .instructions(INSTRUCTIONS)
         .temperature(0.2)
         .repair_temperature(0.7)
+        // An Express answer is read when it ends, and a small model asked again without its
+        // rejected answer mends it more often than one shown it.
+        .repair_turns(if express {
+            RepairTurns::Retry
+        } else {
+            RepairTurns::Continue
+        })
         .first_token_timeout(Duration::from_secs(900))
         .tool(search())
         .tool(check_availability())

@@ -3,7 +3,8 @@
 //! message back and asks again with the protocol's `VALIDATION_FAILED` feedback; the model's
 //! second answer is valid and streams on. With repair spent, or the `fail` policy, the task
 //! fails saying what did not validate; with `forward` the message goes out as before. A
-//! closure agent gets the same turn through `Request::repair`.
+//! closure agent gets the same turn through `Request::repair`. Under `RepairTurns::Retry` the
+//! message is asked again with what was refused, and the rejected answer is not shown.
 #![cfg(feature = "llm")]
 
 mod llm_support;
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::llm::{OpenAiChat, RepairTurns};
 use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::request::Request;
 use llm_support::{Answer, MockModel};
@@ -161,6 +162,48 @@ async fn repair_turns_are_asked_at_their_own_temperature() {
         temperatures[1..].iter().all(|t| (t - 0.7).abs() < 1e-6),
         "{temperatures:?}"
     );
+}
+
+#[tokio::test]
+async fn a_retry_asks_the_message_again_without_the_rejected_answer() {
+    let mock = MockModel::start(vec![Answer::fixture("invalid_v0_9.sse")]).await;
+    let chat = OpenAiChat::builder(&mock.base_url, "m")
+        .repair_turns(RepairTurns::Retry)
+        .build()
+        .unwrap();
+    let server = spawn(builder(chat).max_repairs(2).build().unwrap()).await;
+    let answer = ask(&server).await;
+    assert_eq!(answer.last()["status"]["state"], "failed");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3);
+    let asked = |request: &Value| -> Vec<(String, String)> {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] != "system")
+            .map(|m| {
+                let text = m["content"].as_str().unwrap_or_default().to_owned();
+                (m["role"].as_str().unwrap().to_owned(), text)
+            })
+            .collect()
+    };
+    let first = asked(&requests[0]);
+    assert_eq!(first.len(), 1);
+    for (turn, request) in requests[1..].iter().enumerate() {
+        // One user turn: the message, then one note per refusal so far, and no answer.
+        let again = asked(request);
+        assert_eq!(again.len(), 1, "{again:?}");
+        let (role, text) = &again[0];
+        assert_eq!(role, "user");
+        assert!(text.starts_with(&first[0].1), "{text}");
+        assert_eq!(
+            text.matches("(An earlier answer to this was refused")
+                .count(),
+            turn + 1
+        );
+        assert!(text.contains("Marquee"), "{text}");
+    }
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 //!
 //! In order: the system turn (the A2UI prompt of the negotiated catalogs, then the agent's
 //! own instructions), the task's earlier turns, the new message, then one assistant and one
-//! user turn per repair. A user turn holds the message's text and its A2UI actions and
+//! user turn per repair (or, under [`RepairTurns::Retry`], the new message asked again with
+//! what was refused). A user turn holds the message's text and its A2UI actions and
 //! renderer errors as the JSON messages the prompt tells the model it receives (one per
 //! line). An agent turn holds its text and its A2UI messages written back in the negotiated
 //! output format, so the model sees its own earlier answers the way it wrote them.
@@ -99,8 +100,29 @@ fn wire_calls<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result
     }))
 }
 
+/// How a repair turn is put to a model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RepairTurns {
+    /// The rejected answer as the assistant's turn, then the repair prompt as the user's
+    /// ([`Repair::prompt`](crate::request::Repair::prompt)): the model continues its reply,
+    /// and what the client already holds stays as it is.
+    #[default]
+    Continue,
+    /// The user's message asked again, with what was refused and why
+    /// ([`Repair::retry_note`](crate::request::Repair::retry_note)), and not the rejected
+    /// answer: a small model shown its answer tends to write it again. With
+    /// Qwen2.5-Coder-1.5B on four requests its Express answers kept failing (16 repair
+    /// answers each way, at temperature 0.7), 4 asked again this way were valid and showed
+    /// what was asked for, and none of the 16 shown their answer. The new answer is a whole
+    /// answer: A2UI the client already holds is not sent again, but text the rejected
+    /// answer delivered before its problem is. It suits Express, whose answer is read when
+    /// it ends: a block that cannot be read has sent nothing.
+    Retry,
+}
+
 /// The chat for `request`, with the agent's own `instructions` (if any) at the end of the
-/// system turn.
+/// system turn, and its repairs as [`RepairTurns::Continue`] puts them.
 ///
 /// The A2UI prompt comes first for two reasons measured with Qwen2.5-Coder-1.5B on
 /// llama.cpp. A server caches the longest prefix it has read before: with the A2UI prompt
@@ -128,6 +150,30 @@ fn wire_calls<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn chat_messages(request: &Request, instructions: Option<&str>) -> Vec<ChatMessage> {
+    chat_messages_with(request, instructions, RepairTurns::Continue)
+}
+
+/// [`chat_messages`], with the repairs put as `repairs` says.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2a::{Message, Part};
+/// use a2ui_agent::a2ui::ProtocolVersion;
+/// use a2ui_agent::llm::{RepairTurns, chat_messages_with};
+/// use a2ui_agent::request::{Repair, Request};
+///
+/// let request = Request::new(Message::user("m", vec![Part::text("A login form")]), "t", "c")
+///     .with_repair(Repair::unreadable(ProtocolVersion::V0_9, "<a2ui>x = +</a2ui>", "cannot read '+'"));
+/// let chat = chat_messages_with(&request, None, RepairTurns::Retry);
+/// assert_eq!(chat.len(), 1, "no assistant turn: the answer is not shown");
+/// assert!(chat[0].content.starts_with("A login form\n\n(An earlier answer"));
+/// ```
+pub fn chat_messages_with(
+    request: &Request,
+    instructions: Option<&str>,
+    repairs: RepairTurns,
+) -> Vec<ChatMessage> {
     let mut chat = Vec::with_capacity(request.history().len() + 2 + 2 * request.repairs().len());
     let system: Vec<&str> = request
         .a2ui()
@@ -145,10 +191,23 @@ pub fn chat_messages(request: &Request, instructions: Option<&str>) -> Vec<ChatM
             Role::Agent => agent_turns(message, request, &mut chat),
         }
     }
-    chat.push(ChatMessage::user(user_turn(request.message())));
-    for repair in request.repairs() {
-        chat.push(ChatMessage::assistant(repair.answer()));
-        chat.push(ChatMessage::user(repair.prompt()));
+    let mut asked = user_turn(request.message());
+    match repairs {
+        RepairTurns::Retry => {
+            for repair in request.repairs() {
+                asked.push_str("\n\n(");
+                asked.push_str(&repair.retry_note());
+                asked.push(')');
+            }
+            chat.push(ChatMessage::user(asked));
+        }
+        RepairTurns::Continue => {
+            chat.push(ChatMessage::user(asked));
+            for repair in request.repairs() {
+                chat.push(ChatMessage::assistant(repair.answer()));
+                chat.push(ChatMessage::user(repair.prompt()));
+            }
+        }
     }
     chat
 }

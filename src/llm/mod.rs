@@ -63,7 +63,7 @@ use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use tokio::time::Instant;
 
-pub use chat::{ChatMessage, chat_messages};
+pub use chat::{ChatMessage, RepairTurns, chat_messages, chat_messages_with};
 pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolError, ToolRecord};
 
@@ -90,6 +90,7 @@ struct Inner {
     instructions: Option<String>,
     temperature: Option<f32>,
     repair_temperature: Option<f32>,
+    repair_turns: RepairTurns,
     max_tokens: Option<u32>,
     idle_timeout: Duration,
     first_token_timeout: Duration,
@@ -122,6 +123,7 @@ pub struct OpenAiChatBuilder {
     instructions: Option<String>,
     temperature: Option<f32>,
     repair_temperature: Option<f32>,
+    repair_turns: RepairTurns,
     max_tokens: Option<u32>,
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
@@ -161,6 +163,7 @@ impl OpenAiChat {
             instructions: None,
             temperature: None,
             repair_temperature: None,
+            repair_turns: RepairTurns::Continue,
             max_tokens: None,
             headers: Vec::new(),
             connect_timeout: Duration::from_secs(10),
@@ -180,9 +183,14 @@ impl OpenAiChat {
         &self.inner.model
     }
 
-    /// The chat for `request`: [`chat_messages`] after this client's instructions.
+    /// The chat for `request`: [`chat_messages_with`] this client's instructions and
+    /// [repair turns](OpenAiChatBuilder::repair_turns).
     pub fn messages(&self, request: &Request) -> Vec<ChatMessage> {
-        chat_messages(request, self.inner.instructions.as_deref())
+        chat_messages_with(
+            request,
+            self.inner.instructions.as_deref(),
+            self.inner.repair_turns,
+        )
     }
 
     /// The tools the model may call.
@@ -367,6 +375,15 @@ impl OpenAiChatBuilder {
         self
     }
 
+    /// How a repair turn is put to the model (default [`RepairTurns::Continue`]: its
+    /// rejected answer, then what to mend). [`RepairTurns::Retry`] asks the user's message
+    /// again with what was refused, for small models that copy the answer they are shown.
+    #[must_use]
+    pub fn repair_turns(mut self, turns: RepairTurns) -> Self {
+        self.repair_turns = turns;
+        self
+    }
+
     /// The sampling temperature.
     #[must_use]
     pub fn temperature(mut self, temperature: f32) -> Self {
@@ -519,6 +536,7 @@ impl OpenAiChatBuilder {
                 instructions: self.instructions,
                 temperature: self.temperature,
                 repair_temperature: self.repair_temperature,
+                repair_turns: self.repair_turns,
                 max_tokens: self.max_tokens,
                 idle_timeout: self.idle_timeout,
                 first_token_timeout: self.first_token_timeout,

@@ -171,6 +171,41 @@ impl Repair {
             .collect()
     }
 
+    /// What the request is asked again with, when a model is not shown its rejected answer
+    /// (see `llm::RepairTurns::Retry`): what was refused and why, in one sentence.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::request::Repair;
+    ///
+    /// let repair = Repair::unreadable(ProtocolVersion::V0_9, "<a2ui>x = +</a2ui>", "cannot read '+'");
+    /// assert!(repair.retry_note().starts_with("An earlier answer to this was refused"));
+    /// assert!(repair.retry_note().contains("cannot read '+'"));
+    /// assert!(!repair.retry_note().contains("x = +"), "not the answer itself");
+    /// ```
+    pub fn retry_note(&self) -> String {
+        match &self.unread {
+            Some(Unread::Syntax(error)) => format!(
+                "An earlier answer to this was refused: its A2UI block could not be read \
+                 ({error}). Write the whole block so that this cannot happen."
+            ),
+            Some(Unread::CutOff(_)) => "An earlier answer to this was cut off by the length \
+                limit before its A2UI block was complete. Write a shorter one (fewer \
+                components, shorter texts) and close the block."
+                .to_owned(),
+            None => {
+                let errors: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+                format!(
+                    "An earlier answer to this was refused: the client reported {}. Write the \
+                     whole block so that this cannot happen.",
+                    errors.join("; ")
+                )
+            }
+        }
+    }
+
     /// The user turn that asks a model for the repair: the feedback messages, one JSON per
     /// line, and what to answer.
     pub fn prompt(&self) -> String {
