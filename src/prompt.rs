@@ -360,14 +360,6 @@ fn examples(out: &mut String, examples: &[Example], format: &dyn OutputFormat) {
         }
         out.push_str("\n\n");
     }
-    // Shown a list of examples last, Qwen2.5-Coder-1.5B answered and then went on writing
-    // examples of its own (`### A form for a new order`, a block, and so on) up to its
-    // token limit, in 3 of 20 first answers of an eval run: a cut-off last block, and
-    // surfaces nobody asked for. The list ends here, and says so.
-    out.push_str(
-        "(End of the examples.) Answer with what the request asks for and nothing more: \
-         no further examples, no surfaces the user did not ask for.\n\n",
-    );
 }
 
 /// Compact JSON with sorted keys (serde_json's map is ordered), in a fenced block.
