@@ -38,7 +38,14 @@ pub fn unwrap(response: &str) -> Vec<RawPart> {
     loop {
         let rest = response.get(rest_at..).unwrap_or_default();
         let tag = find_open(rest);
-        let fence = find_fence(rest).filter(|(at, _)| tag.is_none_or(|(open, _)| *at < open));
+        // A fence before the first tag, and with no tag inside (a fenced tagged block is
+        // read by its tags, as before).
+        let fence = find_fence(rest).filter(|(at, body_at)| {
+            tag.is_none_or(|(open, _)| *at < open)
+                && rest
+                    .get(*body_at..)
+                    .is_some_and(|body| !fence_holds_tag(body))
+        });
         let Some((open_at, body_at)) = fence.or(tag) else {
             push_text(&mut parts, rest);
             return parts;
@@ -147,6 +154,12 @@ fn find_fence(text: &str) -> Option<(usize, usize)> {
         line_at += line.len();
     }
     None
+}
+
+/// Whether the fence whose payload starts `body` holds an open tag before it closes.
+fn fence_holds_tag(body: &str) -> bool {
+    let end = find_fence_close(body).map_or(body.len(), |(close_at, _)| close_at);
+    find_open(body.get(..end).unwrap_or_default()).is_some()
 }
 
 /// `(start, end)` of the line that closes a fence: ` ``` ` alone on it.
@@ -308,6 +321,9 @@ mod tests {
         assert!(blocks("```json\n{}\n```\n```\nroot = Text(\"x\")\n```").is_empty());
         let inside = blocks("<a2ui>\n```a2ui\nroot = Text(\"x\")\n```\n</a2ui>");
         assert_eq!(inside, vec![("root = Text(\"x\")".to_owned(), true)]);
+        // A fence around a tagged block is read by its tags, as the 1.5B model wrote one.
+        let around = blocks("```a2ui\n<a2ui>\nroot = Text(\"x\")\n</a2ui>\n```");
+        assert_eq!(around, vec![("root = Text(\"x\")".to_owned(), true)]);
     }
 
     #[test]
