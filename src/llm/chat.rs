@@ -111,10 +111,10 @@ pub enum RepairTurns {
     Continue,
     /// The user's message asked again, with what was refused and why
     /// ([`Repair::retry_note`](crate::request::Repair::retry_note)), and not the rejected
-    /// answer: a small model shown its answer tends to write it again. With
-    /// Qwen2.5-Coder-1.5B on four requests its Express answers kept failing (16 repair
-    /// answers each way, at temperature 0.7), 4 asked again this way were valid and showed
-    /// what was asked for, and none of the 16 shown their answer. The new answer is a whole
+    /// answer: a small model shown its answer tends to write it again. On four requests
+    /// whose Express answers kept failing, Qwen2.5-Coder-1.5B at temperature 0.7 wrote 16
+    /// answers each way: 4 of those asked again were valid and showed what was asked for,
+    /// none of those shown their answer. The new answer is a whole
     /// answer: A2UI the client already holds is not sent again, but text the rejected
     /// answer delivered before its problem is. It suits Express, whose answer is read when
     /// it ends: a block that cannot be read has sent nothing.
