@@ -36,6 +36,7 @@ mod decompile;
 mod instructions;
 mod response;
 mod syntax;
+mod tree;
 
 use std::fmt;
 use std::sync::Arc;

@@ -14,7 +14,7 @@ use super::schema::{
 };
 use super::{Block, CompileError, Cx, Slot, invalid};
 use crate::format::express::instructions::written;
-use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
+use crate::format::express::tree::{Arg, Call, Expr, ExprKind};
 use crate::format::express::{Dialect, Redefined};
 
 /// Whether `value` is an `Event(..)` call.

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::super::syntax::{Expr, ExprKind, Statement};
+use super::super::tree::{Expr, ExprKind, Statement};
 use super::CompileError;
 use super::names::per_scope;
 

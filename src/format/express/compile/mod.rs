@@ -30,7 +30,7 @@ pub use names::Redefined;
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use super::syntax::{Call, Expr, ExprKind, Statement};
+use super::tree::{Call, Expr, ExprKind, Statement};
 use crate::a2ui::{Catalog, ProtocolVersion, call_key, path_key};
 use schema::{keyword_args, set_path, string_arg};
 

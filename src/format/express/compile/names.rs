@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::super::syntax::{Expr, ExprKind, Statement};
+use super::super::tree::{Expr, ExprKind, Statement};
 
 /// How a block that defines a name more than once is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::super::syntax::{Expr, ExprKind, Statement};
+use super::super::tree::{Expr, ExprKind, Statement};
 use super::names::{each_name, per_scope};
 use crate::a2ui::Catalog;
 

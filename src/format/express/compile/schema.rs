@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{CompileError, Slot, invalid};
 use crate::a2ui::Catalog;
-use crate::format::express::syntax::{Call, Expr, ExprKind};
+use crate::format::express::tree::{Call, Expr, ExprKind};
 
 /// A component's signature: its own properties in document order, then those of the
 /// catalog's local mixins (`#/$defs/CatalogComponentCommon`: `weight`), then `checks` when

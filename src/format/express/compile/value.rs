@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::component::explicit_id;
 use super::{Block, CompileError, Cx, Slot, invalid};
 use crate::format::express::Dialect;
-use crate::format::express::syntax::{Arg, Call, Expr, ExprKind};
+use crate::format::express::tree::{Arg, Call, Expr, ExprKind};
 
 impl Block<'_> {
     /// Compiles a value for `slot` of property `property` (`index`: its place in a list;
