@@ -131,16 +131,15 @@ pub(super) fn written(catalog: &Catalog, component: &str) -> String {
         .property_order(component)
         .iter()
         .filter(|p| *p != "component" && *p != "id")
-        .map(|p| {
-            let optional = if required.contains(&p.as_str()) {
-                ""
-            } else {
-                "?"
-            };
-            format!("{p}{optional}: {}", kind(property_schema(definition, p)))
-        })
+        .map(|p| parameter(p, &required, property_schema(definition, p)))
         .collect();
     format!("`{component}({})`", params.join(", "))
+}
+
+/// `name: kind`, or `name?: kind` when `required` does not name it.
+fn parameter(name: &str, required: &[&str], schema: Option<&Value>) -> String {
+    let optional = if required.contains(&name) { "" } else { "?" };
+    format!("{name}{optional}: {}", kind(schema))
 }
 
 /// One catalog: its id, components as signatures, functions.
@@ -257,14 +256,7 @@ fn list_kind(items: Option<&Value>) -> String {
     let required = required_of(Some(items));
     let fields: Vec<String> = properties
         .iter()
-        .map(|(key, schema)| {
-            let optional = if required.contains(&key.as_str()) {
-                ""
-            } else {
-                "?"
-            };
-            format!("{key}{optional}: {}", kind(Some(schema)))
-        })
+        .map(|(key, schema)| parameter(key, &required, Some(schema)))
         .collect();
     format!("[{{{}}}]", fields.join(", "))
 }

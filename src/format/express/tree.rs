@@ -17,6 +17,25 @@ pub(crate) enum Statement {
     Call(Call),
 }
 
+impl Statement {
+    /// Calls `f` on each expression the statement holds: an assignment's value, a call's
+    /// arguments.
+    pub(crate) fn each_value<'s>(&'s self, mut f: impl FnMut(&'s Expr)) {
+        match self {
+            Statement::Assign { value, .. } | Statement::Data { value, .. } => f(value),
+            Statement::Call(call) => call.args.iter().for_each(|arg| f(&arg.value)),
+        }
+    }
+
+    /// [`each_value`](Self::each_value), mutably.
+    pub(crate) fn each_value_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        match self {
+            Statement::Assign { value, .. } | Statement::Data { value, .. } => f(value),
+            Statement::Call(call) => call.args.iter_mut().for_each(|arg| f(&mut arg.value)),
+        }
+    }
+}
+
 /// An expression with the offset (in the block) it starts at.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Expr {

@@ -38,18 +38,16 @@ fn read_scope(scope: &[Statement], is_catalogs: &impl Fn(&str) -> bool) -> Optio
             _ => None,
         })
         .collect();
-    let calls_one = |expr: &Expr| holds_call(expr, &defined);
-    if !scope
-        .iter()
-        .any(|statement| values(statement).any(calls_one))
-    {
+    let mut calls = false;
+    for statement in scope {
+        statement.each_value(|value| calls = calls || holds_call(value, &defined));
+    }
+    if !calls {
         return None;
     }
     let mut out = scope.to_vec();
     for statement in &mut out {
-        for value in values_mut(statement) {
-            rewrite(value, &defined);
-        }
+        statement.each_value_mut(|value| rewrite(value, &defined));
     }
     Some(out)
 }
@@ -78,23 +76,6 @@ fn rewrite(expr: &mut Expr, defined: &HashSet<&str>) {
 fn is_call_of(expr: &Expr, defined: &HashSet<&str>) -> bool {
     matches!(&expr.kind, ExprKind::Call(call)
         if call.args.is_empty() && defined.contains(call.name.as_str()))
-}
-
-/// The expressions a statement holds.
-fn values(statement: &Statement) -> impl Iterator<Item = &Expr> {
-    let (one, args) = match statement {
-        Statement::Assign { value, .. } | Statement::Data { value, .. } => (Some(value), None),
-        Statement::Call(call) => (None, Some(&call.args)),
-    };
-    one.into_iter()
-        .chain(args.into_iter().flatten().map(|arg| &arg.value))
-}
-
-fn values_mut(statement: &mut Statement) -> Vec<&mut Expr> {
-    match statement {
-        Statement::Assign { value, .. } | Statement::Data { value, .. } => vec![value],
-        Statement::Call(call) => call.args.iter_mut().map(|arg| &mut arg.value).collect(),
-    }
 }
 
 #[cfg(test)]

@@ -149,16 +149,7 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
     // Each reference to a redefined name means one definition of it.
     let mut out: Vec<Statement> = scope.to_vec();
     for (at, statement) in out.iter_mut().enumerate() {
-        let value = match statement {
-            Statement::Assign { value, .. } | Statement::Data { value, .. } => value,
-            Statement::Call(call) => {
-                for arg in &mut call.args {
-                    bind(&mut arg.value, at, top_down, &mut definitions);
-                }
-                continue;
-            }
-        };
-        bind(value, at, top_down, &mut definitions);
+        statement.each_value_mut(|value| bind(value, at, top_down, &mut definitions));
     }
 
     // Definitions no reference means: listed beside the one before them, or replacing it.

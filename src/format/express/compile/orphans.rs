@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::super::tree::{Expr, ExprKind, Statement};
+use super::component::explicit_id;
 use super::names::{each_name, per_scope};
 use crate::a2ui::Catalog;
 
@@ -47,18 +48,14 @@ fn place_in_scope(
     // (`Tabs([{child: "overview-col", ..}])`).
     let mut referenced: HashSet<&str> = HashSet::new();
     for statement in scope {
-        let mut note = |expr| {
+        statement.each_value(|expr| {
             each_name(expr, &mut |name| {
                 referenced.insert(name);
             });
             each_string(expr, &mut |text| {
                 referenced.insert(text);
             });
-        };
-        match statement {
-            Statement::Assign { value, .. } | Statement::Data { value, .. } => note(value),
-            Statement::Call(call) => call.args.iter().for_each(|arg| note(&arg.value)),
-        }
+        });
     }
     // Each component assignment, in order, and whether nothing refers to it.
     let components: Vec<(&str, bool)> = scope
@@ -66,16 +63,11 @@ fn place_in_scope(
         .filter_map(assigned)
         .filter_map(|(name, value)| match &value.kind {
             ExprKind::Call(call) if is_component(&call.name) => {
-                let id = call
-                    .args
-                    .iter()
-                    .find_map(|arg| match (&arg.name, &arg.value.kind) {
-                        (Some(key), ExprKind::Str(id)) if key == "id" => Some(id.as_str()),
-                        _ => None,
-                    });
+                // A bad `id=` is reported where the component compiles.
+                let id = explicit_id(call).ok().flatten();
                 let unplaced = name != "root"
                     && !referenced.contains(name)
-                    && id.is_none_or(|id| !referenced.contains(id));
+                    && id.is_none_or(|id| !referenced.contains(id.as_str()));
                 Some((name, unplaced))
             }
             _ => None,
