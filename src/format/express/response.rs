@@ -38,13 +38,12 @@ pub fn unwrap(response: &str) -> Vec<RawPart> {
     loop {
         let rest = response.get(rest_at..).unwrap_or_default();
         let tag = find_open(rest);
-        // A fence before the first tag, and with no tag inside (a fenced tagged block is
-        // read by its tags, as before).
-        let fence = find_fence(rest).filter(|(at, body_at)| {
-            tag.is_none_or(|(open, _)| *at < open)
-                && rest
-                    .get(*body_at..)
-                    .is_some_and(|body| !fence_holds_tag(body))
+        // A fence before the first tag (only that part is searched), with no tag inside (a
+        // fenced tagged block is read by its tags, as before).
+        let before_tag = rest.get(..tag.map_or(rest.len(), |(open, _)| open));
+        let fence = find_fence(before_tag.unwrap_or_default()).filter(|(_, body_at)| {
+            rest.get(*body_at..)
+                .is_some_and(|body| !fence_holds_tag(body))
         });
         let Some((open_at, body_at)) = fence.or(tag) else {
             push_text(&mut parts, rest);
