@@ -9,9 +9,10 @@
 //! written right after one that is an item of a list of children, is the next item of that
 //! list. Several in a row follow one another.
 //!
-//! Only in a surface's part of the block that defines `root` (a block that updates some
-//! components of a surface the client already holds may define components the surface's
-//! earlier ones place), only for calls of catalog components (values such as `Event`s,
+//! Only in a surface's part of the block that defines `root` and does not say
+//! `update=true` (a block that updates some components of a surface the client already
+//! holds may define components the surface's earlier ones place, even when it also
+//! redefines the root), only for calls of catalog components (values such as `Event`s,
 //! maps or templates are substituted where they are used, so an unused one is harmless),
 //! and never when listing the component would make it its own ancestor. Any other
 //! unreferenced component stays where it is, and the validator says so.
@@ -36,10 +37,11 @@ fn place_in_scope(
     scope: &[Statement],
     is_component: &impl Fn(&str) -> bool,
 ) -> Option<Vec<Statement>> {
-    if !scope
-        .iter()
-        .filter_map(assigned)
-        .any(|(name, _)| name == "root")
+    if updates(scope)
+        || !scope
+            .iter()
+            .filter_map(assigned)
+            .any(|(name, _)| name == "root")
     {
         return None;
     }
@@ -63,11 +65,12 @@ fn place_in_scope(
         .filter_map(assigned)
         .filter_map(|(name, value)| match &value.kind {
             ExprKind::Call(call) if is_component(&call.name) => {
-                // A bad `id=` is reported where the component compiles.
-                let id = explicit_id(call).ok().flatten();
+                // A bad `id=` is reported where the component compiles, and such a
+                // component stays where it is, so that error is the one the block reads.
                 let unplaced = name != "root"
                     && !referenced.contains(name)
-                    && id.is_none_or(|id| !referenced.contains(id.as_str()));
+                    && explicit_id(call)
+                        .is_ok_and(|id| id.is_none_or(|id| !referenced.contains(id.as_str())));
                 Some((name, unplaced))
             }
             _ => None,
@@ -105,6 +108,15 @@ fn each_string<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e str)) {
         }
         _ => expr.each_child(|child, _| each_string(child, f)),
     }
+}
+
+/// Whether the scope's `surface(..)` line says `update=true`.
+fn updates(scope: &[Statement]) -> bool {
+    scope.iter().any(|statement| {
+        matches!(statement, Statement::Call(call) if call.name == "surface"
+            && call.args.iter().any(|arg| arg.name.as_deref() == Some("update")
+                && matches!(arg.value.kind, ExprKind::Bool(true))))
+    })
 }
 
 /// The name and value of an assignment.
@@ -232,6 +244,13 @@ mod tests {
         assert_eq!(
             children(update, "row", Redefined::Separate).unwrap(),
             ["details"]
+        );
+        // An update that also redefines the root: the held components may place `extra`.
+        let update = "surface(\"s\", update=true)\nroot = Row([title])\ntitle = Text(\"x\")\n\
+                      extra = Text(\"y\")";
+        assert_eq!(
+            children(update, "root", Redefined::Separate).unwrap(),
+            ["title"]
         );
         // The one before is no item of a list: nothing says where it goes.
         let after_root = "root = Card(body)\nbody = Text(\"x\")\nextra = Text(\"y\")";
