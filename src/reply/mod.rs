@@ -12,14 +12,17 @@
 //!   decides what follows;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
 //! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
-//! - `mend`: a label a model wrote where a component belongs, answered by a `Text`.
+//! - `mend`: a label a model wrote where a component belongs, answered by a `Text`;
+//! - `sent`: the parts a reply sent so far, kept as JSON until it ends.
 
 mod follow_up;
 mod mend;
 pub(crate) mod output;
 mod reconcile;
 mod repair;
+mod sent;
 
 pub use mend::MENDED_KEY;
 pub use repair::OnInvalid;
 pub(crate) use repair::{Guard, RepairPolicy};
+pub(crate) use sent::SentParts;

@@ -30,6 +30,7 @@ use super::follow_up::Earlier;
 use super::mend;
 use super::output::{Batch, mime, to_parts};
 use super::reconcile::Held;
+use super::sent::SentParts;
 
 /// What the server does with a finished A2UI message that does not validate.
 ///
@@ -125,7 +126,6 @@ impl RepairPolicy {
             processor,
             answer: String::new(),
             held: Held::default(),
-            sent: Vec::new(),
         }
     }
 }
@@ -148,11 +148,9 @@ pub(crate) struct Guard {
     /// The current attempt's text as the agent wrote it.
     answer: String,
     /// What the client holds, so that a repair turn does not send it again; built from
-    /// `sent` when the first repair turn starts.
+    /// the parts sent when the first repair turn starts (the first attempt pays nothing for
+    /// a repair that may never come).
     held: Held,
-    /// The A2UI messages sent so far, shared with their parts (no copy): the first attempt
-    /// pays nothing for a repair that may never come.
-    sent: Vec<Arc<Map<String, Value>>>,
 }
 
 impl Guard {
@@ -198,15 +196,7 @@ impl Guard {
                 }
             }
         }
-        let parts = to_parts(parsed, &self.mime);
-        if !self.held.is_repairing() {
-            // Only A2UI messages become data parts of a reply's output.
-            self.sent.extend(parts.iter().filter_map(|part| match part {
-                Part::Data { data, .. } => Some(data.clone()),
-                _ => None,
-            }));
-        }
-        parts
+        to_parts(parsed, &self.mime)
     }
 
     /// Cuts `parsed` before its first problem and returns the problem (see `screen`).
@@ -307,14 +297,20 @@ impl Guard {
         parts
     }
 
-    /// The request for the next attempt after `errors`, or why the task fails.
-    pub(crate) fn next(&mut self, errors: Vec<ValidationError>) -> Result<Request, String> {
+    /// The request for the next attempt after `errors` (`sent`: the reply's parts so far),
+    /// or why the task fails.
+    pub(crate) fn next(
+        &mut self,
+        errors: Vec<ValidationError>,
+        sent: &SentParts,
+    ) -> Result<Request, String> {
         let listed = errors
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("; ");
         self.retry(
+            sent,
             |version, answer| Repair::new(version, answer, errors),
             |done| match done {
                 None => format!("The agent's A2UI did not validate: {listed}"),
@@ -329,8 +325,14 @@ impl Guard {
     /// The request for the next attempt after the answer's A2UI could not be read (`cut`:
     /// it ended inside a message, as at the model's token limit; otherwise a block is not
     /// readable), `reason` being why the task fails without a repair; or why the task fails.
-    pub(crate) fn unreadable(&mut self, reason: &str, cut: bool) -> Result<Request, String> {
+    pub(crate) fn unreadable(
+        &mut self,
+        reason: &str,
+        cut: bool,
+        sent: &SentParts,
+    ) -> Result<Request, String> {
         self.retry(
+            sent,
             |version, answer| {
                 if cut {
                     Repair::cut_off(version, answer, reason)
@@ -353,6 +355,7 @@ impl Guard {
     /// (`failure` of the repair turns done, `None` when the policy does not repair).
     fn retry(
         &mut self,
+        sent: &SentParts,
         make: impl FnOnce(ProtocolVersion, String) -> Repair,
         failure: impl FnOnce(Option<usize>) -> String,
     ) -> Result<Request, String> {
@@ -371,11 +374,9 @@ impl Guard {
         tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
             // What the client holds is what it was sent: replayed once, now that it matters.
-            for message in &self.sent {
-                self.held
-                    .reconcile(vec![Value::Object(Map::clone(message))]);
+            for message in sent.data_of(processor.version().mime_type()) {
+                self.held.reconcile(vec![message]);
             }
-            self.sent = Vec::new();
         }
         self.held.repairing();
         let repaired = request.clone().with_repair(repair);
@@ -534,17 +535,58 @@ mod tests {
     }
 
     #[test]
+    fn a_repair_turn_leaves_out_what_the_parts_sent_so_far_gave_the_client() {
+        let request = request();
+        let mut guard = RepairPolicy::default().guard(&request);
+        let mut sink = ReplyOutput::default().start(&request, true);
+        let mut sent = SentParts::default();
+        let first = format!("{}</a2ui-json>", stray_block());
+        let (parts, invalid) = guard.screen(sink.push(&first).unwrap());
+        sent.extend(&parts);
+        let errors = invalid.expect("'stray' is not reachable");
+        let repaired = guard.next(errors, &sent).unwrap();
+
+        // The repair writes the whole answer again, the stray component placed.
+        let again = format!(
+            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Column", "children": ["stray"]}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]</a2ui-json>"#,
+            create()
+        );
+        let mut sink = ReplyOutput::default().start(&repaired, true);
+        let (parts, invalid) = guard.screen(sink.push(&again).unwrap());
+        assert_eq!(invalid, None);
+        let messages: Vec<&Map<String, Value>> = parts
+            .iter()
+            .filter_map(|part| match part {
+                Part::Data { data, .. } => Some(&**data),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            messages.len(),
+            1,
+            "the surface the client holds is not created again: {messages:?}"
+        );
+        let components = &messages[0]["updateComponents"]["components"];
+        assert_eq!(
+            components,
+            &serde_json::json!([{"id": "root", "component": "Column", "children": ["stray"]}]),
+            "only the component that changed goes out"
+        );
+    }
+
+    #[test]
     fn a_repair_request_carries_the_answer_and_the_errors() {
         let request = request();
         let mut guard = RepairPolicy::default().guard(&request);
         guard.record("Hi<a2ui-json>");
         let error = ValidationError::new("", "broken", Some("s"), None);
-        let next = guard.next(vec![error.clone()]).unwrap();
+        let sent = SentParts::default();
+        let next = guard.next(vec![error.clone()], &sent).unwrap();
         assert_eq!(next.repairs().len(), 1);
         assert_eq!(next.repairs()[0].answer(), "Hi<a2ui-json>");
         assert_eq!(next.repairs()[0].errors(), std::slice::from_ref(&error));
-        guard.next(vec![error.clone()]).unwrap();
-        let reason = guard.next(vec![error]).unwrap_err();
+        guard.next(vec![error.clone()], &sent).unwrap();
+        let reason = guard.next(vec![error], &sent).unwrap_err();
         assert!(reason.contains("after 2 repair turns"), "{reason}");
     }
 }

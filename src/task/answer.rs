@@ -17,8 +17,8 @@ use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
 use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
 use crate::parser::ParseErrorKind;
-use crate::reply::Guard;
 use crate::reply::output::{Batch, OutputError};
+use crate::reply::{Guard, SentParts};
 use crate::request::Request;
 
 /// How many bytes of agent output that are already waiting are read as one chunk at most.
@@ -33,8 +33,8 @@ pub(super) struct Answer<'r> {
     streaming: bool,
     /// Checks the reply's A2UI, attempt after attempt.
     guard: Guard,
-    /// The parts sent so far, for the final status message.
-    parts: Vec<Part>,
+    /// The parts sent so far, for the final status message (and a repair turn).
+    parts: SentParts,
     /// The reply's artifacts so far.
     artifacts: ArtifactLog,
 }
@@ -77,14 +77,16 @@ impl TaskManager {
             reply_id,
             streaming,
             guard: self.repair.guard(&request),
-            parts: Vec::new(),
+            parts: SentParts::default(),
             artifacts: ArtifactLog::default(),
         };
         loop {
             let next = match self.attempt(&mut answer, request, first.take()).await {
                 Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors) => answer.guard.next(errors),
-                Attempt::Unreadable(reason, cut) => answer.guard.unreadable(&reason, cut),
+                Attempt::Invalid(errors) => answer.guard.next(errors, &answer.parts),
+                Attempt::Unreadable(reason, cut) => {
+                    answer.guard.unreadable(&reason, cut, &answer.parts)
+                }
             };
             request = match next {
                 Ok(next) => Box::new(next),
@@ -160,7 +162,7 @@ impl TaskManager {
         }
         Attempt::Done(Outcome::Finished {
             state: final_state,
-            parts: std::mem::take(&mut answer.parts),
+            parts: std::mem::take(&mut answer.parts).into_parts(),
         })
     }
 
@@ -243,7 +245,7 @@ impl TaskManager {
         if new.is_empty() {
             return;
         }
-        answer.parts.extend(new.iter().cloned());
+        answer.parts.extend(&new);
         let timestamp = self.now();
         let delivery = answer.running.update(|task| {
             let message = agent_message(task, answer.reply_id, new);
