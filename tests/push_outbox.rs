@@ -156,6 +156,91 @@ async fn a_stopped_instances_deliveries_are_taken_over_whole_in_order_by_one_pee
 
 /// `serve --push` on `url`, demo chunks `delay_ms` apart, allowing webhooks on 127.0.0.1
 /// and retrying for long.
+/// A peer that took a stopped instance's deliveries while this instance's takeover waited
+/// for them keeps them: the takeover, which read them as the stopped one's, looks again at
+/// who holds them once the peer's change landed. (PostgreSQL rechecks an UPDATE's row after
+/// a concurrent change, but not what it joined that row with: a staleness check written as
+/// a join passed for the peer's rows too, and two instances sent one webhook's updates.)
+#[tokio::test]
+async fn deliveries_a_live_peer_took_while_a_takeover_waited_stay_the_peers() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.database("outbox_taken_meanwhile");
+    let alice = Owner::new("alice");
+    let a = store(&url).await;
+    a.put(&alice, bare_task("t", TaskState::InputRequired))
+        .await
+        .unwrap();
+    let config = PushConfig::new("one", "https://example.com/one");
+    a.put_push_config(&alice, "t", config, 10).await.unwrap();
+    let outbox = a.push_outbox().unwrap();
+    let ids = outbox
+        .hold(&[held("t", "one", "1"), held("t", "one", "2")])
+        .await
+        .unwrap();
+    assert!(ids.iter().all(Option::is_some));
+    drop((outbox, a));
+    tokio::time::sleep(STORE_LEASE * 2).await;
+
+    // A peer, live for the whole test, takes the rows in a transaction it keeps open.
+    let (mut peer, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    peer.execute(
+        "INSERT INTO a2ui_instances (id, heartbeat) VALUES ('peer', now() + interval '1 hour')",
+        &[],
+    )
+    .await
+    .unwrap();
+    let taking = peer.transaction().await.unwrap();
+    let taken = taking
+        .execute(
+            "UPDATE a2ui_push_outbox SET instance = 'peer' WHERE task_id = 't'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(taken, 2);
+
+    // This instance's takeover reads the rows as the stopped instance's, and waits for them.
+    let c = store(&url).await;
+    let c_outbox = c.push_outbox().unwrap();
+    let takeover = tokio::spawn(async move { c_outbox.adopt().await.map(|a| a.len()) });
+    let (watcher, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut waited = false;
+    for _ in 0..200 {
+        let row = watcher
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+                   AND wait_event_type = 'Lock' AND query LIKE 'UPDATE a2ui_push_outbox%'",
+                &[],
+            )
+            .await
+            .unwrap();
+        if row.get::<_, i64>(0) > 0 {
+            waited = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(waited, "the takeover never waited for the peer's rows");
+    taking.commit().await.unwrap();
+    let adopted = takeover.await.unwrap().unwrap();
+    assert_eq!(adopted, 0, "the takeover took deliveries a live peer holds");
+    let holders = watcher
+        .query("SELECT DISTINCT instance FROM a2ui_push_outbox", &[])
+        .await
+        .unwrap();
+    let holders: Vec<String> = holders.iter().map(|row| row.get(0)).collect();
+    assert_eq!(holders, ["peer"]);
+    drop(c);
+}
+
 async fn serve(url: &str, delay_ms: u64) -> (tokio::process::Child, TestServer) {
     let lease = LEASE.as_millis().to_string();
     let push = [

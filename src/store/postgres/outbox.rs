@@ -5,8 +5,10 @@
 //! acknowledged it or it was given up on. An instance's rows outlive it: once its lease in
 //! `a2ui_instances` has expired (by the database's clock, as for its tasks), a live instance
 //! with push on takes over a webhook's rows in one statement guarded by a transaction-scoped
-//! advisory lock on the webhook, so two instances asking together never split a webhook's
-//! deliveries between them, and sends them in id order, which is the order they were held.
+//! advisory lock on the webhook and naming the stopped instances it read as holding them,
+//! so two instances asking together never split a webhook's deliveries between them (one
+//! that took them while the other's statement waited keeps them), and sends them in id
+//! order, which is the order they were held.
 //!
 //! When a peer fails the running task of an instance that stopped (see `lease`), it also
 //! writes a row per webhook of the task, held by no instance and without a body: the final
@@ -128,8 +130,9 @@ impl Inner {
         let webhooks = db
             .bounded(db.query(
                 &format!(
-                    "SELECT DISTINCT o.task_id, o.config_id FROM a2ui_push_outbox o
-                     WHERE {} LIMIT $2",
+                    "SELECT o.task_id, o.config_id, array_agg(DISTINCT o.instance)
+                     FROM a2ui_push_outbox o WHERE {}
+                     GROUP BY o.task_id, o.config_id LIMIT $2",
                     stale("$1")
                 ),
                 &[&lease, &ADOPT_WEBHOOKS],
@@ -139,12 +142,17 @@ impl Inner {
         for webhook in webhooks {
             let task_id: String = webhook.try_get(0).map_err(pg_error)?;
             let config_id: String = webhook.try_get(1).map_err(pg_error)?;
+            let holders: Vec<String> = webhook.try_get(2).map_err(pg_error)?;
+            // `o.instance = ANY($5)`: a row a live peer took while this statement waited for
+            // it is not taken again. PostgreSQL rechecks the row's own conditions against
+            // the peer's version, but not the join the staleness check plans as (`stale`
+            // passes for what it joined before the change).
             let rows = db
                 .bounded(db.query(
                     &format!(
                         "UPDATE a2ui_push_outbox o SET instance = $1
                          FROM a2ui_push_configs c, a2ui_tasks t
-                         WHERE o.task_id = $2 AND o.config_id = $3
+                         WHERE o.task_id = $2 AND o.config_id = $3 AND o.instance = ANY($5)
                            AND c.task_id = o.task_id AND c.id = o.config_id
                            AND t.id = o.task_id AND {}
                            AND pg_try_advisory_xact_lock(hashtext(o.task_id),
@@ -152,7 +160,7 @@ impl Inner {
                          RETURNING o.id, t.caller, c.config, o.content_type, o.body",
                         stale("$4")
                     ),
-                    &[&self.instance, &task_id, &config_id, &lease],
+                    &[&self.instance, &task_id, &config_id, &lease, &holders],
                 ))
                 .await?;
             let mut taken = Vec::with_capacity(rows.len());
