@@ -213,7 +213,8 @@ async fn deliveries_a_live_peer_took_while_a_takeover_waited_stay_the_peers() {
         .unwrap();
     tokio::spawn(connection);
     let mut waited = false;
-    for _ in 0..200 {
+    // Up to 10 s: a loaded machine may take a while to reach the statement.
+    for _ in 0..500 {
         let row = watcher
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
