@@ -38,10 +38,15 @@ impl SentParts {
     pub(crate) fn extend(&mut self, parts: &[Part]) {
         self.parts.reserve(parts.len());
         for part in parts {
+            // An object with string keys always serializes; were it not to, the part is
+            // kept as it is.
             self.parts.push(match part {
-                Part::Data { data, metadata } => Kept::Data {
-                    json: Value::Object(Map::clone(data)).to_string().into(),
-                    metadata: metadata.clone(),
+                Part::Data { data, metadata } => match serde_json::to_string(&**data) {
+                    Ok(json) => Kept::Data {
+                        json: json.into(),
+                        metadata: metadata.clone(),
+                    },
+                    Err(_) => Kept::Other(part.clone()),
                 },
                 other => Kept::Other(other.clone()),
             });
@@ -53,7 +58,7 @@ impl SentParts {
     pub(crate) fn data_of<'a>(&'a self, mime_type: &'a str) -> impl Iterator<Item = Value> + 'a {
         self.parts.iter().filter_map(move |kept| match kept {
             Kept::Data { json, metadata } if says(metadata.as_deref(), mime_type) => {
-                Some(decode(json))
+                Some(Value::Object(decode(json)))
             }
             _ => None,
         })
@@ -65,10 +70,7 @@ impl SentParts {
             .into_iter()
             .map(|kept| match kept {
                 Kept::Data { json, metadata } => Part::Data {
-                    data: Arc::new(match decode(&json) {
-                        Value::Object(data) => data,
-                        _ => Map::new(),
-                    }),
+                    data: Arc::new(decode(&json)),
                     metadata,
                 },
                 Kept::Other(part) => part,
@@ -78,11 +80,14 @@ impl SentParts {
 }
 
 fn says(metadata: Option<&Metadata>, mime_type: &str) -> bool {
-    metadata.and_then(|metadata| metadata.get("mimeType")) == Some(&Value::from(mime_type))
+    metadata
+        .and_then(|metadata| metadata.get("mimeType"))
+        .and_then(Value::as_str)
+        == Some(mime_type)
 }
 
-/// The value of JSON this module wrote from a `serde_json` object, which always reads back.
-fn decode(json: &str) -> Value {
+/// The object this module wrote as JSON, which always reads back.
+fn decode(json: &str) -> Map<String, Value> {
     serde_json::from_str(json).unwrap_or_default()
 }
 

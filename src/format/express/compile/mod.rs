@@ -34,6 +34,9 @@ use super::tree::{Call, Expr, ExprKind, Statement};
 use crate::a2ui::{Catalog, ProtocolVersion, call_key, path_key};
 use schema::{keyword_args, set_path, string_arg};
 
+/// The arguments of `surface(..)`, in order (each may also be given by name).
+pub(super) const SURFACE_ARGS: [&str; 4] = ["surfaceId", "catalogId", "sendDataModel", "update"];
+
 /// Why a block does not compile, at a byte offset of the block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CompileError {
@@ -310,7 +313,7 @@ impl<'t> Block<'t> {
     where
         't: 'c,
     {
-        let args = keyword_args(call, &["surfaceId", "catalogId", "sendDataModel", "update"])?;
+        let args = keyword_args(call, &SURFACE_ARGS)?;
         let id = match string_arg(call, args[0], "surfaceId")? {
             Some(id) => id,
             None if self.dialect() == Dialect::Conformance => self.target.surface_id.to_owned(),

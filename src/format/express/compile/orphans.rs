@@ -21,8 +21,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::super::tree::{Expr, ExprKind, Statement};
+use super::SURFACE_ARGS;
 use super::component::explicit_id;
 use super::names::{each_name, per_scope};
+use super::schema::keyword_args;
 use crate::a2ui::Catalog;
 
 /// `statements` with each unplaced component listed after the component written before it,
@@ -110,12 +112,15 @@ fn each_string<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e str)) {
     }
 }
 
-/// Whether the scope's `surface(..)` line says `update=true`.
+/// Whether the scope's `surface(..)` line says `update=true` (by name or by place), or does
+/// not read (its error is reported where it compiles, and nothing is moved meanwhile).
 fn updates(scope: &[Statement]) -> bool {
-    scope.iter().any(|statement| {
-        matches!(statement, Statement::Call(call) if call.name == "surface"
-            && call.args.iter().any(|arg| arg.name.as_deref() == Some("update")
-                && matches!(arg.value.kind, ExprKind::Bool(true))))
+    scope.iter().any(|statement| match statement {
+        Statement::Call(call) if call.name == "surface" => keyword_args(call, &SURFACE_ARGS)
+            .map_or(true, |args| {
+                matches!(args[3].map(|arg| &arg.kind), Some(ExprKind::Bool(true)))
+            }),
+        _ => false,
     })
 }
 
@@ -250,6 +255,12 @@ mod tests {
                       extra = Text(\"y\")";
         assert_eq!(
             children(update, "root", Redefined::Separate).unwrap(),
+            ["title"]
+        );
+        // The same, `update` given by place.
+        let by_place = update.replace("update=true", "_, false, true");
+        assert_eq!(
+            children(&by_place, "root", Redefined::Separate).unwrap(),
             ["title"]
         );
         // The one before is no item of a list: nothing says where it goes.
