@@ -232,6 +232,8 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The log says what a client is shown only the id of ("… (error id …)").
+    tracing_subscriber::fmt().with_target(false).init();
     let args: Vec<String> = std::env::args().collect();
     let usage =
         "usage: restaurant_agent --model-url URL --model NAME [--port N] [--format direct|express]";

@@ -464,3 +464,104 @@ async fn json_that_is_not_a_call_still_reaches_the_client_whole() {
     assert_eq!(texts(&chunks), body);
     assert_eq!(mock.requests().len(), 1);
 }
+
+/// Reads one HTTP request (head and `Content-Length` body) from `socket`; `None` when the
+/// client closed the connection first.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut piece = [0u8; 4096];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + length {
+                return Some(buf);
+            }
+        }
+        let n = socket.read(&mut piece).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&piece[..n]);
+    }
+}
+
+/// An SSE answer as llama.cpp's server frames it: chunked, with a `Keep-Alive` header.
+async fn write_sse(socket: &mut tokio::net::TcpStream, body: &str) {
+    use tokio::io::AsyncWriteExt;
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+        Transfer-Encoding: chunked\r\nKeep-Alive: timeout=5, max=100\r\n\r\n";
+    let mut out = head.as_bytes().to_vec();
+    for event in body.split_inclusive("\n\n") {
+        out.extend_from_slice(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes());
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    socket.write_all(&out).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_the_model_server_closed_between_rounds_is_not_a_failure() {
+    // llama.cpp's server says `Keep-Alive` and then closes the connection after a streamed
+    // answer. A tool round's next request goes out at once, on the connection the client
+    // still holds, and finds it closed (here deterministically: the server reads the request
+    // and hangs up). The request never reached the model, so it is sent again on a new one.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let seen = requests.clone();
+    let server = tokio::spawn(async move {
+        let mut connections = 0;
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            connections += 1;
+            let first_connection = connections == 1;
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let call = sse(
+                    &[call(
+                        0,
+                        Some("call_a"),
+                        Some("search"),
+                        "{\"city\": \"Paris\"}",
+                    )],
+                    "tool_calls",
+                );
+                while read_request(&mut socket).await.is_some() {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    if !first_connection {
+                        write_sse(&mut socket, &sse(&[text("Found one.")], "stop")).await;
+                        continue;
+                    }
+                    if seen.load(Ordering::SeqCst) == 1 {
+                        write_sse(&mut socket, &call).await;
+                    } else {
+                        return; // the next request on the kept connection: hang up
+                    }
+                }
+            });
+        }
+    });
+    let chat = OpenAiChat::builder(&url, "mock-model")
+        .idle_timeout(Duration::from_secs(5))
+        .retries(0, Duration::ZERO, Duration::ZERO)
+        .tool(echo("search"))
+        .build()
+        .unwrap();
+    let (chunks, error) = collect(&chat).await;
+    server.abort();
+    assert_eq!(error, None, "{chunks:?}");
+    assert_eq!(texts(&chunks), "Found one.");
+    assert_eq!(records(&chunks).len(), 1);
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        3,
+        "the call, the answer on the closed connection, the answer again"
+    );
+}

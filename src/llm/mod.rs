@@ -292,6 +292,7 @@ impl OpenAiChat {
             tools: &tools,
         };
         let mut attempt = 0;
+        let mut resent = false;
         loop {
             attempt += 1;
             let mut post = inner.http.post(&inner.endpoint).json(&body);
@@ -303,6 +304,16 @@ impl OpenAiChat {
             let sent = tokio::time::timeout(inner.first_token_timeout, post.send()).await;
             let response = match sent {
                 Err(_) => return Err(LlmError::FirstToken(inner.first_token_timeout)),
+                // A connection the server closed while the client kept it for the next
+                // request (llama.cpp's server says `Keep-Alive`, then closes after a
+                // streamed answer, and a tool round asks again at once): the request never
+                // reached the model, so it goes once more, on a new connection.
+                Ok(Err(error)) if !resent && closed_unanswered(&error) => {
+                    tracing::debug!(error = %describe(&error), "the model server had closed the connection; sending again");
+                    resent = true;
+                    attempt -= 1;
+                    continue;
+                }
                 Ok(Err(error)) => {
                     return Err(LlmError::Connect {
                         url: inner.endpoint.clone(),
@@ -597,6 +608,30 @@ async fn error_message(response: reqwest::Response) -> String {
 
 /// A reqwest error with its causes (reqwest's own message alone says little: "error sending
 /// request").
+/// Whether `error` is a connection that closed before the server answered at all, as a kept
+/// connection the server had already closed does; not a refused or timed-out connect.
+fn closed_unanswered(error: &reqwest::Error) -> bool {
+    if error.is_connect() || error.is_timeout() || error.is_builder() || error.is_body() {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message() || hyper.is_canceled();
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            );
+        }
+        source = cause.source();
+    }
+    false
+}
+
 fn describe(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
