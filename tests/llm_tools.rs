@@ -565,3 +565,140 @@ async fn a_kept_alive_connection_the_model_server_closed_between_rounds_is_not_a
         "the call, the answer on the closed connection, the answer again"
     );
 }
+
+#[tokio::test]
+async fn a_tools_guide_follows_its_results_once_and_not_after_a_failed_call() {
+    let three_calls = answer(
+        &[
+            call(0, Some("c1"), Some("search"), "{}"),
+            call(1, Some("c2"), Some("search"), "{\"page\": 2}"),
+            call(2, Some("c3"), Some("book"), "{}"),
+        ],
+        "tool_calls",
+    );
+    let mock = MockModel::start(vec![three_calls, final_answer()]).await;
+    let book = Tool::new("book", "d", json!({"type": "object"}), |_| async {
+        Err(ToolError::new("full"))
+    })
+    .guide("Show the booking.");
+    let chat = client(&mock)
+        .tool(echo("search").guide("Show each result as a Card."))
+        .tool(book)
+        .build()
+        .unwrap();
+    let (_, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    let requests = mock.requests();
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "tool", "tool", "tool", "system"],
+        "the guide comes after every result of the round"
+    );
+    assert_eq!(
+        messages[5]["content"], "Show each result as a Card.",
+        "once for two calls, and none for the call that failed"
+    );
+    // Without a guide the round ends with its results, as before.
+    let plain = MockModel::start(vec![two_calls(), final_answer()]).await;
+    let chat = client(&plain)
+        .tool(echo("search"))
+        .tool(echo("weather"))
+        .build()
+        .unwrap();
+    let (_, error) = collect(&chat).await;
+    assert_eq!(error, None);
+    let last = plain.requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["role"], "tool");
+}
+
+#[test]
+fn an_action_guide_follows_the_message_that_carries_its_action() {
+    use a2ui_agent::a2a::{Message, Part};
+    use a2ui_agent::generator::Generator;
+    use a2ui_agent::request::Request;
+
+    let chat = OpenAiChat::builder("http://127.0.0.1:9/v1", "m")
+        .instructions("You book tables.")
+        .action_guide("book", "an old guide")
+        .action_guide("book", "Draw the booking form.")
+        .action_guide("cancel", "Say it is canceled.")
+        .build()
+        .unwrap();
+    let action = |name: &str| {
+        let message = json!({"version": "v0.9", "action": {"name": name, "surfaceId": "s",
+            "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z",
+            "context": {"restaurantId": "r1"}}});
+        Part::data(message.as_object().unwrap().clone())
+    };
+    let processor = || Generator::v0_9().negotiate(None).unwrap();
+    let asked = |parts: Vec<Part>| {
+        let request = Request::new(Message::user("m1", parts), "t", "c").with_a2ui(processor());
+        chat.messages(&request)
+    };
+
+    let booked = asked(vec![action("book"), action("book")]);
+    let roles: Vec<&str> = booked.iter().map(|m| m.role).collect();
+    assert_eq!(roles, ["system", "user", "system"]);
+    assert!(booked[1].content.contains("\"restaurantId\":\"r1\""));
+    assert_eq!(
+        booked[2].content, "Draw the booking form.",
+        "the newest guide for the name, once however often the action comes"
+    );
+    let unguided = asked(vec![action("select")]);
+    assert_eq!(unguided.last().unwrap().role, "user");
+    let text = asked(vec![Part::text("book a table")]);
+    assert_eq!(
+        text.last().unwrap().role,
+        "user",
+        "a word in the text is not the action"
+    );
+}
+
+#[test]
+fn at_most_the_last_messages_of_the_history_go_to_the_model() {
+    use a2ui_agent::a2a::{Message, Part};
+    use a2ui_agent::request::Request;
+
+    let history = vec![
+        Message::user("h1", vec![Part::text("Thai food?")]),
+        Message::agent("h2", vec![Part::text("Two places.")]),
+        Message::user("h3", vec![Part::text("The first one.")]),
+        Message::agent("h4", vec![Part::text("Baan Thai, then.")]),
+    ];
+    let request = Request::new(Message::user("m", vec![Part::text("Book it.")]), "t", "c")
+        .with_history(history);
+    let chat = |most: Option<usize>| {
+        let mut builder =
+            OpenAiChat::builder("http://127.0.0.1:9/v1", "m").instructions("Be brief.");
+        if let Some(most) = most {
+            builder = builder.max_history(most);
+        }
+        let said: Vec<String> = builder
+            .build()
+            .unwrap()
+            .messages(&request)
+            .into_iter()
+            .map(|m| format!("{}: {}", m.role, m.content))
+            .collect();
+        said
+    };
+    assert_eq!(chat(None).len(), 6, "all of it by default");
+    assert_eq!(
+        chat(Some(2)),
+        [
+            "system: Be brief.",
+            "user: The first one.",
+            "assistant: Baan Thai, then.",
+            "user: Book it."
+        ]
+    );
+    assert_eq!(chat(Some(0)), ["system: Be brief.", "user: Book it."]);
+    assert_eq!(chat(Some(10)), chat(None));
+}

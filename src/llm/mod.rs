@@ -68,7 +68,7 @@ pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolError, ToolRecord};
 
 use crate::agent::{Agent, AgentError, Reply, ReplyEvent};
-use crate::request::Request;
+use crate::request::{Request, UserActionKind};
 use answer::Piece;
 use wire::{ChatRequest, FunctionSpec, StreamOptions, ToolSpec, error_in_body};
 
@@ -88,6 +88,8 @@ struct Inner {
     model: String,
     api_key: Option<String>,
     instructions: Option<String>,
+    action_guides: Vec<(String, String)>,
+    max_history: Option<usize>,
     temperature: Option<f32>,
     repair_temperature: Option<f32>,
     repair_turns: RepairTurns,
@@ -121,6 +123,8 @@ pub struct OpenAiChatBuilder {
     model: String,
     api_key: Option<String>,
     instructions: Option<String>,
+    action_guides: Vec<(String, String)>,
+    max_history: Option<usize>,
     temperature: Option<f32>,
     repair_temperature: Option<f32>,
     repair_turns: RepairTurns,
@@ -161,6 +165,8 @@ impl OpenAiChat {
             model: model.into(),
             api_key: None,
             instructions: None,
+            action_guides: Vec::new(),
+            max_history: None,
             temperature: None,
             repair_temperature: None,
             repair_turns: RepairTurns::Continue,
@@ -185,12 +191,35 @@ impl OpenAiChat {
 
     /// The chat for `request`: [`chat_messages_with`] this client's instructions and
     /// [repair turns](OpenAiChatBuilder::repair_turns).
+    ///
+    /// When the user's message carries an action that has an
+    /// [action guide](OpenAiChatBuilder::action_guide), the guide follows as a last system
+    /// turn.
     pub fn messages(&self, request: &Request) -> Vec<ChatMessage> {
-        chat_messages_with(
-            request,
-            self.inner.instructions.as_deref(),
-            self.inner.repair_turns,
-        )
+        let instructions = self.inner.instructions.as_deref();
+        let history = request.history();
+        let mut chat = match self.inner.max_history {
+            Some(most) if history.len() > most => {
+                let recent = history[history.len() - most..].to_vec();
+                let trimmed = request.clone().with_history(recent);
+                chat_messages_with(&trimmed, instructions, self.inner.repair_turns)
+            }
+            _ => chat_messages_with(request, instructions, self.inner.repair_turns),
+        };
+        let mut guides: Vec<&str> = Vec::new();
+        for action in request.actions() {
+            let guide =
+                self.inner.action_guides.iter().find(|(name, _)| {
+                    action.kind == UserActionKind::Action && *name == action.name
+                });
+            if let Some((_, guide)) = guide.filter(|(_, guide)| !guides.contains(&guide.as_str())) {
+                guides.push(guide);
+            }
+        }
+        if !guides.is_empty() {
+            chat.push(ChatMessage::system(guides.join("\n\n")));
+        }
+        chat
     }
 
     /// The tools the model may call.
@@ -375,6 +404,41 @@ impl OpenAiChatBuilder {
         self
     }
 
+    /// What the model is told when the user's message carries the A2UI action `name` (a
+    /// button's event, say), in a system turn after that message: what to draw for it. The
+    /// twin of [`Tool::guide`] for what the user sends back. Qwen2.5-Coder-1.5B, sent the
+    /// restaurant agent's `book` action with its instructions saying in words to draw a
+    /// form, drew its previous answer's cards again; told after the action, it draws the
+    /// form (`examples/restaurant_agent.rs`). A later guide for the same name replaces it.
+    ///
+    /// ```
+    /// use a2ui_agent::llm::OpenAiChat;
+    ///
+    /// let model = OpenAiChat::builder("http://localhost:8081/v1", "local")
+    ///     .action_guide("book", "Now draw a booking form for the restaurant of the action's context.")
+    ///     .build()?;
+    /// # Ok::<(), a2ui_agent::llm::LlmError>(())
+    /// ```
+    #[must_use]
+    pub fn action_guide(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        let name = name.into();
+        self.action_guides.retain(|(known, _)| *known != name);
+        self.action_guides.push((name, text.into()));
+        self
+    }
+
+    /// At most the last `messages` of the task's history go to the model (default: all of
+    /// them; 0: none, only the new message). A small model copies what it wrote before:
+    /// Qwen2.5-Coder-1.5B, the restaurant agent's whole history before it and told to call
+    /// `check_availability`, wrote its first answer's cards again; given the last two
+    /// messages, it called the tool. An agent whose steps carry what they need (an action's
+    /// context) loses nothing by it, and every turn reads fewer tokens.
+    #[must_use]
+    pub fn max_history(mut self, messages: usize) -> Self {
+        self.max_history = Some(messages);
+        self
+    }
+
     /// The sampling temperature of a repair turn (default: [`temperature`](Self::temperature)'s).
     ///
     /// Asked to repair at temperature 0, Qwen2.5-Coder-1.5B wrote the answer before again,
@@ -545,6 +609,8 @@ impl OpenAiChatBuilder {
                 model: self.model,
                 api_key: self.api_key,
                 instructions: self.instructions,
+                action_guides: self.action_guides,
+                max_history: self.max_history,
                 temperature: self.temperature,
                 repair_temperature: self.repair_temperature,
                 repair_turns: self.repair_turns,

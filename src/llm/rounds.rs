@@ -14,7 +14,7 @@ use futures::StreamExt;
 use futures::future::join_all;
 
 use super::answer::{Piece, pieces};
-use super::tools::{ToolCall, run};
+use super::tools::{Tool, ToolCall, run};
 use super::written::Written;
 use super::{ChatMessage, LlmError, OpenAiChat};
 use crate::agent::ReplyEvent;
@@ -130,10 +130,23 @@ pub(crate) fn reply(
             yield Ok(ReplyEvent::Status(format!("Calling {}…", names.join(", "))));
             let records = join_all(calls.iter().cloned().map(|call| run(&inner.tools, call))).await;
             messages.push(ChatMessage::assistant_calls(said, calls));
+            let mut guides: Vec<&str> = Vec::new();
             for record in records {
                 tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
                 messages.push(ChatMessage::tool(record.call.id.clone(), record.result.clone()));
+                let guide = inner
+                    .tools
+                    .iter()
+                    .find(|tool| tool.name() == record.call.name)
+                    .and_then(Tool::guide_text)
+                    .filter(|_| !record.is_error);
+                if let Some(guide) = guide.filter(|guide| !guides.contains(guide)) {
+                    guides.push(guide);
+                }
                 yield Ok(ReplyEvent::Part(record.to_part()));
+            }
+            if !guides.is_empty() {
+                messages.push(ChatMessage::system(guides.join("\n\n")));
             }
         }
     }

@@ -64,6 +64,7 @@ pub struct Tool {
     name: String,
     description: String,
     parameters: Value,
+    guide: Option<String>,
     handler: Arc<Handler>,
 }
 
@@ -96,8 +97,39 @@ impl Tool {
             name: name.into(),
             description: description.into(),
             parameters,
+            guide: None,
             handler: Arc::new(move |arguments| Box::pin(handler(arguments))),
         }
+    }
+
+    /// What the model is told once this tool answered, in a system turn after the round's
+    /// results: how to show the result, say. A small model given a result with nothing
+    /// after it often answers with another call, or with its chat template's
+    /// `<tool_response>` tags, where it should draw; told after the result what to write
+    /// (a block with `{field}` placeholders to fill from the result), it draws.
+    /// Qwen2.5-Coder-1.5B needed it to draw the restaurant agent's cards
+    /// (`examples/restaurant_agent.rs`). Not sent after a call that failed, nor again in
+    /// later turns.
+    ///
+    /// ```
+    /// use a2ui_agent::llm::Tool;
+    /// use serde_json::json;
+    ///
+    /// let search = Tool::new("search", "Finds books.", json!({"type": "object"}), |_| async {
+    ///     Ok(json!({"books": [{"title": "Dune"}]}))
+    /// })
+    /// .guide("Now show each book of the result as a Card with its title.");
+    /// assert_eq!(search.guide_text(), Some("Now show each book of the result as a Card with its title."));
+    /// ```
+    #[must_use]
+    pub fn guide(mut self, text: impl Into<String>) -> Self {
+        self.guide = Some(text.into()).filter(|text| !text.trim().is_empty());
+        self
+    }
+
+    /// The [guide](Self::guide), if it has one.
+    pub fn guide_text(&self) -> Option<&str> {
+        self.guide.as_deref()
     }
 
     /// The name the model calls it by.

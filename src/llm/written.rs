@@ -22,6 +22,12 @@ const MAX_HELD: usize = 16 * 1024;
 const OPEN_TAG: &str = "<tool_call>";
 const CLOSE_TAG: &str = "</tool_call>";
 
+/// The tags around the tools' list in those templates' system turn. Qwen2.5-Coder-1.5B
+/// began a call with them, empty (`<tools></tools>` and then the call's object), in one
+/// of two runs of the restaurant agent's first turn.
+const TOOLS_OPEN: &str = "<tools>";
+const TOOLS_CLOSE: &str = "</tools>";
+
 /// Holds back the start of one answer's text while it may be a written tool call.
 #[derive(Debug, Default)]
 pub(crate) struct Written {
@@ -68,11 +74,19 @@ fn could_be_call(text: &str) -> bool {
         },
         None => text,
     };
+    if let Some(rest) = body.strip_prefix(TOOLS_OPEN) {
+        let rest = rest.trim_start();
+        return match rest.strip_prefix(TOOLS_CLOSE) {
+            Some(after) => could_be_call(after),
+            None => TOOLS_CLOSE.starts_with(rest) || could_be_call(rest),
+        };
+    }
     body.is_empty()
         || body.starts_with('{')
         || body.starts_with('[')
         || body.starts_with(OPEN_TAG)
         || OPEN_TAG.starts_with(body)
+        || TOOLS_OPEN.starts_with(body)
 }
 
 /// The calls `text` spells, if it is nothing but call objects: one, a list of them, or a
@@ -113,6 +127,14 @@ fn objects(body: &str) -> Option<Vec<Value>> {
     let mut objects = Vec::new();
     let mut rest = body.trim_start();
     while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(TOOLS_OPEN) {
+            rest = after.trim_start();
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix(TOOLS_CLOSE) {
+            rest = after.trim_start();
+            continue;
+        }
         let tagged = rest.strip_prefix(OPEN_TAG);
         let (value, after) = value(tagged.unwrap_or(rest).trim_start())?;
         rest = after.trim_start();
@@ -186,6 +208,13 @@ mod tests {
                 "_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}\n</tool_call>",
             ],
             &["<tool_call>\n{\"name\": \"search\", \"arguments\": \"{\\\"q\\\":\\\"thai\\\"}\"}"],
+            // The tags of the template's list of tools, empty, before the call.
+            &[
+                "<tools",
+                "></",
+                "tools>\n{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}",
+            ],
+            &["<tools>\n{\"name\": \"search\", \"arguments\": {\"q\": \"thai\"}}\n</tools>"],
         ] {
             let (out, calls) = read(pieces);
             assert_eq!(out, "", "{pieces:?}");
