@@ -18,6 +18,14 @@
 //! with a Book button; Book opens a form (name, party size, time); Confirm calls
 //! `check_availability`, then `book_table`, and shows the confirmation. The tools are plain
 //! async Rust functions below; each call shows in the chat as one "Called …" line.
+//!
+//! With `--format express` it is set up for a small local model, which follows what it read
+//! last and copies what it was shown: each step after a tool's result or a button's action
+//! is told right there ([`Tool::guide`], `OpenAiChatBuilder::action_guide`), as a block to
+//! fill in, and none of the task's history goes to the model
+//! (`OpenAiChatBuilder::max_history`). Each step carries what the next needs (the Book
+//! button's context names the restaurant; Confirm's holds the whole booking), and Confirm
+//! goes straight to `book_table`, which refuses a full restaurant itself.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -103,22 +111,57 @@ const RESTAURANTS: &[Restaurant] = &[
 
 const SLOTS: &[&str] = &["18:00", "19:00", "20:00", "21:00"];
 
-const INSTRUCTIONS: &str = "You are a restaurant booking assistant. Use the tools for every fact: \
-never invent restaurants, tables or bookings.
-1. When the user asks for restaurants, your answer is only the search_restaurants call, with \
-no block and no text, like this:
+/// What the model is told besides the A2UI prompt. Each step that follows a tool's result
+/// is told by that tool's guide instead (below), right after the result.
+const INSTRUCTIONS: &str = r#"You are a restaurant booking assistant. Use the tools for every fact: never invent restaurants, tables or bookings. Keep text short.
+1. When the user asks for restaurants, your answer is only the search_restaurants call, with no block and no text, like this:
 <tool_call>
-{\"name\": \"search_restaurants\", \"arguments\": {\"cuisine\": \"italian\", \"city\": \"Lyon\"}}
+{"name": "search_restaurants", "arguments": {"cuisine": "italian", "city": "Lyon"}}
 </tool_call>
-When its result comes, show one Card per result (name, cuisine, rating, price) with a Button \
-labelled Book whose action is named \"book\" with the context {\"restaurantId\": <its id>}.
-2. When you receive the action \"book\", show a form for that restaurant: a TextField for the \
-name, a TextField for the party size, a TextField for the time (18:00 to 21:00), and a Button \
-labelled Confirm whose action is named \"confirm\" with the restaurant id, name, party size and \
-time in its context (bound to the form's fields).
-3. When you receive \"confirm\", call check_availability, then book_table if a table is free, \
-and show the confirmation (the booking id) or what went wrong.
-Keep text short.";
+2. When you receive the action "book", show a form for that restaurant: a TextField for the name, a TextField for the party size, a TextField for the time (18:00 to 21:00), and a Button labelled Confirm whose action is named "confirm" with the restaurant id, name, party size and time in its context (bound to the form's fields).
+3. When you receive "confirm", call check_availability, then book_table if a table is free, and show the booking or what went wrong."#;
+
+/// What the model is told after a search result, when it writes Express. Qwen2.5-Coder-1.5B
+/// given the result with nothing after it answered with an invented call in its chat
+/// template's `<tool_response>` tags; shown a finished example block in its instructions, it
+/// skipped the search and drew the example's restaurants. A block to fill in, right after
+/// the result, it fills in.
+const SHOW_RESULTS: &str = r#"Now show the user the restaurants of the result above: one Card per restaurant, all in one <a2ui> block, written like this with each {field} replaced by the restaurant's own value:
+<a2ui>
+surface("results")
+root = Column([card1, card2])
+card1 = Card(Column([Text("{name}", variant="h3"), Text("{cuisine}, rated {rating}, {price}"), Button(Text("Book"), action=Event("book", {restaurantId: "{id}", name: "{name}"}))]))
+card2 = Card(Column([Text("{name}", variant="h3"), Text("{cuisine}, rated {rating}, {price}"), Button(Text("Book"), action=Event("book", {restaurantId: "{id}", name: "{name}"}))]))
+</a2ui>"#;
+
+/// What the model is told when the user pressed Book, when it writes Express: given the
+/// action with the form described in words only, the 1.5B model drew its cards again.
+const SHOW_FORM: &str = r#"Now show the booking form for the restaurant of the action above, in one <a2ui> block, written like this with {restaurantId} replaced by the action's restaurantId. The $/booking/... bindings stay as they are: the user fills them in.
+<a2ui>
+surface("booking")
+root = Column([title, guest, size, time, confirm])
+title = Text("Book a table", variant="h3")
+guest = TextField("Name", $/booking/name)
+size = TextField("Party size", $/booking/size, variant="number")
+time = TextField("Time (18:00 to 21:00)", $/booking/time)
+confirm = Button(Text("Confirm"), action=Event("confirm", {restaurantId: "{restaurantId}", name: $/booking/name, partySize: $/booking/size, time: $/booking/time}))
+</a2ui>"#;
+
+/// What the model is told when the user pressed Confirm. `book_table` itself refuses a full
+/// restaurant (a result the model reads), so a small model is not asked to choose between
+/// two steps: told "if available, call book_table, else say it is full" after a check that
+/// said a table was free, the 1.5B model said it was full.
+const BOOK: &str = r#"Now book the table: your answer is only the book_table call, with the restaurantId, name, partySize and time of the action above:
+<tool_call>
+{"name": "book_table", "arguments": {"restaurantId": "{restaurantId}", "name": "{name}", "partySize": {partySize}, "time": "{time}"}}
+</tool_call>"#;
+
+/// What the model is told after a booking was made, when it writes Express.
+const SHOW_BOOKING: &str = r#"Now show the user the booking of the result above, in one <a2ui> block, written like this with each {field} replaced by the booking's own value:
+<a2ui>
+surface("booked")
+root = Card(Column([Text("Booked: {bookingId}", variant="h3"), Text("{restaurant} at {time}, {partySize} people, for {name}")]))
+</a2ui>"#;
 
 /// The bookings made so far.
 #[derive(Default)]
@@ -248,7 +291,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(_) => return Err(usage.into()),
     };
     let bookings = Arc::new(Bookings::default());
-    let mut model = OpenAiChat::builder(url, &name)
+    let model = OpenAiChat::builder(url, &name)
         .instructions(INSTRUCTIONS)
         .temperature(0.2)
         .repair_temperature(0.7)
@@ -259,11 +302,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             RepairTurns::Continue
         })
-        .first_token_timeout(Duration::from_secs(900))
-        .tool(search())
-        .tool(check_availability())
-        .tool(book_table(bookings))
-        .max_tool_rounds(4);
+        .first_token_timeout(Duration::from_secs(900));
+    // The guides are blocks of Express; a model writing JSON is a larger one, told in words.
+    let (search, check, book) = if express {
+        (
+            search().guide(SHOW_RESULTS),
+            check_availability(),
+            book_table(bookings).guide(SHOW_BOOKING),
+        )
+    } else {
+        (search(), check_availability(), book_table(bookings))
+    };
+    let mut model = model.tool(search).tool(check).tool(book).max_tool_rounds(4);
+    if express {
+        // Each step carries what it needs (an action's context, the round's results), and
+        // a small model shown its earlier answers writes them again (with the last two
+        // messages, it drew the form again where it was told to check a table).
+        model = model
+            .action_guide("book", SHOW_FORM)
+            .action_guide("confirm", BOOK)
+            .max_history(0)
+            // A small model that runs on writes until its context is full.
+            .max_tokens(800);
+    }
     if let Ok(key) = std::env::var("OPENAI_API_KEY") {
         model = model.api_key(key);
     }

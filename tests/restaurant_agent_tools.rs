@@ -147,3 +147,120 @@ async fn the_restaurant_agent_searches_and_books_through_its_tools() {
     );
     assert_eq!(results[n - 1], "Error: Siam Garden is full at 20:00");
 }
+
+/// The blocks the agent's instructions show the model (`<a2ui>` … `</a2ui>`).
+fn blocks(text: &str) -> Vec<&str> {
+    text.split("<a2ui>")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("</a2ui>").map(|(block, _)| block))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_block_the_tools_guides_show_the_model_compiles_to_valid_ui() {
+    use a2ui_agent::a2ui::{Catalog, ProtocolVersion, Validator};
+    use a2ui_agent::format::express::Express;
+
+    // A small model copies the shape of what it is shown: a block that does not compile is
+    // a mistake it makes on every turn. Both tools answer in one round, so the next request
+    // carries both guides; the Book action brings the form's.
+    let mock = MockModel::start(vec![
+        answer(
+            &[
+                call(
+                    0,
+                    Some("s"),
+                    Some("search_restaurants"),
+                    r#"{"city": "Paris"}"#,
+                ),
+                call(
+                    1,
+                    Some("b"),
+                    Some("book_table"),
+                    r#"{"restaurantId": "r1", "name": "Ada", "partySize": 2, "time": "20:00"}"#,
+                ),
+            ],
+            "tool_calls",
+        ),
+        answer(&[text("Done.")], "stop"),
+        answer(&[text("A form.")], "stop"),
+    ])
+    .await;
+    let mut child = tokio::process::Command::new(example())
+        .args(["--model-url", &mock.base_url, "--model", "m", "--port", "0"])
+        .args(["--format", "express"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line.strip_prefix("listening on ").unwrap().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+        "kind": "message", "role": "user", "messageId": "m1",
+        "parts": [{"kind": "text", "text": "Thai food in Paris?"}]}}});
+    let sent: Value = reqwest::Client::new()
+        .post(&url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(sent["result"]["id"].is_string(), "{sent}");
+    // The user presses Book: the form's guide follows the action.
+    let action = json!({"version": "v0.9", "action": {"name": "book", "surfaceId": "results",
+        "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z",
+        "context": {"restaurantId": "r1", "name": "Baan Thai"}}});
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {"message": {
+        "kind": "message", "role": "user", "messageId": "m2",
+        "parts": [{"kind": "data", "data": action}]}}});
+    let pressed: Value = reqwest::Client::new()
+        .post(&url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(pressed["result"]["id"].is_string(), "{pressed}");
+    let requests = mock.requests();
+    let last_of = |request: &Value| {
+        let last = request["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap();
+        assert_eq!(last["role"], "system", "{last}");
+        last["content"].as_str().unwrap().to_owned()
+    };
+    let guides = format!("{}\n{}", last_of(&requests[1]), last_of(&requests[2]));
+    let shown = blocks(&guides);
+    assert_eq!(
+        shown.len(),
+        3,
+        "the results, the booking and the form: {guides}"
+    );
+    let version = ProtocolVersion::V0_9;
+    let express = Express::bound(version, vec![Catalog::basic(version)]).unwrap();
+    let validator = Validator::basic(version);
+    for block in shown {
+        let messages = express
+            .compile(block)
+            .unwrap_or_else(|e| panic!("{e}\n{block}"));
+        validator
+            .check_response(&messages)
+            .unwrap_or_else(|e| panic!("{e:?}\n{block}"));
+        assert!(
+            messages.iter().any(|m| m.get("createSurface").is_some()),
+            "{block}"
+        );
+    }
+}

@@ -46,10 +46,12 @@ function instrument() {
       .map((node) => [...node.childNodes].filter((c) => c.nodeType === Node.TEXT_NODE).map((c) => c.textContent.trim()).join(' '))
       .filter(Boolean)
       .join(' | ');
-  // The last visible button whose text matches `pattern` (the newest surface is last).
-  window.__button = (pattern) => {
+  // The last visible button whose text matches `pattern` (the newest surface is last), or
+  // with `first` the first one.
+  window.__button = (pattern, first = false) => {
     const re = new RegExp(pattern, 'i');
-    return all().filter((node) => node.localName === 'button' && visible(node) && re.test(node.innerText ?? node.textContent)).pop() ?? null;
+    const found = all().filter((node) => node.localName === 'button' && visible(node) && re.test(node.innerText ?? node.textContent));
+    return (first ? found[0] : found.pop()) ?? null;
   };
   // Each visible input with the text of the label or placeholder that names it.
   window.__inputs = () =>
@@ -97,7 +99,9 @@ async function run(page) {
   // Baan Thai is what search_restaurants answers for Thai in Paris: on screen, the tool ran.
   if (!report('cards drawn from the search tool', /Baan Thai/.test(text), text)) return false;
 
-  const book = (await page.evaluateHandle(() => window.__button('book|reserve'))).asElement();
+  // The first card's: Baan Thai, the first restaurant the search answers, has tables free
+  // (Siam Garden, the second, is full, and a model that says so is right).
+  const book = (await page.evaluateHandle(() => window.__button('book|reserve', true))).asElement();
   if (!report('a Book button', book !== null, text)) return false;
   await book.click();
   await idle(page);
