@@ -6,6 +6,7 @@
 mod llm_support;
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use llm_support::{Answer, MockModel, call, sse, text};
@@ -24,6 +25,37 @@ fn example() -> std::path::PathBuf {
         path.display()
     );
     path
+}
+
+/// The example against `mock` with `args`, and the URL it listens on.
+async fn start(mock: &MockModel, args: &[&str]) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(example())
+        .args(["--model-url", &mock.base_url, "--model", "m", "--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line.strip_prefix("listening on ").unwrap().to_owned();
+    (child, url)
+}
+
+/// Message ids, one per message sent.
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// `message/send` of a new message holding `part`: the JSON-RPC answer.
+async fn send(url: &str, part: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+        "kind": "message", "role": "user", "messageId": format!("m{}", NEXT_ID.fetch_add(1, Ordering::Relaxed)),
+        "parts": [part]}}});
+    let answer = reqwest::Client::new().post(url).json(&body).send().await;
+    answer.unwrap().json().await.unwrap()
 }
 
 fn answer(deltas: &[Value], finish: &str) -> Answer {
@@ -66,19 +98,7 @@ async fn the_restaurant_agent_searches_and_books_through_its_tools() {
         answer(&[text("Booked.")], "stop"),
     ])
     .await;
-    let mut child = tokio::process::Command::new(example())
-        .args(["--model-url", &mock.base_url, "--model", "m", "--port", "0"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let url = line.strip_prefix("listening on ").unwrap().to_owned();
+    let (_child, url) = start(&mock, &[]).await;
     let http = reqwest::Client::new();
     let page = http.get(&url).send().await.unwrap().text().await.unwrap();
     assert!(
@@ -186,49 +206,14 @@ async fn every_block_the_tools_guides_show_the_model_compiles_to_valid_ui() {
         answer(&[text("A form.")], "stop"),
     ])
     .await;
-    let mut child = tokio::process::Command::new(example())
-        .args(["--model-url", &mock.base_url, "--model", "m", "--port", "0"])
-        .args(["--format", "express"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let url = line.strip_prefix("listening on ").unwrap().to_owned();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
-        "kind": "message", "role": "user", "messageId": "m1",
-        "parts": [{"kind": "text", "text": "Thai food in Paris?"}]}}});
-    let sent: Value = reqwest::Client::new()
-        .post(&url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_child, url) = start(&mock, &["--format", "express"]).await;
+    let sent = send(&url, json!({"kind": "text", "text": "Thai food in Paris?"})).await;
     assert!(sent["result"]["id"].is_string(), "{sent}");
     // The user presses Book: the form's guide follows the action.
     let action = json!({"version": "v0.9", "action": {"name": "book", "surfaceId": "results",
         "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z",
         "context": {"restaurantId": "r1", "name": "Baan Thai"}}});
-    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {"message": {
-        "kind": "message", "role": "user", "messageId": "m2",
-        "parts": [{"kind": "data", "data": action}]}}});
-    let pressed: Value = reqwest::Client::new()
-        .post(&url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let pressed = send(&url, json!({"kind": "data", "data": action})).await;
     assert!(pressed["result"]["id"].is_string(), "{pressed}");
     let requests = mock.requests();
     let last_of = |request: &Value| {
