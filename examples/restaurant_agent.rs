@@ -150,8 +150,10 @@ confirm = Button(Text("Confirm"), action=Event("confirm", {restaurantId: "{resta
 /// What the model is told when the user pressed Confirm. `book_table` itself refuses a full
 /// restaurant (a result the model reads), so a small model is not asked to choose between
 /// two steps: told "if available, call book_table, else say it is full" after a check that
-/// said a table was free, the 1.5B model said it was full.
-const BOOK: &str = r#"Now book the table: your answer is only the book_table call, with the restaurantId, name, partySize and time of the action above:
+/// said a table was free, the 1.5B model said it was full. Told "Now book the table: your
+/// answer is only the book_table call, with …", it echoed that sentence before the call,
+/// so the call went out as text; worded so, it wrote the call alone in 4 of 4 replays.
+const BOOK: &str = r#"Your answer is only this call, with {restaurantId}, {name}, {partySize} and {time} replaced by those of the action above:
 <tool_call>
 {"name": "book_table", "arguments": {"restaurantId": "{restaurantId}", "name": "{name}", "partySize": {partySize}, "time": "{time}"}}
 </tool_call>"#;
