@@ -12,10 +12,11 @@ use std::collections::VecDeque;
 use futures::StreamExt;
 use tokio::time::Instant;
 
+use super::send::describe;
 use super::sse::{Decoder, SseError};
 use super::tools::{Calls, ToolCall};
 use super::wire::Chunk;
-use super::{Inner, LlmError, describe};
+use super::{Inner, LlmError};
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,179 @@
+//! One call of the chat-completions endpoint: the request posted, 429 and 5xx answers
+//! retried before the first token, a kept-alive connection the server had closed asked
+//! again, and an error answer read into words. Apart from the rounds and the stream
+//! reading, because it is the only place that talks HTTP to the model server.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use tokio::time::Instant;
+
+use super::wire::{ChatRequest, FunctionSpec, StreamOptions, ToolSpec, error_in_body};
+use super::{ChatMessage, LlmError, OpenAiChat};
+
+/// The most bytes of an error body read to find its message.
+const ERROR_BODY_LIMIT: usize = 16 * 1024;
+
+impl OpenAiChat {
+    /// Posts the chat (with the tools when `with_tools`) at `temperature`, retrying 429 and
+    /// 5xx answers; returns the response and when the accepted attempt was sent.
+    pub(super) async fn send(
+        &self,
+        messages: &[ChatMessage],
+        with_tools: bool,
+        temperature: Option<f32>,
+    ) -> Result<(reqwest::Response, Instant), LlmError> {
+        let inner = &self.inner;
+        let tools: Vec<ToolSpec<'_>> = if with_tools {
+            inner
+                .tools
+                .iter()
+                .map(|tool| ToolSpec {
+                    kind: "function",
+                    function: FunctionSpec {
+                        name: tool.name(),
+                        description: tool.description(),
+                        parameters: tool.parameters(),
+                    },
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let body = ChatRequest {
+            model: &inner.model,
+            messages,
+            stream: true,
+            stream_options: StreamOptions {
+                include_usage: true,
+            },
+            temperature,
+            max_tokens: inner.max_tokens,
+            tools: &tools,
+        };
+        let mut attempt = 0;
+        let mut resent = false;
+        loop {
+            attempt += 1;
+            let mut post = inner.http.post(&inner.endpoint).json(&body);
+            if let Some(key) = &inner.api_key {
+                post = post.bearer_auth(key);
+            }
+            let started = Instant::now();
+            // A server may hold its headers back until it has read the prompt.
+            let sent = tokio::time::timeout(inner.first_token_timeout, post.send()).await;
+            let response = match sent {
+                Err(_) => return Err(LlmError::FirstToken(inner.first_token_timeout)),
+                // A connection the server closed while the client kept it for the next
+                // request (llama.cpp's server says `Keep-Alive`, then closes after a
+                // streamed answer, and a tool round asks again at once): the request never
+                // reached the model, so it goes once more, on a new connection.
+                Ok(Err(error)) if !resent && closed_unanswered(&error) => {
+                    tracing::debug!(error = %describe(&error), "the model server had closed the connection; sending again");
+                    resent = true;
+                    attempt -= 1;
+                    continue;
+                }
+                Ok(Err(error)) => {
+                    return Err(LlmError::Connect {
+                        url: inner.endpoint.clone(),
+                        reason: inner.scrub(&describe(&error)),
+                    });
+                }
+                Ok(Ok(response)) => response,
+            };
+            let status = response.status();
+            if status.is_success() {
+                return Ok((response, started));
+            }
+            let retryable = status.as_u16() == 429 || status.is_server_error();
+            let wait = retry_after(response.headers())
+                .unwrap_or_else(|| inner.backoff.saturating_mul(1 << (attempt - 1).min(16)));
+            let message = inner.scrub(&error_message(response).await);
+            if !retryable || attempt > inner.max_retries || wait > inner.max_retry_wait {
+                tracing::warn!(status = status.as_u16(), attempt, %message, "the model server refused");
+                return Err(LlmError::Status {
+                    status: status.as_u16(),
+                    message,
+                    attempts: attempt,
+                });
+            }
+            tracing::info!(
+                status = status.as_u16(),
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                "retrying the model call"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// The delay a `Retry-After: <seconds>` header asks for.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let seconds: f64 = text.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)))
+}
+
+/// The error message of an error response: its `error.message`, else the start of its body.
+async fn error_message(response: reqwest::Response) -> String {
+    let status = response.status();
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(bytes)) = stream.next().await {
+        body.extend_from_slice(&bytes);
+        if body.len() >= ERROR_BODY_LIMIT {
+            body.truncate(ERROR_BODY_LIMIT);
+            break;
+        }
+    }
+    let body = String::from_utf8_lossy(&body);
+    if let Some(error) = error_in_body(&body) {
+        return error.describe();
+    }
+    let start: String = body.trim().chars().take(200).collect();
+    if start.is_empty() {
+        status.canonical_reason().unwrap_or("no message").to_owned()
+    } else {
+        start
+    }
+}
+
+/// A reqwest error with its causes (reqwest's own message alone says little: "error sending
+/// request").
+/// Whether `error` is a connection that closed before the server answered at all, as a kept
+/// connection the server had already closed does; not a refused or timed-out connect.
+fn closed_unanswered(error: &reqwest::Error) -> bool {
+    if error.is_connect() || error.is_timeout() || error.is_builder() || error.is_body() {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message() || hyper.is_canceled();
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            );
+        }
+        source = cause.source();
+    }
+    false
+}
+
+pub(super) fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
