@@ -8,7 +8,7 @@
 //! clone) between every request that negotiates the same catalogs.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -46,6 +46,8 @@ struct Inner {
     progressive_keys: Vec<String>,
     emit_mode: EmitMode,
     allowed: Option<Vec<String>>,
+    /// The format's grammar, written the first time it is asked for.
+    grammar: OnceLock<Option<String>>,
 }
 
 /// What a processor is built from (by the generator).
@@ -83,6 +85,7 @@ impl RequestProcessor {
                 progressive_keys: parts.progressive_keys,
                 emit_mode: parts.emit_mode,
                 allowed: parts.allowed,
+                grammar: OnceLock::new(),
             }),
         }
     }
@@ -109,6 +112,33 @@ impl RequestProcessor {
     /// The output format the model is asked to write.
     pub fn format(&self) -> &Arc<dyn OutputFormat> {
         &self.inner.format
+    }
+
+    /// The grammar (GBNF) of an answer in this processor's format for its catalogs, if the
+    /// format has one ([`OutputFormat::grammar`]): what a model server that constrains
+    /// sampling (llama.cpp's `grammar` member) is given, so that the model can only write
+    /// blocks that read and name what the catalogs declare. Written once per catalog set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::format::express::Express;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let express = Generator::builder(ProtocolVersion::V0_9).format(Express::new()).build()?;
+    /// let processor = express.negotiate(None)?;
+    /// let grammar = processor.grammar().expect("Express has one");
+    /// assert!(grammar.contains("\"Button(\""));
+    /// // Direct JSON has none.
+    /// assert!(Generator::v0_9().negotiate(None)?.grammar().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn grammar(&self) -> Option<&str> {
+        self.inner
+            .grammar
+            .get_or_init(|| self.inner.format.grammar())
+            .as_deref()
     }
 
     /// A fresh reader for one response: the generator's progressive keys and emission mode,

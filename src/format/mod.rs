@@ -150,6 +150,15 @@ pub trait OutputFormat: Send + Sync + 'static {
     fn describes_catalogs(&self) -> bool {
         false
     }
+
+    /// A grammar of the whole answer in GBNF (llama.cpp's notation, which xgrammar-based
+    /// servers also read), for a model server that restricts sampling to it: an answer
+    /// sampled under it can always be read, and names only what the catalogs declare.
+    /// `None` (the default): the format offers none. [`express::Express`] offers one once
+    /// bound; see [`RequestProcessor::grammar`](crate::processor::RequestProcessor::grammar).
+    fn grammar(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Reads one response written in an [`OutputFormat`].

@@ -1,5 +1,6 @@
 //! `a2ui-agent prompt`: print the system prompt a model is given for a protocol version and
-//! its catalogs, exactly as the server's generator writes it.
+//! its catalogs, exactly as the server's generator writes it (or, with `--grammar`, the
+//! grammar a model server can constrain the answer to).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,11 @@ pub struct Args {
     /// The output format the model is asked to write.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Print the format's grammar (GBNF, for a model server that constrains sampling, such
+    /// as llama.cpp's `grammar` member) instead of the prompt; an error for a format that
+    /// has none (Direct JSON).
+    #[arg(long)]
+    grammar: bool,
 }
 
 /// The generator a command line describes: the built-in one when nothing is said, else
@@ -113,5 +119,13 @@ fn prompt(args: &Args) -> Result<String, String> {
         Format::Express => generator.negotiate_with_format(capabilities.as_ref(), Express::new()),
     }
     .map_err(|e| e.to_string())?;
+    if args.grammar {
+        return processor.grammar().map(str::to_owned).ok_or_else(|| {
+            format!(
+                "the {} format has no grammar (Express has one)",
+                processor.format().name()
+            )
+        });
+    }
     Ok(processor.prompt().to_owned())
 }

@@ -20,11 +20,7 @@ pub(crate) fn write(
     allowed: Option<&[String]>,
     default_surface: &str,
 ) -> String {
-    let kinds: Vec<&str> = message_kinds(version)
-        .iter()
-        .copied()
-        .filter(|k| allowed.is_none_or(|a| a.iter().any(|x| x == k)))
-        .collect();
+    let kinds = allowed_kinds(version, allowed);
     let has = |kind: &str| kinds.contains(&kind);
     let mut out = String::with_capacity(8 * 1024);
     let _ = write!(
@@ -116,6 +112,18 @@ pub(crate) fn write(
     out
 }
 
+/// The message kinds of `version` that `allowed` permits (`None`: all of them).
+pub(super) fn allowed_kinds(
+    version: ProtocolVersion,
+    allowed: Option<&[String]>,
+) -> Vec<&'static str> {
+    message_kinds(version)
+        .iter()
+        .copied()
+        .filter(|k| allowed.is_none_or(|a| a.iter().any(|x| x == k)))
+        .collect()
+}
+
 /// How the prompt lists `component` of `catalog`: its signature, each parameter with what it
 /// takes, in the order the compiler maps positional arguments
 /// (`` `Text(text: string | $path | call, variant?: "h1" | ..)` ``). A compile error about a
@@ -181,7 +189,7 @@ fn describe(out: &mut String, catalog: &Catalog) {
     out.push('\n');
 }
 
-fn required_of(component: Option<&Value>) -> Vec<&str> {
+pub(super) fn required_of(component: Option<&Value>) -> Vec<&str> {
     let Some(component) = component else {
         return Vec::new();
     };

@@ -33,6 +33,7 @@
 
 mod compile;
 mod decompile;
+mod grammar;
 mod instructions;
 mod response;
 mod syntax;
@@ -444,6 +445,17 @@ impl OutputFormat for Express {
 
     fn describes_catalogs(&self) -> bool {
         true
+    }
+
+    /// The notation for the bound catalogs and allowed message kinds (see the `grammar`
+    /// module); `None` before binding.
+    fn grammar(&self) -> Option<String> {
+        let bound = self.bound.as_ref()?;
+        Some(grammar::write(
+            bound.version,
+            &bound.catalogs,
+            bound.allowed.as_deref(),
+        ))
     }
 
     /// What small models got wrong in the eval: one name for several components, a string

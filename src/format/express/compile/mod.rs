@@ -22,7 +22,7 @@ mod component;
 mod dotted;
 mod names;
 mod orphans;
-mod schema;
+pub(super) mod schema;
 mod value;
 
 pub use names::Redefined;

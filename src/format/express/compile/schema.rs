@@ -10,7 +10,7 @@ use crate::format::express::tree::{Call, Expr, ExprKind};
 /// A component's signature: its own properties in document order, then those of the
 /// catalog's local mixins (`#/$defs/CatalogComponentCommon`: `weight`), then `checks` when
 /// it is checkable. `component`, `id` and `catalogId` are no arguments.
-pub(super) fn signature(catalog: &Catalog, component: &str) -> Vec<String> {
+pub(in crate::format::express) fn signature(catalog: &Catalog, component: &str) -> Vec<String> {
     let mut out: Vec<String> = catalog
         .property_order(component)
         .iter()
@@ -54,7 +54,7 @@ pub(super) fn signature(catalog: &Catalog, component: &str) -> Vec<String> {
 
 /// The schema of `property` of `component`: in the component schema, an `allOf` branch, or
 /// a local mixin it refers to.
-pub(super) fn property_schema<'c>(
+pub(in crate::format::express) fn property_schema<'c>(
     catalog: &'c Catalog,
     component: &str,
     property: &str,
