@@ -37,7 +37,9 @@
 //! its own (one whose first turn is not scored is not asked). Requests are
 //! sent at temperature 0; `--repair-temperature` sets repair turns' (default 0), and
 //! `--repair-turns retry` asks a repair as the message again with what was refused
-//! (`llm::RepairTurns::Retry`; default `continue`).
+//! (`llm::RepairTurns::Retry`; default `continue`). `--grammar` sends the format's grammar
+//! with each call (`OpenAiChatBuilder::constrain("grammar")`, llama.cpp's member), so the
+//! model samples only blocks that read (Express only).
 
 #[path = "eval/relay.rs"]
 mod relay;
@@ -88,6 +90,7 @@ struct Args {
     prompt_only: bool,
     repair_temperature: f32,
     repair_turns: RepairTurns,
+    grammar: bool,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -103,7 +106,7 @@ impl Args {
                      [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
                      [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
-                     [--repair-temperature T] [--repair-turns continue|retry]";
+                     [--repair-temperature T] [--repair-turns continue|retry] [--grammar]";
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -154,6 +157,7 @@ impl Args {
                     return Err(format!("unknown repair turns '{other}'; {usage}").into());
                 }
             },
+            grammar: args.iter().any(|arg| arg == "--grammar"),
         })
     }
 }
@@ -400,13 +404,16 @@ async fn main() -> Result<(), Error> {
 
     let usage = Arc::new(Mutex::new(Usage::default()));
     let relayed = relay(args.model_url.clone(), usage.clone()).await?;
-    let chat = OpenAiChat::builder(relayed, &args.model)
+    let mut chat = OpenAiChat::builder(relayed, &args.model)
         .temperature(0.0)
         .repair_temperature(args.repair_temperature)
         .repair_turns(args.repair_turns)
         .max_tokens(args.max_tokens)
-        .first_token_timeout(Duration::from_secs(3600))
-        .build()?;
+        .first_token_timeout(Duration::from_secs(3600));
+    if args.grammar {
+        chat = chat.constrain("grammar");
+    }
+    let chat = chat.build()?;
     let calls = Arc::new(AtomicUsize::new(0));
     let agent = EvalAgent {
         chat,

@@ -99,6 +99,7 @@ struct Inner {
     max_retry_wait: Duration,
     tools: Vec<Tool>,
     max_tool_rounds: u32,
+    grammar_member: Option<String>,
 }
 
 impl fmt::Debug for OpenAiChat {
@@ -136,6 +137,7 @@ pub struct OpenAiChatBuilder {
     max_retry_wait: Duration,
     tools: Vec<Tool>,
     max_tool_rounds: u32,
+    grammar_member: Option<String>,
 }
 
 impl fmt::Debug for OpenAiChatBuilder {
@@ -178,6 +180,7 @@ impl OpenAiChat {
             max_retry_wait: Duration::from_secs(30),
             tools: Vec::new(),
             max_tool_rounds: 8,
+            grammar_member: None,
         }
     }
 
@@ -236,7 +239,9 @@ impl OpenAiChat {
         messages: &[ChatMessage],
     ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
     {
-        let (response, started) = self.send(messages, false, self.inner.temperature).await?;
+        let (response, started) = self
+            .send(messages, false, self.inner.temperature, None)
+            .await?;
         let pieces = answer::pieces(
             response,
             started,
@@ -263,12 +268,14 @@ impl OpenAiChat {
         &self,
         messages: Vec<ChatMessage>,
     ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
-        rounds::reply(self.clone(), messages, self.inner.temperature)
+        rounds::reply(self.clone(), messages, self.inner.temperature, None)
     }
 
     /// [`reply`](Self::reply) for `request`, whose chat `messages` are (your own, or
     /// [`messages`](Self::messages)): a repair turn is asked at the
-    /// [repair temperature](OpenAiChatBuilder::repair_temperature).
+    /// [repair temperature](OpenAiChatBuilder::repair_temperature), and a client that
+    /// [constrains](OpenAiChatBuilder::constrain) answers sends the grammar of the
+    /// request's A2UI format.
     pub fn reply_to(
         &self,
         request: &Request,
@@ -278,7 +285,13 @@ impl OpenAiChat {
             Some(repairing) if !request.repairs().is_empty() => Some(repairing),
             _ => self.inner.temperature,
         };
-        rounds::reply(self.clone(), messages, temperature)
+        let grammar = self
+            .inner
+            .grammar_member
+            .as_ref()
+            .and_then(|_| request.a2ui()?.grammar())
+            .map(str::to_owned);
+        rounds::reply(self.clone(), messages, temperature, grammar)
     }
 }
 
@@ -415,6 +428,28 @@ impl OpenAiChatBuilder {
         self
     }
 
+    /// Constrains each answer to the grammar of the request's A2UI format, sent as the
+    /// request member `member`: `"grammar"` for llama.cpp's server. The server then
+    /// samples only tokens the grammar allows, so a block always reads and names only
+    /// components, properties and values the catalogs declare (see
+    /// [`RequestProcessor::grammar`](crate::processor::RequestProcessor::grammar)); a
+    /// request whose format has no grammar (Direct JSON), or that offers tools, is sent
+    /// without one (llama.cpp's server refuses a grammar beside tools).
+    ///
+    /// ```
+    /// use a2ui_agent::llm::OpenAiChat;
+    ///
+    /// let model = OpenAiChat::builder("http://localhost:8081/v1", "local")
+    ///     .constrain("grammar")
+    ///     .build()?;
+    /// # Ok::<(), a2ui_agent::llm::LlmError>(())
+    /// ```
+    #[must_use]
+    pub fn constrain(mut self, member: impl Into<String>) -> Self {
+        self.grammar_member = Some(member.into()).filter(|m: &String| !m.is_empty());
+        self
+    }
+
     /// A tool the model may call (see [`Tool`]); add one call per tool.
     #[must_use]
     pub fn tool(mut self, tool: Tool) -> Self {
@@ -527,6 +562,7 @@ impl OpenAiChatBuilder {
                 max_retry_wait: self.max_retry_wait,
                 tools: self.tools,
                 max_tool_rounds: self.max_tool_rounds,
+                grammar_member: self.grammar_member,
             }),
         })
     }

@@ -22,11 +22,12 @@ use crate::agent::ReplyEvent;
 /// The status while the model has written nothing yet.
 pub(crate) const READING: &str = "The model is reading the prompt…";
 
-/// The reply to `messages` at `temperature`, tools and all.
+/// The reply to `messages` at `temperature`, under `grammar` if any, tools and all.
 pub(crate) fn reply(
     chat: OpenAiChat,
     mut messages: Vec<ChatMessage>,
     temperature: Option<f32>,
+    grammar: Option<String>,
 ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
     let inner = chat.inner.clone();
     async_stream::stream! {
@@ -37,7 +38,7 @@ pub(crate) fn reply(
             tokio::pin!(notice);
             let mut noticed = false;
             let sent = {
-                let send = chat.send(&messages, true, temperature);
+                let send = chat.send(&messages, true, temperature, grammar.as_deref());
                 tokio::pin!(send);
                 let sent = tokio::select! {
                     biased;

@@ -21,6 +21,26 @@ pub(crate) struct ChatRequest<'a> {
     pub(crate) max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "<[ToolSpec<'_>]>::is_empty")]
     pub(crate) tools: &'a [ToolSpec<'a>],
+    /// The grammar the answer is sampled under, as the member the server reads it from
+    /// (llama.cpp: `grammar`); empty when none is sent.
+    #[serde(flatten)]
+    pub(crate) grammar: Option<Grammar<'a>>,
+}
+
+/// A grammar (GBNF) under a member name of the server's choosing.
+#[derive(Debug)]
+pub(crate) struct Grammar<'a> {
+    pub(crate) member: &'a str,
+    pub(crate) text: &'a str,
+}
+
+impl Serialize for Grammar<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(self.member, self.text)?;
+        map.end()
+    }
 }
 
 /// `tools[i]` of the request: `{"type": "function", "function": {name, description,
