@@ -9,7 +9,8 @@
 //! ```
 //!
 //! `--format express` has the model write A2UI Express instead of JSON (v0.9; the prompt is
-//! a fifth of the tokens, which a small local model reads in time). `scripts/restaurant-real-model.sh`
+//! a fifth of the tokens, which a small local model reads in time); `--grammar` sends its
+//! grammar to a llama.cpp server for the rounds that offer no tool. `scripts/restaurant-real-model.sh`
 //! runs it against the local real model and drives the page in Chromium
 //! (`web/test/restaurant.mjs`): ask, Book, fill the form, Confirm, and look for the booking id.
 //!
@@ -25,7 +26,9 @@
 //! fill in, and none of the task's history goes to the model
 //! (`OpenAiChatBuilder::max_history`). Each step carries what the next needs (the Book
 //! button's context names the restaurant; Confirm's holds the whole booking), and Confirm
-//! goes straight to `book_table`, which refuses a full restaurant itself.
+//! goes straight to `book_table`, which refuses a full restaurant itself. The server makes
+//! each step do what it is for (`OpenAiChatBuilder::tool_choice`, `action_tool_choice`):
+//! a question must search, Confirm must book, Book is offered no tool and draws.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -35,7 +38,7 @@ use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::{OpenAiChat, RepairTurns, Tool, ToolError};
+use a2ui_agent::llm::{OpenAiChat, RepairTurns, Tool, ToolChoice, ToolError};
 use a2ui_agent::reply::OnInvalid;
 use serde_json::{Value, json};
 
@@ -280,8 +283,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The log says what a client is shown only the id of ("… (error id …)").
     tracing_subscriber::fmt().with_target(false).init();
     let args: Vec<String> = std::env::args().collect();
-    let usage =
-        "usage: restaurant_agent --model-url URL --model NAME [--port N] [--format direct|express]";
+    let usage = "usage: restaurant_agent --model-url URL --model NAME [--port N] \
+                 [--format direct|express] [--grammar]";
     let url = flag(&args, "--model-url").ok_or(usage)?;
     let name = flag(&args, "--model").ok_or(usage)?;
     let port: u16 = flag(&args, "--port")
@@ -292,6 +295,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("express") => true,
         Some(_) => return Err(usage.into()),
     };
+    let grammar = args.iter().any(|arg| arg == "--grammar");
     let bookings = Arc::new(Bookings::default());
     let model = OpenAiChat::builder(url, &name)
         .instructions(INSTRUCTIONS)
@@ -325,7 +329,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .action_guide("confirm", BOOK)
             .max_history(0)
             // A small model that runs on writes until its context is full.
-            .max_tokens(800);
+            .max_tokens(800)
+            // What each step must do, where the server can make it: a question is searched
+            // (the 1.5B model copied the tool list out in 3 of 12 first turns), Confirm books
+            // (it echoed the guide before the call, which then went out as text), and Book
+            // only draws, with no tool offered, so a grammar can shape its form.
+            .tool_choice(ToolChoice::Required)
+            .action_tool_choice("book", ToolChoice::None)
+            .action_tool_choice("confirm", ToolChoice::Required);
+    }
+    if grammar {
+        // llama.cpp's member; a round that offers tools goes without it.
+        model = model.constrain("grammar");
     }
     if let Ok(key) = std::env::var("OPENAI_API_KEY") {
         model = model.api_key(key);

@@ -702,3 +702,111 @@ fn at_most_the_last_messages_of_the_history_go_to_the_model() {
     assert_eq!(chat(Some(0)), ["system: Be brief.", "user: Book it."]);
     assert_eq!(chat(Some(10)), chat(None));
 }
+
+/// What the model server received for each round of a reply to `request`.
+async fn rounds_sent(
+    chat: impl FnOnce(a2ui_agent::llm::OpenAiChatBuilder) -> a2ui_agent::llm::OpenAiChatBuilder,
+    script: Vec<Answer>,
+    request: &a2ui_agent::request::Request,
+) -> Vec<Value> {
+    let mock = MockModel::start(script).await;
+    let chat = chat(client(&mock).tool(echo("search")).tool(echo("book")))
+        .build()
+        .unwrap();
+    let mut stream = Box::pin(chat.reply_to(request, chat.messages(request)));
+    while let Some(item) = stream.next().await {
+        assert!(item.is_ok(), "{item:?}");
+    }
+    mock.requests()
+}
+
+#[tokio::test]
+async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
+    use a2ui_agent::a2a::{Message, Part};
+    use a2ui_agent::a2ui::{ProtocolVersion, ValidationError};
+    use a2ui_agent::format::express::Express;
+    use a2ui_agent::generator::Generator;
+    use a2ui_agent::llm::ToolChoice;
+    use a2ui_agent::request::{Repair, Request};
+
+    let express = || {
+        Generator::builder(ProtocolVersion::V0_9)
+            .format(Express::new())
+            .build()
+            .unwrap()
+            .negotiate(None)
+            .unwrap()
+    };
+    let action = |name: &str| {
+        let message = json!({"version": "v0.9", "action": {"name": name, "surfaceId": "s",
+            "sourceComponentId": "b", "timestamp": "2026-01-01T00:00:00Z", "context": {}}});
+        Part::data(message.as_object().unwrap().clone())
+    };
+    let asked =
+        |parts: Vec<Part>| Request::new(Message::user("m1", parts), "t", "c").with_a2ui(express());
+    let choices = |chat: a2ui_agent::llm::OpenAiChatBuilder| {
+        chat.constrain("grammar")
+            .tool_choice(ToolChoice::Required)
+            .action_tool_choice("book", ToolChoice::None)
+            .action_tool_choice("confirm", ToolChoice::Auto)
+            .action_tool_choice("confirm", ToolChoice::Required)
+    };
+    let one_call = || answer(&[call(0, Some("c1"), Some("search"), "{}")], "tool_calls");
+
+    // A message: the first round must call, the one after the results may answer.
+    let sent = rounds_sent(
+        choices,
+        vec![one_call(), final_answer()],
+        &asked(vec![Part::text("Thai?")]),
+    )
+    .await;
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0]["tool_choice"], "required");
+    assert_eq!(sent[0]["tools"].as_array().map(Vec::len), Some(2));
+    assert!(sent[1].get("tool_choice").is_none(), "{}", sent[1]);
+    assert_eq!(sent[1]["tools"].as_array().map(Vec::len), Some(2));
+    assert!(
+        sent.iter().all(|s| s.get("grammar").is_none()),
+        "never beside tools"
+    );
+
+    // An action that only draws: no tool is offered, so the grammar goes.
+    let sent = rounds_sent(choices, vec![final_answer()], &asked(vec![action("book")])).await;
+    assert!(sent[0].get("tools").is_none() && sent[0].get("tool_choice").is_none());
+    assert!(
+        sent[0]["grammar"]
+            .as_str()
+            .is_some_and(|g| g.contains("\"Button(\""))
+    );
+
+    // The newest choice for an action that acts.
+    let sent = rounds_sent(
+        |chat| choices(chat).tool_choice(ToolChoice::Auto),
+        vec![one_call(), final_answer()],
+        &asked(vec![action("confirm")]),
+    )
+    .await;
+    assert_eq!(sent[0]["tool_choice"], "required");
+    // Without the action, the client's own choice (auto: nothing sent).
+    let sent = rounds_sent(
+        |chat| choices(chat).tool_choice(ToolChoice::Auto),
+        vec![final_answer()],
+        &asked(vec![Part::text("hello")]),
+    )
+    .await;
+    assert!(sent[0].get("tool_choice").is_none() && sent[0].get("tools").is_some());
+
+    // A repair turn writes the UI again: it is never made to call a tool.
+    let repair = asked(vec![Part::text("Thai?")]).with_repair(Repair::new(
+        ProtocolVersion::V0_9,
+        "<a2ui>\nroot = Text(1)\n</a2ui>",
+        vec![ValidationError::new(
+            "/text",
+            "expected a string",
+            None,
+            None,
+        )],
+    ));
+    let sent = rounds_sent(choices, vec![final_answer()], &repair).await;
+    assert!(sent[0].get("tool_choice").is_none(), "{}", sent[0]);
+}

@@ -14,7 +14,7 @@ use futures::StreamExt;
 use futures::future::join_all;
 
 use super::answer::{Piece, pieces};
-use super::tools::{Tool, ToolCall, run};
+use super::tools::{Tool, ToolCall, ToolChoice, run};
 use super::written::Written;
 use super::{ChatMessage, LlmError, OpenAiChat};
 use crate::agent::ReplyEvent;
@@ -22,12 +22,14 @@ use crate::agent::ReplyEvent;
 /// The status while the model has written nothing yet.
 pub(crate) const READING: &str = "The model is reading the prompt…";
 
-/// The reply to `messages` at `temperature`, under `grammar` if any, tools and all.
+/// The reply to `messages` at `temperature`, under `grammar` if any, tools and all: the
+/// first round with the tool choice `first`, later ones left to the model.
 pub(crate) fn reply(
     chat: OpenAiChat,
     mut messages: Vec<ChatMessage>,
     temperature: Option<f32>,
     grammar: Option<String>,
+    first: ToolChoice,
 ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
     let inner = chat.inner.clone();
     async_stream::stream! {
@@ -37,8 +39,9 @@ pub(crate) fn reply(
             let notice = tokio::time::sleep(inner.reading_notice);
             tokio::pin!(notice);
             let mut noticed = false;
+            let choice = if round == 0 { first } else { ToolChoice::Auto };
             let sent = {
-                let send = chat.send(&messages, true, temperature, grammar.as_deref());
+                let send = chat.send(&messages, choice, temperature, grammar.as_deref());
                 tokio::pin!(send);
                 let sent = tokio::select! {
                     biased;
@@ -67,7 +70,8 @@ pub(crate) fn reply(
             let mut calls: Vec<ToolCall> = Vec::new();
             let mut begun = false;
             // With tools offered, text that may be a call written out is held back.
-            let mut written = (!inner.tools.is_empty()).then(Written::default);
+            let offered = !inner.tools.is_empty() && choice != ToolChoice::None;
+            let mut written = offered.then(Written::default);
             loop {
                 let next = if begun || noticed {
                     Some(answer.next().await)

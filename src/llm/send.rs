@@ -10,25 +10,26 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use tokio::time::Instant;
 
 use super::wire::{ChatRequest, FunctionSpec, Grammar, StreamOptions, ToolSpec, error_in_body};
-use super::{ChatMessage, LlmError, OpenAiChat};
+use super::{ChatMessage, LlmError, OpenAiChat, ToolChoice};
 
 /// The most bytes of an error body read to find its message.
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 impl OpenAiChat {
-    /// Posts the chat (with the tools when `with_tools`) at `temperature`, under `grammar`
-    /// when the client [constrains](super::OpenAiChatBuilder::constrain) answers and no tool
-    /// is offered, retrying 429 and 5xx answers; returns the response and when the accepted
-    /// attempt was sent.
+    /// Posts the chat at `temperature` with the tools as `choice` says (none offered for
+    /// [`ToolChoice::None`]), under `grammar` when the client
+    /// [constrains](super::OpenAiChatBuilder::constrain) answers and no tool is offered,
+    /// retrying 429 and 5xx answers; returns the response and when the accepted attempt
+    /// was sent.
     pub(super) async fn send(
         &self,
         messages: &[ChatMessage],
-        with_tools: bool,
+        choice: ToolChoice,
         temperature: Option<f32>,
         grammar: Option<&str>,
     ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
-        let tools: Vec<ToolSpec<'_>> = if with_tools {
+        let tools: Vec<ToolSpec<'_>> = if choice != ToolChoice::None {
             inner
                 .tools
                 .iter()
@@ -54,6 +55,8 @@ impl OpenAiChat {
             temperature,
             max_tokens: inner.max_tokens,
             tools: &tools,
+            tool_choice: (choice == ToolChoice::Required && !tools.is_empty())
+                .then_some("required"),
             // A grammar and tools are not sent together: llama.cpp's server refuses the
             // pair ("Cannot use custom grammar constraints with tools").
             grammar: match (inner.grammar_member.as_deref(), grammar) {

@@ -36,6 +36,26 @@ const MAX_RESULT: usize = 64 * 1024;
 /// The most characters of the arguments shown in a status line.
 const SHOWN_ARGUMENTS: usize = 80;
 
+/// Whether the model may, must or must not call a tool in the first round of a turn (the
+/// chat completions API's `tool_choice`); later rounds, after tool results, leave it to the
+/// model. See [`OpenAiChatBuilder::tool_choice`](super::OpenAiChatBuilder::tool_choice) and
+/// [`action_tool_choice`](super::OpenAiChatBuilder::action_tool_choice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the API's default; nothing is sent).
+    #[default]
+    Auto,
+    /// The model must call a tool (`"required"`): a server with constrained sampling, such
+    /// as llama.cpp's, can then only sample a call. For a turn that exists to act: a
+    /// search for what the user asked, a booking the user confirmed.
+    Required,
+    /// No tool is offered in that round, so the model answers (and a
+    /// [grammar](super::OpenAiChatBuilder::constrain) can be sent, which llama.cpp's
+    /// server refuses beside tools). For a turn that only draws, such as a form.
+    None,
+}
+
 type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync;
 
 /// A function the model may call.
