@@ -131,3 +131,30 @@ fn parse_with_a_custom_catalog_accepts_its_components() {
     ]);
     assert!(output.status.success(), "{}", stdout(&output));
 }
+
+#[test]
+fn prompt_grammar_prints_the_express_grammar_of_the_catalogs_named() {
+    let pruned = run(&[
+        "prompt",
+        "--version",
+        "v0.9",
+        "--format",
+        "express",
+        "--components",
+        "Text,Button",
+        "--grammar",
+    ]);
+    assert!(pruned.status.success());
+    let grammar = stdout(&pruned);
+    assert!(grammar.starts_with("root ::= "), "{grammar}");
+    assert!(grammar.contains("\"Text(\"") && grammar.contains("\"Button(\""));
+    assert!(
+        !grammar.contains("\"Slider(\""),
+        "only the components named"
+    );
+    // Direct JSON has none: a clear error, no grammar.
+    let direct = run(&["prompt", "--version", "v0.9", "--grammar"]);
+    assert_eq!(direct.status.code(), Some(2));
+    assert!(stdout(&direct).is_empty());
+    assert!(String::from_utf8_lossy(&direct.stderr).contains("no grammar"));
+}

@@ -12,7 +12,10 @@
 //! 5. the Python A2A client asks `a2ui-agent serve --model-url <the model>` (v0.8, the basic
 //!    catalog pruned to Text and Column) for a small UI: every A2UI part it receives
 //!    validates, and the task ends `input-required` or `completed`, or `failed` naming the
-//!    validation errors once the repairs ran out.
+//!    validation errors once the repairs ran out;
+//! 6. the grammar: the server reads the basic catalogs' Express grammars (and refuses a
+//!    broken grammar), and `serve --format express --grammar` gets an answer sampled under
+//!    it that reads and names only what the pruned catalog has.
 //!
 //! Skipped with a message when the model is not installed, unless
 //! `A2UI_REQUIRE_REAL_MODEL=1` (set by `scripts/test.sh`). It prints how long each step took.
@@ -27,6 +30,8 @@ use std::time::{Duration, Instant};
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::ReplyEvent;
+use a2ui_agent::format::express::Express;
+use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::{ChatMessage, LlmError, OpenAiChat, Tool, ToolRecord};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -269,8 +274,15 @@ async fn the_tools(server: &ModelServer) {
     assert_eq!(records.len(), 1);
 }
 
-/// Step 5: The Python client, `serve --model-url`, and the A2UI that comes back.
-async fn the_python_client(server: &ModelServer) {
+/// The Python client's one streamed turn against `serve --model-url <the model>` with
+/// `args`, in `version`: the task's final state and text, and the A2UI messages it
+/// received, each of which passes the basic catalog on its own (the repair loop holds back
+/// any that does not). `None` when the client is not installed and not required.
+async fn python_turn(
+    server: &ModelServer,
+    version: ProtocolVersion,
+    args: &[&str],
+) -> Option<(String, String, Vec<Value>)> {
     let python = root().join(".venv/bin/python");
     if !python.exists() {
         assert!(
@@ -278,22 +290,12 @@ async fn the_python_client(server: &ModelServer) {
             "the Python a2a-sdk client is not installed in .venv"
         );
         eprintln!("skipped the Python client: .venv is absent");
-        return;
+        return None;
     }
-    let command = support::serve_command(&[
-        "--model-url",
-        &server.base_url,
-        "--model",
-        ALIAS,
-        "--components",
-        "Text,Column",
-        "--max-tokens",
-        "300",
-        "--max-repairs",
-        "1",
-    ]);
-    let (_serve, url) = support::spawn_binary(command, Duration::from_secs(30)).await;
-    let version = ProtocolVersion::V0_8;
+    let mut all = vec!["--model-url", &server.base_url, "--model", ALIAS];
+    all.extend_from_slice(args);
+    let (_serve, url) =
+        support::spawn_binary(support::serve_command(&all), Duration::from_secs(30)).await;
     let output = tokio::process::Command::new(&python)
         .args(["a2ui_e2e.py", &url, "turn", version.as_str()])
         .current_dir(root().join("tests/interop"))
@@ -319,27 +321,95 @@ async fn the_python_client(server: &ModelServer) {
             messages.push(part["data"].clone());
         }
     }
-    // Each message the client received passes the catalog on its own; the repair loop holds
-    // back any that does not.
     let validator = Validator::basic(version);
     for message in &messages {
         if let Err(errors) = validator.check_message(message) {
             panic!("the client received an invalid A2UI message {message}: {errors:?}");
         }
     }
-    let state = seen["state"].as_str().unwrap();
-    let text = seen["text"].as_str().unwrap_or_default();
+    let state = seen["state"].as_str().unwrap().to_owned();
+    let text = seen["text"].as_str().unwrap_or_default().to_owned();
     eprintln!(
         "the real model's turn ended {state} with {} A2UI message(s); final text: {text:?}",
         messages.len()
     );
-    match state {
+    Some((state, text, messages))
+}
+
+/// Step 5: The Python client, `serve --model-url`, and the A2UI that comes back.
+async fn the_python_client(server: &ModelServer) {
+    let args = [
+        "--components",
+        "Text,Column",
+        "--max-tokens",
+        "300",
+        "--max-repairs",
+        "1",
+    ];
+    let Some((state, text, _)) = python_turn(server, ProtocolVersion::V0_8, &args).await else {
+        return;
+    };
+    match state.as_str() {
         "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_COMPLETED" => {}
         "TASK_STATE_FAILED" => assert!(
             text.contains("repair") || text.contains("A2UI"),
             "a failure names the validation errors: {text}"
         ),
-        other => panic!("the task ended {other}: {seen}"),
+        other => panic!("the task ended {other}: {text}"),
+    }
+}
+
+/// Step 6: The grammar. The server parses the whole basic catalog's grammar (and refuses a
+/// broken one, so a 200 means it read it), and `serve --format express --grammar` gets an
+/// answer from it that reads: whatever the task's end, nothing the grammar rules out (an
+/// unreadable block, a component or property the catalog lacks) is what stopped it.
+async fn the_grammar(http: &reqwest::Client, server: &ModelServer) {
+    let status = |grammar: String| {
+        let body = json!({"model": ALIAS, "max_tokens": 1, "grammar": grammar,
+            "messages": [{"role": "user", "content": "Hi."}]});
+        let request = http
+            .post(format!("{}/chat/completions", server.base_url))
+            .json(&body)
+            .send();
+        async move { request.await.unwrap().status() }
+    };
+    assert_eq!(status("root ::= undefined-rule".into()).await, 400);
+    for version in [ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
+        let processor = Generator::built_in(version)
+            .negotiate_with_format(None, Express::new())
+            .unwrap();
+        let grammar = processor.grammar().unwrap().to_owned();
+        assert_eq!(status(grammar).await, 200, "{version}'s grammar");
+    }
+    let args = [
+        "--format",
+        "express",
+        "--grammar",
+        "--components",
+        "Text,Column,Card,Button",
+        "--max-tokens",
+        "200",
+        "--max-repairs",
+        "1",
+    ];
+    let Some((state, text, messages)) = python_turn(server, ProtocolVersion::V0_9, &args).await
+    else {
+        return;
+    };
+    let ruled_out = [
+        "cannot read",
+        "unexpected character",
+        "is not in catalog",
+        "has no property",
+        "given twice",
+        "ends inside",
+    ];
+    assert!(
+        !ruled_out.iter().any(|r| text.contains(r)),
+        "the grammar rules this out: {text}"
+    );
+    if state != "TASK_STATE_FAILED" {
+        assert!(!messages.is_empty() || !text.is_empty(), "an empty answer");
     }
 }
 
@@ -367,5 +437,8 @@ async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     step = Instant::now();
     the_python_client(&server).await;
     eprintln!("the Python client: {:?}", step.elapsed());
+    step = Instant::now();
+    the_grammar(&http, &server).await;
+    eprintln!("the grammar: {:?}", step.elapsed());
     eprintln!("the real-model test took {:?}", started.elapsed());
 }

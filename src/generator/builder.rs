@@ -76,6 +76,31 @@ impl GeneratorBuilder {
         self
     }
 
+    /// Adds the example the built-in generators show ([`Generator::built_in`]): an order
+    /// confirmation card (`Card`, `Column`, `Text`, `Button`, data bound by path, an action
+    /// with context). [`build`](Self::build) refuses it if the catalogs lack those
+    /// components.
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::format::express::Express;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let generator = Generator::builder(ProtocolVersion::V0_9)
+    ///     .format(Express::new())
+    ///     .built_in_example()
+    ///     .build()?;
+    /// assert!(generator.negotiate(None)?.prompt().contains("confirm_order"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn built_in_example(self) -> Self {
+        let version = self.version;
+        self.example(
+            super::BUILT_IN_EXAMPLE,
+            super::examples::confirmation(version),
+        )
+    }
+
     /// Adds an example turn for the prompt. `text` is a JSON array of messages, an object
     /// `{"messages": [...]}` (the layout of the official example files), one message, or a
     /// whole model answer (text and `<a2ui-json>` blocks), shown as written.

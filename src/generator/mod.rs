@@ -16,6 +16,9 @@ mod builder;
 mod error;
 mod examples;
 
+/// The name the built-in example goes by in the prompt.
+const BUILT_IN_EXAMPLE: &str = "An order confirmation";
+
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -150,9 +153,7 @@ impl Generator {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn built_in(version: ProtocolVersion) -> Generator {
-        let built = Self::builder(version)
-            .example("An order confirmation", examples::confirmation(version))
-            .build();
+        let built = Self::builder(version).built_in_example().build();
         match built {
             Ok(generator) => generator,
             Err(e) => panic!("the built-in {version} generator does not build: {e}"),

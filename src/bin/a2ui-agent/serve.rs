@@ -13,12 +13,14 @@ use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
 use a2ui_agent::reply::OnInvalid;
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
+use crate::Format;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
 use crate::push::PushArgs;
@@ -57,6 +59,16 @@ pub struct Args {
     /// `Text,Column,Button` (a shorter prompt, read sooner by a small local model).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     components: Vec<String>,
+    /// The notation the model writes its UI in (v0.9; v0.8 is always Direct JSON):
+    /// `express` is a fraction of the prompt and of the answer's tokens, which a small
+    /// local model reads and writes many times faster.
+    #[arg(long, value_enum, default_value_t, requires = "model_url")]
+    format: Format,
+    /// Constrain each answer to the format's grammar (Express only), sent as the request's
+    /// `grammar` member, which llama.cpp's server reads: the model can then write only
+    /// blocks that read and name what the catalog has. Not sent beside tools.
+    #[arg(long, requires = "model_url")]
+    grammar: bool,
     /// The most tokens the model may write per answer (unset: the server's limit).
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
@@ -159,11 +171,23 @@ fn install_tracing() {
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let names: Vec<&str> = args.components.iter().map(|name| name.trim()).collect();
     let generator = |version: ProtocolVersion| -> Result<Generator, String> {
-        if names.is_empty() {
+        let express = args.format == Format::Express && version != ProtocolVersion::V0_8;
+        if names.is_empty() && !express {
             return Ok(Generator::built_in(version));
         }
-        Generator::builder(version)
-            .components(&names)
+        let mut builder = Generator::builder(version);
+        if !names.is_empty() {
+            builder = builder.components(&names);
+        }
+        if express {
+            // The example shows what Express answers look like; it needs its components.
+            let shown = ["Card", "Column", "Text", "Button"];
+            if names.is_empty() || shown.iter().all(|c| names.contains(c)) {
+                builder = builder.built_in_example();
+            }
+            builder = builder.format(Express::new());
+        }
+        builder
             .build()
             .map_err(|error| format!("--components: {error}"))
     };
@@ -252,6 +276,9 @@ fn model_server(
         .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs));
     if let Some(tokens) = args.max_tokens {
         chat = chat.max_tokens(tokens);
+    }
+    if args.grammar {
+        chat = chat.constrain("grammar");
     }
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);
