@@ -332,11 +332,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .max_tokens(800)
             // What each step must do, where the server can make it: a question is searched
             // (the 1.5B model copied the tool list out in 3 of 12 first turns), Confirm books
-            // (it echoed the guide before the call, which then went out as text), and Book
-            // only draws, with no tool offered, so a grammar can shape its form.
+            // with book_table (it echoed the guide before the call, which then went out as
+            // text; made to call any tool, it searched again), and Book only draws, with no
+            // tool offered, so a grammar can shape its form.
             .tool_choice(ToolChoice::Required)
             .action_tool_choice("book", ToolChoice::None)
-            .action_tool_choice("confirm", ToolChoice::Required);
+            .action_tool_choice("confirm", ToolChoice::Tool("book_table".into()));
     }
     if grammar {
         // llama.cpp's member; a round that offers tools goes without it.

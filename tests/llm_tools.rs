@@ -256,6 +256,26 @@ async fn a_model_that_never_writes_hits_the_first_token_timeout() {
 }
 
 #[test]
+fn a_tool_choice_that_names_no_tool_is_refused_when_built() {
+    use a2ui_agent::llm::ToolChoice;
+    let built = OpenAiChat::builder("http://127.0.0.1:9/v1", "m")
+        .tool(echo("search"))
+        .action_tool_choice("confirm", ToolChoice::Tool("book_table".into()))
+        .build();
+    let Err(error) = built else {
+        panic!("built with a choice of a tool it does not have")
+    };
+    assert!(error.to_string().contains("'book_table'"), "{error}");
+    assert!(
+        OpenAiChat::builder("http://127.0.0.1:9/v1", "m")
+            .tool(echo("book_table"))
+            .tool_choice(ToolChoice::Tool("book_table".into()))
+            .build()
+            .is_ok()
+    );
+}
+
+#[test]
 fn tool_names_the_api_cannot_carry_are_refused_when_built() {
     for names in [vec!["has space"], vec![""], vec!["same", "same"]] {
         let mut builder = OpenAiChat::builder("http://127.0.0.1:1/v1", "m");
@@ -745,33 +765,64 @@ async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
     let asked =
         |parts: Vec<Part>| Request::new(Message::user("m1", parts), "t", "c").with_a2ui(express());
     let choices = |chat: a2ui_agent::llm::OpenAiChatBuilder| {
-        chat.constrain("grammar")
-            .tool_choice(ToolChoice::Required)
+        chat.tool_choice(ToolChoice::Required)
             .action_tool_choice("book", ToolChoice::None)
             .action_tool_choice("confirm", ToolChoice::Auto)
-            .action_tool_choice("confirm", ToolChoice::Required)
+            .action_tool_choice("confirm", ToolChoice::Tool("book".into()))
     };
+    let constrained = |chat| choices(chat).constrain("grammar");
     let one_call = || answer(&[call(0, Some("c1"), Some("search"), "{}")], "tool_calls");
 
     // A message: the first round must call, the one after the results may answer.
-    let sent = rounds_sent(
-        choices,
-        vec![one_call(), final_answer()],
-        &asked(vec![Part::text("Thai?")]),
-    )
-    .await;
+    let thai = asked(vec![Part::text("Thai?")]);
+    let sent = rounds_sent(choices, vec![one_call(), final_answer()], &thai).await;
     assert_eq!(sent.len(), 2);
     assert_eq!(sent[0]["tool_choice"], "required");
     assert_eq!(sent[0]["tools"].as_array().map(Vec::len), Some(2));
     assert!(sent[1].get("tool_choice").is_none(), "{}", sent[1]);
     assert_eq!(sent[1]["tools"].as_array().map(Vec::len), Some(2));
+    assert!(sent.iter().all(|s| s.get("grammar").is_none()));
+
+    // A client that constrains answers makes the call itself: no tool offered, the tools
+    // told in a last system turn, a grammar that admits one call and nothing else; the
+    // call it writes runs, and the next round offers the tools again.
+    let written = answer(
+        &[text(
+            "<tool_call>\n{\"name\": \"search\", \"arguments\": {}}\n</tool_call>",
+        )],
+        "stop",
+    );
+    let sent = rounds_sent(constrained, vec![written, final_answer()], &thai).await;
+    assert_eq!(sent.len(), 2, "the written call ran");
+    assert!(sent[0].get("tools").is_none() && sent[0].get("tool_choice").is_none());
+    let grammar = sent[0]["grammar"].as_str().unwrap();
     assert!(
-        sent.iter().all(|s| s.get("grammar").is_none()),
-        "never beside tools"
+        grammar.starts_with("root ::= \"<tool_call>\\n\""),
+        "{grammar}"
+    );
+    assert!(grammar.contains("search") && grammar.contains("book"));
+    let told = sent[0]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(told["role"], "system");
+    assert!(
+        told["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"name\":\"search\"")
+    );
+    assert_eq!(sent[1]["tools"].as_array().map(Vec::len), Some(2));
+    assert!(sent[1].get("grammar").is_none(), "beside tools again");
+    assert_eq!(
+        sent[1]["messages"][2]["tool_calls"][0]["function"]["name"],
+        "search"
     );
 
-    // An action that only draws: no tool is offered, so the grammar goes.
-    let sent = rounds_sent(choices, vec![final_answer()], &asked(vec![action("book")])).await;
+    // An action that only draws: no tool is offered, so the format's grammar goes.
+    let sent = rounds_sent(
+        constrained,
+        vec![final_answer()],
+        &asked(vec![action("book")]),
+    )
+    .await;
     assert!(sent[0].get("tools").is_none() && sent[0].get("tool_choice").is_none());
     assert!(
         sent[0]["grammar"]
@@ -779,14 +830,36 @@ async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
             .is_some_and(|g| g.contains("\"Button(\""))
     );
 
-    // The newest choice for an action that acts.
+    // The newest choice for an action that acts: that tool, named to the server, or the
+    // only one the grammar and the system turn name.
+    let confirm = asked(vec![action("confirm")]);
     let sent = rounds_sent(
         |chat| choices(chat).tool_choice(ToolChoice::Auto),
         vec![one_call(), final_answer()],
-        &asked(vec![action("confirm")]),
+        &confirm,
     )
     .await;
-    assert_eq!(sent[0]["tool_choice"], "required");
+    assert_eq!(
+        sent[0]["tool_choice"],
+        json!({"type": "function", "function": {"name": "book"}})
+    );
+    assert_eq!(sent[0]["tools"].as_array().map(Vec::len), Some(2));
+    let written = answer(
+        &[text(
+            "<tool_call>\n{\"name\": \"book\", \"arguments\": {}}\n</tool_call>",
+        )],
+        "stop",
+    );
+    let sent = rounds_sent(constrained, vec![written, final_answer()], &confirm).await;
+    let grammar = sent[0]["grammar"].as_str().unwrap();
+    assert!(
+        grammar.contains("book") && !grammar.contains("search"),
+        "{grammar}"
+    );
+    assert_eq!(
+        sent[1]["messages"][2]["tool_calls"][0]["function"]["name"],
+        "book"
+    );
     // Without the action, the client's own choice (auto: nothing sent).
     let sent = rounds_sent(
         |chat| choices(chat).tool_choice(ToolChoice::Auto),
@@ -797,7 +870,7 @@ async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
     assert!(sent[0].get("tool_choice").is_none() && sent[0].get("tools").is_some());
 
     // A repair turn writes the UI again: it is never made to call a tool.
-    let repair = asked(vec![Part::text("Thai?")]).with_repair(Repair::new(
+    let repair = thai.clone().with_repair(Repair::new(
         ProtocolVersion::V0_9,
         "<a2ui>\nroot = Text(1)\n</a2ui>",
         vec![ValidationError::new(

@@ -48,6 +48,7 @@
 mod answer;
 mod chat;
 mod error;
+mod forced;
 mod rounds;
 mod send;
 mod sse;
@@ -246,7 +247,7 @@ impl OpenAiChat {
     ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
     {
         let (response, started) = self
-            .send(messages, ToolChoice::None, self.inner.temperature, None)
+            .send(messages, &ToolChoice::None, self.inner.temperature, None)
             .await?;
         let pieces = answer::pieces(
             response,
@@ -279,7 +280,7 @@ impl OpenAiChat {
             messages,
             self.inner.temperature,
             None,
-            self.inner.tool_choice,
+            self.inner.tool_choice.clone(),
         )
     }
 
@@ -325,13 +326,13 @@ impl OpenAiChat {
                     .action_tool_choices
                     .iter()
                     .find(|(name, _)| *name == action.name)
-                    .map(|(_, choice)| *choice)
+                    .map(|(_, choice)| choice.clone())
             })
-            .unwrap_or(self.inner.tool_choice);
-        match chosen {
-            ToolChoice::Required if !request.repairs().is_empty() => ToolChoice::Auto,
-            chosen => chosen,
+            .unwrap_or_else(|| self.inner.tool_choice.clone());
+        if chosen.requires_call() && !request.repairs().is_empty() {
+            return ToolChoice::Auto;
         }
+        chosen
     }
 }
 
@@ -497,8 +498,10 @@ impl OpenAiChatBuilder {
     ///
     /// Qwen2.5-Coder-1.5B, asked for Thai food in Paris with the search tool offered,
     /// copied the chat template's list of tools out as its answer in 3 of 12 runs instead
-    /// of calling it; [`ToolChoice::Required`] leaves a server that constrains sampling
-    /// (llama.cpp's) nothing but a call to sample.
+    /// of calling it. [`ToolChoice::Required`] asks the server for a call; a client that
+    /// [constrains](Self::constrain) answers samples the call under a grammar of its own
+    /// (llama.cpp's `"required"` let that model write the call in the wrong tags, then
+    /// newlines until `max_tokens`).
     #[must_use]
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.tool_choice = choice;
@@ -595,6 +598,17 @@ impl OpenAiChatBuilder {
                     "two tools are named '{}'",
                     tool.name()
                 )));
+            }
+        }
+        let choices = std::iter::once(&self.tool_choice)
+            .chain(self.action_tool_choices.iter().map(|(_, choice)| choice));
+        for choice in choices {
+            if let ToolChoice::Tool(name) = choice {
+                if !self.tools.iter().any(|tool| tool.name() == name) {
+                    return Err(LlmError::Config(format!(
+                        "the tool choice names '{name}', which is not one of the tools"
+                    )));
+                }
             }
         }
         let mut headers = HeaderMap::new();

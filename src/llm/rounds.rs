@@ -39,9 +39,9 @@ pub(crate) fn reply(
             let notice = tokio::time::sleep(inner.reading_notice);
             tokio::pin!(notice);
             let mut noticed = false;
-            let choice = if round == 0 { first } else { ToolChoice::Auto };
+            let choice = if round == 0 { first.clone() } else { ToolChoice::Auto };
             let sent = {
-                let send = chat.send(&messages, choice, temperature, grammar.as_deref());
+                let send = chat.send(&messages, &choice, temperature, grammar.as_deref());
                 tokio::pin!(send);
                 let sent = tokio::select! {
                     biased;
@@ -70,7 +70,7 @@ pub(crate) fn reply(
             let mut calls: Vec<ToolCall> = Vec::new();
             let mut begun = false;
             // With tools offered, text that may be a call written out is held back.
-            let offered = !inner.tools.is_empty() && choice != ToolChoice::None;
+            let offered = !choice.callable(&inner.tools).is_empty();
             let mut written = offered.then(Written::default);
             loop {
                 let next = if begun || noticed {

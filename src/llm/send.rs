@@ -10,26 +10,47 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use tokio::time::Instant;
 
 use super::wire::{ChatRequest, FunctionSpec, Grammar, StreamOptions, ToolSpec, error_in_body};
-use super::{ChatMessage, LlmError, OpenAiChat, ToolChoice};
+use super::{ChatMessage, LlmError, OpenAiChat, ToolChoice, forced};
+use serde_json::json;
 
 /// The most bytes of an error body read to find its message.
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 impl OpenAiChat {
     /// Posts the chat at `temperature` with the tools as `choice` says (none offered for
-    /// [`ToolChoice::None`]), under `grammar` when the client
+    /// [`ToolChoice::None`]; a required call made under a grammar of the calls when the
+    /// client constrains answers), under `grammar` when the client
     /// [constrains](super::OpenAiChatBuilder::constrain) answers and no tool is offered,
     /// retrying 429 and 5xx answers; returns the response and when the accepted attempt
     /// was sent.
     pub(super) async fn send(
         &self,
         messages: &[ChatMessage],
-        choice: ToolChoice,
+        choice: &ToolChoice,
         temperature: Option<f32>,
         grammar: Option<&str>,
     ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
-        let tools: Vec<ToolSpec<'_>> = if choice != ToolChoice::None {
+        let callable = choice.callable(&inner.tools);
+        // A call the model must make, on a server that takes a grammar: made under one,
+        // with the tools told in a last system turn instead of offered (see `forced`).
+        let forced =
+            choice.requires_call() && inner.grammar_member.is_some() && !callable.is_empty();
+        let told: Vec<ChatMessage>;
+        let (messages, grammar) = if forced {
+            told = messages
+                .iter()
+                .cloned()
+                .chain([ChatMessage::system(forced::instructions(&callable))])
+                .collect();
+            (&told[..], Some(forced::grammar(&callable)))
+        } else {
+            (messages, grammar.map(str::to_owned))
+        };
+        // Every tool is offered even when one is chosen: the API's own choice names it.
+        let tools: Vec<ToolSpec<'_>> = if callable.is_empty() || forced {
+            Vec::new()
+        } else {
             inner
                 .tools
                 .iter()
@@ -42,8 +63,12 @@ impl OpenAiChat {
                     },
                 })
                 .collect()
-        } else {
-            Vec::new()
+        };
+        let tool_choice = match choice {
+            _ if tools.is_empty() => None,
+            ToolChoice::Required => Some(json!("required")),
+            ToolChoice::Tool(name) => Some(json!({"type": "function", "function": {"name": name}})),
+            _ => None,
         };
         let body = ChatRequest {
             model: &inner.model,
@@ -55,11 +80,10 @@ impl OpenAiChat {
             temperature,
             max_tokens: inner.max_tokens,
             tools: &tools,
-            tool_choice: (choice == ToolChoice::Required && !tools.is_empty())
-                .then_some("required"),
+            tool_choice,
             // A grammar and tools are not sent together: llama.cpp's server refuses the
             // pair ("Cannot use custom grammar constraints with tools").
-            grammar: match (inner.grammar_member.as_deref(), grammar) {
+            grammar: match (inner.grammar_member.as_deref(), grammar.as_deref()) {
                 (Some(member), Some(text)) if tools.is_empty() => Some(Grammar { member, text }),
                 _ => None,
             },

@@ -40,20 +40,43 @@ const SHOWN_ARGUMENTS: usize = 80;
 /// chat completions API's `tool_choice`); later rounds, after tool results, leave it to the
 /// model. See [`OpenAiChatBuilder::tool_choice`](super::OpenAiChatBuilder::tool_choice) and
 /// [`action_tool_choice`](super::OpenAiChatBuilder::action_tool_choice).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides (the API's default; nothing is sent).
     #[default]
     Auto,
-    /// The model must call a tool (`"required"`): a server with constrained sampling, such
-    /// as llama.cpp's, can then only sample a call. For a turn that exists to act: a
-    /// search for what the user asked, a booking the user confirmed.
+    /// The model must call a tool: a turn that exists to act (a search for what the user
+    /// asked, a booking the user confirmed). Sent as `"required"`; a client that
+    /// [constrains](super::OpenAiChatBuilder::constrain) answers makes the call itself,
+    /// under a grammar of the calls, since llama.cpp's `"required"` did not hold a small
+    /// model to one.
     Required,
+    /// The model must call this tool: a Confirm that books, where the model, free to pick,
+    /// may search again (Qwen2.5-Coder-1.5B, made to call one of three tools on Confirm,
+    /// searched for Italian food in Lyon). Sent as `{"type": "function", "function":
+    /// {"name": ..}}`; a constraining client's grammar names only this tool.
+    Tool(String),
     /// No tool is offered in that round, so the model answers (and a
     /// [grammar](super::OpenAiChatBuilder::constrain) can be sent, which llama.cpp's
     /// server refuses beside tools). For a turn that only draws, such as a form.
     None,
+}
+
+impl ToolChoice {
+    /// Whether the round must call a tool.
+    pub(crate) fn requires_call(&self) -> bool {
+        matches!(self, ToolChoice::Required | ToolChoice::Tool(_))
+    }
+
+    /// The tools of `tools` the round may call.
+    pub(crate) fn callable<'t>(&self, tools: &'t [Tool]) -> Vec<&'t Tool> {
+        match self {
+            ToolChoice::None => Vec::new(),
+            ToolChoice::Tool(name) => tools.iter().filter(|t| t.name() == name).collect(),
+            ToolChoice::Auto | ToolChoice::Required => tools.iter().collect(),
+        }
+    }
 }
 
 type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync;

@@ -21,9 +21,9 @@ pub(crate) struct ChatRequest<'a> {
     pub(crate) max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "<[ToolSpec<'_>]>::is_empty")]
     pub(crate) tools: &'a [ToolSpec<'a>],
-    /// `"required"` when the model must call a tool; absent for the server's default.
+    /// `"required"`, or the tool the model must call; absent for the server's default.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) tool_choice: Option<&'static str>,
+    pub(crate) tool_choice: Option<Value>,
     /// The grammar the answer is sampled under, as the member the server reads it from
     /// (llama.cpp: `grammar`); empty when none is sent.
     #[serde(flatten)]
