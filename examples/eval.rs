@@ -39,7 +39,8 @@
 //! `--repair-turns retry` asks a repair as the message again with what was refused
 //! (`llm::RepairTurns::Retry`; default `continue`). `--grammar` sends the format's grammar
 //! with each call (`OpenAiChatBuilder::constrain("grammar")`, llama.cpp's member), so the
-//! model samples only blocks that read (Express only).
+//! model samples only blocks that read (Express only). `--example FILE` (repeatable) shows
+//! one more example after the built-in one, named by the file's stem.
 
 #[path = "eval/relay.rs"]
 mod relay;
@@ -91,6 +92,7 @@ struct Args {
     repair_temperature: f32,
     repair_turns: RepairTurns,
     grammar: bool,
+    examples: Vec<PathBuf>,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -106,7 +108,8 @@ impl Args {
                      [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
                      [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
-                     [--repair-temperature T] [--repair-turns continue|retry] [--grammar]";
+                     [--repair-temperature T] [--repair-turns continue|retry] [--grammar] \
+                     [--example FILE]...";
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -158,6 +161,11 @@ impl Args {
                 }
             },
             grammar: args.iter().any(|arg| arg == "--grammar"),
+            examples: args
+                .windows(2)
+                .filter(|pair| pair[0] == "--example")
+                .map(|pair| PathBuf::from(&pair[1]))
+                .collect(),
         })
     }
 }
@@ -361,6 +369,13 @@ async fn main() -> Result<(), Error> {
     // The built-in generator's example (Generator::v0_9), for the builds that change it.
     let mut builder =
         Generator::builder(ProtocolVersion::V0_9).example("An order confirmation", EXAMPLE);
+    for path in &args.examples {
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into(),
+        );
+        builder = builder.example(name, std::fs::read_to_string(path)?);
+    }
     if args.express {
         builder = builder.format(Express::new());
     }
