@@ -57,6 +57,7 @@
 pub mod a2a;
 pub mod a2ui;
 pub mod format;
+mod gbnf;
 pub mod generator;
 pub mod parser;
 pub mod processor;

@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::tools::Tool;
+use crate::gbnf::literal;
 
 /// The system turn that tells the model which tools it calls and how the call is written.
 pub(super) fn instructions(tools: &[&Tool]) -> String {
@@ -44,7 +45,7 @@ pub(super) fn grammar(tools: &[&Tool]) -> String {
         let args = arguments(&mut rules, i, tool.parameters());
         calls.push(format!(
             "{} {args}",
-            gbnf_literal(&format!("{{\"name\": {name}, \"arguments\": "))
+            literal(&format!("{{\"name\": {name}, \"arguments\": "))
         ));
     }
     let mut out = format!(
@@ -83,11 +84,7 @@ fn arguments(rules: &mut Vec<String>, i: usize, schema: &Value) -> String {
         .iter()
         .map(|(key, property)| {
             let key = json_literal(&Value::String(key.clone()));
-            format!(
-                "{} ws {}",
-                gbnf_literal(&format!("{key}:")),
-                value(property)
-            )
+            format!("{} ws {}", literal(&format!("{key}:")), value(property))
         })
         .collect();
     let entry = format!("t{i}-entry");
@@ -99,10 +96,7 @@ fn arguments(rules: &mut Vec<String>, i: usize, schema: &Value) -> String {
 /// a number, a boolean, or any JSON value.
 fn value(schema: &Value) -> String {
     if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
-        let choices: Vec<String> = choices
-            .iter()
-            .map(|c| gbnf_literal(&json_literal(c)))
-            .collect();
+        let choices: Vec<String> = choices.iter().map(|c| literal(&json_literal(c))).collect();
         if !choices.is_empty() {
             return format!("({})", choices.join(" | "));
         }
@@ -122,24 +116,6 @@ fn value(schema: &Value) -> String {
 /// `value` as JSON text.
 fn json_literal(value: &Value) -> String {
     value.to_string()
-}
-
-/// `text` as a GBNF string literal.
-fn gbnf_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

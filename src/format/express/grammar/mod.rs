@@ -49,6 +49,7 @@ use super::compile::schema::{property_schema, signature};
 use super::instructions::{allowed_kinds, required_of};
 use super::{CLOSE_TAG, OPEN_TAG};
 use crate::a2ui::{Catalog, ProtocolVersion};
+use crate::gbnf::literal;
 
 /// The GBNF grammar of an answer: text and Express blocks for `catalogs` under `version`,
 /// with the statements the `allowed` message kinds permit (`None`: all of them).
@@ -409,27 +410,6 @@ fn rule_name(name: &str) -> String {
     name.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
-}
-
-/// `text` as a GBNF string literal.
-fn literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The rules, in the order they were first given; a body given twice as a shared rule is
