@@ -69,9 +69,6 @@ use tokio::io::AsyncWriteExt;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-/// The built-in v0.9 generator's example turn: an order confirmation card.
-const EXAMPLE: &str = r#"[{"version":"v0.9","createSurface":{"surfaceId":"order_confirmation","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"order_confirmation","components":[{"id":"root","component":"Card","child":"content"},{"id":"content","component":"Column","children":["title","details","confirm"]},{"id":"title","component":"Text","text":"Confirm your order","variant":"h2"},{"id":"details","component":"Text","text":{"path":"/order/summary"}},{"id":"confirm","component":"Button","child":"confirm_label","variant":"primary","action":{"event":{"name":"confirm_order","context":{"orderId":{"path":"/order/id"}}}}},{"id":"confirm_label","component":"Text","text":"Confirm"}]}},{"version":"v0.9","updateDataModel":{"surfaceId":"order_confirmation","path":"/order","value":{"id":"A-1042","summary":"2 Margherita pizzas, delivered at 19:30"}}}]"#;
-
 /// The command line.
 struct Args {
     model_url: String,
@@ -366,9 +363,8 @@ async fn main() -> Result<(), Error> {
     } else {
         None
     };
-    // The built-in generator's example (Generator::v0_9), for the builds that change it.
-    let mut builder =
-        Generator::builder(ProtocolVersion::V0_9).example("An order confirmation", EXAMPLE);
+    // The built-in generator's example, as a user's generator shows it.
+    let mut builder = Generator::builder(ProtocolVersion::V0_9).built_in_example();
     for path in &args.examples {
         let name = path.file_stem().map_or_else(
             || path.display().to_string(),
@@ -401,10 +397,10 @@ async fn main() -> Result<(), Error> {
         } else {
             ""
         },
-        if args.express {
-            "Express"
-        } else {
-            "Direct JSON"
+        match (args.express, args.grammar) {
+            (true, true) => "Express under its grammar",
+            (true, false) => "Express",
+            (false, _) => "Direct JSON",
         }
     );
     println!(
