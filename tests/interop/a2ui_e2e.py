@@ -121,11 +121,13 @@ class Host:
 
     async def stream(self, msg: Message) -> dict:
         """message/stream read to the end: the A2UI messages of each working update, the
-        final state and the final message's text."""
+        reply's text those updates streamed (passing statuses left out), the final state
+        and the final message's text."""
         updates: list[list[dict]] = []
         task_id = ''
         final_state = TaskState.TASK_STATE_UNSPECIFIED
         final_text = ''
+        streamed = ''
         kinds: list[str] = []
         async for response in self.client.send_message(
             SendMessageRequest(message=msg), context=self.context
@@ -140,7 +142,12 @@ class Host:
                 if status.state == TaskState.TASK_STATE_WORKING:
                     parts = []
                     for part in status.message.parts:
-                        if part.WhichOneof('content') == 'data':
+                        if part.WhichOneof('content') == 'text':
+                            # A passing status ("The model is reading the prompt…") is
+                            # not the reply.
+                            if not MessageToDict(part.metadata).get('a2uiAgentStatus'):
+                                streamed += part.text
+                        elif part.WhichOneof('content') == 'data':
                             parts.append(
                                 {
                                     'mimeType': MessageToDict(part.metadata).get('mimeType'),
@@ -159,6 +166,7 @@ class Host:
             'updates': updates,
             'state': TaskState.Name(final_state),
             'text': final_text,
+            'streamed': streamed,
             'echoed': self.echoed[-1] if self.echoed else None,
             'transport': self.transport,
         }
