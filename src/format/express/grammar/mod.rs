@@ -12,7 +12,8 @@
 //!
 //! - text before the block is free, except that `<a` opens a block and a Markdown fence
 //!   (```` ``` ````) cannot open at all, so no block escapes the grammar; an answer holds
-//!   at most one block (one block holds every surface) and one line of text after it;
+//!   at most one block (one block holds every surface) and one line of text after it,
+//!   and an answer without a block is not blank;
 //! - a block is one statement per line: `surface(..)`, `name = Component(..)`, `name =`
 //!   an `Event`, a map or a check, `$/absolute/path = value`, `deleteSurface(..)`, as the agent's
 //!   allowed message kinds permit;
@@ -66,9 +67,14 @@ pub(crate) fn write(
     // `<a`, so a block opens with the tag, nor a fence, in which a model would write a
     // block the grammar misses. One block holds every surface of the answer; the line
     // after it ends the answer, where Qwen2.5-Coder-1.5B went on to write examples of its
-    // own (`### A form to ..`, a block, ..) until `max_tokens`.
-    g.rule("root", "text (block after)?");
+    // own (`### A form to ..`, a block, ..) until `max_tokens`. An answer without a block
+    // says something: a blank one, which a model may end at once, answers nobody.
+    g.rule("root", "text block after | [ \\t\\n]* word text");
     g.rule("text", r#"([^<`] | "<" [^a<`] | "`" [^`<] | "``" [^`<])*"#);
+    g.rule(
+        "word",
+        r#"[^<` \t\n] | "<" [^a<`] | "`" [^`<] | "``" [^`<]"#,
+    );
     g.rule(
         "after",
         r#"("\n" "\n"? ([^<`\n] | "<" [^a<`\n] | "`" [^`<\n] | "``" [^`<\n])*)?"#,

@@ -172,6 +172,9 @@ fn labels_escapes_and_fences_in_text_are_kept_out() {
             "{}\nDone.\n\n### A form to update a profile",
             block("a = Text(\"1\")")
         ),
+        // An answer that says nothing.
+        String::new(),
+        " \n\t".to_owned(),
     ] {
         assert!(!g.accepts(0, &bad), "{bad}");
     }
