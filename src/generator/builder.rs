@@ -76,10 +76,10 @@ impl GeneratorBuilder {
         self
     }
 
-    /// Adds the example the built-in generators show ([`Generator::built_in`]): an order
-    /// confirmation card (`Card`, `Column`, `Text`, `Button`, data bound by path, an action
-    /// with context). [`build`](Self::build) refuses it if the catalogs lack those
-    /// components.
+    /// Adds the example the built-in generators show ([`Generator::built_in`]): a playlist
+    /// card (`Card`, `Column`, `Text`, `Button`; a title naming the playlist, each song a
+    /// Text of its own, a Play button whose action carries the playlist's id by path).
+    /// [`build`](Self::build) refuses it if the catalogs lack those components.
     ///
     /// ```
     /// use a2ui_agent::a2ui::ProtocolVersion;
@@ -90,15 +90,13 @@ impl GeneratorBuilder {
     ///     .format(Express::new())
     ///     .built_in_example()
     ///     .build()?;
-    /// assert!(generator.negotiate(None)?.prompt().contains("confirm_order"));
+    /// let prompt = generator.negotiate(None)?.prompt().to_owned();
+    /// assert!(prompt.contains(r#"Event("play", {playlistId: $/playlist/id})"#));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn built_in_example(self) -> Self {
         let version = self.version;
-        self.example(
-            super::BUILT_IN_EXAMPLE,
-            super::examples::confirmation(version),
-        )
+        self.example(super::BUILT_IN_EXAMPLE, super::examples::playlist(version))
     }
 
     /// Adds an example turn for the prompt. `text` is a JSON array of messages, an object

@@ -17,7 +17,7 @@ mod error;
 mod examples;
 
 /// The name the built-in example goes by in the prompt.
-const BUILT_IN_EXAMPLE: &str = "An order confirmation";
+const BUILT_IN_EXAMPLE: &str = "A playlist";
 
 use std::collections::VecDeque;
 use std::fmt;
