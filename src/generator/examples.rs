@@ -55,15 +55,17 @@ pub(super) fn playlist(version: ProtocolVersion) -> String {
                 .message_version()
                 .unwrap_or_default();
             // v1.0 binds with `@path` and writes headings in Markdown.
-            let (bind, mut title) = if version == ProtocolVersion::V1_0 {
-                ("@path", json!({"text": format!("## {TITLE}")}))
+            let (bind, title) = if version == ProtocolVersion::V1_0 {
+                let heading = format!("## {TITLE}");
+                (
+                    "@path",
+                    json!({"id": "title", "component": "Text", "text": heading}),
+                )
             } else {
-                ("path", json!({"text": TITLE, "variant": "h2"}))
+                let heading =
+                    json!({"id": "title", "component": "Text", "text": TITLE, "variant": "h2"});
+                ("path", heading)
             };
-            if let Some(t) = title.as_object_mut() {
-                t.insert("id".into(), json!("title"));
-                t.insert("component".into(), json!("Text"));
-            }
             let text = |id: &str, text: &str| json!({"id": id, "component": "Text", "text": text});
             json!([
                 {"version": v, "createSurface": {"surfaceId": surface, "catalogId": catalog}},
