@@ -40,7 +40,7 @@ pub(crate) fn pieces(
     inner: Arc<Inner>,
     round: u32,
 ) -> impl futures::Stream<Item = Result<Piece, LlmError>> + Send + 'static {
-    let idle = inner.idle_timeout;
+    let idle = inner.options.idle_timeout;
     async_stream::stream! {
         let mut body = response.bytes_stream();
         let mut decoder = Decoder::new();

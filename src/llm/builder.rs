@@ -18,36 +18,44 @@ use super::{Inner, LlmError, OpenAiChat, RepairTurns, Tool, ToolChoice, rounds};
 /// Options of an [`OpenAiChat`]; see [`OpenAiChat::builder`].
 pub struct OpenAiChatBuilder {
     base_url: String,
-    model: String,
-    api_key: Option<String>,
-    instructions: Option<String>,
-    action_guides: Vec<(String, String)>,
-    max_history: Option<usize>,
-    temperature: Option<f32>,
-    repair_temperature: Option<f32>,
-    repair_turns: RepairTurns,
-    max_tokens: Option<u32>,
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
-    idle_timeout: Duration,
-    first_token_timeout: Duration,
-    reading_notice: Duration,
-    max_retries: u32,
-    backoff: Duration,
-    max_retry_wait: Duration,
-    tools: Vec<Tool>,
-    max_tool_rounds: u32,
-    grammar_member: Option<String>,
-    tool_choice: ToolChoice,
-    action_tool_choices: Vec<(String, ToolChoice)>,
+    options: Options,
+}
+
+/// What the client keeps of its builder's options, as given (see each setter).
+pub(super) struct Options {
+    pub(super) model: String,
+    pub(super) api_key: Option<String>,
+    pub(super) instructions: Option<String>,
+    pub(super) action_guides: Vec<(String, String)>,
+    pub(super) max_history: Option<usize>,
+    pub(super) temperature: Option<f32>,
+    pub(super) repair_temperature: Option<f32>,
+    pub(super) repair_turns: RepairTurns,
+    pub(super) max_tokens: Option<u32>,
+    pub(super) idle_timeout: Duration,
+    pub(super) first_token_timeout: Duration,
+    pub(super) reading_notice: Duration,
+    pub(super) max_retries: u32,
+    pub(super) backoff: Duration,
+    pub(super) max_retry_wait: Duration,
+    pub(super) tools: Vec<Tool>,
+    pub(super) max_tool_rounds: u32,
+    pub(super) grammar_member: Option<String>,
+    pub(super) tool_choice: ToolChoice,
+    pub(super) action_tool_choices: Vec<(String, ToolChoice)>,
 }
 
 impl fmt::Debug for OpenAiChatBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiChatBuilder")
             .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.options.model)
+            .field(
+                "api_key",
+                &self.options.api_key.as_ref().map(|_| "[redacted]"),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -57,35 +65,37 @@ impl OpenAiChatBuilder {
     pub(super) fn new(base_url: String, model: String) -> Self {
         OpenAiChatBuilder {
             base_url,
-            model,
-            api_key: None,
-            instructions: None,
-            action_guides: Vec::new(),
-            max_history: None,
-            temperature: None,
-            repair_temperature: None,
-            repair_turns: RepairTurns::Continue,
-            max_tokens: None,
             headers: Vec::new(),
             connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            first_token_timeout: Duration::from_secs(600),
-            reading_notice: rounds::READING_NOTICE,
-            max_retries: 2,
-            backoff: Duration::from_millis(500),
-            max_retry_wait: Duration::from_secs(30),
-            tools: Vec::new(),
-            max_tool_rounds: 8,
-            grammar_member: None,
-            tool_choice: ToolChoice::Auto,
-            action_tool_choices: Vec::new(),
+            options: Options {
+                model,
+                api_key: None,
+                instructions: None,
+                action_guides: Vec::new(),
+                max_history: None,
+                temperature: None,
+                repair_temperature: None,
+                repair_turns: RepairTurns::Continue,
+                max_tokens: None,
+                idle_timeout: Duration::from_secs(60),
+                first_token_timeout: Duration::from_secs(600),
+                reading_notice: rounds::READING_NOTICE,
+                max_retries: 2,
+                backoff: Duration::from_millis(500),
+                max_retry_wait: Duration::from_secs(30),
+                tools: Vec::new(),
+                max_tool_rounds: 8,
+                grammar_member: None,
+                tool_choice: ToolChoice::Auto,
+                action_tool_choices: Vec::new(),
+            },
         }
     }
 
     /// The API key, sent as `Authorization: Bearer`. Local servers need none.
     #[must_use]
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into()).filter(|key: &String| !key.is_empty());
+        self.options.api_key = Some(key.into()).filter(|key: &String| !key.is_empty());
         self
     }
 
@@ -93,7 +103,7 @@ impl OpenAiChatBuilder {
     /// [`chat_messages`] for why after).
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
-        self.instructions = Some(text.into());
+        self.options.instructions = Some(text.into());
         self
     }
 
@@ -115,8 +125,10 @@ impl OpenAiChatBuilder {
     #[must_use]
     pub fn action_guide(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
         let name = name.into();
-        self.action_guides.retain(|(known, _)| *known != name);
-        self.action_guides.push((name, text.into()));
+        self.options
+            .action_guides
+            .retain(|(known, _)| *known != name);
+        self.options.action_guides.push((name, text.into()));
         self
     }
 
@@ -128,7 +140,7 @@ impl OpenAiChatBuilder {
     /// context) loses nothing by it, and every turn reads fewer tokens.
     #[must_use]
     pub fn max_history(mut self, messages: usize) -> Self {
-        self.max_history = Some(messages);
+        self.options.max_history = Some(messages);
         self
     }
 
@@ -139,7 +151,7 @@ impl OpenAiChatBuilder {
     /// repair needs a different draw as much as the feedback.
     #[must_use]
     pub fn repair_temperature(mut self, temperature: f32) -> Self {
-        self.repair_temperature = Some(temperature);
+        self.options.repair_temperature = Some(temperature);
         self
     }
 
@@ -148,21 +160,21 @@ impl OpenAiChatBuilder {
     /// again with what was refused, for small models that copy the answer they are shown.
     #[must_use]
     pub fn repair_turns(mut self, turns: RepairTurns) -> Self {
-        self.repair_turns = turns;
+        self.options.repair_turns = turns;
         self
     }
 
     /// The sampling temperature.
     #[must_use]
     pub fn temperature(mut self, temperature: f32) -> Self {
-        self.temperature = Some(temperature);
+        self.options.temperature = Some(temperature);
         self
     }
 
     /// The most tokens the model may write (`max_tokens`).
     #[must_use]
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
+        self.options.max_tokens = Some(tokens);
         self
     }
 
@@ -183,7 +195,7 @@ impl OpenAiChatBuilder {
     /// The longest silence accepted between two events once the model has begun to write.
     #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+        self.options.idle_timeout = timeout;
         self
     }
 
@@ -192,7 +204,7 @@ impl OpenAiChatBuilder {
     /// several minutes on a small CPU.
     #[must_use]
     pub fn first_token_timeout(mut self, timeout: Duration) -> Self {
-        self.first_token_timeout = timeout;
+        self.options.first_token_timeout = timeout;
         self
     }
 
@@ -200,7 +212,7 @@ impl OpenAiChatBuilder {
     /// model is reading the prompt…" (default 2 s).
     #[must_use]
     pub fn reading_notice(mut self, after: Duration) -> Self {
-        self.reading_notice = after;
+        self.options.reading_notice = after;
         self
     }
 
@@ -222,7 +234,7 @@ impl OpenAiChatBuilder {
     /// ```
     #[must_use]
     pub fn constrain(mut self, member: impl Into<String>) -> Self {
-        self.grammar_member = Some(member.into()).filter(|m: &String| !m.is_empty());
+        self.options.grammar_member = Some(member.into()).filter(|m: &String| !m.is_empty());
         self
     }
 
@@ -239,7 +251,7 @@ impl OpenAiChatBuilder {
     /// newlines until `max_tokens`).
     #[must_use]
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
-        self.tool_choice = choice;
+        self.options.tool_choice = choice;
         self
     }
 
@@ -262,15 +274,17 @@ impl OpenAiChatBuilder {
     #[must_use]
     pub fn action_tool_choice(mut self, name: impl Into<String>, choice: ToolChoice) -> Self {
         let name = name.into();
-        self.action_tool_choices.retain(|(known, _)| *known != name);
-        self.action_tool_choices.push((name, choice));
+        self.options
+            .action_tool_choices
+            .retain(|(known, _)| *known != name);
+        self.options.action_tool_choices.push((name, choice));
         self
     }
 
     /// A tool the model may call (see [`Tool`]); add one call per tool.
     #[must_use]
     pub fn tool(mut self, tool: Tool) -> Self {
-        self.tools.push(tool);
+        self.options.tools.push(tool);
         self
     }
 
@@ -278,7 +292,7 @@ impl OpenAiChatBuilder {
     /// after that fails the reply with [`LlmError::ToolRounds`].
     #[must_use]
     pub fn max_tool_rounds(mut self, rounds: u32) -> Self {
-        self.max_tool_rounds = rounds;
+        self.options.max_tool_rounds = rounds;
         self
     }
 
@@ -287,9 +301,9 @@ impl OpenAiChatBuilder {
     /// and the longest `Retry-After` waited for (a longer one fails the call at once).
     #[must_use]
     pub fn retries(mut self, max_retries: u32, backoff: Duration, max_wait: Duration) -> Self {
-        self.max_retries = max_retries;
-        self.backoff = backoff;
-        self.max_retry_wait = max_wait;
+        self.options.max_retries = max_retries;
+        self.options.backoff = backoff;
+        self.options.max_retry_wait = max_wait;
         self
     }
 
@@ -309,7 +323,7 @@ impl OpenAiChatBuilder {
                 "the base URL '{base}' must start with http:// or https://"
             )));
         }
-        if self.model.is_empty() {
+        if self.options.model.is_empty() {
             return Err(LlmError::Config("the model name is empty".into()));
         }
         self.check_tools()?;
@@ -323,7 +337,7 @@ impl OpenAiChatBuilder {
             value.set_sensitive(true);
             headers.insert(header, value);
         }
-        if let Some(key) = &self.api_key {
+        if let Some(key) = &self.options.api_key {
             if HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
                 return Err(LlmError::Config(
                     "the API key holds characters a header cannot".into(),
@@ -340,26 +354,7 @@ impl OpenAiChatBuilder {
             inner: Arc::new(Inner {
                 http,
                 endpoint: format!("{base}/chat/completions"),
-                model: self.model,
-                api_key: self.api_key,
-                instructions: self.instructions,
-                action_guides: self.action_guides,
-                max_history: self.max_history,
-                temperature: self.temperature,
-                repair_temperature: self.repair_temperature,
-                repair_turns: self.repair_turns,
-                max_tokens: self.max_tokens,
-                idle_timeout: self.idle_timeout,
-                first_token_timeout: self.first_token_timeout,
-                reading_notice: self.reading_notice,
-                max_retries: self.max_retries,
-                backoff: self.backoff,
-                max_retry_wait: self.max_retry_wait,
-                tools: self.tools,
-                max_tool_rounds: self.max_tool_rounds,
-                grammar_member: self.grammar_member,
-                tool_choice: self.tool_choice,
-                action_tool_choices: self.action_tool_choices,
+                options: self.options,
             }),
         })
     }
@@ -367,7 +362,7 @@ impl OpenAiChatBuilder {
     /// Refuses a tool name the APIs refuse, two tools of one name, and a tool choice that
     /// names no tool.
     fn check_tools(&self) -> Result<(), LlmError> {
-        for (index, tool) in self.tools.iter().enumerate() {
+        for (index, tool) in self.options.tools.iter().enumerate() {
             let name = tool.name();
             let valid = !name.is_empty()
                 && name.len() <= 64
@@ -379,15 +374,22 @@ impl OpenAiChatBuilder {
                     "the tool name '{name}' is not 1 to 64 letters, digits, '_' or '-'"
                 )));
             }
-            if self.tools[..index].iter().any(|other| other.name() == name) {
+            if self.options.tools[..index]
+                .iter()
+                .any(|other| other.name() == name)
+            {
                 return Err(LlmError::Config(format!("two tools are named '{name}'")));
             }
         }
-        let choices = std::iter::once(&self.tool_choice)
-            .chain(self.action_tool_choices.iter().map(|(_, choice)| choice));
+        let choices = std::iter::once(&self.options.tool_choice).chain(
+            self.options
+                .action_tool_choices
+                .iter()
+                .map(|(_, choice)| choice),
+        );
         for choice in choices {
             if let ToolChoice::Tool(name) = choice {
-                if !self.tools.iter().any(|tool| tool.name() == name) {
+                if !self.options.tools.iter().any(|tool| tool.name() == name) {
                     return Err(LlmError::Config(format!(
                         "the tool choice names '{name}', which is not one of the tools"
                     )));

@@ -59,12 +59,12 @@ mod written;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
 pub use builder::OpenAiChatBuilder;
+use builder::Options;
 pub use chat::{ChatMessage, RepairTurns, chat_messages, chat_messages_with};
 pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolChoice, ToolError, ToolRecord};
@@ -83,36 +83,17 @@ pub struct OpenAiChat {
 struct Inner {
     http: reqwest::Client,
     endpoint: String,
-    model: String,
-    api_key: Option<String>,
-    instructions: Option<String>,
-    action_guides: Vec<(String, String)>,
-    max_history: Option<usize>,
-    temperature: Option<f32>,
-    repair_temperature: Option<f32>,
-    repair_turns: RepairTurns,
-    max_tokens: Option<u32>,
-    idle_timeout: Duration,
-    first_token_timeout: Duration,
-    reading_notice: Duration,
-    max_retries: u32,
-    backoff: Duration,
-    max_retry_wait: Duration,
-    tools: Vec<Tool>,
-    max_tool_rounds: u32,
-    grammar_member: Option<String>,
-    tool_choice: ToolChoice,
-    action_tool_choices: Vec<(String, ToolChoice)>,
+    options: Options,
 }
 
 impl fmt::Debug for OpenAiChat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiChat")
             .field("endpoint", &self.inner.endpoint)
-            .field("model", &self.inner.model)
+            .field("model", &self.inner.options.model)
             .field(
                 "api_key",
-                &self.inner.api_key.as_ref().map(|_| "[redacted]"),
+                &self.inner.options.api_key.as_ref().map(|_| "[redacted]"),
             )
             .finish_non_exhaustive()
     }
@@ -132,7 +113,7 @@ impl OpenAiChat {
 
     /// The model's name.
     pub fn model(&self) -> &str {
-        &self.inner.model
+        &self.inner.options.model
     }
 
     /// The chat for `request`: [`chat_messages_with`] this client's instructions and
@@ -142,20 +123,20 @@ impl OpenAiChat {
     /// [action guide](OpenAiChatBuilder::action_guide), the guide follows as a last system
     /// turn.
     pub fn messages(&self, request: &Request) -> Vec<ChatMessage> {
-        let instructions = self.inner.instructions.as_deref();
+        let instructions = self.inner.options.instructions.as_deref();
         let history = request.history();
-        let mut chat = match self.inner.max_history {
+        let mut chat = match self.inner.options.max_history {
             Some(most) if history.len() > most => {
                 let recent = history[history.len() - most..].to_vec();
                 let trimmed = request.clone().with_history(recent);
-                chat_messages_with(&trimmed, instructions, self.inner.repair_turns)
+                chat_messages_with(&trimmed, instructions, self.inner.options.repair_turns)
             }
-            _ => chat_messages_with(request, instructions, self.inner.repair_turns),
+            _ => chat_messages_with(request, instructions, self.inner.options.repair_turns),
         };
         let mut guides: Vec<&str> = Vec::new();
         for action in request.actions() {
             let guide =
-                self.inner.action_guides.iter().find(|(name, _)| {
+                self.inner.options.action_guides.iter().find(|(name, _)| {
                     action.kind == UserActionKind::Action && *name == action.name
                 });
             if let Some((_, guide)) = guide.filter(|(_, guide)| !guides.contains(&guide.as_str())) {
@@ -170,7 +151,7 @@ impl OpenAiChat {
 
     /// The tools the model may call.
     pub fn tools(&self) -> &[Tool] {
-        &self.inner.tools
+        &self.inner.options.tools
     }
 
     /// Sends `messages` without tools and returns the answer as it streams: its content
@@ -186,12 +167,17 @@ impl OpenAiChat {
     ) -> Result<impl futures::Stream<Item = Result<String, LlmError>> + Send + 'static, LlmError>
     {
         let (response, started) = self
-            .send(messages, &ToolChoice::None, self.inner.temperature, None)
+            .send(
+                messages,
+                &ToolChoice::None,
+                self.inner.options.temperature,
+                None,
+            )
             .await?;
         let pieces = answer::pieces(
             response,
             started,
-            self.inner.first_token_timeout,
+            self.inner.options.first_token_timeout,
             self.inner.clone(),
             0,
         );
@@ -217,9 +203,9 @@ impl OpenAiChat {
         rounds::reply(
             self.clone(),
             messages,
-            self.inner.temperature,
+            self.inner.options.temperature,
             None,
-            self.inner.tool_choice.clone(),
+            self.inner.options.tool_choice.clone(),
         )
     }
 
@@ -233,12 +219,13 @@ impl OpenAiChat {
         request: &Request,
         messages: Vec<ChatMessage>,
     ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
-        let temperature = match self.inner.repair_temperature {
+        let temperature = match self.inner.options.repair_temperature {
             Some(repairing) if !request.repairs().is_empty() => Some(repairing),
-            _ => self.inner.temperature,
+            _ => self.inner.options.temperature,
         };
         let grammar = self
             .inner
+            .options
             .grammar_member
             .as_ref()
             .and_then(|_| request.a2ui()?.grammar())
@@ -262,12 +249,13 @@ impl OpenAiChat {
             .filter(|action| action.kind == UserActionKind::Action)
             .find_map(|action| {
                 self.inner
+                    .options
                     .action_tool_choices
                     .iter()
                     .find(|(name, _)| *name == action.name)
                     .map(|(_, choice)| choice.clone())
             })
-            .unwrap_or_else(|| self.inner.tool_choice.clone());
+            .unwrap_or_else(|| self.inner.options.tool_choice.clone());
         if chosen.requires_call() && !request.repairs().is_empty() {
             return ToolChoice::Auto;
         }
@@ -278,7 +266,7 @@ impl OpenAiChat {
 impl Inner {
     /// `text` with the API key replaced, whatever echoed it.
     fn scrub(&self, text: &str) -> String {
-        match &self.api_key {
+        match &self.options.api_key {
             Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
             _ => text.to_owned(),
         }

@@ -36,7 +36,7 @@ pub(crate) fn reply(
         let mut round = 0;
         loop {
             // The request, and the notice if its first token is slow to come.
-            let notice = tokio::time::sleep(inner.reading_notice);
+            let notice = tokio::time::sleep(inner.options.reading_notice);
             tokio::pin!(notice);
             let mut noticed = false;
             let choice = if round == 0 { first.clone() } else { ToolChoice::Auto };
@@ -64,13 +64,13 @@ pub(crate) fn reply(
                     return;
                 }
             };
-            let answer = pieces(response, started, inner.first_token_timeout, inner.clone(), round);
+            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round);
             tokio::pin!(answer);
             let mut said = String::new();
             let mut calls: Vec<ToolCall> = Vec::new();
             let mut begun = false;
             // With tools offered, text that may be a call written out is held back.
-            let offered = !choice.callable(&inner.tools).is_empty();
+            let offered = !choice.callable(&inner.options.tools).is_empty();
             let mut written = offered.then(Written::default);
             loop {
                 let next = if begun || noticed {
@@ -109,7 +109,7 @@ pub(crate) fn reply(
                 }
             }
             if let Some(written) = written {
-                match written.finish(&inner.tools, round) {
+                match written.finish(&inner.options.tools, round) {
                     Ok(spelled) if calls.is_empty() => {
                         tracing::debug!("the model wrote its tool calls as text");
                         said.clear();
@@ -126,21 +126,21 @@ pub(crate) fn reply(
             if calls.is_empty() {
                 return;
             }
-            if round >= inner.max_tool_rounds {
-                yield Err(LlmError::ToolRounds(inner.max_tool_rounds));
+            if round >= inner.options.max_tool_rounds {
+                yield Err(LlmError::ToolRounds(inner.options.max_tool_rounds));
                 return;
             }
             round += 1;
             let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
             yield Ok(ReplyEvent::Status(format!("Calling {}…", names.join(", "))));
-            let records = join_all(calls.iter().cloned().map(|call| run(&inner.tools, call))).await;
+            let records = join_all(calls.iter().cloned().map(|call| run(&inner.options.tools, call))).await;
             messages.push(ChatMessage::assistant_calls(said, calls));
             let mut guides: Vec<&str> = Vec::new();
             for record in records {
                 tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
                 messages.push(ChatMessage::tool(record.call.id.clone(), record.result.clone()));
                 let guide = inner
-                    .tools
+                    .options.tools
                     .iter()
                     .find(|tool| tool.name() == record.call.name)
                     .and_then(Tool::guide_text)

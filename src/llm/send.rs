@@ -31,11 +31,12 @@ impl OpenAiChat {
         grammar: Option<&str>,
     ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
-        let callable = choice.callable(&inner.tools);
+        let callable = choice.callable(&inner.options.tools);
         // A call the model must make, on a server that takes a grammar: made under one,
         // with the tools told in a last system turn instead of offered (see `forced`).
-        let forced =
-            choice.requires_call() && inner.grammar_member.is_some() && !callable.is_empty();
+        let forced = choice.requires_call()
+            && inner.options.grammar_member.is_some()
+            && !callable.is_empty();
         let told: Vec<ChatMessage>;
         let (messages, grammar) = if forced {
             told = messages
@@ -52,6 +53,7 @@ impl OpenAiChat {
             Vec::new()
         } else {
             inner
+                .options
                 .tools
                 .iter()
                 .map(|tool| ToolSpec {
@@ -71,19 +73,19 @@ impl OpenAiChat {
             _ => None,
         };
         let body = ChatRequest {
-            model: &inner.model,
+            model: &inner.options.model,
             messages,
             stream: true,
             stream_options: StreamOptions {
                 include_usage: true,
             },
             temperature,
-            max_tokens: inner.max_tokens,
+            max_tokens: inner.options.max_tokens,
             tools: &tools,
             tool_choice,
             // A grammar and tools are not sent together: llama.cpp's server refuses the
             // pair ("Cannot use custom grammar constraints with tools").
-            grammar: match (inner.grammar_member.as_deref(), grammar.as_deref()) {
+            grammar: match (inner.options.grammar_member.as_deref(), grammar.as_deref()) {
                 (Some(member), Some(text)) if tools.is_empty() => Some(Grammar { member, text }),
                 _ => None,
             },
@@ -93,14 +95,14 @@ impl OpenAiChat {
         loop {
             attempt += 1;
             let mut post = inner.http.post(&inner.endpoint).json(&body);
-            if let Some(key) = &inner.api_key {
+            if let Some(key) = &inner.options.api_key {
                 post = post.bearer_auth(key);
             }
             let started = Instant::now();
             // A server may hold its headers back until it has read the prompt.
-            let sent = tokio::time::timeout(inner.first_token_timeout, post.send()).await;
+            let sent = tokio::time::timeout(inner.options.first_token_timeout, post.send()).await;
             let response = match sent {
-                Err(_) => return Err(LlmError::FirstToken(inner.first_token_timeout)),
+                Err(_) => return Err(LlmError::FirstToken(inner.options.first_token_timeout)),
                 // A connection the server closed while the client kept it for the next
                 // request (llama.cpp's server says `Keep-Alive`, then closes after a
                 // streamed answer, and a tool round asks again at once): the request never
@@ -124,10 +126,17 @@ impl OpenAiChat {
                 return Ok((response, started));
             }
             let retryable = status.as_u16() == 429 || status.is_server_error();
-            let wait = retry_after(response.headers())
-                .unwrap_or_else(|| inner.backoff.saturating_mul(1 << (attempt - 1).min(16)));
+            let wait = retry_after(response.headers()).unwrap_or_else(|| {
+                inner
+                    .options
+                    .backoff
+                    .saturating_mul(1 << (attempt - 1).min(16))
+            });
             let message = inner.scrub(&error_message(response).await);
-            if !retryable || attempt > inner.max_retries || wait > inner.max_retry_wait {
+            if !retryable
+                || attempt > inner.options.max_retries
+                || wait > inner.options.max_retry_wait
+            {
                 tracing::warn!(status = status.as_u16(), attempt, %message, "the model server refused");
                 return Err(LlmError::Status {
                     status: status.as_u16(),
