@@ -285,7 +285,7 @@ fn ours_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize) 
         "--coalesce-ms".to_owned(),
         coalesce_ms.to_string(),
     ];
-    if agent == "connector" {
+    if agent.ends_with("connector") {
         if let Some(model) = &setup.model {
             args.extend(["--model-url".to_owned(), model.url.clone()]);
         }
@@ -342,12 +342,19 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     } else {
         (vec![5], vec![2])
     };
+    // The floor (tokio, hyper and axum alone: `streams::floor`) beside ours at each level.
+    let floor = std::env::var("BENCH_FLOOR").map_or(true, |v| v != "0");
+    let agents: &[&str] = if floor {
+        &["closure", "floor-closure", "connector", "floor-connector"]
+    } else {
+        &["closure", "connector"]
+    };
     header();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &levels {
-        for agent in ["closure", "connector"] {
+        for agent in agents {
             let server = ours(agent, &setup, server_core);
-            let row = level(&setup, &server, &format!("a2ui-agent {agent}"), n).await;
+            let row = level(&setup, &server, &label(agent), n).await;
             row.print();
             rows.push(row);
         }
@@ -373,11 +380,11 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     }
     let _ = std::fs::remove_file(&chunks_file);
     let idle_n = common::knob("BENCH_IDLE_STREAMS", 1000, 5);
-    let idle = {
-        let server = ours("silent", &setup, server_core);
-        let row = level_of(&setup, &server, "a2ui-agent silent", idle_n, Arc::default()).await;
-        row.print();
-        row
+    let idle = idle_level(&setup, server_core, "silent", idle_n).await;
+    let idle_floor = if floor {
+        Some(idle_level(&setup, server_core, "floor-silent", idle_n).await)
+    } else {
+        None
     };
     let demo_n = common::knob("BENCH_DEMO_STREAMS", 800, 5);
     let demo = {
@@ -387,6 +394,9 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         row
     };
     verdicts(&rows, &idle, &demo);
+    if floor {
+        floor_shares(&rows, &idle, idle_floor.as_ref(), &demo);
+    }
     if !measuring {
         let broken: Vec<&Row> = rows.iter().filter(|r| r.errors() > 0).collect();
         assert!(broken.is_empty(), "streams broke in the smoke round");
@@ -396,6 +406,14 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
         );
         println!("streams bench smoke check passed (run scripts/bench-streams.sh for figures)");
     }
+}
+
+/// `streams` idle streams on `agent` (one that stays silent).
+async fn idle_level(setup: &Setup, core: usize, agent: &str, streams: usize) -> Row {
+    let server = ours(agent, setup, core);
+    let row = level_of(setup, &server, &label(agent), streams, Arc::default()).await;
+    row.print();
+    row
 }
 
 /// `BENCH_COALESCE_MS=0,1,2,5`: instead of the levels, the latency/CPU curve of the server's
@@ -456,6 +474,77 @@ fn carried(rows: &[Row], label: &str) -> usize {
 
 fn rows_of<'a>(rows: &'a [Row], label: &'a str) -> impl Iterator<Item = &'a Row> + 'a {
     rows.iter().filter(move |r| r.server == label)
+}
+
+/// The table's label for `agent`: ours, or the floor.
+fn label(agent: &str) -> String {
+    match agent.strip_prefix("floor-") {
+        Some(floor) => format!("floor {floor}"),
+        None => format!("a2ui-agent {agent}"),
+    }
+}
+
+/// What the floor alone costs beside ours at each level it ran unsaturated, and what that
+/// leaves of each target on this machine.
+fn floor_shares(rows: &[Row], idle: &Row, idle_floor: Option<&Row>, demo: &Row) {
+    println!("\nthe floor (tokio, hyper and axum alone, no A2A or A2UI) against ours:");
+    for kind in ["closure", "connector"] {
+        let (floor_label, ours_label) = (label(&format!("floor-{kind}")), label(kind));
+        for floor in rows_of(rows, &floor_label) {
+            let Some(ours) = rows_of(rows, &ours_label).find(|r| r.streams == floor.streams) else {
+                continue;
+            };
+            let saturated = if floor.cpu_per_second() >= 0.9 || ours.cpu_per_second() >= 0.9 {
+                " (a core saturated: per-chunk figures batch)"
+            } else {
+                ""
+            };
+            println!(
+                "  {kind} at {} streams: floor {:.1} us per chunk, p99 {:.1} ms; ours {:.1} us ({:.1}x the floor), p99 {:.1} ms{saturated}",
+                floor.streams,
+                floor.us_per_chunk(),
+                floor.outcome.percentile_ms(0.99),
+                ours.us_per_chunk(),
+                ours.us_per_chunk() / floor.us_per_chunk(),
+                ours.outcome.percentile_ms(0.99),
+            );
+        }
+    }
+    for closure in rows_of(rows, "floor closure").filter(|r| r.cpu_per_second() < 0.9) {
+        if let Some(connector) =
+            rows_of(rows, "floor connector").find(|r| r.streams == closure.streams)
+        {
+            println!(
+                "  the floor's own connector / closure per chunk at {} streams: {:.2}x (the 1.2x target with no pipeline at all)",
+                closure.streams,
+                connector.us_per_chunk() / closure.us_per_chunk()
+            );
+        }
+    }
+    // The demo's chunks carry no stamps; its pace is its configuration's mean pause.
+    let pace = demo::DemoConfig::default();
+    let chunks_per_second = 2.0 / (pace.min_delay + pace.max_delay).as_secs_f64();
+    let events_per_second = demo.outcome.frames as f64 / demo.seconds / demo.streams.max(1) as f64;
+    if let Some(floor) = rows_of(rows, "floor closure")
+        .filter(|r| r.cpu_per_second() < 0.9)
+        .max_by_key(|r| r.streams)
+    {
+        let chunks_per_event = chunks_per_second / events_per_second;
+        println!(
+            "  demo: {events_per_second:.2} SSE events per stream per second at {chunks_per_second:.0} chunks per second: {chunks_per_event:.0} chunks per event; at the closure floor's {:.1} us per chunk the floor alone spends {:.0} us per event (the 50 us target with no pipeline at all: {})",
+            floor.us_per_chunk(),
+            floor.us_per_chunk() * chunks_per_event,
+            verdict(floor.us_per_chunk() * chunks_per_event <= 50.0)
+        );
+    }
+    if let Some(floor) = idle_floor {
+        println!(
+            "  idle stream: floor {:.1} KiB, ours {:.1} KiB (the 16 KiB target with no pipeline at all: {})",
+            floor.kib_per_stream,
+            idle.kib_per_stream,
+            verdict(floor.kib_per_stream <= 16.0)
+        );
+    }
 }
 
 fn verdict(met: bool) -> &'static str {

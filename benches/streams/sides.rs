@@ -27,8 +27,13 @@ pub struct Options {
 }
 
 /// `--serve closure|connector|silent|demo`: our server on one runtime worker, until stdin
-/// closes.
+/// closes (`floor-*`: the floor's server instead, see [`super::floor`]).
 pub fn serve(agent: &str, components: usize, model_url: Option<String>, options: Options) {
+    if agent.starts_with("floor-") {
+        let chunks = Arc::new(reply::reply(components, catalog_id()).chunks);
+        super::floor::serve(agent, chunks, model_url);
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -118,7 +123,7 @@ async fn with_store(builder: ServerBuilder, store: Option<String>) -> ServerBuil
 }
 
 /// The bench holds our stdin: when it goes away, so do we.
-fn exit_with_stdin() {
+pub(super) fn exit_with_stdin() {
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         std::process::exit(0);
