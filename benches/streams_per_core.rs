@@ -148,6 +148,11 @@ impl Row {
     fn cpu_per_second(&self) -> f64 {
         self.cpu.as_secs_f64() / self.seconds
     }
+    /// Whether the server's core or the load's (client and model) was busy enough that
+    /// work waited: per-chunk figures then batch, and latency is the queue's.
+    fn saturated(&self) -> bool {
+        self.cpu_per_second() >= 0.9 || self.load_cpu.as_secs_f64() / self.seconds >= 0.9
+    }
     fn us_per_chunk(&self) -> f64 {
         self.cpu.as_secs_f64() * 1e6 / self.outcome.chunks.max(1) as f64
     }
@@ -494,8 +499,8 @@ fn floor_shares(rows: &[Row], idle: &Row, idle_floor: Option<&Row>, demo: &Row) 
             let Some(ours) = rows_of(rows, &ours_label).find(|r| r.streams == floor.streams) else {
                 continue;
             };
-            let saturated = if floor.cpu_per_second() >= 0.9 || ours.cpu_per_second() >= 0.9 {
-                " (a core saturated: per-chunk figures batch)"
+            let saturated = if floor.saturated() || ours.saturated() {
+                " (a core saturated: per-chunk figures batch, latency is the queue's)"
             } else {
                 ""
             };
@@ -510,9 +515,9 @@ fn floor_shares(rows: &[Row], idle: &Row, idle_floor: Option<&Row>, demo: &Row) 
             );
         }
     }
-    for closure in rows_of(rows, "floor closure").filter(|r| r.cpu_per_second() < 0.9) {
-        if let Some(connector) =
-            rows_of(rows, "floor connector").find(|r| r.streams == closure.streams)
+    for closure in rows_of(rows, "floor closure").filter(|r| !r.saturated()) {
+        if let Some(connector) = rows_of(rows, "floor connector")
+            .find(|r| r.streams == closure.streams && !r.saturated())
         {
             println!(
                 "  the floor's own connector / closure per chunk at {} streams: {:.2}x (the 1.2x target with no pipeline at all)",
@@ -526,7 +531,7 @@ fn floor_shares(rows: &[Row], idle: &Row, idle_floor: Option<&Row>, demo: &Row) 
     let chunks_per_second = 2.0 / (pace.min_delay + pace.max_delay).as_secs_f64();
     let events_per_second = demo.outcome.frames as f64 / demo.seconds / demo.streams.max(1) as f64;
     if let Some(floor) = rows_of(rows, "floor closure")
-        .filter(|r| r.cpu_per_second() < 0.9)
+        .filter(|r| !r.saturated())
         .max_by_key(|r| r.streams)
     {
         let chunks_per_event = chunks_per_second / events_per_second;
@@ -635,7 +640,7 @@ fn verdicts(rows: &[Row], idle: &Row, demo: &Row) {
         verdict(demo.us_per_event() <= 50.0)
     );
     // Where either side's core was saturated the per-chunk figures batch and compare nothing.
-    for closure in rows_of(rows, "a2ui-agent closure").filter(|r| r.cpu_per_second() < 0.9) {
+    for closure in rows_of(rows, "a2ui-agent closure").filter(|r| !r.saturated()) {
         if let Some(connector) =
             rows_of(rows, "a2ui-agent connector").find(|r| r.streams == closure.streams)
         {
