@@ -26,6 +26,12 @@
 //! `a2ui-agent serve` at `BENCH_DEMO_STREAMS` (default 800), the ratios, and each target of
 //! issue 25 with its verdict.
 //!
+//! Beside ours at each level runs the floor (`streams::floor`: the same streams on tokio,
+//! hyper and axum alone; `BENCH_FLOOR=0` skips it), and the bench prints what it shows of
+//! each target. `BENCH_AGENTS=closure,floor-closure` (any of `closure`, `floor-closure`,
+//! `connector`, `floor-connector`) runs only those at each level, for a profile or an A/B of
+//! two builds.
+//!
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`) it
 //! runs a few streams of a short reply as a smoke check. Run it with
 //! `scripts/bench-streams.sh`, which raises the open-file limit. `--serve AGENT` and `--model`
@@ -349,15 +355,18 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     };
     // The floor (tokio, hyper and axum alone: `streams::floor`) beside ours at each level.
     let floor = std::env::var("BENCH_FLOOR").map_or(true, |v| v != "0");
-    let agents: &[&str] = if floor {
-        &["closure", "floor-closure", "connector", "floor-connector"]
-    } else {
-        &["closure", "connector"]
-    };
+    let mut agents = vec!["closure", "floor-closure", "connector", "floor-connector"];
+    if !floor {
+        agents.retain(|a| !a.starts_with("floor-"));
+    }
+    // `BENCH_AGENTS=closure,floor-closure`: only those (for a profile, or an A/B of builds).
+    if let Ok(only) = std::env::var("BENCH_AGENTS") {
+        agents.retain(|a| only.split(',').any(|o| o.trim() == *a));
+    }
     header();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &levels {
-        for agent in agents {
+        for &agent in &agents {
             let server = ours(agent, &setup, server_core);
             let row = level(&setup, &server, &label(agent), n).await;
             row.print();
