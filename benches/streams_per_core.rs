@@ -27,10 +27,10 @@
 //! issue 25 with its verdict.
 //!
 //! Beside ours at each level runs the floor (`streams::floor`: the same streams on tokio,
-//! hyper and axum alone; `BENCH_FLOOR=0` skips it), and the bench prints what it shows of
-//! each target. `BENCH_AGENTS=closure,floor-closure` (any of `closure`, `floor-closure`,
-//! `connector`, `floor-connector`) runs only those at each level, for a profile or an A/B of
-//! two builds.
+//! hyper and axum alone, idle ones too), and the bench prints what it shows of each target.
+//! `BENCH_AGENTS` (any of `closure`, `floor-closure`, `connector`, `floor-connector`; all by
+//! default) runs only those at each level: `closure,connector` leaves the floor out,
+//! `closure` alone serves a profile or an A/B of two builds.
 //!
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`) it
 //! runs a few streams of a short reply as a smoke check. Run it with
@@ -281,13 +281,13 @@ async fn level_of(
     }
 }
 
-/// Ours with `agent`, fresh for each level.
-fn ours(agent: &str, setup: &Setup, core: usize) -> Process {
-    ours_coalescing(agent, setup, core, 0)
+/// The server for `agent` (ours, or the floor's `floor-*`), fresh for each level.
+fn server_for(agent: &str, setup: &Setup, core: usize) -> Process {
+    server_coalescing(agent, setup, core, 0)
 }
 
-/// [`ours`] with a coalescing window of `coalesce_ms`.
-fn ours_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize) -> Process {
+/// [`server_for`] with a coalescing window of `coalesce_ms`.
+fn server_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize) -> Process {
     let mut args = vec![
         "--serve".to_owned(),
         agent.to_owned(),
@@ -353,21 +353,18 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     } else {
         (vec![5], vec![2])
     };
-    // The floor (tokio, hyper and axum alone: `streams::floor`) beside ours at each level.
-    let floor = std::env::var("BENCH_FLOOR").map_or(true, |v| v != "0");
+    // Ours and the floor (tokio, hyper and axum alone: `streams::floor`) at each level;
+    // `BENCH_AGENTS` names only some (a profile, an A/B of builds, or no floor at all).
     let mut agents = vec!["closure", "floor-closure", "connector", "floor-connector"];
-    if !floor {
-        agents.retain(|a| !a.starts_with("floor-"));
-    }
-    // `BENCH_AGENTS=closure,floor-closure`: only those (for a profile, or an A/B of builds).
     if let Ok(only) = std::env::var("BENCH_AGENTS") {
         agents.retain(|a| only.split(',').any(|o| o.trim() == *a));
     }
+    let floor = agents.iter().any(|a| a.starts_with("floor-"));
     header();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &levels {
         for &agent in &agents {
-            let server = ours(agent, &setup, server_core);
+            let server = server_for(agent, &setup, server_core);
             let row = level(&setup, &server, &label(agent), n).await;
             row.print();
             rows.push(row);
@@ -402,7 +399,7 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     };
     let demo_n = common::knob("BENCH_DEMO_STREAMS", 800, 5);
     let demo = {
-        let server = ours("demo", &setup, server_core);
+        let server = server_for("demo", &setup, server_core);
         let row = level_of(&setup, &server, "a2ui-agent demo", demo_n, Arc::default()).await;
         row.print();
         row
@@ -424,7 +421,7 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
 
 /// `streams` idle streams on `agent` (one that stays silent).
 async fn idle_level(setup: &Setup, core: usize, agent: &str, streams: usize) -> Row {
-    let server = ours(agent, setup, core);
+    let server = server_for(agent, setup, core);
     let row = level_of(setup, &server, &label(agent), streams, Arc::default()).await;
     row.print();
     row
@@ -439,7 +436,7 @@ async fn coalescing_curve(setup: &Setup, core: usize, windows: &[usize]) {
     let mut rows = Vec::new();
     for &ms in windows {
         for agent in ["closure", "connector"] {
-            let server = ours_coalescing(agent, setup, core, ms);
+            let server = server_coalescing(agent, setup, core, ms);
             let row = level(setup, &server, &format!("{agent} window {ms} ms"), streams).await;
             row.print();
             rows.push(row);

@@ -5,7 +5,7 @@
 # a2ui-agent-sdk 0.9.0) under the same load. Prints the table, the ratios and each target of
 # issue 25 with its verdict; asserts nothing. Extra arguments go to the bench binary. Knobs:
 # BENCH_STREAMS, BENCH_PY_STREAMS, BENCH_PY_MODEL=1, BENCH_COMPONENTS, BENCH_SECONDS,
-# BENCH_IDLE_STREAMS, BENCH_DEMO_STREAMS, BENCH_PROTOCOL=0.3, A2UI_VENV, BENCH_FLOOR=0,
+# BENCH_IDLE_STREAMS, BENCH_DEMO_STREAMS, BENCH_PROTOCOL=0.3, A2UI_VENV,
 # BENCH_AGENTS (see the bench).
 # BENCH_COALESCE_MS=0,1,2,5 (with BENCH_COALESCE_STREAMS, default 1000) prints the curve of
 # the server's coalescing window instead of the levels. The two-instance PostgreSQL check is

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::response::sse::{Event, Sse};
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
+use futures::stream::BoxStream;
 
-use super::reply::paced;
-use super::sides::exit_with_stdin;
+use super::reply::{paced, stamps_in};
+use super::sides::{one_worker, serve_router};
 use crate::PAUSE;
 
 /// What a floor server answers with.
@@ -46,34 +47,22 @@ pub fn serve(kind: &str, chunks: Arc<Vec<String>>, model_url: Option<String>) {
         "floor-silent" => Floor::Silent,
         other => panic!("no floor named {other}"),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async move {
+    one_worker().block_on(async move {
         // The request body is read, as ours reads it.
         let answer = move |_body: Bytes| {
             let floor = floor.clone();
             async move { Sse::new(events(floor).await) }
         };
-        let router = axum::Router::new().route("/", axum::routing::post(answer));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a listener");
-        println!(
-            "listening on http://{}/",
-            listener.local_addr().expect("its address")
-        );
-        exit_with_stdin();
-        let _ = axum::serve(listener, router).await;
+        serve_router(
+            axum::Router::new().route("/", axum::routing::post(answer)),
+            "",
+        )
+        .await;
     });
 }
 
-type Events = std::pin::Pin<Box<dyn Stream<Item = Result<Event, Infallible>> + Send>>;
-
 /// The SSE events `floor` sends for one request.
-async fn events(floor: Floor) -> Events {
+async fn events(floor: Floor) -> BoxStream<'static, Result<Event, Infallible>> {
     match floor {
         Floor::Closure(chunks) => paced(chunks, PAUSE)
             .filter_map(|chunk| std::future::ready(framed(chunk.as_bytes())))
@@ -101,9 +90,7 @@ async fn events(floor: Floor) -> Events {
 
 /// One SSE event holding `chunk` as a JSON string, if it carries a stamp; none otherwise.
 fn framed(chunk: &[u8]) -> Option<Result<Event, Infallible>> {
-    if !chunk.windows(2).any(|w| w == b"@T") {
-        return None;
-    }
+    stamps_in(chunk).next()?;
     let text = String::from_utf8_lossy(chunk);
     let data = serde_json::to_string(&text).unwrap_or_default();
     Some(Ok(Event::default().data(data)))

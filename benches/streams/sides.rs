@@ -29,18 +29,12 @@ pub struct Options {
 /// `--serve closure|connector|silent|demo`: our server on one runtime worker, until stdin
 /// closes (`floor-*`: the floor's server instead, see [`super::floor`]).
 pub fn serve(agent: &str, components: usize, model_url: Option<String>, options: Options) {
+    let chunks = Arc::new(reply::reply(components, catalog_id()).chunks);
     if agent.starts_with("floor-") {
-        let chunks = Arc::new(reply::reply(components, catalog_id()).chunks);
         super::floor::serve(agent, chunks, model_url);
         return;
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let chunks = Arc::new(reply::reply(components, catalog_id()).chunks);
-    runtime.block_on(async move {
+    one_worker().block_on(async move {
         match agent {
             "connector" => {
                 let url = model_url.expect("--model-url for the connector");
@@ -122,8 +116,32 @@ async fn with_store(builder: ServerBuilder, store: Option<String>) -> ServerBuil
     builder
 }
 
+/// A runtime with one worker, as every side of the bench runs: pinned to its core, its CPU
+/// is the figure.
+pub(super) fn one_worker() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// Serves `router` on a free loopback port, printing its URL (`path` appended) for the
+/// bench to read, until stdin closes.
+pub(super) async fn serve_router(router: axum::Router, path: &str) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a listener");
+    println!(
+        "listening on http://{}/{path}",
+        listener.local_addr().expect("its address")
+    );
+    exit_with_stdin();
+    let _ = axum::serve(listener, router).await;
+}
+
 /// The bench holds our stdin: when it goes away, so do we.
-pub(super) fn exit_with_stdin() {
+fn exit_with_stdin() {
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         std::process::exit(0);
@@ -134,11 +152,6 @@ pub(super) fn exit_with_stdin() {
 /// chunks as chat-completion chunk events, paced and stamped, then the finish, usage and
 /// `[DONE]` events.
 pub fn model(components: usize) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
     let event = |delta: serde_json::Value, finish: Option<&str>| {
         let chunk = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
             "created": 1764500000, "model": "bench",
@@ -156,7 +169,7 @@ pub fn model(components: usize) {
             ])
             .collect(),
     );
-    runtime.block_on(async move {
+    one_worker().block_on(async move {
         // The body is read whole: a server that answers without reading it resets the
         // connection when it closes it.
         let answer = move |_body: Bytes| {
@@ -171,14 +184,6 @@ pub fn model(components: usize) {
             }
         };
         let router = axum::Router::new().route("/v1/chat/completions", axum::routing::post(answer));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a listener");
-        println!(
-            "listening on http://{}/v1",
-            listener.local_addr().expect("its address")
-        );
-        exit_with_stdin();
-        let _ = axum::serve(listener, router).await;
+        serve_router(router, "v1").await;
     });
 }
