@@ -151,13 +151,7 @@ impl TaskManager {
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
             };
             answer.guard.record(&chunk);
-            let fed = sink.push(&chunk);
-            // Most chunks complete nothing: they need no screening and no update, and no
-            // `take` future built and moved for them.
-            if matches!(&fed, Ok(batch) if batch.is_empty()) {
-                continue;
-            }
-            if let Some(end) = self.take(answer, fed, false).await {
+            if let Some(end) = self.take(answer, sink.push(&chunk), false).await {
                 // Dropping the rest of the reply stops the agent (and its model).
                 return end;
             }
