@@ -25,4 +25,4 @@ mod sent;
 pub use mend::MENDED_KEY;
 pub use repair::OnInvalid;
 pub(crate) use repair::{Guard, RepairPolicy};
-pub(crate) use sent::SentParts;
+pub(crate) use sent::{KeptParts, SentParts};

@@ -22,15 +22,38 @@ pub(crate) struct SentParts {
     parts: Vec<Kept>,
 }
 
-/// One part as kept: a data part's object as its JSON, any other part as it is (its text is
-/// already as compact as JSON).
-#[derive(Debug)]
+/// Some of the parts a [`SentParts`] keeps, shared with it (see [`SentParts::last`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeptParts(Vec<Kept>);
+
+/// One part as kept: a data part's object as its JSON (shared by every copy), any other
+/// part as it is (its text is already as compact as JSON).
+#[derive(Debug, Clone)]
 enum Kept {
     Data {
-        json: Box<str>,
+        json: Arc<str>,
         metadata: Option<Arc<Metadata>>,
     },
     Other(Part),
+}
+
+impl Kept {
+    fn to_part(&self) -> Part {
+        match self {
+            Kept::Data { json, metadata } => Part::Data {
+                data: Arc::new(decode(json)),
+                metadata: metadata.clone(),
+            },
+            Kept::Other(part) => part.clone(),
+        }
+    }
+}
+
+impl KeptParts {
+    /// The parts, decoded.
+    pub(crate) fn to_parts(&self) -> Vec<Part> {
+        self.0.iter().map(Kept::to_part).collect()
+    }
 }
 
 impl SentParts {
@@ -53,6 +76,12 @@ impl SentParts {
         }
     }
 
+    /// The last `n` parts kept (all of them when fewer), sharing their JSON with this.
+    pub(crate) fn last(&self, n: usize) -> KeptParts {
+        let from = self.parts.len().saturating_sub(n);
+        KeptParts(self.parts[from..].to_vec())
+    }
+
     /// The objects of the data parts whose metadata says `mime_type` (A2UI messages), in
     /// the order they were sent.
     pub(crate) fn data_of<'a>(&'a self, mime_type: &'a str) -> impl Iterator<Item = Value> + 'a {
@@ -69,11 +98,8 @@ impl SentParts {
         self.parts
             .into_iter()
             .map(|kept| match kept {
-                Kept::Data { json, metadata } => Part::Data {
-                    data: Arc::new(decode(&json)),
-                    metadata,
-                },
                 Kept::Other(part) => part,
+                data => data.to_part(),
             })
             .collect()
     }
@@ -124,7 +150,14 @@ mod tests {
         ];
         let mut kept = SentParts::default();
         kept.extend(&sent[..2]);
+        assert_eq!(kept.last(2).to_parts(), sent[..2]);
         kept.extend(&sent[2..]);
+        assert_eq!(kept.last(1).to_parts(), sent[3..]);
+        assert_eq!(
+            kept.last(9).to_parts(),
+            sent,
+            "more than were kept: all of them"
+        );
         assert_eq!(kept.into_parts(), sent);
     }
 

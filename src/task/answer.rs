@@ -246,8 +246,9 @@ impl TaskManager {
             return;
         }
         answer.parts.extend(&new);
+        let kept = answer.parts.last(new.len());
         let timestamp = self.now();
-        let delivery = answer.running.update(|task| {
+        let delivery = answer.running.progress(kept, |task| {
             let message = agent_message(task, answer.reply_id, new);
             transition(task, TaskState::Working, Some(message), timestamp).ok()?;
             Some(|task: &Task| status_event(task, false))
