@@ -258,7 +258,7 @@ impl TaskManager {
 }
 
 /// Logs an agent's panic; the client sees only that the agent failed.
-fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
+pub(super) fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
     let detail = panic
         .downcast_ref::<&str>()
         .map(|text| (*text).to_owned())
