@@ -57,6 +57,11 @@ impl Batch {
             ..Batch::default()
         }
     }
+
+    /// Whether the feed completed nothing: no part, and no block closed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parsed.is_empty() && self.block_ends.is_empty()
+    }
 }
 
 /// The agent's output cannot be read; fails the task with this reason.

@@ -151,7 +151,13 @@ impl TaskManager {
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
             };
             answer.guard.record(&chunk);
-            if let Some(end) = self.take(answer, sink.push(&chunk), false).await {
+            let fed = sink.push(&chunk);
+            // Most chunks complete nothing: they need no screening and no update, and no
+            // `take` future (800 bytes) built and moved for them.
+            if matches!(&fed, Ok(batch) if batch.is_empty()) {
+                continue;
+            }
+            if let Some(end) = self.take(answer, fed, false).await {
                 // Dropping the rest of the reply stops the agent (and its model).
                 return end;
             }
@@ -194,7 +200,9 @@ impl TaskManager {
             Err(error) => return Some(self.fail_after(answer, error).await),
         };
         let (new, invalid) = answer.guard.screen(batch);
-        self.progress(answer, new).await;
+        if !new.is_empty() {
+            self.progress(answer, new).await;
+        }
         let invalid = match invalid {
             None if last => {
                 let (mended, invalid) = answer.guard.finish();
