@@ -283,6 +283,10 @@ impl fmt::Debug for Reply {
 }
 
 /// One event of a streamed reply ([`Reply::events`]).
+///
+/// Nearly every event is a text chunk, one per token the model writes, and each is moved
+/// several times on its way to the parser: the rarer, larger kinds are boxed so an event is
+/// the size of a `String` (32 bytes), not of an artifact (160).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ReplyEvent {
@@ -296,11 +300,12 @@ pub enum ReplyEvent {
     Status(String),
     /// A part added to the agent's message as it is, after the parts the text so far
     /// completed, without being parsed: e.g. the record of a tool call (see `llm::Tool`).
-    /// It is kept in the task's history.
-    Part(Part),
+    /// It is kept in the task's history. See [`ReplyEvent::part`].
+    Part(Box<Part>),
     /// An artifact, whole or one chunk of it: a `TaskArtifactUpdateEvent`, and the task's
-    /// artifact created, replaced or grown.
-    Artifact(ArtifactChunk),
+    /// artifact created, replaced or grown. See [`ReplyEvent::artifact`] and
+    /// [`ReplyEvent::chunk`].
+    Artifact(Box<ArtifactChunk>),
 }
 
 impl ReplyEvent {
@@ -314,23 +319,28 @@ impl ReplyEvent {
         ReplyEvent::Status(text.into())
     }
 
+    /// A part added to the agent's message as it is.
+    pub fn part(part: Part) -> Self {
+        ReplyEvent::Part(Box::new(part))
+    }
+
     /// A whole artifact holding `parts` (its id given by the server).
     pub fn artifact(parts: Vec<Part>) -> Self {
-        ReplyEvent::Artifact(ArtifactChunk {
+        ReplyEvent::Artifact(Box::new(ArtifactChunk {
             artifact: Artifact::new("", parts),
             append: false,
             last_chunk: true,
-        })
+        }))
     }
 
     /// A chunk of an artifact: appended to the reply's latest artifact (a new one for the
     /// first chunk); `last` marks the artifact's final chunk.
     pub fn chunk(parts: Vec<Part>, last: bool) -> Self {
-        ReplyEvent::Artifact(ArtifactChunk {
+        ReplyEvent::Artifact(Box::new(ArtifactChunk {
             artifact: Artifact::new("", parts),
             append: true,
             last_chunk: last,
-        })
+        }))
     }
 }
 

@@ -148,7 +148,7 @@ pub(crate) fn reply(
                 if let Some(guide) = guide.filter(|guide| !guides.contains(guide)) {
                     guides.push(guide);
                 }
-                yield Ok(ReplyEvent::Part(record.to_part()));
+                yield Ok(ReplyEvent::part(record.to_part()));
             }
             if !guides.is_empty() {
                 messages.push(ChatMessage::system(guides.join("\n\n")));

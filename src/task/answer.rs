@@ -140,12 +140,12 @@ impl TaskManager {
                     continue;
                 }
                 Ok(ReplyEvent::Artifact(chunk)) => {
-                    self.add_artifact(answer.running, chunk, &mut answer.artifacts)
+                    self.add_artifact(answer.running, *chunk, &mut answer.artifacts)
                         .await;
                     continue;
                 }
                 Ok(ReplyEvent::Part(part)) => {
-                    self.progress(answer, vec![part]).await;
+                    self.progress(answer, vec![*part]).await;
                     continue;
                 }
                 Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
