@@ -4,8 +4,8 @@
 //! One `data:` line per event: a whole JSON-RPC response (0.3 or 1.0 payload), or for the
 //! HTTP+JSON binding the bare `StreamResponse`; a `: keep-alive` comment while
 //! the agent is silent (clients time out after 5 s of silence); the response closes after the
-//! final event. Model text only ever goes through [`Event::json_data`], never into comments,
-//! event names or ids.
+//! final event. Model text only ever reaches a frame as serde_json writes it (compact JSON:
+//! no line break), never in comments, event names or ids.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -143,15 +143,27 @@ fn sse_response(
     ([(CACHE_CONTROL, "no-store")], sse).into_response()
 }
 
+/// Room for a frame's JSON: a `working` update holding a component or two is written
+/// without growing it.
+const FRAME_BYTES: usize = 1024;
+
 fn frame(response: &impl Serialize) -> Result<Event, Infallible> {
-    Ok(Event::default()
-        .json_data(response)
-        .unwrap_or_else(|error| {
+    // Written whole, then given to the event in one piece: through `Event::json_data`, each
+    // token serde_json writes is a write of its own into the SSE writer, which scans it for
+    // line breaks and grows its buffer as it goes (two thirds of a frame's cost).
+    let mut json = Vec::with_capacity(FRAME_BYTES);
+    let written = serde_json::to_writer(&mut json, response)
+        .map_err(|error| error.to_string())
+        .and_then(|()| String::from_utf8(json).map_err(|error| error.to_string()));
+    Ok(match written {
+        Ok(json) => Event::default().data(json),
+        Err(error) => {
             // Serializing the model's strings and JSON values cannot fail; keep the stream
             // well-formed regardless.
             tracing::error!(%error, "could not serialize an SSE event");
             Event::default().data(
                 r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#,
             )
-        }))
+        }
+    })
 }
