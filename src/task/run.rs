@@ -165,7 +165,9 @@ impl TaskManager {
         if let Some(write) = in_flight {
             write.await;
         }
-        self.settle(&running, &reply_id, outcome).await;
+        // Boxed: settling happens once, at the end, and inline its future would widen the
+        // run's, held for as long as the reply streams, by a kilobyte.
+        Box::pin(self.settle(&running, &reply_id, outcome)).await;
     }
 
     /// Sends the `started` update and does the job, storing the `working` state on the way.
