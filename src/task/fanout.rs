@@ -132,21 +132,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::a2a::{StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+    use crate::a2a::{StreamEvent, TaskState, TaskStatusUpdateEvent};
+    use crate::task::lifecycle::task_in;
 
     fn event() -> SharedEvent {
-        let task = Task {
-            id: "t".into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: Vec::new(),
-            history: Vec::new(),
-            metadata: None,
-        };
+        let task = task_in(TaskState::Working);
         Arc::new(StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(
             &task, false,
         )))

@@ -137,6 +137,23 @@ pub(crate) fn archive_reply(task: &mut Task) {
     }
 }
 
+/// A task `t` of context `c` in `state`, with nothing else: for tests.
+#[cfg(test)]
+pub(super) fn task_in(state: TaskState) -> Task {
+    Task {
+        id: "t".into(),
+        context_id: "c".into(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: None,
+        },
+        artifacts: Vec::new(),
+        history: Vec::new(),
+        metadata: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -160,21 +177,6 @@ mod tests {
             let mut task = Lifecycle::resume(interrupted);
             assert!(task.transition(TaskState::Completed).is_err());
             task.transition(TaskState::Working).unwrap();
-        }
-    }
-
-    fn task_in(state: TaskState) -> Task {
-        Task {
-            id: "t".into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: Vec::new(),
-            history: Vec::new(),
-            metadata: None,
         }
     }
 

@@ -297,21 +297,10 @@ fn final_event(task: &Task, already_streamed: bool) -> StreamEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::TaskStatus;
+    use crate::task::lifecycle::task_in;
 
     fn working_task() -> Task {
-        Task {
-            id: "t".into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: Vec::new(),
-            history: Vec::new(),
-            metadata: None,
-        }
+        task_in(TaskState::Working)
     }
 
     #[test]

@@ -347,24 +347,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::a2a::{Part, TaskState, TaskStatus};
+    use crate::a2a::{Part, TaskState};
     use crate::reply::SentParts;
-    use crate::task::lifecycle::{archive_reply, transition};
+    use crate::task::lifecycle::{archive_reply, task_in, transition};
     use crate::task::manager::status_event;
 
     fn working_task() -> Task {
-        Task {
-            id: "t".into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: Vec::new(),
-            history: Vec::new(),
-            metadata: None,
-        }
+        task_in(TaskState::Working)
     }
 
     fn reply_parts(n: i64) -> Vec<Part> {
@@ -390,7 +379,9 @@ mod tests {
     }
 
     fn parts_of(message: Option<&Message>) -> Vec<Part> {
-        message.map(|message| message.parts.clone()).unwrap_or_default()
+        message
+            .map(|message| message.parts.clone())
+            .unwrap_or_default()
     }
 
     #[test]
