@@ -391,19 +391,14 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     }
     let _ = std::fs::remove_file(&chunks_file);
     let idle_n = common::knob("BENCH_IDLE_STREAMS", 1000, 5);
-    let idle = idle_level(&setup, server_core, "silent", idle_n).await;
+    let idle = unstamped_level(&setup, server_core, "silent", idle_n).await;
     let idle_floor = if floor {
-        Some(idle_level(&setup, server_core, "floor-silent", idle_n).await)
+        Some(unstamped_level(&setup, server_core, "floor-silent", idle_n).await)
     } else {
         None
     };
     let demo_n = common::knob("BENCH_DEMO_STREAMS", 800, 5);
-    let demo = {
-        let server = server_for("demo", &setup, server_core);
-        let row = level_of(&setup, &server, "a2ui-agent demo", demo_n, Arc::default()).await;
-        row.print();
-        row
-    };
+    let demo = unstamped_level(&setup, server_core, "demo", demo_n).await;
     verdicts(&rows, &idle, &demo);
     if floor {
         floor_shares(&rows, &idle, idle_floor.as_ref(), &demo);
@@ -419,8 +414,9 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     }
 }
 
-/// `streams` idle streams on `agent` (one that stays silent).
-async fn idle_level(setup: &Setup, core: usize, agent: &str, streams: usize) -> Row {
+/// `streams` streams on `agent`, whose replies carry no stamps (one that stays silent, or
+/// the demo).
+async fn unstamped_level(setup: &Setup, core: usize, agent: &str, streams: usize) -> Row {
     let server = server_for(agent, setup, core);
     let row = level_of(setup, &server, &label(agent), streams, Arc::default()).await;
     row.print();
