@@ -422,6 +422,33 @@ pub struct Task {
 }
 
 impl Task {
+    /// Task `id` of conversation `context_id` in `state`, with nothing else yet: no status
+    /// message or timestamp, artifacts, history or metadata.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::{Task, TaskState};
+    ///
+    /// let task = Task::new("t1", "c1", TaskState::Submitted);
+    /// assert_eq!((task.id.as_str(), task.status.state), ("t1", TaskState::Submitted));
+    /// assert!(task.history.is_empty() && task.status.message.is_none());
+    /// ```
+    pub fn new(id: impl Into<String>, context_id: impl Into<String>, state: TaskState) -> Self {
+        Task {
+            id: id.into(),
+            context_id: context_id.into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: Vec::new(),
+            history: Vec::new(),
+            metadata: None,
+        }
+    }
+
     /// The task with only the last `length` messages of its history (`None`: all of them).
     pub fn with_history_length(mut self, length: Option<usize>) -> Self {
         if let Some(length) = length {

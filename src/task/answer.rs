@@ -200,9 +200,7 @@ impl TaskManager {
             Err(error) => return Some(self.fail_after(answer, error).await),
         };
         let (new, invalid) = answer.guard.screen(batch);
-        if !new.is_empty() {
-            self.progress(answer, new).await;
-        }
+        self.progress(answer, new).await;
         let invalid = match invalid {
             None if last => {
                 let (mended, invalid) = answer.guard.finish();

@@ -132,11 +132,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::a2a::{StreamEvent, TaskState, TaskStatusUpdateEvent};
-    use crate::task::lifecycle::task_in;
+    use crate::a2a::{StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 
     fn event() -> SharedEvent {
-        let task = task_in(TaskState::Working);
+        let task = Task::new("t", "c", TaskState::Working);
         Arc::new(StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(
             &task, false,
         )))

@@ -137,23 +137,6 @@ pub(crate) fn archive_reply(task: &mut Task) {
     }
 }
 
-/// A task `t` of context `c` in `state`, with nothing else: for tests.
-#[cfg(test)]
-pub(super) fn task_in(state: TaskState) -> Task {
-    Task {
-        id: "t".into(),
-        context_id: "c".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: None,
-        },
-        artifacts: Vec::new(),
-        history: Vec::new(),
-        metadata: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -182,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_refused_transition_leaves_the_status_alone() {
-        let mut task = task_in(TaskState::Completed);
+        let mut task = Task::new("t", "c", TaskState::Completed);
         let before = task.status.clone();
         assert!(transition(&mut task, TaskState::Working, None, "now".into()).is_err());
         assert_eq!(task.status, before);
@@ -192,7 +175,7 @@ mod tests {
     fn a_task_forced_to_failed_takes_no_later_progress() {
         // `submitted` cannot follow `working`: settling there forces `failed`, and the state
         // the rules check next is that `failed`, not the `working` the run had before.
-        let mut task = task_in(TaskState::Working);
+        let mut task = Task::new("t", "c", TaskState::Working);
         settle(&mut task, TaskState::Submitted, None, "t1".into());
         assert_eq!(task.status.state, TaskState::Failed);
         assert!(transition(&mut task, TaskState::Working, None, "t2".into()).is_err());

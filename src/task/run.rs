@@ -7,7 +7,7 @@ use std::task::Poll;
 
 use futures::FutureExt;
 use tokio::sync::oneshot;
-
+use tokio::task::JoinError;
 use tracing::Instrument;
 
 use super::answer::{Called, panicked};
@@ -153,13 +153,7 @@ impl TaskManager {
                 let _ = (&mut work).await;
                 outcome
             }
-            joined = &mut work => match joined {
-                Ok(outcome) => outcome,
-                Err(error) => match error.try_into_panic() {
-                    Ok(panic) => panicked(&running, &*panic),
-                    Err(_) => Outcome::Failed("The server stopped the task.".to_owned()),
-                },
-            },
+            joined = &mut work => joined.unwrap_or_else(|error| unjoined(&running, error)),
         };
         let in_flight = working_write.lock().ok().and_then(|mut slot| slot.take());
         if let Some(write) = in_flight {
@@ -283,6 +277,14 @@ impl TaskManager {
     }
 }
 
+/// The outcome of a run whose work ended without one: it panicked, or the runtime stopped.
+fn unjoined(running: &Running, error: JoinError) -> Outcome {
+    match error.try_into_panic() {
+        Ok(panic) => panicked(running, &*panic),
+        Err(_) => Outcome::Failed("The server stopped the task.".to_owned()),
+    }
+}
+
 /// The final status update of `task`; without the reply when it was streamed already.
 fn final_event(task: &Task, already_streamed: bool) -> StreamEvent {
     let mut event = status_event(task, true);
@@ -297,10 +299,9 @@ fn final_event(task: &Task, already_streamed: bool) -> StreamEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::lifecycle::task_in;
 
     fn working_task() -> Task {
-        task_in(TaskState::Working)
+        Task::new("t", "c", TaskState::Working)
     }
 
     #[test]

@@ -55,23 +55,30 @@ struct Parked {
     parts: KeptParts,
 }
 
+impl Parked {
+    /// The message whole.
+    fn to_message(&self) -> Message {
+        Message {
+            parts: self.parts.to_parts(),
+            ..self.message.clone()
+        }
+    }
+}
+
 impl Shared {
     /// The task as it is now, its status message in place.
     fn task(&self) -> Task {
         let mut task = self.task.clone();
-        if let Some(Parked { message, parts }) = &self.parked {
-            let mut message = message.clone();
-            message.parts = parts.to_parts();
-            task.status.message = Some(message);
+        if let Some(parked) = &self.parked {
+            task.status.message = Some(parked.to_message());
         }
         task
     }
 
     /// Puts a parked status message back in place, for a change that may read it.
     fn unpark(&mut self) {
-        if let Some(Parked { mut message, parts }) = self.parked.take() {
-            message.parts = parts.to_parts();
-            self.task.status.message = Some(message);
+        if let Some(parked) = self.parked.take() {
+            self.task.status.message = Some(parked.to_message());
         }
     }
 
@@ -349,11 +356,11 @@ mod tests {
     use super::*;
     use crate::a2a::{Part, TaskState};
     use crate::reply::SentParts;
-    use crate::task::lifecycle::{archive_reply, task_in, transition};
+    use crate::task::lifecycle::{archive_reply, transition};
     use crate::task::manager::status_event;
 
     fn working_task() -> Task {
-        task_in(TaskState::Working)
+        Task::new("t", "c", TaskState::Working)
     }
 
     fn reply_parts(n: i64) -> Vec<Part> {

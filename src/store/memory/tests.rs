@@ -1,22 +1,11 @@
 use std::time::UNIX_EPOCH;
 
 use super::*;
-use crate::a2a::{TaskState, TaskStatus};
+use crate::a2a::TaskState;
 use crate::clock::ManualClock;
 
 fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: None,
-        },
-        artifacts: Vec::new(),
-        history: Vec::new(),
-        metadata: None,
-    }
+    Task::new(id, "c", state)
 }
 
 fn store(capacity: usize, idle: u64) -> (InMemoryStore, Arc<ManualClock>) {
