@@ -124,7 +124,6 @@ impl RepairPolicy {
                     .map_or(ProtocolVersion::V0_9, RequestProcessor::version),
             ),
             processor,
-            answer: String::new(),
             held: Held::default(),
         }
     }
@@ -145,8 +144,6 @@ pub(crate) struct Guard {
     earlier: Earlier,
     /// The metadata of the reply's A2UI parts, one map for all of them.
     mime: Arc<Map<String, Value>>,
-    /// The current attempt's text as the agent wrote it.
-    answer: String,
     /// What the client holds, so that a repair turn does not send it again; built from
     /// the parts sent when the first repair turn starts (the first attempt pays nothing for
     /// a repair that may never come).
@@ -154,11 +151,10 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
-    /// Notes a chunk of the current attempt (a repair turn shows the agent what it wrote).
-    pub(crate) fn record(&mut self, chunk: &str) {
-        if self.request.is_some() {
-            self.answer.push_str(chunk);
-        }
+    /// Whether a repair turn may show the agent what it wrote: if not, its text need not be
+    /// kept.
+    pub(crate) fn keeps_answer(&self) -> bool {
+        self.request.is_some()
     }
 
     /// The parts that may go to the client: all of `batch`, or those before the first
@@ -297,11 +293,12 @@ impl Guard {
         parts
     }
 
-    /// The request for the next attempt after `errors` (`sent`: the reply's parts so far),
-    /// or why the task fails.
+    /// The request for the next attempt after `errors` in the attempt that wrote `answer`
+    /// (`sent`: the reply's parts so far), or why the task fails.
     pub(crate) fn next(
         &mut self,
         errors: Vec<ValidationError>,
+        answer: String,
         sent: &SentParts,
     ) -> Result<Request, String> {
         let listed = errors
@@ -310,6 +307,7 @@ impl Guard {
             .collect::<Vec<_>>()
             .join("; ");
         self.retry(
+            answer,
             sent,
             |version, answer| Repair::new(version, answer, errors),
             |done| match done {
@@ -329,9 +327,11 @@ impl Guard {
         &mut self,
         reason: &str,
         cut: bool,
+        answer: String,
         sent: &SentParts,
     ) -> Result<Request, String> {
         self.retry(
+            answer,
             sent,
             |version, answer| {
                 if cut {
@@ -355,6 +355,7 @@ impl Guard {
     /// (`failure` of the repair turns done, `None` when the policy does not repair).
     fn retry(
         &mut self,
+        answer: String,
         sent: &SentParts,
         make: impl FnOnce(ProtocolVersion, String) -> Repair,
         failure: impl FnOnce(Option<usize>) -> String,
@@ -369,7 +370,6 @@ impl Guard {
         if done >= self.policy.max_repairs {
             return Err(failure(Some(done)));
         }
-        let answer = std::mem::take(&mut self.answer);
         let repair = make(processor.version(), answer).in_notation(processor.format().notation());
         tracing::info!(attempt = done + 1, unreadable = repair.is_unreadable(), errors = ?repair.errors(), "asking the agent to repair its A2UI");
         if !self.held.is_repairing() {
@@ -544,7 +544,7 @@ mod tests {
         let (parts, invalid) = guard.screen(sink.push(&first).unwrap());
         sent.extend(&parts);
         let errors = invalid.expect("'stray' is not reachable");
-        let repaired = guard.next(errors, &sent).unwrap();
+        let repaired = guard.next(errors, first.clone(), &sent).unwrap();
 
         // The repair writes the whole answer again, the stray component placed.
         let again = format!(
@@ -578,15 +578,17 @@ mod tests {
     fn a_repair_request_carries_the_answer_and_the_errors() {
         let request = request();
         let mut guard = RepairPolicy::default().guard(&request);
-        guard.record("Hi<a2ui-json>");
         let error = ValidationError::new("", "broken", Some("s"), None);
         let sent = SentParts::default();
-        let next = guard.next(vec![error.clone()], &sent).unwrap();
+        let answer = "Hi<a2ui-json>".to_owned();
+        let next = guard.next(vec![error.clone()], answer, &sent).unwrap();
         assert_eq!(next.repairs().len(), 1);
         assert_eq!(next.repairs()[0].answer(), "Hi<a2ui-json>");
         assert_eq!(next.repairs()[0].errors(), std::slice::from_ref(&error));
-        guard.next(vec![error.clone()], &sent).unwrap();
-        let reason = guard.next(vec![error], &sent).unwrap_err();
+        guard
+            .next(vec![error.clone()], String::new(), &sent)
+            .unwrap();
+        let reason = guard.next(vec![error], String::new(), &sent).unwrap_err();
         assert!(reason.contains("after 2 repair turns"), "{reason}");
     }
 }

@@ -4,25 +4,22 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
-use std::time::Duration;
 
 use futures::future::FutureExt;
-use futures::stream::{CatchUnwind, StreamExt};
+use futures::stream::StreamExt;
 
+use super::feed::{Feed, Step};
 use super::kinds::ArtifactLog;
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::run::Outcome;
 use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
-use crate::agent::{AgentError, Reply, ReplyEvent, ReplyStream};
+use crate::agent::{AgentError, Reply, ReplyEvent};
 use crate::parser::ParseErrorKind;
 use crate::reply::output::{Batch, OutputError};
 use crate::reply::{Guard, SentParts};
 use crate::request::Request;
-
-/// How many bytes of agent output that are already waiting are read as one chunk at most.
-const JOIN_READY_BYTES: usize = 16 * 1024;
 
 /// The reply being written in one run: what every attempt, update and failure of it shares.
 pub(super) struct Answer<'r> {
@@ -44,11 +41,23 @@ pub(super) type Called = Result<Reply, Failure>;
 
 /// How one call of the agent ended: the run's outcome, A2UI that did not validate, or A2UI
 /// that could not be read (why the task fails if it is not repaired; whether the answer was
-/// cut off inside a message).
+/// cut off inside a message). Those two carry the text the agent wrote, for a repair turn
+/// to show it.
 enum Attempt {
     Done(Outcome),
-    Invalid(Vec<ValidationError>),
-    Unreadable(String, bool),
+    Invalid(Vec<ValidationError>, String),
+    Unreadable(String, bool, String),
+}
+
+impl Attempt {
+    /// The attempt, a repair turn showing the agent `text` as what it wrote.
+    fn said(self, text: String) -> Self {
+        match self {
+            Attempt::Invalid(errors, _) => Attempt::Invalid(errors, text),
+            Attempt::Unreadable(reason, cut, _) => Attempt::Unreadable(reason, cut, text),
+            done => done,
+        }
+    }
 }
 
 /// Why the agent gave no (more) output.
@@ -83,9 +92,9 @@ impl TaskManager {
         loop {
             let next = match self.attempt(&mut answer, request, first.take()).await {
                 Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors) => answer.guard.next(errors, &answer.parts),
-                Attempt::Unreadable(reason, cut) => {
-                    answer.guard.unreadable(&reason, cut, &answer.parts)
+                Attempt::Invalid(errors, said) => answer.guard.next(errors, said, &answer.parts),
+                Attempt::Unreadable(reason, cut, said) => {
+                    answer.guard.unreadable(&reason, cut, said, &answer.parts)
                 }
             };
             request = match next {
@@ -103,7 +112,7 @@ impl TaskManager {
         request: Box<Request>,
         first: Option<Called>,
     ) -> Attempt {
-        let mut sink = self.output.start(&request, answer.streaming);
+        let sink = self.output.start(&request, answer.streaming);
         let called = match first {
             Some(called) => called,
             None => self.call(*request).await,
@@ -131,40 +140,38 @@ impl TaskManager {
                 "the agent asked to end the task in state {final_state}"
             )));
         }
-        let mut chunks = Chunks::new(events, self.coalesce_window);
-        while let Some(event) = chunks.next().await {
-            let chunk = match event {
-                Ok(ReplyEvent::Text(chunk)) => chunk,
-                Ok(ReplyEvent::Status(text)) => {
+        let keep = answer.guard.keeps_answer();
+        let mut feed = Feed::new(events, sink, keep, self.coalesce_window);
+        while let Some(step) = feed.next().await {
+            let fed = match step {
+                Step::Fed(fed) => fed,
+                // The feed reads the text itself: it never hands on a chunk.
+                Step::Event(ReplyEvent::Text(_)) => continue,
+                Step::Event(ReplyEvent::Status(text)) => {
                     self.status_text(answer.running, text).await;
                     continue;
                 }
-                Ok(ReplyEvent::Artifact(chunk)) => {
+                Step::Event(ReplyEvent::Artifact(chunk)) => {
                     self.add_artifact(answer.running, *chunk, &mut answer.artifacts)
                         .await;
                     continue;
                 }
-                Ok(ReplyEvent::Part(part)) => {
+                Step::Event(ReplyEvent::Part(part)) => {
                     self.progress(answer, vec![*part]).await;
                     continue;
                 }
-                Err(failure) => return Attempt::Done(self.failed(answer.running, failure)),
+                Step::Failed(failure) => {
+                    return Attempt::Done(self.failed(answer.running, failure));
+                }
             };
-            answer.guard.record(&chunk);
-            let fed = sink.push(&chunk);
-            // Most chunks complete nothing: they need no screening and no update, and no
-            // `take` future (800 bytes) built and moved for them.
-            if matches!(&fed, Ok(batch) if batch.is_empty()) {
-                continue;
-            }
             if let Some(end) = self.take(answer, fed, false).await {
                 // Dropping the rest of the reply stops the agent (and its model).
-                return end;
+                return end.said(feed.said());
             }
         }
-        let last = sink.finish();
+        let (last, said) = feed.finish();
         if let Some(end) = self.take(answer, last, true).await {
-            return end;
+            return end.said(said);
         }
         Attempt::Done(Outcome::Finished {
             state: final_state,
@@ -209,7 +216,7 @@ impl TaskManager {
             }
             invalid => invalid,
         };
-        invalid.map(Attempt::Invalid)
+        invalid.map(|errors| Attempt::Invalid(errors, String::new()))
     }
 
     /// The outcome of a run whose agent failed.
@@ -240,8 +247,10 @@ impl TaskManager {
         let (before, _) = answer.guard.screen(error.before);
         self.progress(answer, before).await;
         match error.kind {
-            Some(ParseErrorKind::Truncated) => Attempt::Unreadable(error.reason, true),
-            Some(ParseErrorKind::Syntax) => Attempt::Unreadable(error.reason, false),
+            Some(ParseErrorKind::Truncated) => {
+                Attempt::Unreadable(error.reason, true, String::new())
+            }
+            Some(ParseErrorKind::Syntax) => Attempt::Unreadable(error.reason, false, String::new()),
             _ => Attempt::Done(Outcome::Failed(error.reason)),
         }
     }
@@ -272,121 +281,4 @@ pub(super) fn panicked(running: &Running, panic: &(dyn Any + Send)) -> Outcome {
         .unwrap_or_default();
     tracing::error!(task_id = %running.snapshot().id, panic = %detail, "agent panicked");
     Outcome::Failed("The agent failed unexpectedly.".to_owned())
-}
-
-/// One item of the agent's output stream, a panic caught.
-type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
-
-/// The agent's output as events: panics caught, and text chunks that are already waiting
-/// joined into one (one feed, one update and one SSE frame for all they complete, instead
-/// of one per chunk). Without a coalescing `window` nothing waits for a chunk still to
-/// come, so no part is sent later than it would be alone; with one, a chunk also waits up
-/// to the window for more. Other events end a join and keep their place.
-struct Chunks {
-    stream: CatchUnwind<AssertUnwindSafe<ReplyStream>>,
-    /// An item (or the end) read ahead while joining chunks that were already waiting.
-    ahead: Option<Option<Item>>,
-    window: Duration,
-}
-
-impl Chunks {
-    fn new(events: ReplyStream, window: Duration) -> Self {
-        Chunks {
-            stream: AssertUnwindSafe(events).catch_unwind(),
-            ahead: None,
-            window,
-        }
-    }
-
-    /// The next event, or why there is none; `None` at the end.
-    async fn next(&mut self) -> Option<Result<ReplyEvent, Failure>> {
-        let item = match self.ahead.take() {
-            Some(item) => item,
-            None => self.stream.next().await,
-        };
-        let mut chunk = match item? {
-            Ok(Ok(ReplyEvent::Text(chunk))) => chunk,
-            Ok(Ok(other)) => return Some(Ok(other)),
-            Ok(Err(error)) => return Some(Err(Failure::Agent(error))),
-            Err(panic) => return Some(Err(Failure::Panic(panic))),
-        };
-        // Until the window closes (at once without one), the next chunk joins this one. No
-        // clock is read without a window: this runs for every chunk.
-        let closes = (!self.window.is_zero()).then(|| tokio::time::Instant::now() + self.window);
-        while chunk.len() < JOIN_READY_BYTES {
-            let next = match (self.stream.next().now_or_never(), closes) {
-                (Some(next), _) => next,
-                (None, None) => break,
-                // `next` is cancel-safe: a chunk not in by then stays in the stream.
-                (None, Some(closes)) => {
-                    match tokio::time::timeout_at(closes, self.stream.next()).await {
-                        Ok(next) => next,
-                        Err(_) => break,
-                    }
-                }
-            };
-            match next {
-                Some(Ok(Ok(ReplyEvent::Text(more)))) => chunk.push_str(&more),
-                other => {
-                    self.ahead = Some(other);
-                    break;
-                }
-            }
-        }
-        Some(Ok(ReplyEvent::Text(chunk)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use futures::StreamExt;
-
-    use super::*;
-
-    /// Chunks `a` and `b`, `gap` apart, then the end.
-    fn two_chunks(gap: Duration) -> ReplyStream {
-        futures::stream::iter(["a", "b"])
-            .then(move |text| async move {
-                if text == "b" {
-                    tokio::time::sleep(gap).await;
-                }
-                Ok(ReplyEvent::Text(text.to_owned()))
-            })
-            .boxed()
-    }
-
-    async fn texts(mut chunks: Chunks) -> Vec<String> {
-        let mut texts = Vec::new();
-        while let Some(event) = chunks.next().await {
-            match event {
-                Ok(ReplyEvent::Text(text)) => texts.push(text),
-                _ => panic!("not a text chunk"),
-            }
-        }
-        texts
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_chunk_waits_for_more_only_within_the_coalescing_window() {
-        let gap = Duration::from_millis(2);
-        let alone = Chunks::new(two_chunks(gap), Duration::ZERO);
-        assert_eq!(texts(alone).await, ["a", "b"], "no window: nothing waits");
-        let joined = Chunks::new(two_chunks(gap), Duration::from_millis(5));
-        assert_eq!(
-            texts(joined).await,
-            ["ab"],
-            "the second came within the window"
-        );
-        let late = Chunks::new(
-            two_chunks(Duration::from_millis(20)),
-            Duration::from_millis(5),
-        );
-        assert_eq!(
-            texts(late).await,
-            ["a", "b"],
-            "the second came after the window"
-        );
-    }
 }

@@ -17,6 +17,7 @@
 mod answer;
 mod cancel;
 mod fanout;
+mod feed;
 mod ids;
 mod kinds;
 mod lifecycle;

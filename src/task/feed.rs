@@ -1,0 +1,311 @@
+//! One attempt's output read token by token: the agent's events, their text chunks fed to
+//! the output pipeline and kept for a repair turn, and only what needs the run handed on.
+//!
+//! Every token of every stream goes through this loop, so it is a hand-written [`Stream`]
+//! rather than an `async` loop. With thousands of streams, each token finds its stream's
+//! state out of the cache and pays a miss for every cache line it reads: a [`Feed`]'s state
+//! is one line, where the `async` loop's locals lay over several lines of the attempt's
+//! future. It also polls the agent's stream once per chunk, with the task's own waker, where
+//! the `async` loop polled it again with a no-op waker to see whether more was waiting; and
+//! a chunk that completes nothing goes no further than here.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use futures::stream::Stream;
+use tokio::time::{Instant, Sleep};
+
+use super::answer::Failure;
+use crate::agent::{AgentError, ReplyEvent, ReplyStream};
+use crate::reply::output::{Batch, OutputError, OutputSink};
+
+/// How many bytes of agent output that are already waiting are read as one chunk at most.
+const JOIN_READY_BYTES: usize = 16 * 1024;
+
+/// What the attempt acts on next.
+pub(super) enum Step {
+    /// What a chunk of text completed: never an empty batch.
+    Fed(Result<Batch, OutputError>),
+    /// An event other than text (a status, an artifact, a part).
+    Event(ReplyEvent),
+    /// Why the agent gives no more output.
+    Failed(Failure),
+}
+
+/// The agent's output for one attempt, read into the output pipeline (see the module docs).
+///
+/// Chunks that are already waiting are joined into one (one feed, one update and one SSE
+/// frame for all they complete). Without a coalescing window nothing waits for a chunk still
+/// to come, so no part is sent later than it would be alone; with one, a chunk also waits up
+/// to the window for more. Other events end a join and keep their place.
+#[repr(C, align(64))]
+pub(super) struct Feed {
+    stream: ReplyStream,
+    sink: Box<dyn OutputSink>,
+    /// The attempt's text as the agent wrote it (`None`: no repair turn will show it).
+    said: Option<String>,
+    /// Everything no token of a paced model needs: boxed, so that it is one word here.
+    rare: Option<Box<Rare>>,
+}
+
+/// The state of a [`Feed`] that only some replies use.
+#[derive(Default)]
+struct Rare {
+    /// An item (or the end) read ahead while joining chunks.
+    ahead: Option<Option<Item>>,
+    /// The coalescing window (zero: none).
+    window: Duration,
+    /// A chunk waiting for more until its window closes.
+    held: Option<(String, Pin<Box<Sleep>>)>,
+}
+
+/// One item of the agent's output, a panic caught.
+type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
+
+impl Feed {
+    /// Reads `stream` into `sink`; with `keep`, keeping the text for a repair turn.
+    pub(super) fn new(
+        stream: ReplyStream,
+        sink: Box<dyn OutputSink>,
+        keep: bool,
+        window: Duration,
+    ) -> Self {
+        Feed {
+            stream,
+            sink,
+            said: keep.then(String::new),
+            rare: (!window.is_zero()).then(|| {
+                Box::new(Rare {
+                    window,
+                    ..Rare::default()
+                })
+            }),
+        }
+    }
+
+    /// The parts the pipeline still holds at the end of the output, and the text read.
+    pub(super) fn finish(self) -> (Result<Batch, OutputError>, String) {
+        (self.sink.finish(), self.said.unwrap_or_default())
+    }
+
+    /// The text read so far.
+    pub(super) fn said(&mut self) -> String {
+        self.said.take().unwrap_or_default()
+    }
+
+    /// The step of the agent's `failure`, after which the feed ends: a stream that
+    /// panicked is not polled again.
+    fn failed(&mut self, failure: Failure) -> Step {
+        self.stream = Box::pin(futures::stream::empty());
+        if let Some(rare) = self.rare.as_deref_mut() {
+            rare.ahead = None;
+            rare.held = None;
+        }
+        Step::Failed(failure)
+    }
+
+    /// Joins to `chunk` the text that is waiting; `true` when the stream has nothing more
+    /// now (and will wake the task when it has).
+    fn join_ready(&mut self, chunk: &mut String, cx: &mut Context<'_>) -> bool {
+        while chunk.len() < JOIN_READY_BYTES {
+            match poll_item(&mut self.stream, cx) {
+                Poll::Ready(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
+                Poll::Ready(other) => {
+                    self.rare.get_or_insert_default().ahead = Some(other);
+                    return false;
+                }
+                Poll::Pending => return true,
+            }
+        }
+        false
+    }
+
+    /// Feeds `chunk` to the pipeline: what it completed, if anything.
+    fn feed(&mut self, chunk: String) -> Option<Step> {
+        if let Some(said) = &mut self.said {
+            said.push_str(&chunk);
+        }
+        match self.sink.push(&chunk) {
+            // Most chunks complete nothing: no screening, no update.
+            Ok(batch) if batch.is_empty() => None,
+            fed => Some(Step::Fed(fed)),
+        }
+    }
+
+    /// The held chunk with what joined it, once its window closes or nothing more can join
+    /// it; `Pending` while it waits.
+    fn poll_held(&mut self, cx: &mut Context<'_>) -> Poll<String> {
+        let Some(Rare { ahead, held, .. }) = self.rare.as_deref_mut() else {
+            return Poll::Ready(String::new());
+        };
+        if let Some((chunk, closes)) = held.as_mut() {
+            while chunk.len() < JOIN_READY_BYTES {
+                match poll_item(&mut self.stream, cx) {
+                    Poll::Ready(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
+                    Poll::Ready(other) => {
+                        *ahead = Some(other);
+                        break;
+                    }
+                    Poll::Pending => {
+                        ready!(closes.as_mut().poll(cx));
+                        break;
+                    }
+                }
+            }
+        }
+        Poll::Ready(held.take().map(|(chunk, _)| chunk).unwrap_or_default())
+    }
+}
+
+/// The next item of the agent's `stream`, a panic in it caught.
+fn poll_item(stream: &mut ReplyStream, cx: &mut Context<'_>) -> Poll<Option<Item>> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| stream.as_mut().poll_next(cx))) {
+        Ok(Poll::Pending) => Poll::Pending,
+        Ok(Poll::Ready(item)) => Poll::Ready(item.map(Ok)),
+        Err(panic) => Poll::Ready(Some(Err(panic))),
+    }
+}
+
+impl Stream for Feed {
+    type Item = Step;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Step>> {
+        let this = self.get_mut();
+        loop {
+            if this.rare.as_ref().is_some_and(|rare| rare.held.is_some()) {
+                let chunk = ready!(this.poll_held(cx));
+                match this.feed(chunk) {
+                    Some(step) => return Poll::Ready(Some(step)),
+                    None => continue,
+                }
+            }
+            let ahead = this.rare.as_deref_mut().and_then(|rare| rare.ahead.take());
+            let item = match ahead {
+                Some(item) => item,
+                None => ready!(poll_item(&mut this.stream, cx)),
+            };
+            let mut chunk = match item {
+                None => return Poll::Ready(None),
+                Some(Ok(Ok(ReplyEvent::Text(chunk)))) => chunk,
+                Some(Ok(Ok(other))) => return Poll::Ready(Some(Step::Event(other))),
+                Some(Ok(Err(error))) => {
+                    return Poll::Ready(Some(this.failed(Failure::Agent(error))));
+                }
+                Some(Err(panic)) => return Poll::Ready(Some(this.failed(Failure::Panic(panic)))),
+            };
+            let waiting = this.join_ready(&mut chunk, cx);
+            if waiting {
+                if let Some(rare) = this.rare.as_deref_mut().filter(|r| !r.window.is_zero()) {
+                    let closes = Instant::now() + rare.window;
+                    rare.held = Some((chunk, Box::pin(tokio::time::sleep_until(closes))));
+                    continue;
+                }
+            }
+            match this.feed(chunk) {
+                Some(step) => return Poll::Ready(Some(step)),
+                // The stream was polled last and has nothing: it wakes the task when it has.
+                None if waiting => return Poll::Pending,
+                None => continue,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+
+    use super::*;
+    use crate::a2a::Part;
+    use crate::parser::ParsedPart;
+    use crate::reply::output::TextOutput;
+
+    /// What a feed of `stream` through the text pipeline hands on, one line per step: the
+    /// text a feed completed, `event`, or `failed`; and the text it kept.
+    async fn steps(stream: ReplyStream, keep: bool, window: Duration) -> (Vec<String>, String) {
+        let mut feed = Feed::new(stream, Box::new(TextOutput), keep, window);
+        let mut steps = Vec::new();
+        while let Some(step) = feed.next().await {
+            steps.push(match step {
+                Step::Fed(Ok(batch)) => match batch.parsed.as_slice() {
+                    [ParsedPart::Text(text)] => text.clone(),
+                    other => format!("{other:?}"),
+                },
+                Step::Fed(Err(error)) => format!("error {}", error.reason),
+                Step::Event(_) => "event".to_owned(),
+                Step::Failed(_) => "failed".to_owned(),
+            });
+        }
+        (steps, feed.finish().1)
+    }
+
+    fn text(text: &str) -> Result<ReplyEvent, AgentError> {
+        Ok(ReplyEvent::Text(text.to_owned()))
+    }
+
+    /// Chunks `a` and `b`, `gap` apart, then the end.
+    fn two_chunks(gap: Duration) -> ReplyStream {
+        futures::stream::iter(["a", "b"])
+            .then(move |chunk| async move {
+                if chunk == "b" {
+                    tokio::time::sleep(gap).await;
+                }
+                text(chunk)
+            })
+            .boxed()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_chunk_waits_for_more_only_within_the_coalescing_window() {
+        let gap = Duration::from_millis(2);
+        let (alone, _) = steps(two_chunks(gap), false, Duration::ZERO).await;
+        assert_eq!(alone, ["a", "b"], "no window: nothing waits");
+        let (joined, _) = steps(two_chunks(gap), false, Duration::from_millis(5)).await;
+        assert_eq!(joined, ["ab"], "the second came within the window");
+        let late = two_chunks(Duration::from_millis(20));
+        let (late, _) = steps(late, false, Duration::from_millis(5)).await;
+        assert_eq!(late, ["a", "b"], "the second came after the window");
+    }
+
+    #[tokio::test]
+    async fn chunks_already_waiting_are_one_feed_and_other_events_keep_their_place() {
+        let stream = futures::stream::iter([
+            text("a"),
+            text("b"),
+            Ok(ReplyEvent::part(Part::text("p"))),
+            text("c"),
+        ])
+        .boxed();
+        let (steps, kept) = steps(stream, true, Duration::ZERO).await;
+        assert_eq!(steps, ["ab", "event", "c"]);
+        assert_eq!(kept, "abc", "the text is kept as the agent wrote it");
+    }
+
+    #[tokio::test]
+    async fn a_chunk_that_completes_nothing_is_no_step_and_text_is_kept_only_when_asked() {
+        let stream = futures::stream::iter([text(""), text("a")])
+            .then(|item| async move {
+                tokio::task::yield_now().await;
+                item
+            })
+            .boxed();
+        let (steps, kept) = steps(stream, false, Duration::ZERO).await;
+        assert_eq!(steps, ["a"]);
+        assert_eq!(kept, "", "no repair turn would show it");
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_agents_stream_is_its_failure_after_what_came_before() {
+        let stream = futures::stream::iter([Some("a"), None, Some("b")])
+            .map(|chunk| match chunk {
+                Some(chunk) => text(chunk),
+                None => panic!("the agent's stream broke"),
+            })
+            .boxed();
+        let (steps, _) = steps(stream, false, Duration::ZERO).await;
+        assert_eq!(steps, ["a", "failed"], "and nothing after");
+    }
+}
