@@ -6,7 +6,8 @@
 //!
 //! `cargo bench --bench parser` first prints a summary measured in this process (MB/s, ratio
 //! to serde_json, linearity 3,200 vs 100 components, bytes emitted per JSON byte in delta
-//! mode), then runs the criterion groups. Keep it short with
+//! mode), then the cost of a token when thousands of parsers take turns (a server's streams),
+//! then runs the criterion groups. Keep it short with
 //! `cargo bench --bench parser -- --warm-up-time 1 --measurement-time 2`.
 
 #[path = "../tests/model_order/mod.rs"]
@@ -253,6 +254,51 @@ fn summary() {
         serde_linearity / 32.0
     );
     targets(&whole_times, &emitted_at);
+    interleaved_summary();
+}
+
+/// Nanoseconds per feed when `streams` parsers take turns, each fed the next of `chunks`
+/// (the first `per_stream` of them), as a server feeds the streams it holds open: with
+/// thousands, every feed finds its parser out of the cache. The parsers are boxed one by one
+/// and visited in a shuffled order, as a server's are scattered over its heap.
+fn interleaved(chunks: &[&str], streams: usize, per_stream: usize) -> f64 {
+    let mut parsers: Vec<Box<StreamParser>> = (0..streams)
+        .map(|_| Box::new(StreamParser::new(ParserConfig::default())))
+        .collect();
+    // A fixed shuffle (Fisher-Yates with an LCG), the same in every build compared.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in (1..parsers.len()).rev() {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        parsers.swap(i, (seed >> 33) as usize % (i + 1));
+    }
+    let chunks = &chunks[..per_stream.min(chunks.len())];
+    let started = Instant::now();
+    for chunk in chunks {
+        for parser in &mut parsers {
+            black_box(parser.feed(black_box(chunk)));
+        }
+    }
+    started.elapsed().as_secs_f64() * 1e9 / (chunks.len() * parsers.len()) as f64
+}
+
+/// The cost of a token-sized feed (5 bytes, column/400) with one parser against 3,000 taking
+/// turns: the best of 3 runs each.
+fn interleaved_summary() {
+    let fx = column(400);
+    let chunks = split(&fx.response, 5);
+    let best = |streams: usize, per_stream: usize| {
+        (0..3)
+            .map(|_| interleaved(&chunks, streams, per_stream))
+            .fold(f64::MAX, f64::min)
+    };
+    let alone = best(1, chunks.len());
+    let many = best(3000, 1000);
+    println!(
+        "5B feeds, column/400: {alone:.0} ns per feed alone, {many:.0} ns with 3000 parsers taking turns ({:.1}x)",
+        many / alone
+    );
 }
 
 /// The targets (default per-component mode), each with its worst ratio and whether
@@ -347,6 +393,10 @@ fn main() {
         .and_then(|s| s.parse().ok())
     {
         profile(size);
+        return;
+    }
+    if std::env::var_os("A2UI_INTERLEAVED").is_some() {
+        interleaved_summary();
         return;
     }
     if std::env::args().any(|a| a == "--bench") {
