@@ -137,10 +137,16 @@ impl TreeWatch {
             _ => base.and_then(|surface| surface.catalog),
         };
         let pending = self.check(kind, body, surface_id, base, catalog)?;
+        // Looked up twice rather than through `entry`, whose key is an owned copy: every
+        // streamed component comes here, and its surface is nearly always known.
         if !self.surfaces.contains_key(surface_id) {
             self.order.push(surface_id.to_owned());
+            self.surfaces
+                .insert(surface_id.to_owned(), Watched::default());
         }
-        let surface = self.surfaces.entry(surface_id.to_owned()).or_default();
+        let Some(surface) = self.surfaces.get_mut(surface_id) else {
+            return Ok(());
+        };
         if kind == "createSurface" {
             *surface = Watched::default();
         }
@@ -185,10 +191,11 @@ impl TreeWatch {
             let Some(id) = component.get("id").and_then(Value::as_str) else {
                 continue;
             };
-            let pointer = format!("/{kind}/components/{position}");
+            // Written only for an error: every streamed component comes here.
+            let pointer = || format!("/{kind}/components/{position}");
             if let Some(&(first, _)) = at.get(id) {
                 return Err(ValidationError::new(
-                    format!("{pointer}/id"),
+                    format!("{}/id", pointer()),
                     format!(
                         "duplicate component id '{id}': already defined at /{kind}/components/{first}"
                     ),
@@ -212,7 +219,7 @@ impl TreeWatch {
             };
             if let Some(cycle) = cycle_through(lookup, id) {
                 return Err(ValidationError::new(
-                    pointer,
+                    pointer(),
                     format!(
                         "component '{id}' closes a circular reference: {}",
                         describe_cycle(&cycle)
@@ -402,6 +409,10 @@ fn cycle_through<'c>(
     children: impl Fn(&str) -> Option<&'c [String]>,
     id: &'c str,
 ) -> Option<Vec<&'c str>> {
+    // A component with no children closes no cycle (most are leaves: nothing to allocate).
+    if children(id).is_none_or(<[String]>::is_empty) {
+        return None;
+    }
     // Depth-first from `id`, remembering how each component was first reached.
     let mut parent: HashMap<&str, &str> = HashMap::new();
     let mut stack: Vec<&str> = vec![id];

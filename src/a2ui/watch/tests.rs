@@ -261,3 +261,52 @@ fn the_end_reports_a_missing_root_a_dangling_reference_and_a_long_cycle() {
         "{errors:?}"
     );
 }
+
+proptest::proptest! {
+    /// A message of any length, with or without one id listed twice: refused exactly when
+    /// an id repeats, at the second listing, naming the first.
+    #[test]
+    fn a_repeated_id_is_refused_at_its_second_listing_in_a_list_of_any_length(
+        n in 1usize..40,
+        pair in proptest::option::of((0usize..40, 0usize..40)),
+    ) {
+        let pair = pair
+            .map(|(a, b)| (a.min(b) % n, a.max(b) % n))
+            .filter(|(first, second)| first < second);
+        let components: Vec<Value> = (0..n)
+            .map(|k| {
+                let id = match pair {
+                    Some((first, second)) if k == second => format!("c{first}"),
+                    _ => format!("c{k}"),
+                };
+                json!({"id": id, "component": "Text", "text": "t"})
+            })
+            .collect();
+        let observed = watch(ProtocolVersion::V0_9).observe(&update(Value::from(components)));
+        match pair {
+            None => proptest::prop_assert!(observed.is_ok(), "{observed:?}"),
+            Some((first, second)) => {
+                let error = observed.expect_err("a repeated id");
+                proptest::prop_assert_eq!(
+                    error.pointer,
+                    format!("/updateComponents/components/{second}/id")
+                );
+                let named = format!("already defined at /updateComponents/components/{first}");
+                proptest::prop_assert!(error.message.contains(&named), "{}", error.message);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cycle_within_one_long_message_is_caught_where_it_closes() {
+    let mut components = vec![json!({"id": "c0", "component": "Card", "child": "c19"})];
+    components
+        .extend((1..19).map(|k| json!({"id": format!("c{k}"), "component": "Text", "text": "t"})));
+    components.push(json!({"id": "c19", "component": "Card", "child": "c0"}));
+    let error = watch(ProtocolVersion::V0_9)
+        .observe(&update(Value::from(components)))
+        .unwrap_err();
+    assert_eq!(error.pointer, "/updateComponents/components/19");
+    assert!(error.message.contains("c19 -> c0 -> c19"), "{error}");
+}
