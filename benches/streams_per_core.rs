@@ -470,14 +470,13 @@ async fn scale_out(database: String) -> bool {
     .await
 }
 
-/// A note when the floor beside `label` missed the latency target at a level the target
+/// A note when the floor beside ours with `agent` (`closure`, `connector`) missed the latency target at a level the target
 /// judges (up to 3,000 streams) without saturating its core: nothing on this stack could
 /// have met it then, so the machine was not quiet (another guest's load on the host shows
 /// as latency). Above 3,000 streams the floor nears its core's limit, and its queue alone
 /// may miss.
-fn unquiet(rows: &[Row], label: &str) -> String {
-    let floor = label.replace("a2ui-agent ", "floor ");
-    let missed: Vec<String> = rows_of(rows, &floor)
+fn unquiet(rows: &[Row], agent: &str) -> String {
+    let missed: Vec<String> = rows_of(rows, &label(&format!("floor-{agent}")))
         .filter(|r| r.streams <= 3000 && !r.saturated() && r.outcome.chunks > 0 && !r.carried())
         .map(|r| {
             format!(
@@ -595,9 +594,10 @@ fn verdicts(rows: &[Row], idle: &Row, demo: &Row) {
             .max_by_key(|r| r.streams)
             .map(Row::streams_per_core)
     };
-    for label in ["a2ui-agent closure", "a2ui-agent connector"] {
-        let most = carried(rows, label);
-        let est = estimate(label).unwrap_or(f64::NAN);
+    for agent in ["closure", "connector"] {
+        let label = label(agent);
+        let most = carried(rows, &label);
+        let est = estimate(&label).unwrap_or(f64::NAN);
         println!(
             "target one core carries >= 3000 streams at p99 <= {P99_TARGET_MS} ms ({label}): carried {most} measured, {est:.0} by CPU per chunk: {}{}{}",
             verdict(most >= 3000),
@@ -606,7 +606,7 @@ fn verdicts(rows: &[Row], idle: &Row, demo: &Row) {
             } else {
                 format!(" (by {:.1}x)", 3000.0 / est.max(1.0))
             },
-            unquiet(rows, label)
+            unquiet(rows, agent)
         );
     }
     let py_label = rows

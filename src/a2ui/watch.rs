@@ -137,16 +137,10 @@ impl TreeWatch {
             _ => base.and_then(|surface| surface.catalog),
         };
         let pending = self.check(kind, body, surface_id, base, catalog)?;
-        // Looked up twice rather than through `entry`, whose key is an owned copy: every
-        // streamed component comes here, and its surface is nearly always known.
         if !self.surfaces.contains_key(surface_id) {
             self.order.push(surface_id.to_owned());
-            self.surfaces
-                .insert(surface_id.to_owned(), Watched::default());
         }
-        let Some(surface) = self.surfaces.get_mut(surface_id) else {
-            return Ok(());
-        };
+        let surface = self.surfaces.entry(surface_id.to_owned()).or_default();
         if kind == "createSurface" {
             *surface = Watched::default();
         }

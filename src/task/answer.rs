@@ -34,6 +34,9 @@ pub(super) struct Answer<'r> {
     parts: SentParts,
     /// The reply's artifacts so far.
     artifacts: ArtifactLog,
+    /// The text the last attempt wrote, when it may go to a repair turn (which shows the
+    /// agent what it wrote).
+    said: String,
 }
 
 /// What one call of the agent gave: its reply, or why there is none.
@@ -41,23 +44,11 @@ pub(super) type Called = Result<Reply, Failure>;
 
 /// How one call of the agent ended: the run's outcome, A2UI that did not validate, or A2UI
 /// that could not be read (why the task fails if it is not repaired; whether the answer was
-/// cut off inside a message). Those two carry the text the agent wrote, for a repair turn
-/// to show it.
+/// cut off inside a message).
 enum Attempt {
     Done(Outcome),
-    Invalid(Vec<ValidationError>, String),
-    Unreadable(String, bool, String),
-}
-
-impl Attempt {
-    /// The attempt, a repair turn showing the agent `text` as what it wrote.
-    fn said(self, text: String) -> Self {
-        match self {
-            Attempt::Invalid(errors, _) => Attempt::Invalid(errors, text),
-            Attempt::Unreadable(reason, cut, _) => Attempt::Unreadable(reason, cut, text),
-            done => done,
-        }
-    }
+    Invalid(Vec<ValidationError>),
+    Unreadable(String, bool),
 }
 
 /// Why the agent gave no (more) output.
@@ -88,12 +79,15 @@ impl TaskManager {
             guard: self.repair.guard(&request),
             parts: SentParts::default(),
             artifacts: ArtifactLog::default(),
+            said: String::new(),
         };
         loop {
-            let next = match self.attempt(&mut answer, request, first.take()).await {
+            let attempt = self.attempt(&mut answer, request, first.take()).await;
+            let said = std::mem::take(&mut answer.said);
+            let next = match attempt {
                 Attempt::Done(outcome) => return outcome,
-                Attempt::Invalid(errors, said) => answer.guard.next(errors, said, &answer.parts),
-                Attempt::Unreadable(reason, cut, said) => {
+                Attempt::Invalid(errors) => answer.guard.next(errors, said, &answer.parts),
+                Attempt::Unreadable(reason, cut) => {
                     answer.guard.unreadable(&reason, cut, said, &answer.parts)
                 }
             };
@@ -165,13 +159,15 @@ impl TaskManager {
                 }
             };
             if let Some(end) = self.take(answer, fed, false).await {
+                answer.said = feed.said();
                 // Dropping the rest of the reply stops the agent (and its model).
-                return end.said(feed.said());
+                return end;
             }
         }
         let (last, said) = feed.finish();
+        answer.said = said;
         if let Some(end) = self.take(answer, last, true).await {
-            return end.said(said);
+            return end;
         }
         Attempt::Done(Outcome::Finished {
             state: final_state,
@@ -216,7 +212,7 @@ impl TaskManager {
             }
             invalid => invalid,
         };
-        invalid.map(|errors| Attempt::Invalid(errors, String::new()))
+        invalid.map(Attempt::Invalid)
     }
 
     /// The outcome of a run whose agent failed.
@@ -247,10 +243,8 @@ impl TaskManager {
         let (before, _) = answer.guard.screen(error.before);
         self.progress(answer, before).await;
         match error.kind {
-            Some(ParseErrorKind::Truncated) => {
-                Attempt::Unreadable(error.reason, true, String::new())
-            }
-            Some(ParseErrorKind::Syntax) => Attempt::Unreadable(error.reason, false, String::new()),
+            Some(ParseErrorKind::Truncated) => Attempt::Unreadable(error.reason, true),
+            Some(ParseErrorKind::Syntax) => Attempt::Unreadable(error.reason, false),
             _ => Attempt::Done(Outcome::Failed(error.reason)),
         }
     }

@@ -65,6 +65,31 @@ struct Rare {
 /// One item of the agent's output, a panic caught.
 type Item = std::thread::Result<Result<ReplyEvent, AgentError>>;
 
+/// What ended a join of the text already waiting (see [`join_waiting`]).
+enum Joined {
+    /// The stream has nothing more now; it wakes the task when it has.
+    Waiting,
+    /// The chunk reached [`JOIN_READY_BYTES`].
+    Full,
+    /// An item that is not text (or the end), read ahead.
+    Ahead(Option<Item>),
+}
+
+impl Rare {
+    /// The held chunk with what joined it, once its window closes or nothing more can join
+    /// it; `Pending` while it waits.
+    fn poll_held(&mut self, stream: &mut ReplyStream, cx: &mut Context<'_>) -> Poll<String> {
+        if let Some((chunk, closes)) = &mut self.held {
+            match join_waiting(stream, chunk, cx) {
+                Joined::Waiting => ready!(closes.as_mut().poll(cx)),
+                Joined::Full => {}
+                Joined::Ahead(item) => self.ahead = Some(item),
+            }
+        }
+        Poll::Ready(self.held.take().map(|(chunk, _)| chunk).unwrap_or_default())
+    }
+}
+
 impl Feed {
     /// Reads `stream` into `sink`; with `keep`, keeping the text for a repair turn.
     pub(super) fn new(
@@ -107,22 +132,6 @@ impl Feed {
         Step::Failed(failure)
     }
 
-    /// Joins to `chunk` the text that is waiting; `true` when the stream has nothing more
-    /// now (and will wake the task when it has).
-    fn join_ready(&mut self, chunk: &mut String, cx: &mut Context<'_>) -> bool {
-        while chunk.len() < JOIN_READY_BYTES {
-            match poll_item(&mut self.stream, cx) {
-                Poll::Ready(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
-                Poll::Ready(other) => {
-                    self.rare.get_or_insert_default().ahead = Some(other);
-                    return false;
-                }
-                Poll::Pending => return true,
-            }
-        }
-        false
-    }
-
     /// Feeds `chunk` to the pipeline: what it completed, if anything.
     fn feed(&mut self, chunk: String) -> Option<Step> {
         if let Some(said) = &mut self.said {
@@ -134,30 +143,18 @@ impl Feed {
             fed => Some(Step::Fed(fed)),
         }
     }
+}
 
-    /// The held chunk with what joined it, once its window closes or nothing more can join
-    /// it; `Pending` while it waits.
-    fn poll_held(&mut self, cx: &mut Context<'_>) -> Poll<String> {
-        let Some(Rare { ahead, held, .. }) = self.rare.as_deref_mut() else {
-            return Poll::Ready(String::new());
-        };
-        if let Some((chunk, closes)) = held.as_mut() {
-            while chunk.len() < JOIN_READY_BYTES {
-                match poll_item(&mut self.stream, cx) {
-                    Poll::Ready(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
-                    Poll::Ready(other) => {
-                        *ahead = Some(other);
-                        break;
-                    }
-                    Poll::Pending => {
-                        ready!(closes.as_mut().poll(cx));
-                        break;
-                    }
-                }
-            }
+/// Joins to `chunk` the text already waiting in `stream`, up to [`JOIN_READY_BYTES`].
+fn join_waiting(stream: &mut ReplyStream, chunk: &mut String, cx: &mut Context<'_>) -> Joined {
+    while chunk.len() < JOIN_READY_BYTES {
+        match poll_item(stream, cx) {
+            Poll::Ready(Some(Ok(Ok(ReplyEvent::Text(more))))) => chunk.push_str(&more),
+            Poll::Ready(other) => return Joined::Ahead(other),
+            Poll::Pending => return Joined::Waiting,
         }
-        Poll::Ready(held.take().map(|(chunk, _)| chunk).unwrap_or_default())
     }
+    Joined::Full
 }
 
 /// The next item of the agent's `stream`, a panic in it caught.
@@ -175,8 +172,8 @@ impl Stream for Feed {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Step>> {
         let this = self.get_mut();
         loop {
-            if this.rare.as_ref().is_some_and(|rare| rare.held.is_some()) {
-                let chunk = ready!(this.poll_held(cx));
+            if let Some(rare) = this.rare.as_deref_mut().filter(|rare| rare.held.is_some()) {
+                let chunk = ready!(rare.poll_held(&mut this.stream, cx));
                 match this.feed(chunk) {
                     Some(step) => return Poll::Ready(Some(step)),
                     None => continue,
@@ -196,7 +193,14 @@ impl Stream for Feed {
                 }
                 Some(Err(panic)) => return Poll::Ready(Some(this.failed(Failure::Panic(panic)))),
             };
-            let waiting = this.join_ready(&mut chunk, cx);
+            let waiting = match join_waiting(&mut this.stream, &mut chunk, cx) {
+                Joined::Waiting => true,
+                Joined::Full => false,
+                Joined::Ahead(item) => {
+                    this.rare.get_or_insert_default().ahead = Some(item);
+                    false
+                }
+            };
             if waiting {
                 if let Some(rare) = this.rare.as_deref_mut().filter(|r| !r.window.is_zero()) {
                     let closes = Instant::now() + rare.window;
