@@ -76,95 +76,110 @@ impl Held {
             out.push(message);
             return;
         };
-        match kind {
+        let send = match kind {
             "deleteSurface" => {
                 self.surfaces.remove(&surface_id);
+                true
             }
             "createSurface" | "beginRendering" => {
-                let creation = message[kind].clone();
-                let surface = self.surfaces.entry(surface_id.clone()).or_default();
-                match &surface.creation {
-                    Some(held) if self.repairing && *held == creation => return,
-                    Some(_) if self.repairing && kind == "createSurface" => {
-                        out.push(delete_surface(&message, &surface_id));
-                        *surface = Surface::default();
-                    }
-                    Some(_) if self.repairing => {
-                        // v0.8: deleted, begun again, and given back what it held.
-                        out.push(delete_surface(&message, &surface_id));
-                        surface.creation = Some(creation);
-                        out.push(message);
-                        out.extend(surface.restore(&surface_id));
-                        return;
-                    }
-                    _ => {}
-                }
+                return self.created(kind, surface_id, message, out);
+            }
+            "updateComponents" | "surfaceUpdate" => self.components(kind, surface_id, &mut message),
+            "updateDataModel" | "dataModelUpdate" => self.data(kind, surface_id, &message),
+            _ => true,
+        };
+        if send {
+            out.push(message);
+        }
+    }
+
+    /// A surface created (`kind` `createSurface`, or v0.8's `beginRendering`): on a repair
+    /// turn, nothing when the client holds the same creation; a different one deletes the
+    /// surface first (v0.8: and gives it back what it held).
+    fn created(&mut self, kind: &str, surface_id: String, message: Value, out: &mut Vec<Value>) {
+        let creation = message[kind].clone();
+        let surface = self.surfaces.entry(surface_id.clone()).or_default();
+        match &surface.creation {
+            Some(held) if self.repairing && *held == creation => return,
+            Some(_) if self.repairing && kind == "createSurface" => {
+                out.push(delete_surface(&message, &surface_id));
+                *surface = Surface::default();
+            }
+            Some(_) if self.repairing => {
+                // v0.8: deleted, begun again, and given back what it held.
+                out.push(delete_surface(&message, &surface_id));
                 surface.creation = Some(creation);
-            }
-            "updateComponents" | "surfaceUpdate" => {
-                let surface = self.surfaces.entry(surface_id).or_default();
-                let Some(components) = message[kind]
-                    .get_mut("components")
-                    .and_then(Value::as_array_mut)
-                else {
-                    out.push(message);
-                    return;
-                };
-                let repairing = self.repairing;
-                let mut changed = |component: &Value| {
-                    let Some(id) = component.get("id").and_then(Value::as_str) else {
-                        return true;
-                    };
-                    if repairing && surface.components.get(id) == Some(component) {
-                        return false;
-                    }
-                    surface.components.insert(id.to_owned(), component.clone());
-                    true
-                };
-                if kind == "surfaceUpdate" {
-                    // v0.8 renderers check each update's references within it: it goes
-                    // out whole, or not at all.
-                    let mut any = false;
-                    for component in components.iter() {
-                        any |= changed(component);
-                    }
-                    if !any {
-                        return;
-                    }
-                } else {
-                    components.retain(changed);
-                    if components.is_empty() {
-                        return;
-                    }
-                }
-            }
-            "updateDataModel" | "dataModelUpdate" => {
-                let payload = &message[kind];
-                let path = payload
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .unwrap_or("/")
-                    .to_owned();
-                let field = if kind == "updateDataModel" {
-                    "value"
-                } else {
-                    "contents"
-                };
-                let value = payload.get(field).cloned().unwrap_or(Value::Null);
-                let surface = self.surfaces.entry(surface_id).or_default();
-                if self.repairing && surface.data.get(&path) == Some(&value) {
-                    return;
-                }
-                // What was set at an ancestor or a descendant of `path` is no longer known
-                // as it was sent.
-                surface
-                    .data
-                    .retain(|held, _| !overlaps(held.as_str(), path.as_str()));
-                surface.data.insert(path, value);
+                out.push(message);
+                out.extend(surface.restore(&surface_id));
+                return;
             }
             _ => {}
         }
+        surface.creation = Some(creation);
         out.push(message);
+    }
+
+    /// Notes the components `message` (of `kind`) sends; on a repair turn drops those the
+    /// client holds as they are. Whether the message still goes out.
+    fn components(&mut self, kind: &str, surface_id: String, message: &mut Value) -> bool {
+        let surface = self.surfaces.entry(surface_id).or_default();
+        let Some(components) = message[kind]
+            .get_mut("components")
+            .and_then(Value::as_array_mut)
+        else {
+            return true;
+        };
+        let repairing = self.repairing;
+        let mut changed = |component: &Value| {
+            let Some(id) = component.get("id").and_then(Value::as_str) else {
+                return true;
+            };
+            if repairing && surface.components.get(id) == Some(component) {
+                return false;
+            }
+            surface.components.insert(id.to_owned(), component.clone());
+            true
+        };
+        if kind == "surfaceUpdate" {
+            // v0.8 renderers check each update's references within it: it goes out whole,
+            // or not at all.
+            let mut any = false;
+            for component in components.iter() {
+                any |= changed(component);
+            }
+            any
+        } else {
+            components.retain(changed);
+            !components.is_empty()
+        }
+    }
+
+    /// Notes the data `message` (of `kind`) sets; on a repair turn, whether the client does
+    /// not hold that value at that path already. Whether the message goes out.
+    fn data(&mut self, kind: &str, surface_id: String, message: &Value) -> bool {
+        let payload = &message[kind];
+        let path = payload
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or("/")
+            .to_owned();
+        let field = if kind == "updateDataModel" {
+            "value"
+        } else {
+            "contents"
+        };
+        let value = payload.get(field).cloned().unwrap_or(Value::Null);
+        let surface = self.surfaces.entry(surface_id).or_default();
+        if self.repairing && surface.data.get(&path) == Some(&value) {
+            return false;
+        }
+        // What was set at an ancestor or a descendant of `path` is no longer known as it
+        // was sent.
+        surface
+            .data
+            .retain(|held, _| !overlaps(held.as_str(), path.as_str()));
+        surface.data.insert(path, value);
+        true
     }
 }
 

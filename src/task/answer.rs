@@ -9,10 +9,10 @@ use futures::future::FutureExt;
 use futures::stream::StreamExt;
 
 use super::feed::{Feed, Step};
+use super::handoff::{Called, Failure, Outcome};
 use super::kinds::ArtifactLog;
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
-use super::run::Outcome;
 use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::ValidationError;
 use crate::agent::{AgentError, Reply, ReplyEvent};
@@ -39,9 +39,6 @@ pub(super) struct Answer<'r> {
     said: String,
 }
 
-/// What one call of the agent gave: its reply, or why there is none.
-pub(super) type Called = Result<Reply, Failure>;
-
 /// How one call of the agent ended: the run's outcome, A2UI that did not validate, or A2UI
 /// that could not be read (why the task fails if it is not repaired; whether the answer was
 /// cut off inside a message).
@@ -49,14 +46,6 @@ enum Attempt {
     Done(Outcome),
     Invalid(Vec<ValidationError>),
     Unreadable(String, bool),
-}
-
-/// Why the agent gave no (more) output.
-pub(super) enum Failure {
-    /// It answered an error.
-    Agent(AgentError),
-    /// It panicked (the payload).
-    Panic(Box<dyn Any + Send>),
 }
 
 impl TaskManager {

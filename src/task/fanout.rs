@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
 
-use super::running::SharedEvent;
+use super::SharedEvent;
 
 /// How many events may wait for one stream subscriber.
 const EVENT_BUFFER: usize = 64;

@@ -18,7 +18,7 @@ use std::time::Duration;
 use futures::stream::Stream;
 use tokio::time::{Instant, Sleep};
 
-use super::answer::Failure;
+use super::handoff::Failure;
 use crate::agent::{AgentError, ReplyEvent, ReplyStream};
 use crate::reply::output::{Batch, OutputError, OutputSink};
 

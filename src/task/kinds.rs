@@ -10,39 +10,12 @@
 //! answered; there, as in a continued task, a bare message is an invalid agent response.
 
 use super::TaskError;
-use super::answer::Called;
+use super::handoff::{Begun, First, Outcome};
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
-use super::run::Outcome;
-use super::start::Started;
 use crate::a2a::{Artifact, Message, Part, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState};
 use crate::agent::{ArtifactChunk, Reply, status_part};
-use crate::request::Request;
-use crate::request::adapter::Refusal;
 use crate::request::prepared::Prepared;
-
-/// How a send began: a task, or a bare message that answered it without one.
-pub(crate) enum Begun {
-    /// A task was created (or continued) and runs.
-    Task(Started),
-    /// The agent answered with a bare message: no task exists.
-    Message {
-        /// The agent's message, in the request's context.
-        message: Message,
-        /// The extension URIs activated for the request.
-        activated: Vec<String>,
-    },
-}
-
-/// A new task's request and its agent's first answer, decided before the task exists.
-pub(super) struct First {
-    pub(super) task_id: String,
-    pub(super) context_id: String,
-    pub(super) request: Result<Request, Refusal>,
-    pub(super) activated: Vec<String>,
-    /// `None` when the request was refused: the agent is never called.
-    pub(super) called: Option<Called>,
-}
 
 /// Where the artifacts of one reply go: the id an empty-id chunk appends to.
 #[derive(Default)]

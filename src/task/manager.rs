@@ -29,7 +29,8 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-pub(crate) use super::running::{Delivery, Done, Running, SharedEvent, Stop};
+pub(crate) use super::SharedEvent;
+pub(crate) use super::running::{Delivery, Done, Running, Stop};
 use super::watch::RunWatchers;
 use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};

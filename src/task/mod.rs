@@ -18,6 +18,7 @@ mod answer;
 mod cancel;
 mod fanout;
 mod feed;
+mod handoff;
 mod ids;
 mod kinds;
 mod lifecycle;
@@ -25,18 +26,21 @@ pub(crate) mod manager;
 mod read;
 mod run;
 mod running;
-pub(crate) mod start;
+mod start;
 pub(crate) mod watch;
 
 use std::sync::Arc;
 
+pub(crate) use handoff::Begun;
 pub use ids::{IdGenerator, SequentialIds, UuidIds};
-pub(crate) use kinds::Begun;
 pub use lifecycle::Lifecycle;
 
-use crate::a2a::TaskState;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::a2a::{StreamEvent, TaskState};
 use crate::store::StoreError;
+
+/// An event shared by every subscriber (one allocation, however many streams).
+pub(crate) type SharedEvent = Arc<StreamEvent>;
 
 /// Why a task operation was refused.
 #[derive(Debug, Clone, thiserror::Error)]

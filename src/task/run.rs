@@ -1,7 +1,6 @@
 //! One run of a task: `working`, the agent's answer (see [`super::answer`]), then the final
 //! state, stored before the final event goes out.
 
-use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
@@ -10,64 +9,15 @@ use tokio::sync::oneshot;
 use tokio::task::JoinError;
 use tracing::Instrument;
 
-use super::answer::{Called, panicked};
+use super::answer::panicked;
+use super::handoff::{Job, Outcome};
 use super::lifecycle::{self, transition};
 use super::manager::{Delivery, Done, Running, Stop, TaskManager, agent_message, status_event};
 use crate::a2a::{Part, StreamEvent, Task, TaskState};
 use crate::reply::output::coalesce_text;
-use crate::request::Request;
 
 /// A `working` write running on its own; awaited by the run and again before settling.
 type WorkingWrite = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
-
-/// What a run does: call the agent, or fail the task without calling it.
-pub(super) enum Job {
-    Answer {
-        request: Box<Request>,
-        streaming: bool,
-        /// The agent's answer, when it was called before the task existed.
-        first: Option<Called>,
-    },
-    Refuse(String),
-}
-
-impl Job {
-    /// Answers `request` (`first`: with the answer the agent already gave to it), or fails
-    /// task `task_id` for the request step's refusal.
-    pub(super) fn new(
-        task_id: &str,
-        request: Result<Request, impl Display>,
-        streaming: bool,
-        first: Option<Called>,
-    ) -> Self {
-        match request {
-            Ok(request) => Job::Answer {
-                request: Box::new(request),
-                streaming,
-                first,
-            },
-            Err(refusal) => {
-                tracing::debug!(%task_id, reason = %refusal, "A2UI negotiation failed");
-                Job::Refuse(refusal.to_string())
-            }
-        }
-    }
-}
-
-/// How a run ended.
-pub(super) enum Outcome {
-    /// The agent answered: the task ends in `state`, its status message holding `parts`.
-    Finished { state: TaskState, parts: Vec<Part> },
-    /// An explicit reply (see [`super::kinds`]): the task ends in `state`, its final update
-    /// holding `parts` (none when empty).
-    Settled { state: TaskState, parts: Vec<Part> },
-    /// The task fails with this reason, shown to the client.
-    Failed(String),
-    /// The agent answered something the protocol cannot carry (logged, and shown).
-    Invalid(String),
-    /// The client canceled the task.
-    Canceled,
-}
 
 /// The final status an [`Outcome`] gives.
 struct Ending {

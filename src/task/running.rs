@@ -15,13 +15,11 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::SharedEvent;
 use super::fanout::{STALL, Subscribers};
 use crate::a2a::{Message, StreamEvent, Task};
 use crate::reply::KeptParts;
 use crate::store::{Owner, Watched};
-
-/// An event shared by every subscriber (one allocation, however many streams).
-pub(crate) type SharedEvent = Arc<StreamEvent>;
 
 /// A task the agent is working on.
 pub(crate) struct Running {

@@ -7,34 +7,51 @@
 use std::sync::Arc;
 use std::task::Poll;
 
-use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::TaskError;
-use super::kinds::{Begun, First};
+use super::handoff::{Begun, First, Job, Started};
 use super::lifecycle::{archive_reply, transition};
-use super::manager::{SharedEvent, TaskManager, busy_or_terminal, status_event};
-use super::run::Job;
+use super::manager::{Claim, TaskManager, busy_or_terminal, status_event};
 use super::running::Running;
 use crate::a2a::{Message, PushConfig, Task, TaskState, TaskStatus};
 use crate::request::prepared::{Decided, Prepared};
-use crate::store::{Owner, PushConfigPut};
-
-/// A freshly started (or continued) task.
-pub(crate) struct Started {
-    pub(crate) running: Arc<Running>,
-    pub(crate) snapshot: Task,
-    /// The events that follow `snapshot`, when the caller asked to stream them.
-    pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
-    /// The extension URIs activated for the request, to echo in the response header.
-    pub(crate) activated: Vec<String>,
-}
+use crate::store::{Owner, PushConfigPut, Watched};
 
 /// What a task's agent request is built from: the request step's decision, or the request
 /// the agent already answered before the task existed (see [`super::kinds`]).
 enum Source {
     Decided(Decided),
     First(Box<First>),
+}
+
+impl Source {
+    /// The run's job for `task` (whose new `message` follows `prior`), and the extension
+    /// URIs activated for the request.
+    fn into_job(
+        self,
+        message: Message,
+        task: &Task,
+        prior: Vec<Message>,
+        stream: bool,
+    ) -> (Job, Vec<String>) {
+        match self {
+            Source::Decided(decided) => {
+                let (request, activated) =
+                    decided.into_request(message, &task.id, &task.context_id, prior);
+                (Job::new(&task.id, request, stream, None), activated)
+            }
+            Source::First(first) => {
+                let First {
+                    request,
+                    activated,
+                    called,
+                    ..
+                } = *first;
+                (Job::new(&task.id, request, stream, called), activated)
+            }
+        }
+    }
 }
 
 /// A task about to run, before the new message joins its history.
@@ -101,27 +118,11 @@ impl TaskManager {
         push: Option<PushConfig>,
     ) -> Result<Started, TaskError> {
         self.listen_for_cancels();
-        // A continuation holds a claim on the id from its checks until it is registered as
-        // running; a new task has a fresh id nobody else knows.
-        let (claim, opened) = match message.task_id.clone() {
-            Some(id) => {
-                // Another owner's task is not found, before it is claimed.
-                self.check_owner(&owner, &id).await?;
-                let claim = self.try_claim(&id).ok_or(TaskError::Busy {
-                    id,
-                    state: TaskState::Working,
-                })?;
-                let opened = self.continuation(&owner, &claim.id, &mut message).await?;
-                (Some(claim), opened)
-            }
-            None => {
-                let ids = match &source {
-                    Source::First(first) => Some((first.task_id.clone(), first.context_id.clone())),
-                    Source::Decided(_) => None,
-                };
-                (None, self.new_task(&mut message, ids))
-            }
+        let ids = match &source {
+            Source::First(first) => Some((first.task_id.clone(), first.context_id.clone())),
+            Source::Decided(_) => None,
         };
+        let (claim, opened) = self.open(&owner, &mut message, ids).await?;
         let Opened {
             mut task,
             prior,
@@ -134,17 +135,9 @@ impl TaskManager {
         // that finds it running reaches this run (see `Cluster::run`).
         let remote = self.cluster.as_ref().map(|cluster| cluster.run(&task.id));
         self.store_opened(&owner, read.as_ref(), &task).await?;
-        if let (Some(cluster), Some(remote), Some(_)) = (&self.cluster, &remote, &read) {
+        if let (Some(remote), Some(_)) = (&remote, &read) {
             // A continuation: watchers may have announced themselves while it waited.
-            match cluster.announced(&task.id).await {
-                Ok(false) => {}
-                Ok(true) => remote.mark(),
-                Err(error) => {
-                    tracing::debug!(task_id = %task.id, %error,
-                        "cannot tell whether other instances watch the task: publishing all");
-                    remote.mark();
-                }
-            }
+            self.mark_if_watched(&task.id, remote).await;
         }
         let pushed = self
             .open_push(&owner, &task.id, push, read.is_some())
@@ -164,25 +157,9 @@ impl TaskManager {
             .started(&task.id, &running, self.max_subscribers);
         drop(claim);
         tracing::debug!(task_id = %task.id, context_id = %task.context_id, "task started");
-        let (request, activated, first) = match source {
-            Source::Decided(decided) => {
-                let (request, activated) =
-                    decided.into_request(message, &task.id, &task.context_id, prior);
-                (request, activated, None)
-            }
-            Source::First(first) => {
-                let First {
-                    request,
-                    activated,
-                    called,
-                    ..
-                } = *first;
-                (request, activated, called)
-            }
-        };
+        let (job, activated) = source.into_job(message, &task, prior, stream);
         // The webhooks hear of the task (`submitted`, or `working` again) before its run.
         self.push_event(&running, Some(&Arc::new(status_event(&task, false))));
-        let job = Job::new(&task.id, request, stream, first);
         // The agent's own tracing events carry the task and context ids.
         let span = tracing::info_span!("task", task_id = %task.id, context_id = %task.context_id);
         tokio::spawn(
@@ -196,6 +173,45 @@ impl TaskManager {
             events,
             activated,
         })
+    }
+
+    /// The task `message` continues (checked as `owner`'s and claimed until its run is
+    /// registered), or a new one for it (a fresh id nobody else knows: no claim), with the
+    /// task and context `ids` the agent's first answer was given under, if any.
+    async fn open(
+        &self,
+        owner: &Owner,
+        message: &mut Message,
+        ids: Option<(String, String)>,
+    ) -> Result<(Option<Claim<'_>>, Opened), TaskError> {
+        let Some(id) = message.task_id.clone() else {
+            return Ok((None, self.new_task(message, ids)));
+        };
+        // Another owner's task is not found, before it is claimed.
+        self.check_owner(owner, &id).await?;
+        let claim = self.try_claim(&id).ok_or(TaskError::Busy {
+            id,
+            state: TaskState::Working,
+        })?;
+        let opened = self.continuation(owner, &claim.id, message).await?;
+        Ok((Some(claim), opened))
+    }
+
+    /// Marks the continued task `id` as watched from other instances when any announced
+    /// themselves (or when that cannot be told), so its events are published for them.
+    async fn mark_if_watched(&self, id: &str, remote: &Watched) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        match cluster.announced(id).await {
+            Ok(false) => {}
+            Ok(true) => remote.mark(),
+            Err(error) => {
+                tracing::debug!(task_id = %id, %error,
+                    "cannot tell whether other instances watch the task: publishing all");
+                remote.mark();
+            }
+        }
     }
 
     /// Sets the `push` config given with the message on the task just stored, and tells
