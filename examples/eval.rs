@@ -60,7 +60,7 @@ use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::{OpenAiChat, RepairTurns};
-use a2ui_agent::reply::{MENDED_KEY, OnInvalid};
+use a2ui_agent::pipeline::{MENDED_KEY, OnInvalid};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use futures::future::BoxFuture;

@@ -17,7 +17,7 @@ use a2ui_agent::A2uiServer;
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

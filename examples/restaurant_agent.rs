@@ -39,7 +39,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::{OpenAiChat, RepairTurns, Tool, ToolChoice, ToolError};
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use serde_json::{Value, json};
 
 /// One restaurant of the data set.

@@ -70,9 +70,9 @@ pub mod clock;
 #[cfg(feature = "llm")]
 pub mod llm;
 #[cfg(feature = "server")]
-pub mod push;
+pub mod pipeline;
 #[cfg(feature = "server")]
-pub mod reply;
+pub mod push;
 #[cfg(feature = "server")]
 pub mod request;
 #[cfg(feature = "server")]
@@ -88,7 +88,7 @@ pub use generator::Generator;
 #[cfg(feature = "server")]
 pub use agent::{Agent, AgentError, IntoChunk, IntoReply, Reply, ReplyEvent};
 #[cfg(feature = "server")]
-pub use reply::OnInvalid;
+pub use pipeline::OnInvalid;
 #[cfg(feature = "server")]
 pub use request::Request;
 #[cfg(feature = "server")]

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::request::Request;
 use serde_json::json;
 use support::*;

@@ -17,7 +17,7 @@ use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::{Catalog, ProtocolVersion};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::generator::Generator;
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::request::{Request, newest_extension};
 use a2ui_agent::server::A2uiServer;
 use serde_json::{Value, json};

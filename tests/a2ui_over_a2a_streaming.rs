@@ -14,7 +14,7 @@ use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::format::{FormatReader, OutputFormat};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::parser::{ParseError, ParsedPart, ParserConfig};
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::request::Request;
 use demo::{DemoConfig, RestaurantFinder};
 use serde_json::{Value, json};

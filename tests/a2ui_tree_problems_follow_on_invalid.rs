@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::request::Request;
 use serde_json::{Value, json};
 use support::*;

@@ -37,7 +37,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::reply::MENDED_KEY;
+use a2ui_agent::pipeline::MENDED_KEY;
 use a2ui_agent::request::Request;
 use serde_json::{Value, json};
 use support::*;

@@ -17,7 +17,7 @@ use std::time::Duration;
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::llm::{OpenAiChat, RepairTurns};
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::request::Request;
 use llm_support::{Answer, MockModel};
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! The repair turn: what an agent is told when its A2UI did not validate.
 //!
-//! When the server's `on_invalid` policy is [`OnInvalid::Repair`](crate::reply::OnInvalid) (the
+//! When the server's `on_invalid` policy is [`OnInvalid::Repair`](crate::pipeline::OnInvalid) (the
 //! default) and a finished A2UI message of the agent's reply fails the negotiated catalogs
 //! (schema or component tree), that message is not sent. The server stops reading the reply
 //! and calls the agent again for the same request, now carrying a [`Repair`] for each rejected

@@ -1,5 +1,5 @@
-//! One attempt's output read token by token: the agent's events, their text chunks fed to
-//! the output pipeline and kept for a repair turn, and only what needs the run handed on.
+//! One attempt's output read token by token: the agent's events, their text chunks pushed
+//! through the reply's [`Pipeline`], and only what needs the run handed on.
 //!
 //! Every token of every stream goes through this loop, so it is a hand-written [`Stream`]
 //! rather than an `async` loop. With thousands of streams, each token finds its stream's
@@ -20,33 +20,31 @@ use tokio::time::{Instant, Sleep};
 
 use super::handoff::Failure;
 use crate::agent::{AgentError, ReplyEvent, ReplyStream};
-use crate::reply::output::{Batch, OutputError, OutputSink};
+use crate::pipeline::{self, Pipeline};
 
 /// How many bytes of agent output that are already waiting are read as one chunk at most.
 const JOIN_READY_BYTES: usize = 16 * 1024;
 
 /// What the attempt acts on next.
-pub(super) enum Step {
-    /// What a chunk of text completed: never an empty batch.
-    Fed(Result<Batch, OutputError>),
+pub(super) enum Fed {
+    /// What a chunk of text completed: never an empty step.
+    Step(pipeline::Step),
     /// An event other than text (a status, an artifact, a part).
     Event(ReplyEvent),
     /// Why the agent gives no more output.
     Failed(Failure),
 }
 
-/// The agent's output for one attempt, read into the output pipeline (see the module docs).
+/// The agent's output for one attempt, read into the reply's pipeline (see the module docs).
 ///
 /// Chunks that are already waiting are joined into one (one feed, one update and one SSE
 /// frame for all they complete). Without a coalescing window nothing waits for a chunk still
 /// to come, so no part is sent later than it would be alone; with one, a chunk also waits up
 /// to the window for more. Other events end a join and keep their place.
 #[repr(C, align(64))]
-pub(super) struct Feed {
+pub(super) struct Feed<'p> {
     stream: ReplyStream,
-    sink: Box<dyn OutputSink>,
-    /// The attempt's text as the agent wrote it (`None`: no repair turn will show it).
-    said: Option<String>,
+    pipeline: &'p mut Pipeline,
     /// Everything no token of a paced model needs: boxed, so that it is one word here.
     rare: Option<Box<Rare>>,
 }
@@ -90,18 +88,12 @@ impl Rare {
     }
 }
 
-impl Feed {
-    /// Reads `stream` into `sink`; with `keep`, keeping the text for a repair turn.
-    pub(super) fn new(
-        stream: ReplyStream,
-        sink: Box<dyn OutputSink>,
-        keep: bool,
-        window: Duration,
-    ) -> Self {
+impl<'p> Feed<'p> {
+    /// Reads `stream` into `pipeline`.
+    pub(super) fn new(stream: ReplyStream, pipeline: &'p mut Pipeline, window: Duration) -> Self {
         Feed {
             stream,
-            sink,
-            said: keep.then(String::new),
+            pipeline,
             rare: (!window.is_zero()).then(|| {
                 Box::new(Rare {
                     window,
@@ -111,37 +103,22 @@ impl Feed {
         }
     }
 
-    /// The parts the pipeline still holds at the end of the output, and the text read.
-    pub(super) fn finish(self) -> (Result<Batch, OutputError>, String) {
-        (self.sink.finish(), self.said.unwrap_or_default())
-    }
-
-    /// The text read so far.
-    pub(super) fn said(&mut self) -> String {
-        self.said.take().unwrap_or_default()
-    }
-
     /// The step of the agent's `failure`, after which the feed ends: a stream that
     /// panicked is not polled again.
-    fn failed(&mut self, failure: Failure) -> Step {
+    fn failed(&mut self, failure: Failure) -> Fed {
         self.stream = Box::pin(futures::stream::empty());
         if let Some(rare) = self.rare.as_deref_mut() {
             rare.ahead = None;
             rare.held = None;
         }
-        Step::Failed(failure)
+        Fed::Failed(failure)
     }
 
-    /// Feeds `chunk` to the pipeline: what it completed, if anything.
-    fn feed(&mut self, chunk: String) -> Option<Step> {
-        if let Some(said) = &mut self.said {
-            said.push_str(&chunk);
-        }
-        match self.sink.push(&chunk) {
-            // Most chunks complete nothing: no screening, no update.
-            Ok(batch) if batch.is_empty() => None,
-            fed => Some(Step::Fed(fed)),
-        }
+    /// Pushes `chunk` through the pipeline: what it completed, if anything.
+    fn feed(&mut self, chunk: String) -> Option<Fed> {
+        let step = self.pipeline.push(&chunk);
+        // Most chunks complete nothing: no update.
+        (!step.is_empty()).then_some(Fed::Step(step))
     }
 }
 
@@ -166,10 +143,10 @@ fn poll_item(stream: &mut ReplyStream, cx: &mut Context<'_>) -> Poll<Option<Item
     }
 }
 
-impl Stream for Feed {
-    type Item = Step;
+impl Stream for Feed<'_> {
+    type Item = Fed;
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Step>> {
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Fed>> {
         let this = self.get_mut();
         loop {
             if let Some(rare) = this.rare.as_deref_mut().filter(|rare| rare.held.is_some()) {
@@ -187,7 +164,7 @@ impl Stream for Feed {
             let mut chunk = match item {
                 None => return Poll::Ready(None),
                 Some(Ok(Ok(ReplyEvent::Text(chunk)))) => chunk,
-                Some(Ok(Ok(other))) => return Poll::Ready(Some(Step::Event(other))),
+                Some(Ok(Ok(other))) => return Poll::Ready(Some(Fed::Event(other))),
                 Some(Ok(Err(error))) => {
                     return Poll::Ready(Some(this.failed(Failure::Agent(error))));
                 }
@@ -220,30 +197,40 @@ impl Stream for Feed {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use futures::StreamExt;
 
     use super::*;
-    use crate::a2a::Part;
-    use crate::parser::ParsedPart;
-    use crate::reply::output::TextOutput;
+    use crate::a2a::{Message, Part};
+    use crate::generator::Generator;
+    use crate::pipeline::RepairPolicy;
+    use crate::pipeline::sink::TextOutput;
+    use crate::request::Request;
 
-    /// What a feed of `stream` through the text pipeline hands on, one line per step: the
-    /// text a feed completed, `event`, or `failed`; and the text it kept.
+    /// What a feed of `stream` through a text pipeline hands on, one line per step: the
+    /// text a feed completed, `event`, or `failed`; and the text the pipeline kept for a
+    /// repair turn (`keep`: the request negotiated A2UI, so a repair turn may come).
     async fn steps(stream: ReplyStream, keep: bool, window: Duration) -> (Vec<String>, String) {
-        let mut feed = Feed::new(stream, Box::new(TextOutput), keep, window);
+        let mut request = Request::new(Message::user("m", vec![Part::text("hi")]), "t", "c");
+        if keep {
+            request = request.with_a2ui(Generator::v0_9().negotiate(None).unwrap());
+        }
+        let policy = RepairPolicy::default();
+        let mut pipeline = Pipeline::new(&policy, Arc::new(TextOutput), &request, true);
+        let mut feed = Feed::new(stream, &mut pipeline, window);
         let mut steps = Vec::new();
-        while let Some(step) = feed.next().await {
-            steps.push(match step {
-                Step::Fed(Ok(batch)) => match batch.parsed.as_slice() {
-                    [ParsedPart::Text(text)] => text.clone(),
-                    other => format!("{other:?}"),
+        while let Some(fed) = feed.next().await {
+            steps.push(match fed {
+                Fed::Step(step) => match step.send.as_slice() {
+                    [Part::Text { text, .. }] if step.end.is_none() => text.clone(),
+                    other => format!("{other:?} {:?}", step.end),
                 },
-                Step::Fed(Err(error)) => format!("error {}", error.reason),
-                Step::Event(_) => "event".to_owned(),
-                Step::Failed(_) => "failed".to_owned(),
+                Fed::Event(_) => "event".to_owned(),
+                Fed::Failed(_) => "failed".to_owned(),
             });
         }
-        (steps, feed.finish().1)
+        (steps, pipeline.said().to_owned())
     }
 
     fn text(text: &str) -> Result<ReplyEvent, AgentError> {

@@ -90,7 +90,7 @@ impl Job {
 pub(super) enum Outcome {
     /// The agent answered: the task ends in `state`, its status message holding `parts`.
     Finished { state: TaskState, parts: Vec<Part> },
-    /// An explicit reply (see [`super::kinds`]): the task ends in `state`, its final update
+    /// An explicit reply (see [`super::reply_kinds`]): the task ends in `state`, its final update
     /// holding `parts` (none when empty).
     Settled { state: TaskState, parts: Vec<Part> },
     /// The task fails with this reason, shown to the client.

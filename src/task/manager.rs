@@ -36,9 +36,9 @@ use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;
 use crate::clock::{Clock, timestamp};
+use crate::pipeline::RepairPolicy;
+use crate::pipeline::sink::OutputPipeline;
 use crate::push::Pusher;
-use crate::reply::RepairPolicy;
-use crate::reply::output::OutputPipeline;
 use crate::store::{Cluster, Owner, TaskStore};
 
 /// Runs tasks for one server.

@@ -10,7 +10,7 @@
 //!
 //! The runner, [`manager::TaskManager`], is split by what it does: `start` creates or
 //! continues a task, `run` drives the agent and settles the task, `answer` turns the agent's
-//! reply into updates (and repairs), `kinds` the replies that are not text (artifacts, a
+//! reply into updates (and repairs), `reply_kinds` the replies that are not text (artifacts, a
 //! bare message before any task, explicit outcomes), `cancel` stops tasks, `read` answers
 //! get, list and subscribe; `running` is the live entry of a task while it runs.
 
@@ -20,10 +20,10 @@ mod fanout;
 mod feed;
 mod handoff;
 mod ids;
-mod kinds;
 mod lifecycle;
 pub(crate) mod manager;
 mod read;
+mod reply_kinds;
 mod run;
 mod running;
 mod start;

@@ -14,7 +14,7 @@ use super::handoff::{Job, Outcome};
 use super::lifecycle::{self, transition};
 use super::manager::{Delivery, Done, Running, Stop, TaskManager, agent_message, status_event};
 use crate::a2a::{Part, StreamEvent, Task, TaskState};
-use crate::reply::output::coalesce_text;
+use crate::pipeline::sink::coalesce_text;
 
 /// A `working` write running on its own; awaited by the run and again before settling.
 type WorkingWrite = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;

@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::SharedEvent;
 use super::fanout::{STALL, Subscribers};
 use crate::a2a::{Message, StreamEvent, Task};
-use crate::reply::KeptParts;
+use crate::pipeline::KeptParts;
 use crate::store::{Owner, Watched};
 
 /// A task the agent is working on.
@@ -353,7 +353,7 @@ mod tests {
 
     use super::*;
     use crate::a2a::{Part, TaskState};
-    use crate::reply::SentParts;
+    use crate::pipeline::SentParts;
     use crate::task::lifecycle::{archive_reply, transition};
     use crate::task::manager::status_event;
 

@@ -19,7 +19,7 @@ use crate::request::prepared::{Decided, Prepared};
 use crate::store::{Owner, PushConfigPut, Watched};
 
 /// What a task's agent request is built from: the request step's decision, or the request
-/// the agent already answered before the task existed (see [`super::kinds`]).
+/// the agent already answered before the task existed (see [`super::reply_kinds`]).
 enum Source {
     Decided(Decided),
     First(Box<First>),
@@ -71,7 +71,7 @@ impl TaskManager {
     /// gets every event from the first on (a caller that will not read them must not
     /// subscribe: the runner waits for its subscribers). When the client `waits` for the
     /// answer and the message starts a new task, the agent is called before the task
-    /// exists, and a bare message answers without one (see [`super::kinds`]). A `push`
+    /// exists, and a bare message answers without one (see [`super::reply_kinds`]). A `push`
     /// config given with the message is set on the task before its run starts, so its
     /// webhook gets every update (its id chosen by the caller already).
     pub(crate) async fn start(

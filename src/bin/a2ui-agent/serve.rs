@@ -16,7 +16,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::reply::OnInvalid;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 

@@ -122,7 +122,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::reply::output::mime;
+    use crate::pipeline::sink::mime;
 
     fn data(value: Value, metadata: Option<Arc<Metadata>>) -> Part {
         match value {

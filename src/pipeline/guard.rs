@@ -10,7 +10,7 @@
 //! the end of the reply settles (a missing root, a reference nothing answers) is checked at
 //! its end ([`TreeWatch::finish`]); a tree problem is repaired the same way, by messages that
 //! complete the tree. Before that, a reference that reads as a label (`"child": "Send"`) is
-//! mended without a repair turn (see [`mend`]).
+//! mended without a repair turn (see [`mending`]).
 //!
 //! How the agent receives a repair turn is described in [`crate::request::Repair`].
 
@@ -27,10 +27,10 @@ use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
 use super::follow_up::Earlier;
-use super::mend;
-use super::output::{Batch, mime, to_parts};
+use super::mending;
 use super::reconcile::Held;
-use super::sent::SentParts;
+use super::sent_parts::SentParts;
+use super::sink::{Batch, mime, to_parts};
 
 /// What the server does with a finished A2UI message that does not validate.
 ///
@@ -253,7 +253,7 @@ impl Guard {
         None
     }
 
-    /// At the end of an attempt: the parts that mend the reply (see [`mend`]), and what the
+    /// At the end of an attempt: the parts that mend the reply (see [`mending`]), and what the
     /// component trees of the whole reply still lack.
     pub(crate) fn finish(&mut self) -> (Vec<Part>, Option<Vec<ValidationError>>) {
         let (Some(processor), Some(watch)) = (&self.processor, &mut self.watch) else {
@@ -263,7 +263,7 @@ impl Guard {
         let mut parts = Vec::new();
         if !errors.is_empty() {
             let mut mended = Vec::new();
-            for (labels, message) in mend::labels(watch, processor.version()) {
+            for (labels, message) in mending::labels(watch, processor.version()) {
                 if processor.check_message(&message).is_ok() && watch.observe(&message).is_ok() {
                     tracing::info!(?labels, "mended labels written where components belong");
                     mended.push((labels, message));
@@ -284,7 +284,7 @@ impl Guard {
             for mut part in self.out(vec![ParsedPart::A2ui(vec![message])]) {
                 if let Part::Data { metadata, .. } = &mut part {
                     let mut marked = metadata.as_deref().cloned().unwrap_or_default();
-                    marked.insert(mend::MENDED_KEY.into(), Value::from(labels.clone()));
+                    marked.insert(mending::MENDED_KEY.into(), Value::from(labels.clone()));
                     *metadata = Some(Arc::new(marked));
                 }
                 parts.push(part);
@@ -394,7 +394,8 @@ mod tests {
     use super::*;
     use crate::a2a::Message;
     use crate::generator::Generator;
-    use crate::reply::output::{OutputPipeline, ReplyOutput};
+    use crate::pipeline::sink::ReplyOutput;
+    use crate::pipeline::{End, Pipeline, Step};
 
     fn create() -> String {
         serde_json::json!({"version": "v0.9", "createSurface": {"surfaceId": "s",
@@ -407,31 +408,41 @@ mod tests {
         Request::new(Message::user("m", vec![Part::text("draw")]), "t", "c").with_a2ui(processor)
     }
 
-    /// Streams `chunks` through the server's pipeline and `policy`'s guard, as the task
-    /// runner does: the parts sent, and the first problem.
-    fn run(policy: OnInvalid, chunks: &[&str]) -> (Vec<Part>, Option<Vec<ValidationError>>) {
-        let request = request();
+    /// The server's pipeline for the reply to `request` under `policy`, as the task runner
+    /// makes it.
+    fn pipeline(policy: OnInvalid, request: &Request) -> Pipeline {
         let policy = RepairPolicy {
             on_invalid: policy,
             max_repairs: 2,
         };
-        let mut guard = policy.guard(&request);
-        let mut sink = ReplyOutput::default().start(&request, true);
+        Pipeline::new(&policy, Arc::new(ReplyOutput::default()), request, true)
+    }
+
+    /// The validation errors that ended a step, if it ended with them.
+    fn invalid(step: &Step) -> Option<Vec<ValidationError>> {
+        match &step.end {
+            Some(End::Invalid(errors)) => Some(errors.clone()),
+            None => None,
+            Some(other) => panic!("not a validation problem: {other:?}"),
+        }
+    }
+
+    /// Streams `chunks` through the server's pipeline under `policy`, as the task runner
+    /// does: the parts sent, and the first problem.
+    fn run(policy: OnInvalid, chunks: &[&str]) -> (Vec<Part>, Option<Vec<ValidationError>>) {
+        let mut pipeline = pipeline(policy, &request());
         let mut sent = Vec::new();
         for chunk in chunks {
-            let (parts, invalid) = guard.screen(sink.push(chunk).unwrap());
-            sent.extend(parts);
+            let step = pipeline.push(chunk);
+            let invalid = invalid(&step);
+            sent.extend(step.send);
             if invalid.is_some() {
                 return (sent, invalid);
             }
         }
-        let (parts, invalid) = guard.screen(sink.finish().unwrap());
-        sent.extend(parts);
-        if invalid.is_some() {
-            return (sent, invalid);
-        }
-        let (mended, invalid) = guard.finish();
-        sent.extend(mended);
+        let last = pipeline.finish();
+        let invalid = invalid(&last);
+        sent.extend(last.send);
         (sent, invalid)
     }
 
@@ -525,7 +536,7 @@ mod tests {
             serde_json::json!({"id": "Send", "component": "Text", "text": "Send"})
         );
         let metadata = metadata.as_deref().unwrap();
-        assert_eq!(metadata[mend::MENDED_KEY], serde_json::json!(["Send"]));
+        assert_eq!(metadata[mending::MENDED_KEY], serde_json::json!(["Send"]));
         assert!(metadata["mimeType"].is_string(), "{metadata:?}");
 
         let whole = reply.replace(r#", "note""#, "");
@@ -537,24 +548,28 @@ mod tests {
     #[test]
     fn a_repair_turn_leaves_out_what_the_parts_sent_so_far_gave_the_client() {
         let request = request();
-        let mut guard = RepairPolicy::default().guard(&request);
-        let mut sink = ReplyOutput::default().start(&request, true);
+        let mut pipeline = pipeline(OnInvalid::Repair, &request);
         let mut sent = SentParts::default();
         let first = format!("{}</a2ui-json>", stray_block());
-        let (parts, invalid) = guard.screen(sink.push(&first).unwrap());
-        sent.extend(&parts);
-        let errors = invalid.expect("'stray' is not reachable");
-        let repaired = guard.next(errors, first.clone(), &sent).unwrap();
+        let step = pipeline.push(&first);
+        sent.extend(&step.send);
+        let end = step.end.expect("'stray' is not reachable");
+        let repaired = pipeline.retry(end, &sent).unwrap();
+        assert_eq!(
+            repaired.repairs()[0].answer(),
+            first,
+            "the repair shows what it wrote"
+        );
 
         // The repair writes the whole answer again, the stray component placed.
         let again = format!(
             r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Column", "children": ["stray"]}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]</a2ui-json>"#,
             create()
         );
-        let mut sink = ReplyOutput::default().start(&repaired, true);
-        let (parts, invalid) = guard.screen(sink.push(&again).unwrap());
-        assert_eq!(invalid, None);
-        let messages: Vec<&Map<String, Value>> = parts
+        let step = pipeline.push(&again);
+        assert_eq!(step.end, None);
+        let messages: Vec<&Map<String, Value>> = step
+            .send
             .iter()
             .filter_map(|part| match part {
                 Part::Data { data, .. } => Some(&**data),

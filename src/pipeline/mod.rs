@@ -1,0 +1,199 @@
+//! The reply pipeline: from the text an agent writes to the parts a client may see.
+//!
+//! This module exists so that what goes out of a reply (text, A2UI messages that passed their
+//! catalogs, a repair turn when they did not) is decided in one place that knows nothing of
+//! tasks or stores. One [`Pipeline`] serves one reply, attempt after attempt: it takes the
+//! agent's text chunk by chunk ([`Pipeline::push`]) and says what may be sent and what was
+//! refused ([`Step`]); at the end of an attempt [`Pipeline::finish`] checks what only the
+//! whole answer settles; after a refusal [`Pipeline::retry`] builds the repair turn's request
+//! (or says why the task fails) and reads the next attempt. The task runner above it only
+//! carries the parts to the store and the subscribers.
+//!
+//! Inside, each message is checked once: the format's reader checks a message still arriving
+//! (a progressive snapshot goes out only when it already validates) and tells the guard how
+//! many of the messages it hands over it checked, so the guard checks only the rest.
+//!
+//! - `sink`: the format's reader for one attempt (plain text, streamed A2UI, or A2UI read
+//!   once at the end);
+//! - `guard`: holds back an invalid message under the [`OnInvalid`] policy and builds repair
+//!   requests;
+//! - `reconcile`: what a repair turn sends, measured against what the client already holds;
+//! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
+//! - `mending`: a label a model wrote where a component belongs, answered by a `Text`;
+//! - `sent_parts`: the parts a reply sent so far, kept as JSON until it ends.
+
+mod follow_up;
+mod guard;
+mod mending;
+mod reconcile;
+mod sent_parts;
+pub(crate) mod sink;
+
+use std::sync::Arc;
+
+use crate::a2a::Part;
+use crate::a2ui::ValidationError;
+use crate::parser::ParseErrorKind;
+use crate::request::Request;
+
+pub use guard::OnInvalid;
+pub(crate) use guard::{Guard, RepairPolicy};
+pub use mending::MENDED_KEY;
+pub(crate) use sent_parts::{KeptParts, SentParts};
+use sink::{Batch, OutputError, OutputPipeline, OutputSink};
+
+/// What one push (or the end) of a reply's text gives: the parts that may go to the client,
+/// in order, and whether the attempt ended with a problem.
+#[derive(Debug, Default)]
+pub(crate) struct Step {
+    /// The parts to send now (none: nothing completed).
+    pub(crate) send: Vec<Part>,
+    /// Why the attempt cannot go on: what follows it is the pipeline's to
+    /// [`retry`](Pipeline::retry).
+    pub(crate) end: Option<End>,
+}
+
+impl Step {
+    /// Whether the step sends nothing and ends nothing (most chunks of a stream).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.send.is_empty() && self.end.is_none()
+    }
+}
+
+/// Why an attempt ended before its answer was done.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum End {
+    /// A2UI that does not validate (or breaks its surface's tree).
+    Invalid(Vec<ValidationError>),
+    /// A2UI that cannot be read: `cut` when the answer ended inside a message (as at a
+    /// model's token limit), otherwise a block that is not readable. `reason` is why the
+    /// task fails if no repair turn mends it.
+    Unreadable { reason: String, cut: bool },
+    /// The output broke a limit: the task fails with this reason, with no repair turn.
+    Failed(String),
+}
+
+/// One reply's pipeline (see the module docs).
+///
+/// The fields a chunk touches come first, so that a stream's chunk reads one cache line of
+/// it unless the chunk completes something.
+#[repr(C)]
+pub(crate) struct Pipeline {
+    /// The current attempt's reader.
+    sink: Box<dyn OutputSink>,
+    /// The current attempt's text as the agent wrote it (`None`: no repair turn will show
+    /// it, so it is not kept).
+    said: Option<String>,
+    /// Checks the reply's A2UI, attempt after attempt.
+    guard: Guard,
+    /// Makes the next attempt's reader.
+    output: Arc<dyn OutputPipeline>,
+    /// Whether the client reads the reply as it comes.
+    streaming: bool,
+}
+
+impl Pipeline {
+    /// The pipeline of the reply to `request` under `policy`, reading with `output`'s sinks;
+    /// `streaming` when the client reads the reply as it comes.
+    pub(crate) fn new(
+        policy: &RepairPolicy,
+        output: Arc<dyn OutputPipeline>,
+        request: &Request,
+        streaming: bool,
+    ) -> Self {
+        let guard = policy.guard(request);
+        Pipeline {
+            sink: output.start(request, streaming),
+            said: guard.keeps_answer().then(String::new),
+            guard,
+            output,
+            streaming,
+        }
+    }
+
+    /// Reads `chunk` of the agent's text: what it completed that may be sent, and whether
+    /// the attempt ends here.
+    pub(crate) fn push(&mut self, chunk: &str) -> Step {
+        if let Some(said) = &mut self.said {
+            said.push_str(chunk);
+        }
+        match self.sink.push(chunk) {
+            // Most chunks complete nothing: no screening.
+            Ok(batch) if batch.is_empty() => Step::default(),
+            Ok(batch) => self.screen(batch),
+            Err(error) => self.unreadable(error),
+        }
+    }
+
+    /// Ends the attempt's text: what the reader still held, the parts that mend the answer,
+    /// and what the component trees of the whole reply still lack.
+    pub(crate) fn finish(&mut self) -> Step {
+        let sink = std::mem::replace(&mut self.sink, Box::new(sink::TextOutput));
+        let mut step = match sink.finish() {
+            Ok(batch) => self.screen(batch),
+            Err(error) => return self.unreadable(error),
+        };
+        if step.end.is_none() {
+            let (mended, invalid) = self.guard.finish();
+            step.send.extend(mended);
+            step.end = invalid.map(End::Invalid);
+        }
+        step
+    }
+
+    /// After an attempt that ended with `end`: the request of the repair turn that follows
+    /// (the next attempt is read from here on), or why the task fails. `sent` is what the
+    /// reply sent so far, all attempts and events together.
+    ///
+    /// # Errors
+    ///
+    /// The reason the task fails: the policy does not repair, the repair turns are spent,
+    /// or the output broke a limit.
+    pub(crate) fn retry(&mut self, end: End, sent: &SentParts) -> Result<Request, String> {
+        let said = self.said.as_mut().map(std::mem::take).unwrap_or_default();
+        let next = match end {
+            End::Invalid(errors) => self.guard.next(errors, said, sent)?,
+            End::Unreadable { reason, cut } => self.guard.unreadable(&reason, cut, said, sent)?,
+            End::Failed(reason) => return Err(reason),
+        };
+        self.sink = self.output.start(&next, self.streaming);
+        Ok(next)
+    }
+
+    /// The current attempt's text as kept for a repair turn (empty when not kept).
+    #[cfg(test)]
+    pub(crate) fn said(&self) -> &str {
+        self.said.as_deref().unwrap_or_default()
+    }
+
+    /// The parts of `batch` that may go out, and the first problem in it.
+    fn screen(&mut self, batch: Batch) -> Step {
+        let (send, invalid) = self.guard.screen(batch);
+        Step {
+            send,
+            end: invalid.map(End::Invalid),
+        }
+    }
+
+    /// What the read completed before `error` (text before a broken block, say) goes out;
+    /// a block that cannot be read, or an answer cut off inside a message, may be repaired;
+    /// a limit exceeded fails the task.
+    fn unreadable(&mut self, error: OutputError) -> Step {
+        let (send, _) = self.guard.screen(error.before);
+        let end = match error.kind {
+            Some(ParseErrorKind::Truncated) => End::Unreadable {
+                reason: error.reason,
+                cut: true,
+            },
+            Some(ParseErrorKind::Syntax) => End::Unreadable {
+                reason: error.reason,
+                cut: false,
+            },
+            _ => End::Failed(error.reason),
+        };
+        Step {
+            send,
+            end: Some(end),
+        }
+    }
+}
