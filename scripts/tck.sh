@@ -7,7 +7,7 @@
 # "skipped" (and fails when A2UI_REQUIRE_REFERENCE=1). It writes reports/ beside itself, so it
 # runs from a fresh copy in .venv-tck/a2a-tck (git-ignored). The server under test is the
 # debug build of the example, on a free 127.0.0.1 port: `cargo build --examples` has made it
-# already, and against a release build the TCK took as long (see the README).
+# already, and against a release build the TCK took as long (see docs/interop.md).
 #
 # Two passes: the whole TCK against the server with push notifications on, then the few
 # tests that need a server without them (its errors for push methods) against one started

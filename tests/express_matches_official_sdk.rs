@@ -9,7 +9,7 @@
 //! generated programs (proptest), with the SDK as the oracle over a pipe.
 //!
 //! Where the official compiler is wrong we differ on purpose; each such case is named in
-//! README.md ("Express and the official SDK") and recognised in [`known_official_bug`].
+//! docs/formats.md ("Express and the official SDK") and recognised in [`known_official_bug`].
 //! Skipped (with a message) when the SDK is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 
 mod shared_reference;
@@ -67,7 +67,7 @@ fn difference(
     }
 }
 
-/// A program the official compiler reads and we refuse because of its bug (README.md,
+/// A program the official compiler reads and we refuse because of its bug (docs/formats.md,
 /// "Express and the official SDK"), by name.
 fn known_official_bug(
     ours: &ExpressError,

@@ -4,7 +4,7 @@
 //! mistakes they make (an unknown property, a wrong enum choice, a binding where none is
 //! admitted, a missing root, an unknown component, broken text).
 //!
-//! The generator leaves out the forms README.md names as bugs of the official compiler
+//! The generator leaves out the forms docs/formats.md names as bugs of the official compiler
 //! (it drops extra positional arguments, keeps the last of a repeated keyword, ignores an
 //! `Event`'s keyword arguments), so that every program it writes has one right answer.
 
