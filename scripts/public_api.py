@@ -31,7 +31,7 @@ LISTING = os.path.join(ROOT, "public-api.txt")
 # Every feature a user may turn on; not the unstable internals.
 FEATURES = "server,llm,sqlite,postgres,jwt"
 # Traits every type gets without asking: noise in a review.
-AUTO = {"Send", "Sync", "Unpin", "UnwindSafe", "RefUnwindSafe", "Freeze"}
+AUTO = {"Send", "Sync", "Unpin", "UnsafeUnpin", "UnwindSafe", "RefUnwindSafe", "Freeze"}
 
 
 def rustdoc_json():
