@@ -24,7 +24,7 @@
 //! `BENCH_PY_STREAMS` (default "1,10,100"), pinned to the same core. Then: RSS per idle
 //! stream (an agent that stays silent, `BENCH_IDLE_STREAMS`, default 1000), the demo agent of
 //! `a2ui-agent serve` at `BENCH_DEMO_STREAMS` (default 800), the ratios, and each target of
-//! issue 25 with its verdict.
+//! the streams targets with its verdict.
 //!
 //! Beside ours at each level runs the floor (`streams::floor`: the same streams on tokio,
 //! hyper and axum alone, idle ones too), and the bench prints what it shows of each target.

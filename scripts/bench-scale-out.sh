@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out check (benches/streams_per_core.rs --scale-out, issue 25): two instances of the
+# Scale-out check (benches/streams_per_core.rs --scale-out): two instances of the
 # streams bench's server (closure agent, one chunk per 20 ms) on one throwaway PostgreSQL
 # cluster, the streams split across them and each read to its end. Prints the total streams,
 # p50/p99 chunk-to-frame, each instance's CPU, and whether anything was lost (every stream

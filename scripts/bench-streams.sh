@@ -3,7 +3,7 @@
 # token-sized chunk per 20 ms, against our server pinned to one core (BENCH_SERVER_CORE,
 # default 0) with the load on the others, and the official Python stack (a2a-sdk 1.3.0 +
 # a2ui-agent-sdk 0.9.0) under the same load. Prints the table, the ratios and each target of
-# issue 25 with its verdict; asserts nothing. Extra arguments go to the bench binary. Knobs:
+# the streams targets with its verdict; asserts nothing. Extra arguments go to the bench binary. Knobs:
 # BENCH_STREAMS, BENCH_PY_STREAMS, BENCH_PY_MODEL=1, BENCH_COMPONENTS, BENCH_SECONDS,
 # BENCH_IDLE_STREAMS, BENCH_DEMO_STREAMS, BENCH_PROTOCOL=0.3, A2UI_VENV,
 # BENCH_AGENTS (see the bench).

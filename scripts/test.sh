@@ -21,6 +21,15 @@ cargo fmt --all -- --check
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --all-targets -- -D warnings
 
+step "the shape of src/: no import circle between files, no file or function past its limit"
+python3 scripts/check_structure.py
+
+step "the public API is the one committed in public-api.txt"
+python3 scripts/public_api.py --check
+
+step "the docs build without a warning (private intra-doc links included)"
+RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --quiet
+
 step "the parser and the A2UI knowledge build without the server"
 cargo check --lib --no-default-features
 

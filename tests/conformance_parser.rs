@@ -23,7 +23,7 @@ type ReadinessFor = Box<dyn Fn(&Path) -> Option<Readiness>>;
 /// Validates compiled messages against the catalog at a path; `Err` is a `ValidationError`.
 type ValidateWith = Box<dyn Fn(&Path, &[Value]) -> Result<(), String>>;
 
-/// What a catalog-aware harness supplies for cases that name a catalog (issue 5).
+/// What a catalog-aware harness supplies for cases that name a catalog.
 struct CatalogSupport {
     /// The parser's readiness check for the catalog at this path.
     readiness: ReadinessFor,
@@ -39,7 +39,7 @@ enum Outcome {
 }
 
 const SUITES: [&str; 2] = ["response_parser.yaml", "response_streaming.yaml"];
-const NEEDS_CATALOG: &str = "needs catalog validation (issue 5)";
+const NEEDS_CATALOG: &str = "needs catalog validation";
 
 #[test]
 fn every_direct_json_parser_case_of_the_conformance_suites_passes() {
@@ -65,7 +65,7 @@ fn every_direct_json_parser_case_of_the_conformance_suites_passes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The same suites with the request processor's catalog validator plugged in (issue 5): the
+/// The same suites with the request processor's catalog validator plugged in: the
 /// parser's readiness check and the validation of compiled messages, as the server runs them.
 #[test]
 fn every_direct_json_parser_case_passes_with_the_catalog_validator() {

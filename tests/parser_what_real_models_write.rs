@@ -1,5 +1,5 @@
 //! What real small models write, read well (`tests/real_model/written/`, answers of
-//! Qwen2.5-Coder-0.5B behind llama.cpp to our prompts, and the mistakes issue 20 lists): each
+//! Qwen2.5-Coder-0.5B behind llama.cpp to our prompts, and the mistakes they make most): each
 //! file read whole and in chunks of every size from 1 to 24 bytes gives the same parts, and
 //! what is not A2UI is never accepted as UI. A brace short or a brace too many around a
 //! message or a component of a list is read as the model meant it; what the reader so

@@ -14,8 +14,6 @@
 //!
 //! How the agent receives a repair turn is described in [`crate::request::Repair`].
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -28,106 +26,10 @@ use crate::request::{Repair, Request};
 
 use super::follow_up::Earlier;
 use super::mending;
+use super::policy::{OnInvalid, RepairPolicy};
 use super::reconcile::Held;
 use super::sent_parts::SentParts;
 use super::sink::{Batch, mime, to_parts};
-
-/// What the server does with a finished A2UI message that does not validate.
-///
-/// # Example
-///
-/// ```
-/// use a2ui_agent::reply::OnInvalid;
-///
-/// assert_eq!("fail".parse::<OnInvalid>(), Ok(OnInvalid::Fail));
-/// assert_eq!(OnInvalid::default(), OnInvalid::Repair);
-/// assert!("retry".parse::<OnInvalid>().is_err());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnInvalid {
-    /// Hold it back and call the agent again with the validation errors (see
-    /// [`Request::repairs`]), up to the server's `max_repairs` times; then fail the task
-    /// with the errors. The default.
-    #[default]
-    Repair,
-    /// Hold it back and fail the task with the validation errors.
-    Fail,
-    /// Send it as it is. For pass-through setups (conformance suites) where the client
-    /// judges the messages itself.
-    Forward,
-}
-
-impl FromStr for OnInvalid {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "repair" => Ok(OnInvalid::Repair),
-            "fail" => Ok(OnInvalid::Fail),
-            "forward" => Ok(OnInvalid::Forward),
-            other => Err(format!(
-                "unknown policy '{other}' (expected repair, fail or forward)"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for OnInvalid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            OnInvalid::Repair => "repair",
-            OnInvalid::Fail => "fail",
-            OnInvalid::Forward => "forward",
-        })
-    }
-}
-
-/// The server's policy: what to do, and how many repair turns a reply may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RepairPolicy {
-    pub(crate) on_invalid: OnInvalid,
-    pub(crate) max_repairs: usize,
-}
-
-impl Default for RepairPolicy {
-    fn default() -> Self {
-        Self {
-            on_invalid: OnInvalid::Repair,
-            max_repairs: 2,
-        }
-    }
-}
-
-impl RepairPolicy {
-    /// The guard for one reply to `request`.
-    pub(crate) fn guard(&self, request: &Request) -> Guard {
-        let processor = request.a2ui().cloned();
-        let checking = self.on_invalid != OnInvalid::Forward;
-        Guard {
-            policy: *self,
-            watch: processor
-                .as_ref()
-                .filter(|_| checking)
-                .map(|processor| TreeWatch::new(processor.validator().clone())),
-            // Only a repair needs the request again.
-            request: (self.on_invalid == OnInvalid::Repair && processor.is_some())
-                .then(|| request.clone()),
-            earlier: Earlier::from_history(if checking && processor.is_some() {
-                request.history()
-            } else {
-                &[]
-            }),
-            // A reply without a processor is text only: the version does not matter.
-            mime: mime(
-                processor
-                    .as_ref()
-                    .map_or(ProtocolVersion::V0_9, RequestProcessor::version),
-            ),
-            processor,
-            held: Held::default(),
-        }
-    }
-}
 
 /// Checks one reply's A2UI messages, attempt after attempt.
 pub(crate) struct Guard {
@@ -148,6 +50,37 @@ pub(crate) struct Guard {
     /// the parts sent when the first repair turn starts (the first attempt pays nothing for
     /// a repair that may never come).
     held: Held,
+}
+
+impl Guard {
+    /// The guard for one reply to `request` under `policy`.
+    pub(crate) fn new(policy: &RepairPolicy, request: &Request) -> Self {
+        let processor = request.a2ui().cloned();
+        let checking = policy.on_invalid != OnInvalid::Forward;
+        Guard {
+            policy: *policy,
+            watch: processor
+                .as_ref()
+                .filter(|_| checking)
+                .map(|processor| TreeWatch::new(processor.validator().clone())),
+            // Only a repair needs the request again.
+            request: (policy.on_invalid == OnInvalid::Repair && processor.is_some())
+                .then(|| request.clone()),
+            earlier: Earlier::from_history(if checking && processor.is_some() {
+                request.history()
+            } else {
+                &[]
+            }),
+            // A reply without a processor is text only: the version does not matter.
+            mime: mime(
+                processor
+                    .as_ref()
+                    .map_or(ProtocolVersion::V0_9, RequestProcessor::version),
+            ),
+            processor,
+            held: Held::default(),
+        }
+    }
 }
 
 impl Guard {
@@ -592,7 +525,7 @@ mod tests {
     #[test]
     fn a_repair_request_carries_the_answer_and_the_errors() {
         let request = request();
-        let mut guard = RepairPolicy::default().guard(&request);
+        let mut guard = Guard::new(&RepairPolicy::default(), &request);
         let error = ValidationError::new("", "broken", Some("s"), None);
         let sent = SentParts::default();
         let answer = "Hi<a2ui-json>".to_owned();

@@ -15,8 +15,8 @@
 //!
 //! - `sink`: the format's reader for one attempt (plain text, streamed A2UI, or A2UI read
 //!   once at the end);
-//! - `guard`: holds back an invalid message under the [`OnInvalid`] policy and builds repair
-//!   requests;
+//! - `guard`: holds back an invalid message under the policy and builds repair requests;
+//! - `policy`: the [`OnInvalid`] policy and the most repair turns a reply may take;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
 //! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
 //! - `mending`: a label a model wrote where a component belongs, answered by a `Text`;
@@ -25,6 +25,7 @@
 mod follow_up;
 mod guard;
 mod mending;
+mod policy;
 mod reconcile;
 mod sent_parts;
 pub(crate) mod sink;
@@ -36,9 +37,10 @@ use crate::a2ui::ValidationError;
 use crate::parser::ParseErrorKind;
 use crate::request::Request;
 
-pub use guard::OnInvalid;
-pub(crate) use guard::{Guard, RepairPolicy};
+pub(crate) use guard::Guard;
 pub use mending::MENDED_KEY;
+pub use policy::OnInvalid;
+pub(crate) use policy::RepairPolicy;
 pub(crate) use sent_parts::{KeptParts, SentParts};
 use sink::{Batch, OutputError, OutputPipeline, OutputSink};
 
@@ -101,7 +103,7 @@ impl Pipeline {
         request: &Request,
         streaming: bool,
     ) -> Self {
-        let guard = policy.guard(request);
+        let guard = Guard::new(policy, request);
         Pipeline {
             sink: output.start(request, streaming),
             said: guard.keeps_answer().then(String::new),

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::TaskError;
 use super::lifecycle::{archive_reply, transition};
 use super::manager::{Running, Stop, TaskManager, status_event};
+use super::read;
 use crate::a2a::{Task, TaskState};
 use crate::store::{Cluster, Owner};
 
@@ -15,114 +16,120 @@ const REMOTE_CANCEL_WAIT: Duration = Duration::from_secs(10);
 /// How often a cancel of a task running elsewhere is asked again while it waits.
 const REMOTE_CANCEL_RETRY: Duration = Duration::from_millis(500);
 
-impl TaskManager {
-    /// Cancels task `id` of `owner`: stops its agent if it runs (here, or through the cluster on the
-    /// instance that runs it), and settles it as `canceled`.
-    pub(crate) async fn cancel(&self, owner: &Owner, id: &str) -> Result<Task, TaskError> {
-        // A run may end on its own while the cancel is on its way; then cancel the settled
-        // task. A few rounds cover that race: a new run cannot start in between because
-        // starting needs an interrupted task, which this loop cancels under a claim with a
-        // compare-and-set.
-        for _ in 0..4 {
-            let canceled = match self.entry(owner, id) {
-                Some(running) => cancel_run(&running).await,
-                None => self.cancel_idle(owner, id).await?,
-            };
-            if let Some(task) = canceled {
-                return Ok(task);
-            }
+/// Cancels task `id` of `owner`: stops its agent if it runs (here, or through the cluster on the
+/// instance that runs it), and settles it as `canceled`.
+pub(super) async fn cancel(
+    tasks: &TaskManager,
+    owner: &Owner,
+    id: &str,
+) -> Result<Task, TaskError> {
+    // A run may end on its own while the cancel is on its way; then cancel the settled
+    // task. A few rounds cover that race: a new run cannot start in between because
+    // starting needs an interrupted task, which this loop cancels under a claim with a
+    // compare-and-set.
+    for _ in 0..4 {
+        let canceled = match tasks.entry(owner, id) {
+            Some(running) => cancel_run(&running).await,
+            None => cancel_idle(tasks, owner, id).await?,
+        };
+        if let Some(task) = canceled {
+            return Ok(task);
         }
-        let task = self.get(owner, id).await?;
-        Err(TaskError::NotCancelable {
+    }
+    let task = read::get(tasks, owner, id).await?;
+    Err(TaskError::NotCancelable {
+        id: id.to_owned(),
+        state: task.status.state,
+    })
+}
+
+/// Cancels task `id` when it does not run here: in the store, or on the instance that
+/// runs it. `None`: it started or settled some other way meanwhile (look again).
+async fn cancel_idle(
+    tasks: &TaskManager,
+    owner: &Owner,
+    id: &str,
+) -> Result<Option<Task>, TaskError> {
+    // Another owner's task is not waited for, nor claimed.
+    tasks.check_owner(owner, id).await?;
+    // Waits for a continuation here to register its run.
+    let claim = tasks.claim(id).await;
+    if tasks.entry(owner, id).is_some() {
+        return Ok(None);
+    }
+    let mut task = tasks.load(owner, id).await?;
+    let state = task.status.state;
+    if let (Some(cluster), TaskState::Submitted | TaskState::Working) = (&tasks.cluster, state) {
+        // It runs on another instance.
+        drop(claim);
+        return cancel_elsewhere(tasks, cluster.as_ref(), owner, id).await;
+    }
+    let read = task.status.clone();
+    archive_reply(&mut task);
+    if transition(&mut task, TaskState::Canceled, None, tasks.now()).is_err() {
+        return Err(TaskError::NotCancelable {
             id: id.to_owned(),
-            state: task.status.state,
-        })
+            state,
+        });
     }
-
-    /// Cancels task `id` when it does not run here: in the store, or on the instance that
-    /// runs it. `None`: it started or settled some other way meanwhile (look again).
-    async fn cancel_idle(&self, owner: &Owner, id: &str) -> Result<Option<Task>, TaskError> {
-        // Another owner's task is not waited for, nor claimed.
-        self.check_owner(owner, id).await?;
-        // Waits for a continuation here to register its run.
-        let claim = self.claim(id).await;
-        if self.entry(owner, id).is_some() {
-            return Ok(None);
+    let kept = tasks.store.replace(owner, &read, task.clone()).await?;
+    if kept {
+        tasks.watchers.settled(&task);
+        if let Some(pusher) = &tasks.push {
+            let event = Arc::new(status_event(&task, true));
+            pusher.notify(owner, &event, &|| task.clone());
         }
-        let mut task = self.load(owner, id).await?;
-        let state = task.status.state;
-        if let (Some(cluster), TaskState::Submitted | TaskState::Working) = (&self.cluster, state) {
-            // It runs on another instance.
-            drop(claim);
-            return self.cancel_elsewhere(cluster.as_ref(), owner, id).await;
-        }
-        let read = task.status.clone();
-        archive_reply(&mut task);
-        if transition(&mut task, TaskState::Canceled, None, self.now()).is_err() {
-            return Err(TaskError::NotCancelable {
-                id: id.to_owned(),
-                state,
-            });
-        }
-        let kept = self.store.replace(owner, &read, task.clone()).await?;
-        if kept {
-            self.watchers.settled(&task);
-            if let Some(pusher) = &self.push {
-                let event = Arc::new(status_event(&task, true));
-                pusher.notify(owner, &event, &|| task.clone());
-            }
-        }
-        Ok(kept.then_some(task))
     }
+    Ok(kept.then_some(task))
+}
 
-    /// Asks the instance that runs task `id` to cancel it and waits until the task settles:
-    /// the canceled task, or `None` when it settled some other way (the caller looks again).
-    async fn cancel_elsewhere(
-        &self,
-        cluster: &dyn Cluster,
-        owner: &Owner,
-        id: &str,
-    ) -> Result<Option<Task>, TaskError> {
-        let mut events = cluster.watch(id).await?;
-        let deadline = tokio::time::Instant::now() + REMOTE_CANCEL_WAIT;
-        loop {
-            cluster.request_cancel(id).await?;
-            let settled = async {
-                loop {
-                    match events.recv().await {
-                        Some(event) if event.is_final() => return,
-                        Some(_) => {}
-                        None => std::future::pending::<()>().await,
-                    }
+/// Asks the instance that runs task `id` to cancel it and waits until the task settles:
+/// the canceled task, or `None` when it settled some other way (the caller looks again).
+async fn cancel_elsewhere(
+    tasks: &TaskManager,
+    cluster: &dyn Cluster,
+    owner: &Owner,
+    id: &str,
+) -> Result<Option<Task>, TaskError> {
+    let mut events = cluster.watch(id).await?;
+    let deadline = tokio::time::Instant::now() + REMOTE_CANCEL_WAIT;
+    loop {
+        cluster.request_cancel(id).await?;
+        let settled = async {
+            loop {
+                match events.recv().await {
+                    Some(event) if event.is_final() => return,
+                    Some(_) => {}
+                    None => std::future::pending::<()>().await,
                 }
-            };
-            let _ = tokio::time::timeout(REMOTE_CANCEL_RETRY, settled).await;
-            let task = self.load(owner, id).await?;
-            match task.status.state {
-                TaskState::Canceled => return Ok(Some(task)),
-                TaskState::Submitted | TaskState::Working => {
-                    if tokio::time::Instant::now() >= deadline {
-                        return Err(TaskError::NotCancelable {
-                            id: id.to_owned(),
-                            state: task.status.state,
-                        });
-                    }
-                }
-                _ => return Ok(None),
             }
+        };
+        let _ = tokio::time::timeout(REMOTE_CANCEL_RETRY, settled).await;
+        let task = tasks.load(owner, id).await?;
+        match task.status.state {
+            TaskState::Canceled => return Ok(Some(task)),
+            TaskState::Submitted | TaskState::Working => {
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(TaskError::NotCancelable {
+                        id: id.to_owned(),
+                        state: task.status.state,
+                    });
+                }
+            }
+            _ => return Ok(None),
         }
     }
+}
 
-    /// Stops every running task: each ends `failed` with `reason` as its final update. Used
-    /// when the server shuts down after its drain deadline.
-    pub(crate) async fn stop_all(&self, reason: &str) {
-        let running: Vec<Arc<Running>> = self.running().values().cloned().collect();
-        for entry in &running {
-            entry.request_stop(Stop::Fail(reason.to_owned()));
-        }
-        for entry in running {
-            entry.wait_done().await;
-        }
+/// Stops every running task: each ends `failed` with `reason` as its final update. Used
+/// when the server shuts down after its drain deadline.
+pub(super) async fn stop_all(tasks: &TaskManager, reason: &str) {
+    let running: Vec<Arc<Running>> = tasks.running().values().cloned().collect();
+    for entry in &running {
+        entry.request_stop(Stop::Fail(reason.to_owned()));
+    }
+    for entry in running {
+        entry.wait_done().await;
     }
 }
 

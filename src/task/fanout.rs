@@ -15,7 +15,10 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
 
-use super::SharedEvent;
+use crate::a2a::StreamEvent;
+
+/// An event shared by every subscriber (one allocation, however many streams).
+pub(crate) type SharedEvent = std::sync::Arc<StreamEvent>;
 
 /// How many events may wait for one stream subscriber.
 const EVENT_BUFFER: usize = 64;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::SharedEvent;
+use super::fanout::SharedEvent;
 use super::running::Running;
 use crate::a2a::{Message, Part, Task, TaskState};
 use crate::agent::{AgentError, Reply};

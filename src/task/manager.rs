@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-pub(crate) use super::SharedEvent;
+pub(crate) use super::fanout::SharedEvent;
 pub(crate) use super::running::{Delivery, Done, Running, Stop};
 use super::watch::RunWatchers;
 use super::{IdGenerator, TaskError};

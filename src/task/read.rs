@@ -8,8 +8,8 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::TaskError;
+use super::follow;
 use super::manager::{SharedEvent, TaskManager};
-use super::watch::{self, Next};
 use crate::a2a::{Task, TaskListQuery, TaskPage};
 use crate::store::Owner;
 
@@ -19,131 +19,107 @@ pub(crate) struct Subscription {
     pub(crate) events: Option<mpsc::Receiver<SharedEvent>>,
 }
 
-impl TaskManager {
-    /// How many tasks run now.
-    pub(crate) fn running_count(&self) -> usize {
-        self.running().len()
-    }
+/// How many tasks run now.
+pub(super) fn running_count(tasks: &TaskManager) -> usize {
+    tasks.running().len()
+}
 
-    /// The task with `id` of `owner`: live if it runs, else from the store.
-    pub(crate) async fn get(&self, owner: &Owner, id: &str) -> Result<Task, TaskError> {
-        match self.entry(owner, id) {
-            Some(running) => Ok(running.snapshot()),
-            None => self.load(owner, id).await,
+/// The task with `id` of `owner`: live if it runs, else from the store.
+pub(super) async fn get(tasks: &TaskManager, owner: &Owner, id: &str) -> Result<Task, TaskError> {
+    match tasks.entry(owner, id) {
+        Some(running) => Ok(running.snapshot()),
+        None => tasks.load(owner, id).await,
+    }
+}
+
+/// One page of the tasks of `owner` matching `query` (running ones as they are now), each with at
+/// most `query.history_length` history messages.
+pub(super) async fn list(
+    tasks: &TaskManager,
+    owner: &Owner,
+    query: &TaskListQuery,
+) -> Result<TaskPage, TaskError> {
+    let mut page = tasks
+        .store
+        .list(owner, query)
+        .await?
+        .ok_or(TaskError::BadPageToken)?;
+    let running = tasks.running();
+    for task in &mut page.tasks {
+        if let Some(entry) = running.get(&task.id).filter(|entry| entry.owner == *owner) {
+            *task = entry.snapshot();
         }
     }
+    drop(running);
+    page.tasks = std::mem::take(&mut page.tasks)
+        .into_iter()
+        .map(|task| task.with_history_length(query.history_length))
+        .collect();
+    Ok(page)
+}
 
-    /// One page of the tasks of `owner` matching `query` (running ones as they are now), each with at
-    /// most `query.history_length` history messages.
-    pub(crate) async fn list(
-        &self,
-        owner: &Owner,
-        query: &TaskListQuery,
-    ) -> Result<TaskPage, TaskError> {
-        let mut page = self
-            .store
-            .list(owner, query)
-            .await?
-            .ok_or(TaskError::BadPageToken)?;
-        let running = self.running();
-        for task in &mut page.tasks {
-            if let Some(entry) = running.get(&task.id).filter(|entry| entry.owner == *owner) {
-                *task = entry.snapshot();
-            }
-        }
-        drop(running);
-        page.tasks = std::mem::take(&mut page.tasks)
-            .into_iter()
-            .map(|task| task.with_history_length(query.history_length))
-            .collect();
-        Ok(page)
+/// Like [`subscribe`](TaskManager::subscribe), but the events go on across the runs that
+/// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`).
+/// Across instances (a cluster) a subscription still ends at an interruption.
+pub(super) async fn subscribe_until_terminal(
+    tasks: &Arc<TaskManager>,
+    owner: &Owner,
+    id: &str,
+) -> Result<Subscription, TaskError> {
+    let subscription = subscribe(tasks, owner, id).await?;
+    if tasks.cluster.is_some() {
+        return Ok(subscription);
     }
+    let events = follow::follow(
+        tasks.clone(),
+        owner.clone(),
+        id.to_owned(),
+        subscription.events,
+    );
+    Ok(Subscription {
+        snapshot: subscription.snapshot,
+        events: Some(events),
+    })
+}
 
-    /// Like [`subscribe`](Self::subscribe), but the events go on across the runs that
-    /// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`).
-    /// Across instances (a cluster) a subscription still ends at an interruption.
-    pub(crate) async fn subscribe_until_terminal(
-        self: &Arc<Self>,
-        owner: &Owner,
-        id: &str,
-    ) -> Result<Subscription, TaskError> {
-        let subscription = self.subscribe(owner, id).await?;
-        if self.cluster.is_some() {
-            return Ok(subscription);
-        }
-        let events = watch::follow(
-            self.clone(),
-            owner.clone(),
-            id.to_owned(),
-            subscription.events,
-        );
-        Ok(Subscription {
-            snapshot: subscription.snapshot,
-            events: Some(events),
-        })
-    }
-
-    /// What comes after `owner`'s task `id`'s interruption: the next run's events, or the
-    /// task if it settled without one.
-    pub(crate) async fn next_run(&self, owner: &Owner, id: &str) -> Result<Next, TaskError> {
-        let waiting = self.watchers.register(id);
-        if let Some(running) = self.entry(owner, id) {
-            let (_, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
-                TaskError::TooManySubscribers {
-                    id: id.to_owned(),
-                    max: self.max_subscribers,
-                }
-            })?;
-            return Ok(Next::Run(events));
-        }
-        let task = self.load(owner, id).await?;
-        if task.status.state.is_terminal() {
-            return Ok(Next::Settled(Box::new(task)));
-        }
-        waiting
-            .await
-            .map_err(|_| TaskError::NotFound { id: id.to_owned() })
-    }
-
-    /// The current task of `owner` and, if it runs (here, or on another instance sharing
-    /// the store), the events that follow.
-    pub(crate) async fn subscribe(
-        &self,
-        owner: &Owner,
-        id: &str,
-    ) -> Result<Subscription, TaskError> {
-        if let Some(running) = self.entry(owner, id) {
-            let (snapshot, events) = running.subscribe(self.max_subscribers).ok_or_else(|| {
-                TaskError::TooManySubscribers {
-                    id: id.to_owned(),
-                    max: self.max_subscribers,
-                }
-            })?;
-            return Ok(Subscription {
-                snapshot,
-                events: Some(events),
-            });
-        }
-        // Watch before reading, so no event falls between the snapshot and the stream; and
-        // only a task of the caller's is watched.
-        let watching = match &self.cluster {
-            Some(cluster) => {
-                self.check_owner(owner, id).await?;
-                Some(cluster.watch(id).await?)
-            }
-            None => None,
-        };
-        let task = self.load(owner, id).await?;
-        let state = task.status.state;
-        if state.is_terminal() {
-            return Err(TaskError::Terminal {
+/// The current task of `owner` and, if it runs (here, or on another instance sharing
+/// the store), the events that follow.
+pub(super) async fn subscribe(
+    tasks: &TaskManager,
+    owner: &Owner,
+    id: &str,
+) -> Result<Subscription, TaskError> {
+    if let Some(running) = tasks.entry(owner, id) {
+        let (snapshot, events) = running.subscribe(tasks.max_subscribers).ok_or_else(|| {
+            TaskError::TooManySubscribers {
                 id: id.to_owned(),
-                state,
-            });
-        }
-        Ok(Subscription {
-            snapshot: task,
-            events: watching.filter(|_| !state.is_interrupted()),
-        })
+                max: tasks.max_subscribers,
+            }
+        })?;
+        return Ok(Subscription {
+            snapshot,
+            events: Some(events),
+        });
     }
+    // Watch before reading, so no event falls between the snapshot and the stream; and
+    // only a task of the caller's is watched.
+    let watching = match &tasks.cluster {
+        Some(cluster) => {
+            tasks.check_owner(owner, id).await?;
+            Some(cluster.watch(id).await?)
+        }
+        None => None,
+    };
+    let task = tasks.load(owner, id).await?;
+    let state = task.status.state;
+    if state.is_terminal() {
+        return Err(TaskError::Terminal {
+            id: id.to_owned(),
+            state,
+        });
+    }
+    Ok(Subscription {
+        snapshot: task,
+        events: watching.filter(|_| !state.is_interrupted()),
+    })
 }

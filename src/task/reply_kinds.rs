@@ -10,6 +10,7 @@
 //! answered; there, as in a continued task, a bare message is an invalid agent response.
 
 use super::TaskError;
+use super::call;
 use super::handoff::{Begun, First, Outcome};
 use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
@@ -23,133 +24,131 @@ pub(super) struct ArtifactLog {
     latest: Option<String>,
 }
 
-impl TaskManager {
-    /// For a message that starts a new task: builds its request and calls the agent before
-    /// the task exists. A bare message answers the send (`Ok(Err)`); anything else is what
-    /// the task starts with. A store without room for the task refuses before the agent is
-    /// called.
-    pub(super) async fn answer_first(
-        &self,
-        prepared: Prepared,
-    ) -> Result<Result<(Message, First), Begun>, TaskError> {
-        self.store.has_room().await?;
-        let Prepared {
-            mut message,
-            decided,
-        } = prepared;
-        let context_id = message
-            .context_id
-            .clone()
-            .unwrap_or_else(|| self.ids.new_id());
-        let task_id = self.ids.new_id();
-        message.context_id = Some(context_id.clone());
-        let mut filed = message.clone();
-        filed.task_id = Some(task_id.clone());
-        let (request, activated) = decided.into_request(filed, &task_id, &context_id, Vec::new());
-        let called = match &request {
-            Ok(request) => Some(self.call(request.clone()).await),
-            Err(_) => None,
+/// For a message that starts a new task: builds its request and calls the agent before
+/// the task exists. A bare message answers the send (`Ok(Err)`); anything else is what
+/// the task starts with. A store without room for the task refuses before the agent is
+/// called.
+pub(super) async fn answer_first(
+    tasks: &TaskManager,
+    prepared: Prepared,
+) -> Result<Result<(Message, First), Begun>, TaskError> {
+    tasks.store.has_room().await?;
+    let Prepared {
+        mut message,
+        decided,
+    } = prepared;
+    let context_id = message
+        .context_id
+        .clone()
+        .unwrap_or_else(|| tasks.ids.new_id());
+    let task_id = tasks.ids.new_id();
+    message.context_id = Some(context_id.clone());
+    let mut filed = message.clone();
+    filed.task_id = Some(task_id.clone());
+    let (request, activated) = decided.into_request(filed, &task_id, &context_id, Vec::new());
+    let called = match &request {
+        Ok(request) => Some(call::call(tasks, request.clone()).await),
+        Err(_) => None,
+    };
+    if let Some(Ok(Reply::Message { parts })) = called {
+        let mut answer = Message::agent(tasks.ids.new_id(), parts);
+        answer.context_id = Some(context_id);
+        tracing::debug!(context_id = ?answer.context_id, "answered with a bare message");
+        return Ok(Err(Begun::Message {
+            message: answer,
+            activated,
+        }));
+    }
+    Ok(Ok((
+        message,
+        First {
+            task_id,
+            context_id,
+            request,
+            activated,
+            called,
+        },
+    )))
+}
+
+/// Ends a reply of an explicit kind (not text, not a stream): adds its artifacts and
+/// names the outcome.
+pub(super) async fn explicit(tasks: &TaskManager, running: &Running, reply: Reply) -> Outcome {
+    let settled = |state, parts| Outcome::Settled { state, parts };
+    match reply {
+        Reply::Completed { artifacts, parts } => {
+            let mut log = ArtifactLog::default();
+            for artifact in artifacts {
+                let chunk = ArtifactChunk {
+                    artifact,
+                    append: false,
+                    last_chunk: true,
+                };
+                add_artifact(tasks, running, chunk, &mut log).await;
+            }
+            settled(TaskState::Completed, parts)
+        }
+        Reply::InputRequired { parts } => settled(TaskState::InputRequired, parts),
+        Reply::AuthRequired { message } => {
+            settled(TaskState::AuthRequired, vec![Part::text(message)])
+        }
+        Reply::Reject { message } => settled(TaskState::Rejected, vec![Part::text(message)]),
+        Reply::Error { reason } => Outcome::Failed(reason),
+        Reply::Message { .. } => Outcome::Invalid(
+            "the agent answered with a bare message, but the client already holds this \
+             task (a continued task or a non-blocking send)"
+                .to_owned(),
+        ),
+        Reply::Text { .. } | Reply::Stream { .. } => Outcome::Invalid(
+            "a text reply reached the explicit reply path (a server bug)".to_owned(),
+        ),
+    }
+}
+
+/// Adds an artifact (or a chunk of one) to the task and sends its update.
+pub(super) async fn add_artifact(
+    tasks: &TaskManager,
+    running: &Running,
+    mut chunk: ArtifactChunk,
+    log: &mut ArtifactLog,
+) {
+    if chunk.artifact.artifact_id.is_empty() {
+        chunk.artifact.artifact_id = match (&log.latest, chunk.append) {
+            (Some(latest), true) => latest.clone(),
+            _ => tasks.ids.new_id(),
         };
-        if let Some(Ok(Reply::Message { parts })) = called {
-            let mut answer = Message::agent(self.ids.new_id(), parts);
-            answer.context_id = Some(context_id);
-            tracing::debug!(context_id = ?answer.context_id, "answered with a bare message");
-            return Ok(Err(Begun::Message {
-                message: answer,
-                activated,
-            }));
-        }
-        Ok(Ok((
-            message,
-            First {
-                task_id,
-                context_id,
-                request,
-                activated,
-                called,
-            },
-        )))
     }
-
-    /// Ends a reply of an explicit kind (not text, not a stream): adds its artifacts and
-    /// names the outcome.
-    pub(super) async fn explicit(&self, running: &Running, reply: Reply) -> Outcome {
-        let settled = |state, parts| Outcome::Settled { state, parts };
-        match reply {
-            Reply::Completed { artifacts, parts } => {
-                let mut log = ArtifactLog::default();
-                for artifact in artifacts {
-                    let chunk = ArtifactChunk {
-                        artifact,
-                        append: false,
-                        last_chunk: true,
-                    };
-                    self.add_artifact(running, chunk, &mut log).await;
-                }
-                settled(TaskState::Completed, parts)
-            }
-            Reply::InputRequired { parts } => settled(TaskState::InputRequired, parts),
-            Reply::AuthRequired { message } => {
-                settled(TaskState::AuthRequired, vec![Part::text(message)])
-            }
-            Reply::Reject { message } => settled(TaskState::Rejected, vec![Part::text(message)]),
-            Reply::Error { reason } => Outcome::Failed(reason),
-            Reply::Message { .. } => Outcome::Invalid(
-                "the agent answered with a bare message, but the client already holds this \
-                 task (a continued task or a non-blocking send)"
-                    .to_owned(),
-            ),
-            Reply::Text { .. } | Reply::Stream { .. } => Outcome::Invalid(
-                "a text reply reached the explicit reply path (a server bug)".to_owned(),
-            ),
+    log.latest = Some(chunk.artifact.artifact_id.clone());
+    let delivery = running.update(|task| {
+        // Only a running task takes artifacts (not one forced to `failed`, say).
+        if task.status.state != TaskState::Working {
+            return None;
         }
-    }
-
-    /// Adds an artifact (or a chunk of one) to the task and sends its update.
-    pub(super) async fn add_artifact(
-        &self,
-        running: &Running,
-        mut chunk: ArtifactChunk,
-        log: &mut ArtifactLog,
-    ) {
-        if chunk.artifact.artifact_id.is_empty() {
-            chunk.artifact.artifact_id = match (&log.latest, chunk.append) {
-                (Some(latest), true) => latest.clone(),
-                _ => self.ids.new_id(),
-            };
-        }
-        log.latest = Some(chunk.artifact.artifact_id.clone());
-        let delivery = running.update(|task| {
-            // Only a running task takes artifacts (not one forced to `failed`, say).
-            if task.status.state != TaskState::Working {
-                return None;
-            }
-            apply(&mut task.artifacts, &chunk);
-            Some(move |task: &Task| {
-                StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone(),
-                    artifact: chunk.artifact,
-                    append: Some(chunk.append),
-                    last_chunk: Some(chunk.last_chunk),
-                    metadata: None,
-                })
+        apply(&mut task.artifacts, &chunk);
+        Some(move |task: &Task| {
+            StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                artifact: chunk.artifact,
+                append: Some(chunk.append),
+                last_chunk: Some(chunk.last_chunk),
+                metadata: None,
             })
-        });
-        self.send(running, delivery).await;
-    }
+        })
+    });
+    tasks.send(running, delivery).await;
+}
 
-    /// Sends a `working` update holding `text` (progress, not part of the reply).
-    pub(super) async fn status_text(&self, running: &Running, text: String) {
-        let timestamp = self.now();
-        let message_id = self.ids.new_id();
-        let delivery = running.update(|task| {
-            let message = agent_message(task, &message_id, vec![status_part(text)]);
-            transition(task, TaskState::Working, Some(message), timestamp).ok()?;
-            Some(|task: &Task| status_event(task, false))
-        });
-        self.send(running, delivery).await;
-    }
+/// Sends a `working` update holding `text` (progress, not part of the reply).
+pub(super) async fn status_text(tasks: &TaskManager, running: &Running, text: String) {
+    let timestamp = tasks.now();
+    let message_id = tasks.ids.new_id();
+    let delivery = running.update(|task| {
+        let message = agent_message(task, &message_id, vec![status_part(text)]);
+        transition(task, TaskState::Working, Some(message), timestamp).ok()?;
+        Some(|task: &Task| status_event(task, false))
+    });
+    tasks.send(running, delivery).await;
 }
 
 /// `chunk` applied to `artifacts`: appended to the artifact with its id, or replacing it,

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::SharedEvent;
+use super::fanout::SharedEvent;
 use super::fanout::{STALL, Subscribers};
 use crate::a2a::{Message, StreamEvent, Task};
 use crate::pipeline::KeptParts;

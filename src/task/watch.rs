@@ -1,21 +1,17 @@
-//! Following a task across its runs, for A2A 1.0 `SubscribeToTask`.
+//! Who waits for an interrupted task's next run, for A2A 1.0 `SubscribeToTask`.
 //!
-//! A run's events end at its final update, which may only interrupt the task
-//! (`input-required`, `auth-required`); 1.0 says a subscription ends when the task reaches a
-//! terminal state. So a subscriber to an interrupted task waits for the run that continues it
-//! ([`RunWatchers`] hands each waiter the new run's events, subscribed before the run starts,
-//! so none is missed), and [`follow`] chains the runs' events into one stream that ends with
-//! the terminal update.
+//! A subscriber to an interrupted task waits for the run that continues it: [`RunWatchers`]
+//! hands each waiter the new run's events, subscribed before the run starts, so none is
+//! missed. Following a task from run to run is `follow`'s.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::manager::{SharedEvent, TaskManager};
+use super::fanout::SharedEvent;
 use super::running::Running;
-use crate::a2a::{StreamEvent, Task, TaskStatusUpdateEvent};
-use crate::store::Owner;
+use crate::a2a::Task;
 
 /// Who waits for the next run of which task.
 #[derive(Default)]
@@ -64,86 +60,10 @@ impl RunWatchers {
     }
 }
 
-/// The events of task `id` from `events` (its current run's, if it runs) on, across the runs
-/// that continue it, until the terminal update. An interrupting final update is passed on
-/// as not final. Ends early when the subscriber goes away or a run ends without a final
-/// update (the stream then says so).
-pub(crate) fn follow(
-    manager: Arc<TaskManager>,
-    owner: Owner,
-    id: String,
-    events: Option<mpsc::Receiver<SharedEvent>>,
-) -> mpsc::Receiver<SharedEvent> {
-    let (sender, receiver) = mpsc::channel(64);
-    tokio::spawn(async move {
-        let mut current = events;
-        loop {
-            if let Some(mut events) = current.take() {
-                loop {
-                    let Some(event) = events.recv().await else {
-                        return;
-                    };
-                    let ends_run = event.is_final();
-                    let terminal = ends_run && is_terminal(&event);
-                    let event = if ends_run && !terminal {
-                        not_final(&event)
-                    } else {
-                        event
-                    };
-                    if sender.send(event).await.is_err() || terminal {
-                        return;
-                    }
-                    if ends_run {
-                        break;
-                    }
-                }
-            }
-            let next = manager.next_run(&owner, &id);
-            let next = tokio::select! {
-                next = next => next,
-                () = sender.closed() => return,
-            };
-            match next {
-                Ok(Next::Run(events)) => current = Some(events),
-                Ok(Next::Settled(task)) => {
-                    let last = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
-                    let _ = sender.send(Arc::new(last)).await;
-                    return;
-                }
-                Err(error) => {
-                    tracing::warn!(task_id = %id, %error, "a subscription lost its task");
-                    return;
-                }
-            }
-        }
-    });
-    receiver
-}
-
 /// What comes after an interruption.
 pub(crate) enum Next {
     /// A run continues the task: its events.
     Run(mpsc::Receiver<SharedEvent>),
     /// The task reached a terminal state without a run here (canceled, say).
     Settled(Box<Task>),
-}
-
-fn is_terminal(event: &StreamEvent) -> bool {
-    match event {
-        StreamEvent::StatusUpdate(update) => update.status.state.is_terminal(),
-        StreamEvent::Task(task) => task.status.state.is_terminal(),
-        StreamEvent::Message(_) => true,
-        StreamEvent::ArtifactUpdate(_) => false,
-    }
-}
-
-fn not_final(event: &SharedEvent) -> SharedEvent {
-    match &**event {
-        StreamEvent::StatusUpdate(update) => {
-            let mut update = update.clone();
-            update.is_final = false;
-            Arc::new(StreamEvent::StatusUpdate(update))
-        }
-        _ => event.clone(),
-    }
 }

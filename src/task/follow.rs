@@ -1,0 +1,119 @@
+//! Following a task across its runs, for A2A 1.0 `SubscribeToTask`.
+//!
+//! A run's events end at its final update, which may only interrupt the task
+//! (`input-required`, `auth-required`); 1.0 says a subscription ends when the task reaches a
+//! terminal state. So [`follow`] chains the runs' events into one stream that ends with the
+//! terminal update, waiting between runs for the next one (see [`super::watch`]).
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::error::TaskError;
+use super::fanout::SharedEvent;
+use super::manager::TaskManager;
+use super::watch::Next;
+use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
+use crate::store::Owner;
+
+/// The events of task `id` from `events` (its current run's, if it runs) on, across the runs
+/// that continue it, until the terminal update. An interrupting final update is passed on
+/// as not final. Ends early when the subscriber goes away or a run ends without a final
+/// update (the stream then says so).
+pub(crate) fn follow(
+    manager: Arc<TaskManager>,
+    owner: Owner,
+    id: String,
+    events: Option<mpsc::Receiver<SharedEvent>>,
+) -> mpsc::Receiver<SharedEvent> {
+    let (sender, receiver) = mpsc::channel(64);
+    tokio::spawn(async move {
+        let mut current = events;
+        loop {
+            if let Some(mut events) = current.take() {
+                loop {
+                    let Some(event) = events.recv().await else {
+                        return;
+                    };
+                    let ends_run = event.is_final();
+                    let terminal = ends_run && is_terminal(&event);
+                    let event = if ends_run && !terminal {
+                        not_final(&event)
+                    } else {
+                        event
+                    };
+                    if sender.send(event).await.is_err() || terminal {
+                        return;
+                    }
+                    if ends_run {
+                        break;
+                    }
+                }
+            }
+            let next = next_run(&manager, &owner, &id);
+            let next = tokio::select! {
+                next = next => next,
+                () = sender.closed() => return,
+            };
+            match next {
+                Ok(Next::Run(events)) => current = Some(events),
+                Ok(Next::Settled(task)) => {
+                    let last = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
+                    let _ = sender.send(Arc::new(last)).await;
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(task_id = %id, %error, "a subscription lost its task");
+                    return;
+                }
+            }
+        }
+    });
+    receiver
+}
+
+/// What comes after `owner`'s task `id`'s interruption: the next run's events, or the
+/// task if it settled without one.
+pub(super) async fn next_run(
+    tasks: &TaskManager,
+    owner: &Owner,
+    id: &str,
+) -> Result<Next, TaskError> {
+    let waiting = tasks.watchers.register(id);
+    if let Some(running) = tasks.entry(owner, id) {
+        let (_, events) = running.subscribe(tasks.max_subscribers).ok_or_else(|| {
+            TaskError::TooManySubscribers {
+                id: id.to_owned(),
+                max: tasks.max_subscribers,
+            }
+        })?;
+        return Ok(Next::Run(events));
+    }
+    let task = tasks.load(owner, id).await?;
+    if task.status.state.is_terminal() {
+        return Ok(Next::Settled(Box::new(task)));
+    }
+    waiting
+        .await
+        .map_err(|_| TaskError::NotFound { id: id.to_owned() })
+}
+
+fn is_terminal(event: &StreamEvent) -> bool {
+    match event {
+        StreamEvent::StatusUpdate(update) => update.status.state.is_terminal(),
+        StreamEvent::Task(task) => task.status.state.is_terminal(),
+        StreamEvent::Message(_) => true,
+        StreamEvent::ArtifactUpdate(_) => false,
+    }
+}
+
+fn not_final(event: &SharedEvent) -> SharedEvent {
+    match &**event {
+        StreamEvent::StatusUpdate(update) => {
+            let mut update = update.clone();
+            update.is_final = false;
+            Arc::new(StreamEvent::StatusUpdate(update))
+        }
+        _ => event.clone(),
+    }
+}
