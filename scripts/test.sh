@@ -20,6 +20,8 @@ cargo fmt --all -- --check
 
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --all-targets -- -D warnings
+# Our tools (tools/) with the features they are built with below.
+cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "the shape of src/: no import circle between files, no file or function past its limit"
 python3 scripts/check_structure.py
@@ -33,8 +35,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --quiet
 step "the parser and the A2UI knowledge build without the server"
 cargo check --lib --no-default-features
 
-step "the examples build"
-cargo build --examples --all-features
+step "the examples and our tools (tools/) build"
+# One command for both packages (scripts/tck.sh runs the same one): the library is compiled
+# once, with all features, for the examples, the tools and the tests below.
+cargo build --workspace --all-features --examples --bins
 
 step "tests and doctests"
 # The reference folder (../shared/reference), the interop clients and PostgreSQL must be
@@ -44,10 +48,11 @@ export A2UI_REQUIRE_INTEROP=1
 export A2UI_REQUIRE_POSTGRES=1
 # The real model (llama.cpp + a 0.5B model, one thread): tests/real_model.rs, ~4 min here.
 export A2UI_REQUIRE_REAL_MODEL=1
-cargo test --all-features
+# --workspace: the tools' own unit tests too (tck_sut's), on the same build as the step above.
+cargo test --workspace --all-features
 
 # ---- The official A2A 1.0 TCK ------------------------------------------------------------
-step "the A2A 1.0 TCK against examples/tck_sut.rs (JSON-RPC and HTTP+JSON)"
+step "the A2A 1.0 TCK against tools/src/bin/tck_sut.rs (JSON-RPC and HTTP+JSON)"
 # The official TCK, read from the reference folder beside this checkout (required: with
 # A2UI_REQUIRE_REFERENCE=1 a missing TCK fails the step).
 A2A_TCK_DIR="${A2A_TCK_DIR:-$PWD/../shared/reference/a2a-tck}" scripts/tck.sh

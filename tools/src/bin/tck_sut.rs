@@ -1,16 +1,18 @@
+//! Exists so that scripts/tck.sh (a step of scripts/test.sh) runs the A2A TCK against our server.
+//!
 //! The server under test of the official A2A 1.0 TCK (`../shared/reference/a2a-tck`).
 //!
 //! The TCK drives agent behaviour in-band: the `messageId` of the message it sends starts
 //! with a prefix (`tck-complete-task`, `tck-input-required`, ...), and its
-//! `scenarios/*.feature` say what the agent does for each. This example is the crate's own
+//! `scenarios/*.feature` say what the agent does for each. This tool is the crate's own
 //! server with an ordinary agent that looks the prefix up in [`BEHAVIOURS`]: one small
 //! function per prefix, nothing special inside the library. `scripts/test.sh` starts it and
 //! runs the TCK against it. Push notifications are on, with the TCK's webhook receiver on
 //! this machine allowed.
 //!
 //! ```text
-//! cargo run --release --example tck_sut -- --port 9999   # binds 127.0.0.1 only
-//! cargo run --release --example tck_sut -- --port 0      # any free port (printed)
+//! cargo run --release -p a2ui-agent-tools --bin tck_sut -- --port 9999   # binds 127.0.0.1 only
+//! cargo run --release -p a2ui-agent-tools --bin tck_sut -- --port 0      # any free port (printed)
 //! ```
 //!
 //! `TCK_STREAMING_TIMEOUT` (seconds, default 2) sets how long the resubscription task runs:

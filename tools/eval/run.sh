@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs the eval (examples/eval.rs) against the real model installed by
+# Runs the eval (tools/src/bin/eval/) against the real model installed by
 # scripts/install-real-model.sh: starts ONE llama.cpp server (one thread, 16k context) on a
 # free port, runs `eval` with the arguments given, stops the server. Heavy: run it under
 # `flock` when others share the machine. MODEL=<alias> picks another installed GGUF
 # (.cache/real-model/<alias>.gguf). With SLOT=<name> the server's prompt cache is restored
 # from .cache/real-model/slots/<model>-<name>.bin before the eval and saved after it, so
 # the long system prompt is read once across runs (name one per prompt variant).
-#   examples/eval/run.sh --prompt official --take 10 --out /tmp/official.json
+#   tools/eval/run.sh --prompt official --take 10 --out /tmp/official.json
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="${A2UI_REAL_MODEL_DIR:-$root/.cache/real-model}"
@@ -23,7 +23,7 @@ if [[ -n "${SLOT:-}" && -f "$dir/slots/$model-$SLOT.bin" ]]; then
         || echo "run.sh: no prompt cache restored" >&2
 fi
 status=0
-"${EVAL:-$root/target/debug/examples/eval}" --model-url "http://127.0.0.1:$port/v1" --model "$model" "$@" || status=$?
+"${EVAL:-${CARGO_TARGET_DIR:-$root/target}/debug/eval}" --model-url "http://127.0.0.1:$port/v1" --model "$model" "$@" || status=$?
 if [[ -n "${SLOT:-}" ]]; then
     curl -sf -X POST "$slots?action=save" -H 'content-type: application/json' \
         -d "{\"filename\": \"$model-$SLOT.bin\"}" | sed 's/^/run.sh: saved /' >&2 \

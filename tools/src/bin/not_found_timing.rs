@@ -1,3 +1,5 @@
+//! Exists to show that "not found" does not tell by its timing whether another's task exists.
+//!
 //! How long `GetTask` takes to answer "not found" for a task id nobody has and for another
 //! caller's task: a measurement, not a test (A2A 1.0 §13.1 asks for the same timing class).
 //!
@@ -8,7 +10,7 @@
 //! percentile of each and the ratio (b)/(a), which should be close to 1.
 //!
 //! ```text
-//! flock /work/wt/heavy.lock cargo run --release --features sqlite --example not_found_timing [ROUNDS]
+//! flock /work/wt/heavy.lock cargo run --release -p a2ui-agent-tools --bin not_found_timing [ROUNDS]
 //! ```
 
 use std::time::{Duration, Instant};

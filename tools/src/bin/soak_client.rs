@@ -1,3 +1,5 @@
+//! Exists so that scripts/soak.sh can load a server for minutes, then check that nothing leaked.
+//!
 //! The load client of `scripts/soak.sh`: keeps N `message/stream` streams going against one
 //! or more servers running the demo agent, with the things real clients do to a server.
 //!
@@ -17,7 +19,7 @@
 //! It exits 0 whatever it finds (the script decides); only bad arguments exit 2.
 //!
 //! ```sh
-//! cargo run --release --example soak_client -- --urls http://127.0.0.1:8080/ --duration 20 --streams 8
+//! cargo run --release -p a2ui-agent-tools --bin soak_client -- --urls http://127.0.0.1:8080/ --duration 20 --streams 8
 //! ```
 
 use std::collections::{BTreeMap, HashSet};
