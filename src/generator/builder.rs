@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::prompt::Example;
 use super::{Generator, Inner, default_progressive_keys};
 use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, Validator};
 use crate::format::{DirectJson, OutputFormat};
 use crate::parser::{self, EmitMode, ParsedPart};
-use crate::prompt::Example;
 
 /// Builds a [`Generator`]: catalogs, a component subset, examples, the output format and
 /// parser options. Consuming; finish with [`build`](Self::build).

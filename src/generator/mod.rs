@@ -15,6 +15,9 @@
 mod builder;
 mod error;
 mod examples;
+pub(crate) mod grammar;
+pub mod processor;
+pub(crate) mod prompt;
 
 /// The name the built-in example goes by in the prompt.
 const BUILT_IN_EXAMPLE: &str = "A playlist";
@@ -26,8 +29,8 @@ use std::sync::{Arc, Mutex};
 use crate::a2ui::{Catalog, ClientCapabilities, ProtocolVersion, Validator, resolve_catalogs};
 use crate::format::{Binding, OutputFormat};
 use crate::parser::EmitMode;
-use crate::processor::{Parts, RequestProcessor};
-use crate::prompt::{self, Example, PromptInput};
+use processor::{Parts, RequestProcessor};
+use prompt::{Example, PromptInput};
 
 pub use builder::{GeneratorBuilder, GeneratorError};
 pub use error::{NegotiationError, NegotiationErrorKind};

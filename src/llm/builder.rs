@@ -220,7 +220,7 @@ impl OpenAiChatBuilder {
     /// request member `member`: `"grammar"` for llama.cpp's server. The server then
     /// samples only tokens the grammar allows, so a block always reads and names only
     /// components, properties and values the catalogs declare (see
-    /// [`RequestProcessor::grammar`](crate::processor::RequestProcessor::grammar)); a
+    /// [`RequestProcessor::grammar`](crate::generator::processor::RequestProcessor::grammar)); a
     /// request whose format has no grammar (Direct JSON), or that offers tools, is sent
     /// without one (llama.cpp's server refuses a grammar beside tools).
     ///

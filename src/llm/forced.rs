@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::tools::Tool;
-use crate::gbnf::literal;
+use crate::generator::grammar::literal;
 
 /// The system turn that tells the model which tools it calls and how the call is written.
 pub(super) fn instructions(tools: &[&Tool]) -> String {

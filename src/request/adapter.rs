@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use super::activation::{newest_extension, same_uri};
 use crate::a2a::{Message, Part};
 use crate::a2ui::{CapabilitiesError, ClientCapabilities, ProtocolVersion};
+use crate::generator::processor::RequestProcessor;
 use crate::generator::{Generator, NegotiationError};
-use crate::processor::RequestProcessor;
 
 /// The server's A2UI settings: its generators, in order of preference, and the
 /// capabilities assumed when a client activates A2UI without declaring any.

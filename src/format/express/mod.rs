@@ -357,7 +357,7 @@ impl Express {
     }
 
     /// [`parse_response`](Self::parse_response) without the schema check, which a
-    /// processor makes itself ([`RequestProcessor::validate`](crate::processor::RequestProcessor::validate)).
+    /// processor makes itself ([`RequestProcessor::validate`](crate::generator::processor::RequestProcessor::validate)).
     fn read_response(&self, response: &str, wrapped: bool) -> Result<Vec<ParsedPart>, Failure> {
         if !wrapped {
             let source = response.trim();
