@@ -9,8 +9,12 @@ use futures::StreamExt;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use tokio::time::Instant;
 
+use super::chat::ChatMessage;
+use super::client::OpenAiChat;
+use super::error::{LlmError, describe};
+use super::required_call;
+use super::tools::ToolChoice;
 use super::wire::{ChatRequest, FunctionSpec, Grammar, StreamOptions, ToolSpec, error_in_body};
-use super::{ChatMessage, LlmError, OpenAiChat, ToolChoice, forced};
 use serde_json::json;
 
 /// The most bytes of an error body read to find its message.
@@ -33,7 +37,7 @@ impl OpenAiChat {
         let inner = &self.inner;
         let callable = choice.callable(&inner.options.tools);
         // A call the model must make, on a server that takes a grammar: made under one,
-        // with the tools told in a last system turn instead of offered (see `forced`).
+        // with the tools told in a last system turn instead of offered (see `required_call`).
         let forced = choice.requires_call()
             && inner.options.grammar_member.is_some()
             && !callable.is_empty();
@@ -42,9 +46,9 @@ impl OpenAiChat {
             told = messages
                 .iter()
                 .cloned()
-                .chain([ChatMessage::system(forced::instructions(&callable))])
+                .chain([ChatMessage::system(required_call::instructions(&callable))])
                 .collect();
-            (&told[..], Some(forced::grammar(&callable)))
+            (&told[..], Some(required_call::grammar(&callable)))
         } else {
             (messages, grammar.map(str::to_owned))
         };
@@ -186,8 +190,6 @@ async fn error_message(response: reqwest::Response) -> String {
     }
 }
 
-/// A reqwest error with its causes (reqwest's own message alone says little: "error sending
-/// request").
 /// Whether `error` is a connection that closed before the server answered at all, as a kept
 /// connection the server had already closed does; not a refused or timed-out connect.
 fn closed_unanswered(error: &reqwest::Error) -> bool {
@@ -210,15 +212,4 @@ fn closed_unanswered(error: &reqwest::Error) -> bool {
         source = cause.source();
     }
     false
-}
-
-pub(super) fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

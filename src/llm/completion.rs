@@ -12,11 +12,12 @@ use std::collections::VecDeque;
 use futures::StreamExt;
 use tokio::time::Instant;
 
-use super::send::describe;
+use super::call_deltas::Calls;
+use super::client::Inner;
+use super::error::{LlmError, describe};
 use super::sse::{Decoder, SseError};
-use super::tools::{Calls, ToolCall};
+use super::tools::ToolCall;
 use super::wire::Chunk;
-use super::{Inner, LlmError};
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,15 +8,15 @@
 //! gets the calls and results again. Dropping the stream (a canceled task) drops the HTTP
 //! response and the handlers' futures: the model stops, the handlers stop.
 
-use std::time::Duration;
-
 use futures::StreamExt;
 use futures::future::join_all;
 
-use super::answer::{Piece, pieces};
+use super::chat::ChatMessage;
+use super::client::OpenAiChat;
+use super::completion::{Piece, pieces};
+use super::error::LlmError;
+use super::text_calls::TextCalls;
 use super::tools::{Tool, ToolCall, ToolChoice, run};
-use super::written::Written;
-use super::{ChatMessage, LlmError, OpenAiChat};
 use crate::agent::ReplyEvent;
 
 /// The status while the model has written nothing yet.
@@ -71,7 +71,7 @@ pub(crate) fn reply(
             let mut begun = false;
             // With tools offered, text that may be a call written out is held back.
             let offered = !choice.callable(&inner.options.tools).is_empty();
-            let mut written = offered.then(Written::default);
+            let mut written = offered.then(TextCalls::default);
             loop {
                 let next = if begun || noticed {
                     Some(answer.next().await)
@@ -156,6 +156,3 @@ pub(crate) fn reply(
         }
     }
 }
-
-/// How long the first token may be slow before the client is told the model is reading.
-pub(crate) const READING_NOTICE: Duration = Duration::from_secs(2);
