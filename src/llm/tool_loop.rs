@@ -8,15 +8,19 @@
 //! gets the calls and results again. Dropping the stream (a canceled task) drops the HTTP
 //! response and the handlers' futures: the model stops, the handlers stop.
 
+use std::pin::Pin;
+
 use futures::StreamExt;
 use futures::future::join_all;
+use tokio::time::Sleep;
 
 use super::chat::ChatMessage;
 use super::client::OpenAiChat;
 use super::completion::{Piece, pieces};
 use super::error::LlmError;
 use super::text_calls::TextCalls;
-use super::tools::{Tool, ToolCall, ToolChoice, run};
+use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
+use crate::a2a::Part;
 use crate::agent::ReplyEvent;
 
 /// The status while the model has written nothing yet.
@@ -43,12 +47,7 @@ pub(crate) fn reply(
             let sent = {
                 let send = chat.send(&messages, &choice, temperature, grammar.as_deref());
                 tokio::pin!(send);
-                let sent = tokio::select! {
-                    biased;
-                    sent = &mut send => Some(sent),
-                    () = &mut notice => None,
-                };
-                match sent {
+                match before_notice(&mut send, notice.as_mut(), false).await {
                     Some(sent) => sent,
                     None => {
                         noticed = true;
@@ -66,22 +65,10 @@ pub(crate) fn reply(
             };
             let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round);
             tokio::pin!(answer);
-            let mut said = String::new();
-            let mut calls: Vec<ToolCall> = Vec::new();
             let mut begun = false;
-            // With tools offered, text that may be a call written out is held back.
-            let offered = !choice.callable(&inner.options.tools).is_empty();
-            let mut written = offered.then(TextCalls::default);
+            let mut heard = Heard::new(!choice.callable(&inner.options.tools).is_empty());
             loop {
-                let next = if begun || noticed {
-                    Some(answer.next().await)
-                } else {
-                    tokio::select! {
-                        biased;
-                        next = answer.next() => Some(next),
-                        () = &mut notice => None,
-                    }
-                };
+                let next = before_notice(answer.next(), notice.as_mut(), begun || noticed).await;
                 let Some(next) = next else {
                     noticed = true;
                     yield Ok(ReplyEvent::Status(READING.to_owned()));
@@ -95,35 +82,18 @@ pub(crate) fn reply(
                         return;
                     }
                     Some(Ok(Piece::Text(text))) => {
-                        said.push_str(&text);
-                        let out = match written.as_mut() {
-                            Some(written) => written.push(&text),
-                            None => Some(text),
-                        };
-                        if let Some(out) = out {
+                        if let Some(out) = heard.text(text) {
                             yield Ok(ReplyEvent::Text(out));
                         }
                     }
                     Some(Ok(Piece::Calling)) => {}
-                    Some(Ok(Piece::Calls(asked))) => calls = asked,
+                    Some(Ok(Piece::Calls(asked))) => heard.calls = asked,
                 }
             }
-            if let Some(written) = written {
-                match written.finish(&inner.options.tools, round) {
-                    Ok(spelled) if calls.is_empty() => {
-                        tracing::debug!("the model wrote its tool calls as text");
-                        said.clear();
-                        calls = spelled;
-                    }
-                    Ok(_) => {}
-                    Err(rest) => {
-                        if !rest.is_empty() {
-                            yield Ok(ReplyEvent::Text(rest));
-                        }
-                    }
-                }
+            if let Some(rest) = heard.settle(&inner.options.tools, round) {
+                yield Ok(ReplyEvent::Text(rest));
             }
-            if calls.is_empty() {
+            if heard.calls.is_empty() {
                 return;
             }
             if round >= inner.options.max_tool_rounds {
@@ -131,28 +101,121 @@ pub(crate) fn reply(
                 return;
             }
             round += 1;
-            let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
-            yield Ok(ReplyEvent::Status(format!("Calling {}…", names.join(", "))));
-            let records = join_all(calls.iter().cloned().map(|call| run(&inner.options.tools, call))).await;
-            messages.push(ChatMessage::assistant_calls(said, calls));
-            let mut guides: Vec<&str> = Vec::new();
-            for record in records {
-                tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
-                messages.push(ChatMessage::tool(record.call.id.clone(), record.result.clone()));
-                let guide = inner
-                    .options.tools
-                    .iter()
-                    .find(|tool| tool.name() == record.call.name)
-                    .and_then(Tool::guide_text)
-                    .filter(|_| !record.is_error);
-                if let Some(guide) = guide.filter(|guide| !guides.contains(guide)) {
-                    guides.push(guide);
-                }
-                yield Ok(ReplyEvent::part(record.to_part()));
-            }
-            if !guides.is_empty() {
-                messages.push(ChatMessage::system(guides.join("\n\n")));
+            yield Ok(ReplyEvent::Status(calling(&heard.calls)));
+            for part in answer_calls(&mut messages, &inner.options.tools, heard.said, heard.calls).await {
+                yield Ok(ReplyEvent::part(part));
             }
         }
     }
+}
+
+/// `next`, or `None` when the `notice` comes first; once `noticed`, only `next` is awaited.
+async fn before_notice<T>(
+    next: impl Future<Output = T>,
+    notice: Pin<&mut Sleep>,
+    noticed: bool,
+) -> Option<T> {
+    if noticed {
+        return Some(next.await);
+    }
+    tokio::select! {
+        biased;
+        next = next => Some(next),
+        () = notice => None,
+    }
+}
+
+/// The status while `calls` run: "Calling name, name…".
+fn calling(calls: &[ToolCall]) -> String {
+    let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+    format!("Calling {}…", names.join(", "))
+}
+
+/// What one round's answer said and asked for, as it streams.
+struct Heard {
+    /// The answer's text.
+    said: String,
+    /// The calls it asked for.
+    calls: Vec<ToolCall>,
+    /// With tools offered, text that may be a call written out is held back here.
+    written: Option<TextCalls>,
+}
+
+impl Heard {
+    /// Nothing heard yet; text is held back as maybe a call when tools are `offered`.
+    fn new(offered: bool) -> Self {
+        Self {
+            said: String::new(),
+            calls: Vec::new(),
+            written: offered.then(TextCalls::default),
+        }
+    }
+
+    /// What of the answer's next `text` the client sees now: all of it, or (while text is
+    /// held back as maybe a call) what is released.
+    fn text(&mut self, text: String) -> Option<String> {
+        self.said.push_str(&text);
+        match self.written.as_mut() {
+            Some(written) => written.push(&text),
+            None => Some(text),
+        }
+    }
+
+    /// What the held-back text comes to once the answer ended: calls written as text
+    /// replace the answer's text and become its calls (when it asked for none the API's
+    /// way); otherwise the held text, if any, goes out.
+    fn settle(&mut self, tools: &[Tool], round: u32) -> Option<String> {
+        match self.written.take()?.finish(tools, round) {
+            Ok(spelled) if self.calls.is_empty() => {
+                tracing::debug!("the model wrote its tool calls as text");
+                self.said.clear();
+                self.calls = spelled;
+                None
+            }
+            Ok(_) => None,
+            Err(rest) => (!rest.is_empty()).then_some(rest),
+        }
+    }
+}
+
+/// Runs `calls` (together) and adds the round to `messages`: the answer's text `said` with
+/// its calls, each call's result, and the guides of the tools that answered. Returns the
+/// part each call shows as to the client.
+async fn answer_calls(
+    messages: &mut Vec<ChatMessage>,
+    tools: &[Tool],
+    said: String,
+    calls: Vec<ToolCall>,
+) -> Vec<Part> {
+    let records = join_all(calls.iter().cloned().map(|call| run(tools, call))).await;
+    messages.push(ChatMessage::assistant_calls(said, calls));
+    let mut parts = Vec::with_capacity(records.len());
+    for record in &records {
+        tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
+        messages.push(ChatMessage::tool(
+            record.call.id.clone(),
+            record.result.clone(),
+        ));
+        parts.push(record.to_part());
+    }
+    if let Some(guides) = guides(tools, &records) {
+        messages.push(ChatMessage::system(guides));
+    }
+    parts
+}
+
+/// The guides of the tools that answered without error, once each, as one system turn.
+fn guides(tools: &[Tool], records: &[ToolRecord]) -> Option<String> {
+    let mut guides: Vec<&str> = Vec::new();
+    for record in records {
+        let guide = tools
+            .iter()
+            .find(|tool| tool.name() == record.call.name)
+            .and_then(Tool::guide_text)
+            .filter(|_| !record.is_error);
+        if let Some(guide) = guide.filter(|guide| !guides.contains(guide)) {
+            guides.push(guide);
+        }
+    }
+    (!guides.is_empty()).then(|| guides.join("\n\n"))
 }
