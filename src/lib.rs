@@ -7,12 +7,9 @@
 pub mod a2a;
 pub mod a2ui;
 pub mod format;
-mod gbnf;
 pub mod generator;
 pub mod guide;
 pub mod parser;
-pub mod processor;
-mod prompt;
 
 #[cfg(feature = "server")]
 pub mod agent;
@@ -35,6 +32,8 @@ pub mod task;
 
 pub use a2a::card::{AgentCard, AgentSkill};
 pub use generator::Generator;
+/// The request processor a negotiation gives (kept at the crate's root, where it is used).
+pub use generator::processor;
 
 #[cfg(feature = "server")]
 pub use agent::{Agent, AgentError, IntoChunk, IntoReply, Reply, ReplyEvent};

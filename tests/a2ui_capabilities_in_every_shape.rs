@@ -4,9 +4,9 @@
 //! load, within limits, with errors that say where.
 
 use a2ui_agent::a2ui::{
-    Catalog, CatalogError, ClientCapabilities, InlineLimits, ProtocolVersion, ResolveError,
-    Validator, resolve_catalogs,
+    Catalog, CatalogError, ClientCapabilities, InlineLimits, ProtocolVersion, Validator,
 };
+use a2ui_agent::generator::{ResolveError, resolve_catalogs};
 use serde_json::{Map, Value, json};
 
 fn metadata(key: &str, value: Value) -> Map<String, Value> {

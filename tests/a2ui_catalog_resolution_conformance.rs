@@ -9,9 +9,8 @@ mod shared_reference;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use a2ui_agent::a2ui::{
-    Catalog, ClientCapabilities, ProtocolVersion, ResolveError, resolve_catalogs,
-};
+use a2ui_agent::a2ui::{Catalog, ClientCapabilities, ProtocolVersion};
+use a2ui_agent::generator::{ResolveError, resolve_catalogs};
 use serde_json::Value;
 
 fn strings(value: &Value) -> Vec<&str> {

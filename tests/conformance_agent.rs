@@ -13,11 +13,11 @@ mod shared_reference;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use a2ui_agent::a2ui::{
-    Catalog, ClientCapabilities, ProtocolVersion, ResolveError, resolve_catalogs,
-};
+use a2ui_agent::a2ui::{Catalog, ClientCapabilities, ProtocolVersion};
 use a2ui_agent::format::express::Express;
-use a2ui_agent::generator::{Generator, GeneratorError, NegotiationErrorKind};
+use a2ui_agent::generator::{
+    Generator, GeneratorError, NegotiationErrorKind, ResolveError, resolve_catalogs,
+};
 use a2ui_agent::parser::ParsedPart;
 use a2ui_agent::processor::RequestProcessor;
 use serde_json::{Value, json};

@@ -1,4 +1,6 @@
-//! What the renderer says it can draw, and which catalogs that leaves active.
+//! What the renderer says it can draw: the capabilities object, read and bounded. Which
+//! catalogs that leaves active is the generator's negotiation
+//! ([`resolve_catalogs`](crate::generator::resolve_catalogs)).
 //!
 //! Renderers send `a2uiClientCapabilities` (v1.0 drafts: `a2uiRendererCapabilities`) in the
 //! metadata of every message: flat in v0.8 (`{supportedCatalogIds, inlineCatalogs}`), keyed
@@ -44,7 +46,7 @@ pub struct CapabilitiesError {
 }
 
 impl CapabilitiesError {
-    fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             pointer: pointer.into(),
             message: message.into(),
@@ -314,91 +316,6 @@ fn exceeds(value: &Value, limit: usize) -> bool {
         }
     }
     serde_json::to_writer(&mut Counter { left: limit }, value).is_err()
-}
-
-/// Why no catalog set could be settled on.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ResolveError {
-    /// The capabilities are malformed for this version (e.g. no entry for it).
-    #[error("{0}")]
-    Capabilities(#[source] CapabilitiesError),
-    /// A catalog problem: nothing in common, or an accepted inline catalog that does not load.
-    #[error("{0}")]
-    Catalog(#[source] CatalogError),
-}
-
-/// Decides which catalogs are active for a request under `version`.
-///
-/// - No capabilities: every registered catalog (the renderer stated no preference).
-/// - Otherwise: each registered catalog the renderer names (by id or basic-catalog alias), in
-///   the renderer's order, once; then, if the agent accepts them, each inline catalog (one
-///   whose id is already active is skipped). Unknown ids and refused inline catalogs are
-///   passed over.
-///
-/// # Errors
-///
-/// [`ResolveError::Capabilities`] when the capabilities have no entry for `version`;
-/// [`ResolveError::Catalog`] when nothing is left to render with or an accepted inline
-/// catalog does not load.
-///
-/// # Example
-///
-/// ```
-/// use a2ui_agent::a2ui::{resolve_catalogs, Catalog, ClientCapabilities, ProtocolVersion};
-/// use serde_json::json;
-///
-/// let v = ProtocolVersion::V0_9;
-/// let caps = ClientCapabilities::parse(&json!({"v0.9": {"supportedCatalogIds": [
-///     "https://a2ui.org/specification/v0_9_1/catalogs/basic/catalog.json"]}})).unwrap();
-/// let active = resolve_catalogs(v, &[Catalog::basic(v)], Some(&caps), false).unwrap();
-/// assert_eq!(active[0].id(), v.basic_catalog_id());
-/// ```
-pub fn resolve_catalogs(
-    version: ProtocolVersion,
-    registered: &[Catalog],
-    capabilities: Option<&ClientCapabilities>,
-    accepts_inline: bool,
-) -> Result<Vec<Catalog>, ResolveError> {
-    let Some(capabilities) = capabilities else {
-        return Ok(registered.to_vec());
-    };
-    let entry = capabilities.get(version).ok_or_else(|| {
-        ResolveError::Capabilities(CapabilitiesError::new(
-            "",
-            format!(
-                "no entry for {version}; the capabilities describe [{}]",
-                capabilities
-                    .versions()
-                    .iter()
-                    .map(|v| v.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ))
-    })?;
-    let mut active: Vec<Catalog> = Vec::new();
-    for id in entry.supported_catalog_ids() {
-        if let Some(catalog) = registered.iter().find(|c| c.answers_to(id)) {
-            if !active.iter().any(|a| a.id() == catalog.id()) {
-                active.push(catalog.clone());
-            }
-        }
-    }
-    if accepts_inline {
-        for catalog in entry.load_inline(version).map_err(ResolveError::Catalog)? {
-            if !active.iter().any(|a| a.id() == catalog.id()) {
-                active.push(catalog);
-            }
-        }
-    }
-    if active.is_empty() {
-        return Err(ResolveError::Catalog(CatalogError::NoCatalogInCommon {
-            requested: entry.supported_catalog_ids().to_vec(),
-            available: registered.iter().map(|c| c.id().to_owned()).collect(),
-        }));
-    }
-    Ok(active)
 }
 
 #[cfg(test)]

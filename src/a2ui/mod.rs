@@ -6,7 +6,8 @@
 //! - which protocol version a name means ([`ProtocolVersion`]),
 //! - which components and functions a surface may use ([`Catalog`]; the basic catalog of each
 //!   version ships with the crate, custom ones load from files, values or capabilities),
-//! - what the renderer said it supports ([`ClientCapabilities`], [`resolve_catalogs`]),
+//! - what the renderer said it supports ([`ClientCapabilities`]; which catalogs that leaves
+//!   active is the generator's [`resolve_catalogs`](crate::generator::resolve_catalogs)),
 //! - whether a message, or a whole response, is something the renderer can draw
 //!   ([`Validator`], whose errors convert to the protocol's `VALIDATION_FAILED` feedback).
 //!
@@ -39,7 +40,6 @@ mod watch;
 
 pub use capabilities::{
     CAPABILITIES_KEYS, CapabilitiesError, ClientCapabilities, InlineLimits, RendererCatalogs,
-    ResolveError, resolve_catalogs,
 };
 pub use catalog::Catalog;
 pub use client_message::check_client_message;

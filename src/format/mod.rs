@@ -13,7 +13,7 @@
 //! A format that needs the negotiated catalogs (a notation whose arguments follow a
 //! catalog's property order, like [`express::Express`]) receives them through
 //! [`OutputFormat::bind`] once per catalog set; Direct JSON needs none, and which components
-//! exist is then the prompt's business ([`crate::processor::RequestProcessor::prompt`]).
+//! exist is then the prompt's business ([`crate::generator::processor::RequestProcessor::prompt`]).
 
 pub mod express;
 
@@ -155,7 +155,7 @@ pub trait OutputFormat: Send + Sync + 'static {
     /// servers also read), for a model server that restricts sampling to it: an answer
     /// sampled under it can always be read, and names only what the catalogs declare.
     /// `None` (the default): the format offers none. [`express::Express`] offers one once
-    /// bound; see [`RequestProcessor::grammar`](crate::processor::RequestProcessor::grammar).
+    /// bound; see [`RequestProcessor::grammar`](crate::generator::processor::RequestProcessor::grammar).
     fn grammar(&self) -> Option<String> {
         None
     }

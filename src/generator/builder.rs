@@ -1,16 +1,113 @@
 //! [`GeneratorBuilder`]: what an agent offers under one version, checked before it serves.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Generator, Inner, default_progressive_keys};
+use super::cache::ProcessorCache;
+use super::examples;
+use super::offer::{Generator, Inner};
+use super::prompt::Example;
 use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, Validator};
 use crate::format::{DirectJson, OutputFormat};
 use crate::parser::{self, EmitMode, ParsedPart};
-use crate::prompt::Example;
+
+/// The name the built-in example goes by in the prompt.
+const BUILT_IN_EXAMPLE: &str = "A playlist";
+
+/// The properties healed while they stream unless the agent says otherwise.
+fn default_progressive_keys(version: ProtocolVersion) -> Vec<String> {
+    match version {
+        ProtocolVersion::V0_8 => vec!["valueString".into()],
+        _ => vec!["value".into()],
+    }
+}
+
+impl Generator {
+    /// The v0.8 generator with the standard catalog.
+    ///
+    /// # Panics
+    ///
+    /// Only if the embedded catalog does not load, a build defect (see [`Catalog::basic`]).
+    pub fn v0_8() -> Generator {
+        Self::built_in(ProtocolVersion::V0_8)
+    }
+
+    /// The v0.9 generator with the basic catalog.
+    ///
+    /// # Panics
+    ///
+    /// As [`Generator::v0_8`].
+    pub fn v0_9() -> Generator {
+        Self::built_in(ProtocolVersion::V0_9)
+    }
+
+    /// The v0.9.1 generator with the basic catalog (v0.9's, under both catalog ids).
+    ///
+    /// # Panics
+    ///
+    /// As [`Generator::v0_8`].
+    pub fn v0_9_1() -> Generator {
+        Self::built_in(ProtocolVersion::V0_9_1)
+    }
+
+    /// The v1.0 generator with the basic catalog. v1.0 is a draft still changing upstream.
+    ///
+    /// # Panics
+    ///
+    /// As [`Generator::v0_8`].
+    pub fn v1_0() -> Generator {
+        Self::built_in(ProtocolVersion::V1_0)
+    }
+
+    /// The built-in generator of `version`: its basic catalog, the default progressive keys
+    /// and one example (an order confirmation card). [`Generator::v0_9`] and its siblings
+    /// call this.
+    ///
+    /// # Panics
+    ///
+    /// As [`Generator::v0_8`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let prompt = Generator::built_in(ProtocolVersion::V0_8).negotiate(None)?.prompt().to_owned();
+    /// assert!(prompt.contains("## Examples") && prompt.contains("beginRendering"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn built_in(version: ProtocolVersion) -> Generator {
+        let built = Self::builder(version).built_in_example().build();
+        match built {
+            Ok(generator) => generator,
+            Err(e) => panic!("the built-in {version} generator does not build: {e}"),
+        }
+    }
+
+    /// A builder for a generator of `version`. Without [`GeneratorBuilder::catalog`] it
+    /// offers the version's basic catalog.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let generator = Generator::builder(ProtocolVersion::V0_9)
+    ///     .components(&["Column", "Text", "Button"])
+    ///     .build()?;
+    /// let prompt = generator.negotiate(None)?.prompt().to_owned();
+    /// assert!(prompt.contains("Components: Button, Column, Text."));
+    /// assert!(!prompt.contains("DateTimeInput"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn builder(version: ProtocolVersion) -> GeneratorBuilder {
+        GeneratorBuilder::new(version)
+    }
+}
 
 /// Builds a [`Generator`]: catalogs, a component subset, examples, the output format and
 /// parser options. Consuming; finish with [`build`](Self::build).
@@ -96,7 +193,7 @@ impl GeneratorBuilder {
     /// ```
     pub fn built_in_example(self) -> Self {
         let version = self.version;
-        self.example(super::BUILT_IN_EXAMPLE, super::examples::playlist(version))
+        self.example(BUILT_IN_EXAMPLE, examples::playlist(version))
     }
 
     /// Adds an example turn for the prompt. `text` is a JSON array of messages, an object
@@ -208,7 +305,7 @@ impl GeneratorBuilder {
                 format: self.format,
                 emit_mode: self.emit_mode,
                 allowed: self.allowed,
-                cache: Mutex::new(VecDeque::new()),
+                cache: ProcessorCache::default(),
             }),
         })
     }

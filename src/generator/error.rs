@@ -1,7 +1,6 @@
 //! [`NegotiationError`]: a renderer and a generator that cannot agree on catalogs.
 
-use super::{Generator, requested};
-use crate::a2ui::{CatalogError, ClientCapabilities, ProtocolVersion, ResolveError};
+use crate::a2ui::ProtocolVersion;
 
 /// What kind of failure a [`NegotiationError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,38 +49,6 @@ pub struct NegotiationError {
 }
 
 impl NegotiationError {
-    pub(super) fn from_resolve(
-        generator: &Generator,
-        capabilities: Option<&ClientCapabilities>,
-        error: ResolveError,
-    ) -> Self {
-        let version = generator.version();
-        let kind = match &error {
-            ResolveError::Capabilities(_) => NegotiationErrorKind::VersionNotDescribed,
-            ResolveError::Catalog(CatalogError::NoCatalogInCommon { .. }) => {
-                NegotiationErrorKind::NoCatalogInCommon
-            }
-            _ => NegotiationErrorKind::InlineCatalog,
-        };
-        Self {
-            kind,
-            version,
-            requested: requested(version, capabilities),
-            offered: generator.supported_catalog_ids_owned(),
-            detail: match (&error, capabilities) {
-                (ResolveError::Capabilities(_), Some(capabilities)) => {
-                    let described: Vec<&str> = capabilities
-                        .versions()
-                        .into_iter()
-                        .map(ProtocolVersion::as_str)
-                        .collect();
-                    format!("they describe [{}]", described.join(", "))
-                }
-                _ => error.to_string(),
-            },
-        }
-    }
-
     /// What kind of failure this is.
     pub fn kind(&self) -> NegotiationErrorKind {
         self.kind

@@ -12,8 +12,13 @@ use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
-use super::send::describe;
-use super::{Inner, LlmError, OpenAiChat, RepairTurns, Tool, ToolChoice, rounds};
+use super::chat::RepairTurns;
+use super::client::{Inner, OpenAiChat, Options};
+use super::error::{LlmError, describe};
+use super::tools::{Tool, ToolChoice};
+
+/// How long the first token may be slow before the client is told the model is reading.
+const READING_NOTICE: Duration = Duration::from_secs(2);
 
 /// Options of an [`OpenAiChat`]; see [`OpenAiChat::builder`].
 pub struct OpenAiChatBuilder {
@@ -21,30 +26,6 @@ pub struct OpenAiChatBuilder {
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
     options: Options,
-}
-
-/// What the client keeps of its builder's options, as given (see each setter).
-pub(super) struct Options {
-    pub(super) model: String,
-    pub(super) api_key: Option<String>,
-    pub(super) instructions: Option<String>,
-    pub(super) action_guides: Vec<(String, String)>,
-    pub(super) max_history: Option<usize>,
-    pub(super) temperature: Option<f32>,
-    pub(super) repair_temperature: Option<f32>,
-    pub(super) repair_turns: RepairTurns,
-    pub(super) max_tokens: Option<u32>,
-    pub(super) idle_timeout: Duration,
-    pub(super) first_token_timeout: Duration,
-    pub(super) reading_notice: Duration,
-    pub(super) max_retries: u32,
-    pub(super) backoff: Duration,
-    pub(super) max_retry_wait: Duration,
-    pub(super) tools: Vec<Tool>,
-    pub(super) max_tool_rounds: u32,
-    pub(super) grammar_member: Option<String>,
-    pub(super) tool_choice: ToolChoice,
-    pub(super) action_tool_choices: Vec<(String, ToolChoice)>,
 }
 
 impl fmt::Debug for OpenAiChatBuilder {
@@ -79,7 +60,7 @@ impl OpenAiChatBuilder {
                 max_tokens: None,
                 idle_timeout: Duration::from_secs(60),
                 first_token_timeout: Duration::from_secs(600),
-                reading_notice: rounds::READING_NOTICE,
+                reading_notice: READING_NOTICE,
                 max_retries: 2,
                 backoff: Duration::from_millis(500),
                 max_retry_wait: Duration::from_secs(30),
@@ -220,7 +201,7 @@ impl OpenAiChatBuilder {
     /// request member `member`: `"grammar"` for llama.cpp's server. The server then
     /// samples only tokens the grammar allows, so a block always reads and names only
     /// components, properties and values the catalogs declare (see
-    /// [`RequestProcessor::grammar`](crate::processor::RequestProcessor::grammar)); a
+    /// [`RequestProcessor::grammar`](crate::generator::processor::RequestProcessor::grammar)); a
     /// request whose format has no grammar (Direct JSON), or that offers tools, is sent
     /// without one (llama.cpp's server refuses a grammar beside tools).
     ///

@@ -45,59 +45,32 @@
 //! # }
 //! ```
 
-mod answer;
 mod builder;
+mod call_deltas;
 mod chat;
+mod client;
+mod completion;
 mod error;
-mod forced;
-mod rounds;
+mod required_call;
 mod send;
 mod sse;
+mod text_calls;
+mod tool_loop;
 mod tools;
 mod wire;
-mod written;
-
-use std::fmt;
-use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
 pub use builder::OpenAiChatBuilder;
-use builder::Options;
 pub use chat::{ChatMessage, RepairTurns, chat_messages, chat_messages_with};
+pub use client::OpenAiChat;
 pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolChoice, ToolError, ToolRecord};
 
 use crate::agent::{Agent, AgentError, Reply, ReplyEvent};
 use crate::request::{Request, UserActionKind};
-use answer::Piece;
-
-/// A client of one model on an OpenAI-compatible server. Cheap to clone; use it directly as
-/// the server's agent, or call [`OpenAiChat::stream`] from your own agent.
-#[derive(Clone)]
-pub struct OpenAiChat {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    http: reqwest::Client,
-    endpoint: String,
-    options: Options,
-}
-
-impl fmt::Debug for OpenAiChat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiChat")
-            .field("endpoint", &self.inner.endpoint)
-            .field("model", &self.inner.options.model)
-            .field(
-                "api_key",
-                &self.inner.options.api_key.as_ref().map(|_| "[redacted]"),
-            )
-            .finish_non_exhaustive()
-    }
-}
+use completion::Piece;
 
 impl OpenAiChat {
     /// Options for `model` at `base_url`, the API root that `/chat/completions` is appended
@@ -174,7 +147,7 @@ impl OpenAiChat {
                 None,
             )
             .await?;
-        let pieces = answer::pieces(
+        let pieces = completion::pieces(
             response,
             started,
             self.inner.options.first_token_timeout,
@@ -200,7 +173,7 @@ impl OpenAiChat {
         &self,
         messages: Vec<ChatMessage>,
     ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
-        rounds::reply(
+        tool_loop::reply(
             self.clone(),
             messages,
             self.inner.options.temperature,
@@ -230,7 +203,7 @@ impl OpenAiChat {
             .as_ref()
             .and_then(|_| request.a2ui()?.grammar())
             .map(str::to_owned);
-        rounds::reply(
+        tool_loop::reply(
             self.clone(),
             messages,
             temperature,
@@ -260,16 +233,6 @@ impl OpenAiChat {
             return ToolChoice::Auto;
         }
         chosen
-    }
-}
-
-impl Inner {
-    /// `text` with the API key replaced, whatever echoed it.
-    fn scrub(&self, text: &str) -> String {
-        match &self.options.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_owned(),
-        }
     }
 }
 

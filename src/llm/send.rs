@@ -9,8 +9,12 @@ use futures::StreamExt;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use tokio::time::Instant;
 
+use super::chat::ChatMessage;
+use super::client::OpenAiChat;
+use super::error::{LlmError, describe};
+use super::required_call;
+use super::tools::{Tool, ToolChoice};
 use super::wire::{ChatRequest, FunctionSpec, Grammar, StreamOptions, ToolSpec, error_in_body};
-use super::{ChatMessage, LlmError, OpenAiChat, ToolChoice, forced};
 use serde_json::json;
 
 /// The most bytes of an error body read to find its message.
@@ -33,7 +37,7 @@ impl OpenAiChat {
         let inner = &self.inner;
         let callable = choice.callable(&inner.options.tools);
         // A call the model must make, on a server that takes a grammar: made under one,
-        // with the tools told in a last system turn instead of offered (see `forced`).
+        // with the tools told in a last system turn instead of offered (see `required_call`).
         let forced = choice.requires_call()
             && inner.options.grammar_member.is_some()
             && !callable.is_empty();
@@ -42,36 +46,18 @@ impl OpenAiChat {
             told = messages
                 .iter()
                 .cloned()
-                .chain([ChatMessage::system(forced::instructions(&callable))])
+                .chain([ChatMessage::system(required_call::instructions(&callable))])
                 .collect();
-            (&told[..], Some(forced::grammar(&callable)))
+            (&told[..], Some(required_call::grammar(&callable)))
         } else {
             (messages, grammar.map(str::to_owned))
         };
-        // Every tool is offered even when one is chosen: the API's own choice names it.
-        let tools: Vec<ToolSpec<'_>> = if callable.is_empty() || forced {
+        let tools = if callable.is_empty() || forced {
             Vec::new()
         } else {
-            inner
-                .options
-                .tools
-                .iter()
-                .map(|tool| ToolSpec {
-                    kind: "function",
-                    function: FunctionSpec {
-                        name: tool.name(),
-                        description: tool.description(),
-                        parameters: tool.parameters(),
-                    },
-                })
-                .collect()
+            tool_specs(&inner.options.tools)
         };
-        let tool_choice = match choice {
-            _ if tools.is_empty() => None,
-            ToolChoice::Required => Some(json!("required")),
-            ToolChoice::Tool(name) => Some(json!({"type": "function", "function": {"name": name}})),
-            _ => None,
-        };
+        let tool_choice = tool_choice(choice, &tools);
         let body = ChatRequest {
             model: &inner.options.model,
             messages,
@@ -90,11 +76,18 @@ impl OpenAiChat {
                 _ => None,
             },
         };
+        self.post(&body).await
+    }
+
+    /// Posts `body`, retrying 429 and 5xx answers and a kept connection the server had
+    /// closed; returns the response and when the accepted attempt was sent.
+    async fn post(&self, body: &ChatRequest<'_>) -> Result<(reqwest::Response, Instant), LlmError> {
+        let inner = &self.inner;
         let mut attempt = 0;
         let mut resent = false;
         loop {
             attempt += 1;
-            let mut post = inner.http.post(&inner.endpoint).json(&body);
+            let mut post = inner.http.post(&inner.endpoint).json(body);
             if let Some(key) = &inner.options.api_key {
                 post = post.bearer_auth(key);
             }
@@ -125,25 +118,7 @@ impl OpenAiChat {
             if status.is_success() {
                 return Ok((response, started));
             }
-            let retryable = status.as_u16() == 429 || status.is_server_error();
-            let wait = retry_after(response.headers()).unwrap_or_else(|| {
-                inner
-                    .options
-                    .backoff
-                    .saturating_mul(1 << (attempt - 1).min(16))
-            });
-            let message = inner.scrub(&error_message(response).await);
-            if !retryable
-                || attempt > inner.options.max_retries
-                || wait > inner.options.max_retry_wait
-            {
-                tracing::warn!(status = status.as_u16(), attempt, %message, "the model server refused");
-                return Err(LlmError::Status {
-                    status: status.as_u16(),
-                    message,
-                    attempts: attempt,
-                });
-            }
+            let wait = self.retry_wait(response, attempt).await?;
             tracing::info!(
                 status = status.as_u16(),
                 attempt,
@@ -152,6 +127,62 @@ impl OpenAiChat {
             );
             tokio::time::sleep(wait).await;
         }
+    }
+
+    /// How long to wait before `attempt` is made again after the error `response`, or the
+    /// error that ends the call: a status that is not worth retrying (neither 429 nor 5xx),
+    /// the retries spent, or a wait longer than the client accepts.
+    async fn retry_wait(
+        &self,
+        response: reqwest::Response,
+        attempt: u32,
+    ) -> Result<Duration, LlmError> {
+        let inner = &self.inner;
+        let status = response.status();
+        let retryable = status.as_u16() == 429 || status.is_server_error();
+        let wait = retry_after(response.headers()).unwrap_or_else(|| {
+            inner
+                .options
+                .backoff
+                .saturating_mul(1 << (attempt - 1).min(16))
+        });
+        let message = inner.scrub(&error_message(response).await);
+        if !retryable || attempt > inner.options.max_retries || wait > inner.options.max_retry_wait
+        {
+            tracing::warn!(status = status.as_u16(), attempt, %message, "the model server refused");
+            return Err(LlmError::Status {
+                status: status.as_u16(),
+                message,
+                attempts: attempt,
+            });
+        }
+        Ok(wait)
+    }
+}
+
+/// Every tool, as the request offers it: offered even when one is chosen, since the API's
+/// own choice names it.
+fn tool_specs(tools: &[Tool]) -> Vec<ToolSpec<'_>> {
+    tools
+        .iter()
+        .map(|tool| ToolSpec {
+            kind: "function",
+            function: FunctionSpec {
+                name: tool.name(),
+                description: tool.description(),
+                parameters: tool.parameters(),
+            },
+        })
+        .collect()
+}
+
+/// The request's `tool_choice` for `choice` when `tools` are offered.
+fn tool_choice(choice: &ToolChoice, tools: &[ToolSpec<'_>]) -> Option<serde_json::Value> {
+    match choice {
+        _ if tools.is_empty() => None,
+        ToolChoice::Required => Some(json!("required")),
+        ToolChoice::Tool(name) => Some(json!({"type": "function", "function": {"name": name}})),
+        _ => None,
     }
 }
 
@@ -186,8 +217,6 @@ async fn error_message(response: reqwest::Response) -> String {
     }
 }
 
-/// A reqwest error with its causes (reqwest's own message alone says little: "error sending
-/// request").
 /// Whether `error` is a connection that closed before the server answered at all, as a kept
 /// connection the server had already closed does; not a refused or timed-out connect.
 fn closed_unanswered(error: &reqwest::Error) -> bool {
@@ -210,15 +239,4 @@ fn closed_unanswered(error: &reqwest::Error) -> bool {
         source = cause.source();
     }
     false
-}
-
-pub(super) fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

@@ -2,17 +2,20 @@
 //!
 //! This is WIRE.md §5 in one place. For each request it decides, before the agent runs,
 //! which A2UI extension is active, which capabilities the renderer declared, and which of the
-//! server's generators negotiates with them — giving the [`RequestProcessor`] the agent and
-//! the output pipeline use — or why none can, in which case the task fails with that reason
-//! and the agent is never called.
+//! server's generators negotiates with them (the choosing is the generator's
+//! [`negotiation`](crate::generator::negotiation)) — giving the [`RequestProcessor`] the agent
+//! and the output pipeline use — or why none can, in which case the task fails with that
+//! reason and the agent is never called.
 
 use serde_json::{Map, Value};
 
 use super::activation::{newest_extension, same_uri};
 use crate::a2a::{Message, Part};
 use crate::a2ui::{CapabilitiesError, ClientCapabilities, ProtocolVersion};
-use crate::generator::{Generator, NegotiationError};
-use crate::processor::RequestProcessor;
+use crate::generator::Generator;
+pub(crate) use crate::generator::negotiation::Refusal;
+use crate::generator::negotiation::negotiate_among;
+use crate::generator::processor::RequestProcessor;
 
 /// The server's A2UI settings: its generators, in order of preference, and the
 /// capabilities assumed when a client activates A2UI without declaring any.
@@ -34,30 +37,6 @@ pub(crate) enum A2uiOutcome {
     /// The client asked for A2UI that cannot be served: the task fails with this reason and
     /// the agent is never called.
     Refused(Refusal),
-}
-
-/// Why a client's A2UI request cannot be served.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum Refusal {
-    /// The renderer's capabilities do not parse.
-    #[error("The A2UI capabilities in the message are malformed: {0}")]
-    MalformedCapabilities(CapabilitiesError),
-    /// The capabilities describe only versions no generator speaks.
-    #[error("The client's A2UI capabilities describe {described} but this agent speaks {offered}.")]
-    VersionNotSpoken {
-        /// The versions the capabilities describe.
-        described: String,
-        /// The versions the server's generators speak.
-        offered: String,
-    },
-    /// Every candidate generator refused the capabilities.
-    #[error("Cannot answer with A2UI: {}", join_errors(.0))]
-    Negotiation(Vec<NegotiationError>),
-}
-
-fn join_errors(errors: &[NegotiationError]) -> String {
-    let reasons: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    reasons.join("; ")
 }
 
 /// What the adapter decided for one request.
@@ -120,58 +99,23 @@ impl A2uiAdapter {
         let advertised = self.advertised();
         let requested_version =
             newest_extension(requested, &advertised).and_then(ProtocolVersion::from_extension_uri);
-        let (candidates, capabilities): (Vec<&Generator>, Option<&ClientCapabilities>) =
-            match (requested_version, declared.as_ref()) {
-                (Some(version), declared) => (
-                    self.generators
-                        .iter()
-                        .filter(|g| g.version() == version)
-                        .collect(),
-                    declared.or(self.default_capabilities.as_ref()),
-                ),
-                (None, None) => return plain(activated),
-                (None, Some(declared)) => {
-                    let described = declared.versions();
-                    let candidates: Vec<&Generator> = self
-                        .generators
-                        .iter()
-                        .filter(|g| declared.get(g.version()).is_some())
-                        .collect();
-                    if candidates.is_empty() {
-                        return fail(
-                            activated,
-                            Refusal::VersionNotSpoken {
-                                described: list(described.iter().map(|v| v.as_str())),
-                                offered: list(self.generators.iter().map(|g| g.version().as_str())),
-                            },
-                        );
-                    }
-                    (candidates, Some(declared))
+        let negotiated = negotiate_among(
+            &self.generators,
+            requested_version,
+            declared.as_ref(),
+            self.default_capabilities.as_ref(),
+        );
+        match negotiated {
+            Ok(None) => plain(activated),
+            Ok(Some(processor)) => {
+                activated.push(processor.version().extension_uri().to_owned());
+                Adapted {
+                    outcome: A2uiOutcome::A2ui(processor),
+                    activated,
                 }
-            };
-        let mut errors = Vec::new();
-        for generator in candidates {
-            match generator.negotiate(capabilities) {
-                Ok(processor) => {
-                    activated.push(generator.version().extension_uri().to_owned());
-                    return Adapted {
-                        outcome: A2uiOutcome::A2ui(processor),
-                        activated,
-                    };
-                }
-                Err(error) => errors.push(error),
             }
+            Err(refusal) => fail(activated, refusal),
         }
-        fail(activated, Refusal::Negotiation(errors))
-    }
-}
-
-fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    let items: Vec<&str> = items.collect();
-    if items.is_empty() {
-        "no version".to_owned()
-    } else {
-        items.join(", ")
     }
 }
 

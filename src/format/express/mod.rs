@@ -33,6 +33,7 @@
 
 mod compile;
 mod decompile;
+mod error;
 mod grammar;
 mod instructions;
 mod response;
@@ -44,11 +45,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, ValidationError, Validator};
+use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, Validator};
 use crate::format::{Binding, FormatReader, OutputFormat};
 use crate::parser::{Locator, ParseError, ParseErrorKind, ParsedPart, ParserConfig};
 
 pub use compile::Redefined;
+pub use error::ExpressError;
+use error::Failure;
 pub use response::{CLOSE_TAG, OPEN_TAG, RawPart, unwrap, wrap};
 
 /// Which reading of the notation to compile to where the Express documents disagree.
@@ -77,64 +80,6 @@ impl Dialect {
         match self {
             Dialect::Conformance => "default_surface",
             Dialect::Proposal => "main",
-        }
-    }
-}
-
-/// Why an Express block did not give messages.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ExpressError {
-    /// The text cannot be read, or the response ended inside a block.
-    #[error("{0}")]
-    Parse(ParseError),
-    /// The block reads, but names what the active catalogs do not declare, or its messages
-    /// fail the schemas.
-    #[error("{}", summary(.0))]
-    Invalid(Vec<ValidationError>),
-}
-
-/// The first of `errors`, and how many more there are.
-fn summary(errors: &[ValidationError]) -> String {
-    let first = errors.first().map(ToString::to_string).unwrap_or_default();
-    match errors.len() {
-        0 | 1 => first,
-        more => format!("{first} (and {} more)", more - 1),
-    }
-}
-
-impl From<ParseError> for ExpressError {
-    fn from(e: ParseError) -> Self {
-        ExpressError::Parse(e)
-    }
-}
-
-/// A block that did not compile, with its position in the response either way.
-enum Failure {
-    /// The text cannot be read.
-    Unreadable(ParseError),
-    /// It reads, but names what the catalogs do not declare.
-    Undeclared(ParseError),
-}
-
-impl From<Failure> for ExpressError {
-    fn from(failure: Failure) -> Self {
-        match failure {
-            Failure::Unreadable(e) => ExpressError::Parse(e),
-            Failure::Undeclared(e) => ExpressError::Invalid(vec![ValidationError::new(
-                "",
-                format!("{} at line {} column {}", e.message(), e.line(), e.column()),
-                None,
-                None,
-            )]),
-        }
-    }
-}
-
-impl Failure {
-    /// The error a [`FormatReader`] reports, which has one type for both.
-    fn into_parse_error(self) -> ParseError {
-        match self {
-            Failure::Unreadable(e) | Failure::Undeclared(e) => e,
         }
     }
 }
@@ -357,7 +302,7 @@ impl Express {
     }
 
     /// [`parse_response`](Self::parse_response) without the schema check, which a
-    /// processor makes itself ([`RequestProcessor::validate`](crate::processor::RequestProcessor::validate)).
+    /// processor makes itself ([`RequestProcessor::validate`](crate::generator::processor::RequestProcessor::validate)).
     fn read_response(&self, response: &str, wrapped: bool) -> Result<Vec<ParsedPart>, Failure> {
         if !wrapped {
             let source = response.trim();

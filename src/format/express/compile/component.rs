@@ -8,11 +8,13 @@
 
 use serde_json::{Map, Value, json};
 
+use super::error::{CompileError, invalid};
+use super::schema::Slot;
 use super::schema::{
     allows_binding, choices, default_message, has_binding, is_checks, option_objects,
     parameter_schema, property_schema, signature, slot_of,
 };
-use super::{Block, CompileError, Cx, Slot, invalid};
+use super::{Block, Cx};
 use crate::format::express::instructions::written;
 use crate::format::express::tree::{Arg, Call, Expr, ExprKind};
 use crate::format::express::{Dialect, Redefined};

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::super::tree::{Expr, ExprKind, Statement};
-use super::CompileError;
+use super::error::CompileError;
 use super::names::per_scope;
 
 /// `statements` with each dotted definition named apart and referred to by its owner.

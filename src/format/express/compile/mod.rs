@@ -20,11 +20,13 @@
 mod called;
 mod component;
 mod dotted;
+mod error;
 mod names;
 mod orphans;
 pub(super) mod schema;
 mod value;
 
+pub(crate) use error::CompileError;
 pub use names::Redefined;
 
 use serde_json::{Map, Value, json};
@@ -32,28 +34,11 @@ use serde_json::{Map, Value, json};
 use super::Dialect;
 use super::tree::{Call, Expr, ExprKind, Statement};
 use crate::a2ui::{Catalog, ProtocolVersion, call_key, path_key};
-use schema::{keyword_args, set_path, string_arg};
+use error::invalid;
+use schema::{Slot, keyword_args, set_path, string_arg};
 
 /// The arguments of `surface(..)`, in order (each may also be given by name).
 pub(super) const SURFACE_ARGS: [&str; 4] = ["surfaceId", "catalogId", "sendDataModel", "update"];
-
-/// Why a block does not compile, at a byte offset of the block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CompileError {
-    /// `true`: the text cannot be read (a parse error); `false`: it reads but names what the
-    /// catalog does not declare (a validation error).
-    pub(crate) syntax: bool,
-    pub(crate) message: String,
-    pub(crate) at: usize,
-}
-
-fn invalid(at: usize, message: impl Into<String>) -> CompileError {
-    CompileError {
-        syntax: false,
-        message: message.into(),
-        at,
-    }
-}
 
 /// What a block is compiled for.
 pub(crate) struct Target<'a> {
@@ -121,14 +106,7 @@ pub(crate) fn compile(
                 current = Some(units.len() - 1);
             }
             Statement::Call(call) if call.name == "deleteSurface" => {
-                let args = keyword_args(call, &["surfaceId"])?;
-                let id = string_arg(call, args[0], "surfaceId")?.ok_or_else(|| {
-                    invalid(
-                        call.at,
-                        "deleteSurface(..) needs the id of the surface to delete",
-                    )
-                })?;
-                units.push(Unit::Delete(id));
+                units.push(Unit::Delete(deleted_surface(call)?));
             }
             Statement::Call(call) => units.push(Unit::Call(call, current)),
             Statement::Assign { name, value } => {
@@ -144,22 +122,19 @@ pub(crate) fn compile(
     if units.is_empty() {
         return Err(invalid(0, "no component is named root"));
     }
-    for at in 0..units.len() {
-        match &units[at] {
-            Unit::Scope(scope) => block.close(scope)?,
-            Unit::Delete(id) => block
-                .messages
-                .push(json!({"version": version, "deleteSurface": {"surfaceId": id}})),
-            Unit::Call(call, scope) => {
-                let scope = scope.and_then(|i| match &units[i] {
-                    Unit::Scope(scope) => Some(scope),
-                    _ => None,
-                });
-                block.standalone(scope, default_catalog, call)?;
-            }
-        }
-    }
+    block.emit(&units, default_catalog)?;
     Ok(block.messages)
+}
+
+/// The id of the surface a `deleteSurface(..)` call deletes.
+fn deleted_surface(call: &Call) -> Result<String, CompileError> {
+    let args = keyword_args(call, &["surfaceId"])?;
+    string_arg(call, args[0], "surfaceId")?.ok_or_else(|| {
+        invalid(
+            call.at,
+            "deleteSurface(..) needs the id of the surface to delete",
+        )
+    })
 }
 
 /// Names in the order first assigned, each with the value assigned last (a later
@@ -232,16 +207,6 @@ struct Block<'t> {
     messages: Vec<Value>,
 }
 
-/// Where a value goes, which decides how it compiles.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Slot {
-    Child,
-    ChildList,
-    Action,
-    Dynamic,
-    Other,
-}
-
 /// What compiling a value needs to know.
 struct Cx<'c, 's> {
     catalog: &'c Catalog,
@@ -280,6 +245,26 @@ impl<'c, 's> Cx<'c, 's> {
 impl<'t> Block<'t> {
     fn dialect(&self) -> Dialect {
         self.target.dialect
+    }
+
+    /// The messages of `units`, in order: each scope's, each deletion, each standalone call.
+    fn emit(&mut self, units: &[Unit<'_, '_>], default: &Catalog) -> Result<(), CompileError> {
+        for unit in units {
+            match unit {
+                Unit::Scope(scope) => self.close(scope)?,
+                Unit::Delete(id) => self
+                    .messages
+                    .push(json!({"version": self.version, "deleteSurface": {"surfaceId": id}})),
+                Unit::Call(call, scope) => {
+                    let scope = scope.and_then(|i| match &units[i] {
+                        Unit::Scope(scope) => Some(scope),
+                        _ => None,
+                    });
+                    self.standalone(scope, default, call)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The scope statements go to, opening the default surface's when there is none.

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CompileError, Slot, invalid};
+use super::error::{CompileError, invalid};
 use crate::a2ui::Catalog;
 use crate::format::express::tree::{Call, Expr, ExprKind};
 
@@ -94,6 +94,16 @@ pub(super) fn parameter_schema<'c>(
             .get(param)
     };
     args(definition).or_else(|| definition.get("allOf")?.as_array()?.iter().find_map(args))
+}
+
+/// Where a value goes, which decides how it compiles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Slot {
+    Child,
+    ChildList,
+    Action,
+    Dynamic,
+    Other,
 }
 
 pub(super) fn slot_of(schema: Option<&Value>) -> Slot {

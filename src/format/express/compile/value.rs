@@ -8,7 +8,9 @@
 use serde_json::{Map, Value, json};
 
 use super::component::explicit_id;
-use super::{Block, CompileError, Cx, Slot, invalid};
+use super::error::{CompileError, invalid};
+use super::schema::Slot;
+use super::{Block, Cx};
 use crate::format::express::Dialect;
 use crate::format::express::tree::{Arg, Call, Expr, ExprKind};
 

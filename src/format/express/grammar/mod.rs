@@ -50,7 +50,7 @@ use super::compile::schema::{property_schema, signature};
 use super::instructions::{allowed_kinds, required_of};
 use super::{CLOSE_TAG, OPEN_TAG};
 use crate::a2ui::{Catalog, ProtocolVersion};
-use crate::gbnf::literal;
+use crate::generator::grammar::literal;
 
 /// The GBNF grammar of an answer: text and Express blocks for `catalogs` under `version`,
 /// with the statements the `allowed` message kinds permit (`None`: all of them).

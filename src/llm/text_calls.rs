@@ -30,13 +30,13 @@ const TOOLS_CLOSE: &str = "</tools>";
 
 /// Holds back the start of one answer's text while it may be a written tool call.
 #[derive(Debug, Default)]
-pub(crate) struct Written {
+pub(crate) struct TextCalls {
     held: String,
     /// The text is known not to be a call: it passes through.
     released: bool,
 }
 
-impl Written {
+impl TextCalls {
     /// `text` is the next piece of the answer; returns what may go out now.
     pub(crate) fn push(&mut self, text: &str) -> Option<String> {
         if self.released {
@@ -179,7 +179,7 @@ mod tests {
     }
 
     fn read(pieces: &[&str]) -> (String, Result<Vec<ToolCall>, String>) {
-        let mut written = Written::default();
+        let mut written = TextCalls::default();
         let mut out = String::new();
         for piece in pieces {
             out.extend(written.push(piece));
@@ -267,7 +267,7 @@ mod tests {
             assert_eq!(out + &rest, pieces.concat(), "{pieces:?}");
         }
         // Text that is plainly not a call is not held back at all.
-        let mut written = Written::default();
+        let mut written = TextCalls::default();
         assert_eq!(written.push("Hello"), Some("Hello".to_owned()));
     }
 }

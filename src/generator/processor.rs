@@ -320,7 +320,7 @@ fn allowed_kind(allowed: Option<&[String]>, message: &Value) -> Result<(), Valid
         .keys()
         .find(|k| *k != "version" && !allowed.iter().any(|a| a == *k))
     {
-        Some(kind) if crate::prompt::message_kinds_any(kind) => {
+        Some(kind) if super::prompt::message_kinds_any(kind) => {
             let surface = map
                 .get(kind)
                 .and_then(|b| b.get("surfaceId"))

@@ -9,14 +9,14 @@
 //! system turn lists the tools as the chat templates do, and a grammar admits nothing but
 //! one call in the template's `<tool_call>` tags, naming an offered tool with arguments
 //! keyed by its parameters. The connector already reads such a written call
-//! ([`written`](super::written)) and runs it.
+//! ([`text_calls`](super::text_calls)) and runs it.
 
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
 use super::tools::Tool;
-use crate::gbnf::literal;
+use crate::generator::grammar::literal;
 
 /// The system turn that tells the model which tools it calls and how the call is written.
 pub(super) fn instructions(tools: &[&Tool]) -> String {
@@ -121,7 +121,7 @@ fn json_literal(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::written::Written;
+    use crate::llm::text_calls::TextCalls;
 
     fn tools() -> Vec<Tool> {
         let tool = |name: &str, parameters: Value| {
@@ -156,7 +156,7 @@ mod tests {
     fn a_call_written_as_the_grammar_says_is_read_as_that_call() {
         let tools = tools();
         let text = "<tool_call>\n{\"name\": \"search_restaurants\", \"arguments\": {\"cuisine\": \"thai\", \"size\": 2}}\n</tool_call>";
-        let mut written = Written::default();
+        let mut written = TextCalls::default();
         assert_eq!(written.push(text), None, "held back");
         let calls = written.finish(&tools, 0).unwrap();
         assert_eq!(calls.len(), 1);

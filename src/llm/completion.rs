@@ -12,11 +12,12 @@ use std::collections::VecDeque;
 use futures::StreamExt;
 use tokio::time::Instant;
 
-use super::send::describe;
+use super::call_deltas::Calls;
+use super::client::Inner;
+use super::error::{LlmError, describe};
 use super::sse::{Decoder, SseError};
-use super::tools::{Calls, ToolCall};
+use super::tools::ToolCall;
 use super::wire::Chunk;
-use super::{Inner, LlmError};
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +52,8 @@ pub(crate) fn pieces(
         loop {
             let next = next_event(&mut body, &mut decoder, &mut ready);
             let data = match wait.on(next).await {
+                Ok(Some(Ok(data))) => data,
+                Ok(None) if finished => break,
                 Err(()) if wait.begun() => {
                     yield Err(LlmError::Idle(idle));
                     return;
@@ -60,23 +63,15 @@ pub(crate) fn pieces(
                     return;
                 }
                 Ok(None) => {
-                    if !finished {
-                        yield Err(LlmError::Interrupted(
-                            "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
-                        ));
-                        return;
-                    }
-                    break;
-                }
-                Ok(Some(Err(error))) => {
-                    let reason = match &error {
-                        EventError::Transport(error) => describe(error),
-                        EventError::Framing(error) => error.to_string(),
-                    };
-                    yield Err(LlmError::Interrupted(inner.scrub(&reason)));
+                    yield Err(LlmError::Interrupted(
+                        "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
+                    ));
                     return;
                 }
-                Ok(Some(Ok(data))) => data,
+                Ok(Some(Err(error))) => {
+                    yield Err(error.into_llm_error(&inner));
+                    return;
+                }
             };
             wait.event();
             let data = data.trim();
@@ -86,20 +81,13 @@ pub(crate) fn pieces(
             if data.is_empty() {
                 continue;
             }
-            let chunk: Chunk = match serde_json::from_str(data) {
+            let chunk = match read_chunk(data, &inner) {
                 Ok(chunk) => chunk,
                 Err(error) => {
-                    yield Err(LlmError::Protocol(format!("an event is not a JSON chunk ({error})")));
+                    yield Err(error);
                     return;
                 }
             };
-            if let Some(error) = chunk.error {
-                yield Err(LlmError::Stream(inner.scrub(&error.describe())));
-                return;
-            }
-            if let Some(usage) = &chunk.usage {
-                tracing::debug!(%usage, "model usage");
-            }
             for choice in chunk.choices.into_iter().take(1) {
                 if let Some(delta) = choice.delta {
                     if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
@@ -117,12 +105,7 @@ pub(crate) fn pieces(
                         }
                     }
                 }
-                if let Some(reason) = choice.finish_reason {
-                    finished = true;
-                    if reason != "stop" && reason != "tool_calls" {
-                        tracing::warn!(%reason, "the model stopped early");
-                    }
-                }
+                finished |= has_finished(choice.finish_reason);
             }
         }
         if !calls.is_empty() {
@@ -206,10 +189,47 @@ impl Wait {
     }
 }
 
+/// One event's data as a chunk of the answer: an error when it is not JSON or is the
+/// server's error, the usage it reports logged.
+fn read_chunk(data: &str, inner: &Inner) -> Result<Chunk, LlmError> {
+    let chunk: Chunk = serde_json::from_str(data)
+        .map_err(|error| LlmError::Protocol(format!("an event is not a JSON chunk ({error})")))?;
+    if let Some(error) = &chunk.error {
+        return Err(LlmError::Stream(inner.scrub(&error.describe())));
+    }
+    if let Some(usage) = &chunk.usage {
+        tracing::debug!(%usage, "model usage");
+    }
+    Ok(chunk)
+}
+
+/// Whether a choice's `finish_reason` says the model finished; one that stopped for another
+/// reason than its answer or its calls being done is logged.
+fn has_finished(reason: Option<String>) -> bool {
+    let Some(reason) = reason else {
+        return false;
+    };
+    if reason != "stop" && reason != "tool_calls" {
+        tracing::warn!(%reason, "the model stopped early");
+    }
+    true
+}
+
 /// Why the next event could not be read.
 enum EventError {
     Transport(reqwest::Error),
     Framing(SseError),
+}
+
+impl EventError {
+    /// The error that ends the answer, with the API key scrubbed from its reason.
+    fn into_llm_error(self, inner: &Inner) -> LlmError {
+        let reason = match &self {
+            EventError::Transport(error) => describe(error),
+            EventError::Framing(error) => error.to_string(),
+        };
+        LlmError::Interrupted(inner.scrub(&reason))
+    }
 }
 
 /// The data of the next event of `body`: one decoded already (`ready`), or one the next

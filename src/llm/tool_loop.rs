@@ -1,0 +1,221 @@
+//! The tool loop: ask the model, run the tools it calls, give it their results, ask again,
+//! until it answers without calling any (or the rounds run out).
+//!
+//! What the client sees, as [`ReplyEvent`]s: the model's text as it streams, in every round;
+//! "The model is reading the prompt…" as a passing status when the first token is slow to
+//! come; "Calling name…" as a passing status while handlers run; then one text part per call
+//! (its status line, the [`ToolRecord`] in its metadata), which is how the next turn's chat
+//! gets the calls and results again. Dropping the stream (a canceled task) drops the HTTP
+//! response and the handlers' futures: the model stops, the handlers stop.
+
+use std::pin::Pin;
+
+use futures::StreamExt;
+use futures::future::join_all;
+use tokio::time::Sleep;
+
+use super::chat::ChatMessage;
+use super::client::OpenAiChat;
+use super::completion::{Piece, pieces};
+use super::error::LlmError;
+use super::text_calls::TextCalls;
+use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
+use crate::a2a::Part;
+use crate::agent::ReplyEvent;
+
+/// The status while the model has written nothing yet.
+pub(crate) const READING: &str = "The model is reading the prompt…";
+
+/// The reply to `messages` at `temperature`, under `grammar` if any, tools and all: the
+/// first round with the tool choice `first`, later ones left to the model.
+pub(crate) fn reply(
+    chat: OpenAiChat,
+    mut messages: Vec<ChatMessage>,
+    temperature: Option<f32>,
+    grammar: Option<String>,
+    first: ToolChoice,
+) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
+    let inner = chat.inner.clone();
+    async_stream::stream! {
+        let mut round = 0;
+        loop {
+            // The request, and the notice if its first token is slow to come.
+            let notice = tokio::time::sleep(inner.options.reading_notice);
+            tokio::pin!(notice);
+            let mut noticed = false;
+            let choice = if round == 0 { first.clone() } else { ToolChoice::Auto };
+            let sent = {
+                let send = chat.send(&messages, &choice, temperature, grammar.as_deref());
+                tokio::pin!(send);
+                match before_notice(&mut send, notice.as_mut(), false).await {
+                    Some(sent) => sent,
+                    None => {
+                        noticed = true;
+                        yield Ok(ReplyEvent::Status(READING.to_owned()));
+                        send.await
+                    }
+                }
+            };
+            let (response, started) = match sent {
+                Ok(sent) => sent,
+                Err(error) => {
+                    yield Err(error);
+                    return;
+                }
+            };
+            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round);
+            tokio::pin!(answer);
+            let mut begun = false;
+            let mut heard = Heard::new(!choice.callable(&inner.options.tools).is_empty());
+            loop {
+                let next = before_notice(answer.next(), notice.as_mut(), begun || noticed).await;
+                let Some(next) = next else {
+                    noticed = true;
+                    yield Ok(ReplyEvent::Status(READING.to_owned()));
+                    continue;
+                };
+                begun = true;
+                match next {
+                    None => break,
+                    Some(Err(error)) => {
+                        yield Err(error);
+                        return;
+                    }
+                    Some(Ok(Piece::Text(text))) => {
+                        if let Some(out) = heard.text(text) {
+                            yield Ok(ReplyEvent::Text(out));
+                        }
+                    }
+                    Some(Ok(Piece::Calling)) => {}
+                    Some(Ok(Piece::Calls(asked))) => heard.calls = asked,
+                }
+            }
+            if let Some(rest) = heard.settle(&inner.options.tools, round) {
+                yield Ok(ReplyEvent::Text(rest));
+            }
+            if heard.calls.is_empty() {
+                return;
+            }
+            if round >= inner.options.max_tool_rounds {
+                yield Err(LlmError::ToolRounds(inner.options.max_tool_rounds));
+                return;
+            }
+            round += 1;
+            yield Ok(ReplyEvent::Status(calling(&heard.calls)));
+            for part in answer_calls(&mut messages, &inner.options.tools, heard.said, heard.calls).await {
+                yield Ok(ReplyEvent::part(part));
+            }
+        }
+    }
+}
+
+/// `next`, or `None` when the `notice` comes first; once `noticed`, only `next` is awaited.
+async fn before_notice<T>(
+    next: impl Future<Output = T>,
+    notice: Pin<&mut Sleep>,
+    noticed: bool,
+) -> Option<T> {
+    if noticed {
+        return Some(next.await);
+    }
+    tokio::select! {
+        biased;
+        next = next => Some(next),
+        () = notice => None,
+    }
+}
+
+/// The status while `calls` run: "Calling name, name…".
+fn calling(calls: &[ToolCall]) -> String {
+    let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+    format!("Calling {}…", names.join(", "))
+}
+
+/// What one round's answer said and asked for, as it streams.
+struct Heard {
+    /// The answer's text.
+    said: String,
+    /// The calls it asked for.
+    calls: Vec<ToolCall>,
+    /// With tools offered, text that may be a call written out is held back here.
+    written: Option<TextCalls>,
+}
+
+impl Heard {
+    /// Nothing heard yet; text is held back as maybe a call when tools are `offered`.
+    fn new(offered: bool) -> Self {
+        Self {
+            said: String::new(),
+            calls: Vec::new(),
+            written: offered.then(TextCalls::default),
+        }
+    }
+
+    /// What of the answer's next `text` the client sees now: all of it, or (while text is
+    /// held back as maybe a call) what is released.
+    fn text(&mut self, text: String) -> Option<String> {
+        self.said.push_str(&text);
+        match self.written.as_mut() {
+            Some(written) => written.push(&text),
+            None => Some(text),
+        }
+    }
+
+    /// What the held-back text comes to once the answer ended: calls written as text
+    /// replace the answer's text and become its calls (when it asked for none the API's
+    /// way); otherwise the held text, if any, goes out.
+    fn settle(&mut self, tools: &[Tool], round: u32) -> Option<String> {
+        match self.written.take()?.finish(tools, round) {
+            Ok(spelled) if self.calls.is_empty() => {
+                tracing::debug!("the model wrote its tool calls as text");
+                self.said.clear();
+                self.calls = spelled;
+                None
+            }
+            Ok(_) => None,
+            Err(rest) => (!rest.is_empty()).then_some(rest),
+        }
+    }
+}
+
+/// Runs `calls` (together) and adds the round to `messages`: the answer's text `said` with
+/// its calls, each call's result, and the guides of the tools that answered. Returns the
+/// part each call shows as to the client.
+async fn answer_calls(
+    messages: &mut Vec<ChatMessage>,
+    tools: &[Tool],
+    said: String,
+    calls: Vec<ToolCall>,
+) -> Vec<Part> {
+    let records = join_all(calls.iter().cloned().map(|call| run(tools, call))).await;
+    messages.push(ChatMessage::assistant_calls(said, calls));
+    let mut parts = Vec::with_capacity(records.len());
+    for record in &records {
+        tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
+        messages.push(ChatMessage::tool(
+            record.call.id.clone(),
+            record.result.clone(),
+        ));
+        parts.push(record.to_part());
+    }
+    if let Some(guides) = guides(tools, &records) {
+        messages.push(ChatMessage::system(guides));
+    }
+    parts
+}
+
+/// The guides of the tools that answered without error, once each, as one system turn.
+fn guides(tools: &[Tool], records: &[ToolRecord]) -> Option<String> {
+    let mut guides: Vec<&str> = Vec::new();
+    for record in records {
+        let guide = tools
+            .iter()
+            .find(|tool| tool.name() == record.call.name)
+            .and_then(Tool::guide_text)
+            .filter(|_| !record.is_error);
+        if let Some(guide) = guide.filter(|guide| !guides.contains(guide)) {
+            guides.push(guide);
+        }
+    }
+    (!guides.is_empty()).then(|| guides.join("\n\n"))
+}
