@@ -11,12 +11,14 @@ pub mod budget;
 pub mod card;
 pub mod jsonrpc;
 mod params;
-mod push;
+mod push_config;
 pub mod v0_3;
 pub mod v1_0;
 
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
-pub use push::{PushAuthentication, PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol};
+pub use push_config::{
+    PushAuthentication, PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol,
+};
 
 use std::fmt;
 use std::sync::Arc;

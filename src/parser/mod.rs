@@ -59,7 +59,7 @@
 mod block;
 mod config;
 mod error;
-mod fenced;
+mod fences;
 mod stream;
 mod tags;
 mod text;

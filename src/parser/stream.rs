@@ -6,7 +6,7 @@ use super::ParsedPart;
 use super::block::{Advance, Block, Cx};
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
-use super::fenced::{Fences, Held, Open};
+use super::fences::{Fences, Held, Open};
 use super::tags::{self, Match};
 use super::text::TextRun;
 
@@ -259,7 +259,7 @@ impl StreamParser {
         } else if let Some(mut held) = self.fences.take_bare() {
             held.push_str(&tail);
             out.text(self.text.end());
-            match super::fenced::read(&held, &self.config) {
+            match super::fences::read(&held, &self.config) {
                 Some(mut messages) => out.messages(&mut messages),
                 // Not A2UI: read again as any answer is, from where it started.
                 None => {

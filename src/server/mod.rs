@@ -52,7 +52,7 @@ mod gate;
 mod limits;
 mod ops;
 mod principal;
-mod push;
+mod push_methods;
 mod rest;
 mod rpc;
 mod serve;

@@ -47,7 +47,7 @@ pub(crate) async fn send(
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
-    let push = super::push::inline(state, &mut send).await?;
+    let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     let started = match state
         .tasks
@@ -93,7 +93,7 @@ pub(crate) async fn stream(
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
-    let push = super::push::inline(state, &mut send).await?;
+    let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
@@ -187,7 +187,7 @@ pub(crate) async fn subscribe(
     ))
 }
 
-/// `PushNotificationNotSupportedError`: push is off (see [`super::push`]).
+/// `PushNotificationNotSupportedError`: push is off (see [`super::push_methods`]).
 pub(crate) fn push_not_supported() -> ApiError {
     RpcError::new(
         ErrorCode::PushNotificationNotSupported,

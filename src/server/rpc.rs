@@ -27,7 +27,7 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
-use super::push;
+use super::push_methods;
 use super::sse::{self, Framing};
 use super::tenancy::{self, PathTenant};
 use super::version::{self, Version};
@@ -290,25 +290,25 @@ async fn dispatch_0_3(
                 .map(Answer::Stream)
         }
         "tasks/pushNotificationConfig/set" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let request = v0_3::decode_push_set_params(params)?;
             let task_id = request.task_id.clone();
-            let config = push::set(state, &owner, request).await?;
+            let config = push_methods::set(state, &owner, request).await?;
             Ok(Answer::value(v0_3::encode_push_config(&task_id, &config)))
         }
         "tasks/pushNotificationConfig/get" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v0_3::decode_push_query_params(params)?;
-            let config = push::get(state, &owner, &query).await?;
+            let config = push_methods::get(state, &owner, &query).await?;
             Ok(Answer::value(v0_3::encode_push_config(
                 &query.task_id,
                 &config,
             )))
         }
         "tasks/pushNotificationConfig/list" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v0_3::decode_push_query_params(params)?;
-            let configs = push::list(state, &owner, &query.task_id).await?;
+            let configs = push_methods::list(state, &owner, &query.task_id).await?;
             let encoded = configs
                 .iter()
                 .map(|config| v0_3::encode_push_config(&query.task_id, config))
@@ -316,12 +316,12 @@ async fn dispatch_0_3(
             Ok(Answer::value(Value::Array(encoded)))
         }
         "tasks/pushNotificationConfig/delete" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v0_3::decode_push_query_params(params)?;
             if query.config_id.is_none() {
                 return Err(v0_3_missing_config_id());
             }
-            push::delete(state, &owner, &query).await?;
+            push_methods::delete(state, &owner, &query).await?;
             Ok(Answer::value(Value::Null))
         }
         "agent/getAuthenticatedExtendedCard" => {
@@ -381,25 +381,25 @@ async fn dispatch_1_0(
                 .map(Answer::Stream)
         }
         "CreateTaskPushNotificationConfig" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let request = v1_0::decode_push_config_params(params_value(raw)?.as_ref(), None)?;
             let task_id = request.task_id.clone();
-            let config = push::set(state, &owner, request).await?;
+            let config = push_methods::set(state, &owner, request).await?;
             Ok(Answer::value(v1_0::encode_push_config(&task_id, &config)))
         }
         "GetTaskPushNotificationConfig" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
-            let config = push::get(state, &owner, &query).await?;
+            let config = push_methods::get(state, &owner, &query).await?;
             Ok(Answer::value(v1_0::encode_push_config(
                 &query.task_id,
                 &config,
             )))
         }
         "ListTaskPushNotificationConfigs" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v1_0::decode_push_list_params(params_value(raw)?.as_ref(), None)?;
-            let (configs, next) = push::page(state, &owner, &query).await?;
+            let (configs, next) = push_methods::page(state, &owner, &query).await?;
             Ok(Answer::value(v1_0::encode_push_list(
                 &query.task_id,
                 &configs,
@@ -407,9 +407,9 @@ async fn dispatch_1_0(
             )))
         }
         "DeleteTaskPushNotificationConfig" => {
-            push::enabled(state)?;
+            push_methods::enabled(state)?;
             let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
-            push::delete(state, &owner, &query).await?;
+            push_methods::delete(state, &owner, &query).await?;
             Ok(Answer::value(Value::Object(serde_json::Map::new())))
         }
         "GetExtendedAgentCard" => {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::StoreError;
 use super::budget::Budget;
 use super::codec::{self, Artifacts, Kept, Messages, state_from_name, state_name, to_json};
-use super::wanted::Wanted;
+use super::projection::Projection;
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::clock::timestamp;
 
@@ -157,12 +157,16 @@ impl Row {
 
     /// The task these columns hold; `engine` names the database in errors.
     pub(super) fn decode(self, engine: &str) -> Result<Task, StoreError> {
-        self.decode_wanted(engine, Wanted::ALL)
+        self.decode_wanted(engine, Projection::ALL)
     }
 
     /// The task these columns hold with only the `wanted` parts decoded: the history
     /// messages and artifacts left out are skipped as text, never built as values.
-    pub(super) fn decode_wanted(self, engine: &str, wanted: Wanted) -> Result<Task, StoreError> {
+    pub(super) fn decode_wanted(
+        self,
+        engine: &str,
+        wanted: Projection,
+    ) -> Result<Task, StoreError> {
         let id = self.id;
         let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
         let state = state_from_name(&self.state)

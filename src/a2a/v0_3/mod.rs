@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 mod encode;
-mod push;
+mod push_config_json;
 
 #[cfg(feature = "server")]
 pub(crate) use encode::event_result;
@@ -19,7 +19,7 @@ pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
     encode_task,
 };
-pub use push::{
+pub use push_config_json::{
     decode_push_config, decode_push_query_params, decode_push_set_params, encode_push_config,
 };
 
@@ -97,7 +97,10 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireErr
                 push_notification_config: config
                     .opt("pushNotificationConfig")
                     .map(|value| {
-                        push::decode_push_config(value, &config.path_of("pushNotificationConfig"))
+                        push_config_json::decode_push_config(
+                            value,
+                            &config.path_of("pushNotificationConfig"),
+                        )
                     })
                     .transpose()?,
             }

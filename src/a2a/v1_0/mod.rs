@@ -21,7 +21,7 @@ mod card;
 mod decode;
 mod encode;
 mod error;
-mod push;
+mod push_config_json;
 
 pub use card::encode_card;
 #[cfg(feature = "server")]
@@ -36,7 +36,7 @@ pub use encode::{
 #[cfg(feature = "server")]
 pub(crate) use encode::{event_result, message_result, page_result, send_result};
 pub use error::{error_details, rest_error_body, rpc_error};
-pub use push::{
+pub use push_config_json::{
     PushListQuery, decode_push_config_params, decode_push_config_query, decode_push_list_params,
     encode_push_config, encode_push_list,
 };

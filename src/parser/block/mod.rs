@@ -26,7 +26,7 @@ use super::tags::{self, Match};
 
 mod data;
 mod emit;
-mod heal;
+mod healing;
 mod message;
 
 use data::DataStream;

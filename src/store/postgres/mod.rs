@@ -39,7 +39,7 @@ mod conn;
 mod lease;
 mod notify;
 mod outbox;
-mod push;
+mod push_configs;
 mod schema;
 mod tls;
 
@@ -438,7 +438,9 @@ impl Inner {
             .await?;
         let mut tasks = rows
             .iter()
-            .map(|row| read_row(row)?.decode_wanted(ENGINE, super::wanted::Wanted::listed(query)))
+            .map(|row| {
+                read_row(row)?.decode_wanted(ENGINE, super::projection::Projection::listed(query))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let more = tasks.len() > page_size;
         tasks.truncate(page_size);

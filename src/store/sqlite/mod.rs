@@ -31,8 +31,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::budget::Budget;
 use super::codec::state_name;
+use super::projection::Projection;
 use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
-use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
@@ -449,7 +449,9 @@ impl TaskStore for SqliteStore {
         max: usize,
     ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
-        self.blocking(move |connection| push::put(connection, &caller, &task_id, &config, max, now))
+        self.blocking(move |connection| {
+            push_configs::put(connection, &caller, &task_id, &config, max, now)
+        })
     }
 
     fn push_configs<'a>(
@@ -458,7 +460,7 @@ impl TaskStore for SqliteStore {
         task_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
-        self.blocking(move |connection| push::list(connection, &caller, &task_id, now))
+        self.blocking(move |connection| push_configs::list(connection, &caller, &task_id, now))
     }
 
     fn delete_push_config<'a>(
@@ -470,7 +472,7 @@ impl TaskStore for SqliteStore {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
         let config_id = config_id.to_owned();
         self.blocking(move |connection| {
-            push::delete(connection, &caller, &task_id, &config_id, now)
+            push_configs::delete(connection, &caller, &task_id, &config_id, now)
         })
     }
 }
@@ -535,7 +537,7 @@ fn list(
         .map_err(sql_error)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql_error)?;
-    let wanted = Wanted::listed(query);
+    let wanted = Projection::listed(query);
     let mut tasks = rows
         .into_iter()
         .map(|row| row.decode_wanted(ENGINE, wanted))
@@ -554,6 +556,6 @@ fn list(
     }))
 }
 
-mod push;
+mod push_configs;
 #[cfg(test)]
 mod tests;

@@ -44,8 +44,8 @@ use tokio_postgres::{AsyncMessage, Client, Notification};
 use super::super::codec::{
     self, ArtifactOut, MessageBack, MessageOut, state_from_name, state_name,
 };
+use super::super::projection::Projection;
 use super::super::row::COLUMNS;
-use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
@@ -292,7 +292,7 @@ impl Inner {
         let mut settled = Vec::new();
         for row in &rows {
             // Only the status is sent: history and artifacts are left undecoded.
-            let task = read_row(row)?.decode_wanted(ENGINE, Wanted::STATUS)?;
+            let task = read_row(row)?.decode_wanted(ENGINE, Projection::STATUS)?;
             gone.remove(&task.id);
             if task.status.state.is_settled() {
                 settled.push(TaskStatusUpdateEvent::of(&task, true));

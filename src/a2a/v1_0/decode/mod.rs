@@ -76,7 +76,7 @@ struct Configuration {
     #[serde(alias = "accepted_output_modes")]
     accepted_output_modes: Option<Vec<String>>,
     #[serde(alias = "task_push_notification_config")]
-    task_push_notification_config: Option<super::push::WireConfig>,
+    task_push_notification_config: Option<super::push_config_json::WireConfig>,
     #[serde(alias = "history_length")]
     history_length: Option<i64>,
     #[serde(alias = "return_immediately")]
@@ -264,7 +264,7 @@ fn send_request(request: SendMessageRequest) -> Result<SendRequest, WireError> {
             push_notification_config: config
                 .task_push_notification_config
                 .map(|config| {
-                    super::push::config_request(
+                    super::push_config_json::config_request(
                         config,
                         "params.configuration.taskPushNotificationConfig",
                     )
