@@ -27,6 +27,16 @@ use crate::store::{InMemoryStore, TaskStore};
 use crate::task::manager::TaskManager;
 use crate::task::{IdGenerator, UuidIds};
 
+impl A2uiServer {
+    /// Starts configuring a server for `agent`, described to clients by `card`: an async
+    /// closure or function from [`Request`](crate::Request) to a reply (see
+    /// [`Agent`](crate::Agent) for the shapes it may return), or a type implementing
+    /// [`Agent`](crate::Agent), such as the `llm` connector's `OpenAiChat`.
+    pub fn builder(card: AgentCard, agent: impl Agent) -> ServerBuilder {
+        ServerBuilder::new(card, Arc::new(agent))
+    }
+}
+
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]
 pub struct ServerBuilder {

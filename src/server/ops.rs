@@ -187,15 +187,6 @@ pub(crate) async fn subscribe(
     ))
 }
 
-/// `PushNotificationNotSupportedError`: push is off (see [`super::push_methods`]).
-pub(crate) fn push_not_supported() -> ApiError {
-    RpcError::new(
-        ErrorCode::PushNotificationNotSupported,
-        "Push notifications are not supported",
-    )
-    .into()
-}
-
 /// The extended card in `shape`, for a caller the auth layer let through. None configured:
 /// 1.0 answers `UnsupportedOperationError`, as spec §3.3.4 asks of an agent whose card does
 /// not declare one; 0.3 has `AuthenticatedExtendedCardNotConfiguredError` for that.
