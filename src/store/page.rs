@@ -179,6 +179,24 @@ pub fn list_page<'a>(
     })
 }
 
+/// The page a SQL store's query read, newest first: it asked for one row past `page_size`,
+/// so a row past it says another page follows, whose token is the last kept task's place.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_page(mut tasks: Vec<Task>, page_size: usize, total_size: i64) -> TaskPage {
+    let more = tasks.len() > page_size;
+    tasks.truncate(page_size);
+    let next_page_token = match (more, tasks.last()) {
+        (true, Some(last)) => PageCursor::of(last).token(),
+        _ => String::new(),
+    };
+    TaskPage {
+        tasks,
+        next_page_token,
+        page_size,
+        total_size: usize::try_from(total_size).unwrap_or(0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

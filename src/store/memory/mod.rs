@@ -221,30 +221,7 @@ impl InMemoryStore {
         self
     }
 
-    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
-    /// by default: the server's own
-    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
-    #[must_use]
-    pub fn max_history(mut self, messages: usize) -> Self {
-        self.budget.max_history = messages.max(1);
-        self
-    }
-
-    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
-    /// the newest, if larger on its own, keeps its ids but not its parts.
-    #[must_use]
-    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.budget.max_history_bytes = bytes;
-        self
-    }
-
-    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
-    /// not fit keeps its ids but its parts read back as a notice saying they were not kept.
-    #[must_use]
-    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
-        self.budget.max_parts_bytes = bytes;
-        self
-    }
+    super::budget::budget_setters!(budget);
 
     /// The clock that measures idleness.
     #[must_use]

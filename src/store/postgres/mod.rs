@@ -57,6 +57,7 @@ use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, Owner, PushConfigPut, PushOutbox, StoreError, TaskStore};
 use crate::a2a::{PushConfig, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
+use crate::store::page::sql_page;
 use crate::store::{PageCursor, normalized_timestamp};
 
 /// How errors name this store.
@@ -436,24 +437,13 @@ impl Inner {
                 &args.refs(),
             ))
             .await?;
-        let mut tasks = rows
+        let tasks = rows
             .iter()
             .map(|row| {
                 read_row(row)?.decode_wanted(ENGINE, super::projection::Projection::listed(query))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let more = tasks.len() > page_size;
-        tasks.truncate(page_size);
-        let next_page_token = match (more, tasks.last()) {
-            (true, Some(last)) => PageCursor::of(last).token(),
-            _ => String::new(),
-        };
-        Ok(Some(TaskPage {
-            tasks,
-            next_page_token,
-            page_size,
-            total_size: usize::try_from(total_size).unwrap_or(0),
-        }))
+        Ok(Some(sql_page(tasks, page_size, total_size)))
     }
 }
 

@@ -37,6 +37,7 @@ use super::{StoreError, TaskStore};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
 use crate::store::PushConfigPut;
+use crate::store::page::sql_page;
 use crate::store::{Owner, PageCursor, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
@@ -538,22 +539,11 @@ fn list(
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql_error)?;
     let wanted = Projection::listed(query);
-    let mut tasks = rows
+    let tasks = rows
         .into_iter()
         .map(|row| row.decode_wanted(ENGINE, wanted))
         .collect::<Result<Vec<_>, _>>()?;
-    let more = tasks.len() > page_size;
-    tasks.truncate(page_size);
-    let next_page_token = match (more, tasks.last()) {
-        (true, Some(last)) => PageCursor::of(last).token(),
-        _ => String::new(),
-    };
-    Ok(Some(TaskPage {
-        tasks,
-        next_page_token,
-        page_size,
-        total_size: usize::try_from(total_size).unwrap_or(0),
-    }))
+    Ok(Some(sql_page(tasks, page_size, total_size)))
 }
 
 mod push_configs;
