@@ -160,7 +160,7 @@ fn respond(
         ),
         Ok(Answer::Stream(response)) => response,
         Err(error) => {
-            let error = error.into_rpc(&method);
+            let error = error.into_rpc(method);
             // A 0.3 stream that fails before it starts still answers as a stream (one error
             // event), which 0.3 clients expect; a 1.0 one answers the JSON-RPC error as plain
             // JSON, which the 1.x SDKs read (and the A2A TCK requires).

@@ -179,6 +179,21 @@ pub fn list_page<'a>(
     })
 }
 
+/// Where a SQL store's page of `query` starts (after the cursor of its token, if any) and
+/// how many tasks it holds; `None` when the token is not one this crate wrote (the listing
+/// then answers no page).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_page_start(query: &TaskListQuery) -> Option<(Option<PageCursor>, usize)> {
+    let cursor = match &query.page_token {
+        Some(token) => Some(PageCursor::parse(token)?),
+        None => None,
+    };
+    Some((
+        cursor,
+        query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE),
+    ))
+}
+
 /// The page a SQL store's query read, newest first: it asked for one row past `page_size`,
 /// so a row past it says another page follows, whose token is the last kept task's place.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

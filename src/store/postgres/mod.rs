@@ -57,8 +57,8 @@ use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, Owner, PushConfigPut, PushOutbox, StoreError, TaskStore};
 use crate::a2a::{PushConfig, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
-use crate::store::page::sql_page;
-use crate::store::{PageCursor, normalized_timestamp};
+use crate::store::normalized_timestamp;
+use crate::store::page::{sql_page, sql_page_start};
 
 /// How errors name this store.
 const ENGINE: &str = "postgres";
@@ -383,14 +383,9 @@ impl Inner {
         owner: &Owner,
         query: &TaskListQuery,
     ) -> Result<Option<TaskPage>, StoreError> {
-        let cursor = match &query.page_token {
-            Some(token) => match PageCursor::parse(token) {
-                Some(cursor) => Some(cursor),
-                None => return Ok(None),
-            },
-            None => None,
+        let Some((cursor, page_size)) = sql_page_start(query) else {
+            return Ok(None);
         };
-        let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
         let mut args = Args::default();
         let mut filters = format!("caller = {}", args.push(owner.key()));
         filters.push_str(&format!(

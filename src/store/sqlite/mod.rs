@@ -37,8 +37,8 @@ use super::{StoreError, TaskStore};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
 use crate::store::PushConfigPut;
-use crate::store::page::sql_page;
-use crate::store::{Owner, PageCursor, normalized_timestamp};
+use crate::store::page::{sql_page, sql_page_start};
+use crate::store::{Owner, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
 const MIGRATIONS: &[&str] = &[
@@ -485,14 +485,9 @@ fn list(
     query: &TaskListQuery,
     now: i64,
 ) -> Result<Option<TaskPage>, StoreError> {
-    let cursor = match &query.page_token {
-        Some(token) => match PageCursor::parse(token) {
-            Some(cursor) => Some(cursor),
-            None => return Ok(None),
-        },
-        None => None,
+    let Some((cursor, page_size)) = sql_page_start(query) else {
+        return Ok(None);
     };
-    let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
     let mut filters =
         String::from("caller = :caller AND (expires_ms IS NULL OR expires_ms > :now)");
     let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![
