@@ -12,7 +12,8 @@ use std::fmt;
 use futures::Stream;
 use futures::stream::{BoxStream, StreamExt};
 
-use super::{AgentError, IntoChunk};
+use super::chunk::IntoChunk;
+use super::error::AgentError;
 use crate::a2a::{Artifact, Part, TaskState};
 
 /// The events of a streamed reply.

@@ -59,7 +59,8 @@
 mod block;
 mod config;
 mod error;
-mod fenced;
+mod fences;
+mod part;
 mod stream;
 mod tags;
 mod text;
@@ -67,16 +68,8 @@ mod text;
 pub use config::{EmitMode, FencedCheck, Limits, ParserConfig, ReadinessCheck};
 pub(crate) use error::Locator;
 pub use error::{ParseError, ParseErrorKind};
+pub use part::ParsedPart;
 pub use stream::StreamParser;
-
-/// One part of a response: conversational text, or A2UI messages from a block.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParsedPart {
-    /// Text outside the blocks, trimmed.
-    Text(String),
-    /// A2UI messages (each a JSON object such as `{"version": .., "updateComponents": ..}`).
-    A2ui(Vec<serde_json::Value>),
-}
 
 /// Parses a whole response with the default configuration.
 ///
@@ -102,16 +95,5 @@ pub fn parse(text: &str) -> Result<Vec<ParsedPart>, ParseError> {
 /// A [`ParseError`] if a block cannot be read, a limit is exceeded, or the response ends
 /// inside a message.
 pub fn parse_with(text: &str, config: ParserConfig) -> Result<Vec<ParsedPart>, ParseError> {
-    let mut parser = StreamParser::new(config);
-    let mut parts = parser.feed(text);
-    if let Some(err) = parser.error() {
-        return Err(err.clone());
-    }
-    for part in parser.finish()? {
-        match (parts.last_mut(), part) {
-            (Some(ParsedPart::Text(before)), ParsedPart::Text(after)) => before.push_str(&after),
-            (_, part) => parts.push(part),
-        }
-    }
-    Ok(parts)
+    stream::parse_whole(text, config)
 }

@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use super::ParsedPart;
 use super::block::{Advance, Block, Cx};
 use super::config::ParserConfig;
 use super::error::{Locator, ParseError};
-use super::fenced::{Fences, Held, Open};
+use super::fences::{ClosedFence, Fences, Held, Open};
+use super::part::ParsedPart;
 use super::tags::{self, Match};
 use super::text::TextRun;
 
@@ -259,7 +259,7 @@ impl StreamParser {
         } else if let Some(mut held) = self.fences.take_bare() {
             held.push_str(&tail);
             out.text(self.text.end());
-            match super::fenced::read(&held, &self.config) {
+            match read_fenced(&held, &self.config) {
                 Some(mut messages) => out.messages(&mut messages),
                 // Not A2UI: read again as any answer is, from where it started.
                 None => {
@@ -271,7 +271,11 @@ impl StreamParser {
                 }
             }
         } else {
-            match self.fences.finish(&tail, &self.config) {
+            match self
+                .fences
+                .finish(&tail)
+                .map(|fence| fence_part(fence, &self.config))
+            {
                 Some(ParsedPart::A2ui(mut messages)) => {
                     out.text(self.text.end());
                     out.messages(&mut messages);
@@ -297,113 +301,201 @@ impl StreamParser {
     fn run(&mut self, input: &str, start: usize, out: &mut Out) -> usize {
         let mut i = start;
         loop {
-            if self.in_block {
-                let mut messages = Vec::new();
-                let step = self.block.advance(
-                    input,
-                    i,
-                    &mut Cx {
-                        config: &self.config,
-                        loc: &self.loc,
-                        out: &mut messages,
-                    },
-                );
-                out.messages(&mut messages);
-                match step {
-                    Advance::Closed(next) => {
-                        self.in_block = false;
-                        out.joinable = false;
-                        self.block_ends.push(out.parts.len());
-                        i = next;
-                    }
-                    Advance::Hold(at) => return at,
-                    Advance::NeedMore => return input.len(),
-                    Advance::Failed(err) => {
-                        self.error = Some(err);
-                        return input.len();
-                    }
-                }
+            let flow = if self.in_block {
+                self.run_block(input, i, out)
             } else if self.fences.holding() {
-                match self.fences.held(input, i, &self.config) {
-                    Held::More(at) => return at,
-                    Held::Text(text, next) => {
-                        self.text.push(&text);
-                        i = next;
-                    }
-                    Held::A2ui(mut messages, next) => {
-                        out.text(self.text.end());
-                        out.messages(&mut messages);
-                        out.joinable = false;
-                        self.block_ends.push(out.parts.len());
-                        i = next;
-                    }
-                }
+                self.run_held(input, i, out)
             } else {
-                let fenced = self.config.fenced.is_some() && !self.tagged;
-                let rest = input.get(i..).unwrap_or_default();
-                // Only the start of the answer is looked at for bare JSON.
-                if fenced && self.fences.at_start() {
-                    let body = rest.trim_start();
-                    let blanks = rest.len() - body.len();
-                    self.push_text(rest.get(..blanks).unwrap_or_default(), true);
-                    i += blanks;
-                    if body.is_empty() {
-                        return input.len();
-                    }
-                    if self.fences.bare(body) {
-                        let mut at = self.loc;
-                        at.advance(input.as_bytes().get(..i).unwrap_or_default());
-                        self.bare_at = Some(at);
-                        out.text(self.text.flush());
-                        continue;
-                    }
-                }
-                let rest = input.get(i..).unwrap_or_default();
-                let stop = if fenced {
-                    rest.find(['<', '`'])
-                } else {
-                    rest.find('<')
-                };
-                let Some(lt) = stop else {
-                    self.push_text(rest, fenced);
-                    return input.len();
-                };
-                self.push_text(rest.get(..lt).unwrap_or_default(), fenced);
-                let at = i + lt;
-                let candidate = rest.get(lt..).unwrap_or_default();
-                if candidate.starts_with('`') {
-                    match self.fences.open(candidate) {
-                        Open::More => return at,
-                        Open::Not => {
-                            self.push_text("`", fenced);
-                            i = at + 1;
-                        }
-                        Open::Text(len) => {
-                            self.push_text(candidate.get(..len).unwrap_or_default(), fenced);
-                            i = at + len;
-                        }
-                        Open::Held(len) => {
-                            out.text(self.text.flush());
-                            i = at + len;
-                        }
-                    }
-                    continue;
-                }
-                match tags::bounded(tags::open_tag, candidate) {
-                    Match::Yes(len) => {
-                        out.text(self.text.end());
-                        self.in_block = true;
-                        self.tagged = true;
-                        self.block.reset();
-                        i = at + len;
-                    }
-                    Match::More => return at,
-                    Match::No => {
-                        self.push_text("<", fenced);
-                        i = at + 1;
-                    }
-                }
+                self.run_text(input, i, out)
+            };
+            match flow {
+                Flow::Next(next) => i = next,
+                Flow::Hold(at) => return at,
             }
         }
     }
+
+    /// Inside a block: reads it on from `i` until it closes, holds, or fails.
+    #[inline]
+    fn run_block(&mut self, input: &str, i: usize, out: &mut Out) -> Flow {
+        let mut messages = Vec::new();
+        let step = self.block.advance(
+            input,
+            i,
+            &mut Cx {
+                config: &self.config,
+                loc: &self.loc,
+                out: &mut messages,
+            },
+        );
+        out.messages(&mut messages);
+        match step {
+            Advance::Closed(next) => {
+                self.in_block = false;
+                out.joinable = false;
+                self.block_ends.push(out.parts.len());
+                Flow::Next(next)
+            }
+            Advance::Hold(at) => Flow::Hold(at),
+            Advance::NeedMore => Flow::Hold(input.len()),
+            Advance::Failed(err) => {
+                self.error = Some(err);
+                Flow::Hold(input.len())
+            }
+        }
+    }
+
+    /// Inside a fence (or bare answer) held back: reads it on from `i` until it closes.
+    #[inline]
+    fn run_held(&mut self, input: &str, i: usize, out: &mut Out) -> Flow {
+        let (part, next) = match self.fences.held(input, i, &self.config) {
+            Held::More(at) => return Flow::Hold(at),
+            Held::Text(text, next) => (ParsedPart::Text(text), next),
+            Held::Closed(fence, next) => (fence_part(fence, &self.config), next),
+        };
+        match part {
+            ParsedPart::Text(text) => self.text.push(&text),
+            ParsedPart::A2ui(mut messages) => {
+                out.text(self.text.end());
+                out.messages(&mut messages);
+                out.joinable = false;
+                self.block_ends.push(out.parts.len());
+            }
+        }
+        Flow::Next(next)
+    }
+
+    /// In the text: reads it on from `i` to the next tag, fence or bare answer.
+    #[inline]
+    fn run_text(&mut self, input: &str, mut i: usize, out: &mut Out) -> Flow {
+        let fenced = self.config.fenced.is_some() && !self.tagged;
+        // Only the start of the answer is looked at for bare JSON.
+        if fenced && self.fences.at_start() {
+            // A bare answer is held from here on: the next step reads it as held.
+            match self.answer_start(input, i, out) {
+                Flow::Next(next) if !self.fences.holding() => i = next,
+                flow => return flow,
+            }
+        }
+        let rest = input.get(i..).unwrap_or_default();
+        let stop = if fenced {
+            rest.find(['<', '`'])
+        } else {
+            rest.find('<')
+        };
+        let Some(lt) = stop else {
+            self.push_text(rest, fenced);
+            return Flow::Hold(input.len());
+        };
+        self.push_text(rest.get(..lt).unwrap_or_default(), fenced);
+        let at = i + lt;
+        let candidate = rest.get(lt..).unwrap_or_default();
+        if candidate.starts_with('`') {
+            return self.fence_open(candidate, at, fenced, out);
+        }
+        match tags::bounded(tags::open_tag, candidate) {
+            Match::Yes(len) => {
+                out.text(self.text.end());
+                self.in_block = true;
+                self.tagged = true;
+                self.block.reset();
+                Flow::Next(at + len)
+            }
+            Match::More => Flow::Hold(at),
+            Match::No => {
+                self.push_text("<", fenced);
+                Flow::Next(at + 1)
+            }
+        }
+    }
+
+    /// At the start of the answer, with fences read: passes its blanks, and holds it whole if
+    /// its first other character starts bare JSON. `Next` says where the text goes on.
+    fn answer_start(&mut self, input: &str, i: usize, out: &mut Out) -> Flow {
+        let rest = input.get(i..).unwrap_or_default();
+        let body = rest.trim_start();
+        let blanks = rest.len() - body.len();
+        self.push_text(rest.get(..blanks).unwrap_or_default(), true);
+        let i = i + blanks;
+        if body.is_empty() {
+            return Flow::Hold(input.len());
+        }
+        if self.fences.bare(body) {
+            let mut at = self.loc;
+            at.advance(input.as_bytes().get(..i).unwrap_or_default());
+            self.bare_at = Some(at);
+            out.text(self.text.flush());
+        }
+        Flow::Next(i)
+    }
+
+    /// At a backtick at input index `at` (`candidate` runs from it): text, a fence line that
+    /// is text, or a fence held back from here.
+    fn fence_open(&mut self, candidate: &str, at: usize, fenced: bool, out: &mut Out) -> Flow {
+        match self.fences.open(candidate) {
+            Open::More => Flow::Hold(at),
+            Open::Not => {
+                self.push_text("`", fenced);
+                Flow::Next(at + 1)
+            }
+            Open::Text(len) => {
+                self.push_text(candidate.get(..len).unwrap_or_default(), fenced);
+                Flow::Next(at + len)
+            }
+            Open::Held(len) => {
+                out.text(self.text.flush());
+                Flow::Next(at + len)
+            }
+        }
+    }
+}
+
+/// Where [`StreamParser::run`] goes after one step.
+enum Flow {
+    /// Read on from this input index.
+    Next(usize),
+    /// Stop: the held tail starts at this index (`input.len()`: none held).
+    Hold(usize),
+}
+
+/// Parses a whole response with `config` (see [`super::parse_with`]).
+pub(super) fn parse_whole(text: &str, config: ParserConfig) -> Result<Vec<ParsedPart>, ParseError> {
+    let mut parser = StreamParser::new(config);
+    let mut parts = parser.feed(text);
+    if let Some(err) = parser.error() {
+        return Err(err.clone());
+    }
+    for part in parser.finish()? {
+        match (parts.last_mut(), part) {
+            (Some(ParsedPart::Text(before)), ParsedPart::Text(after)) => before.push_str(&after),
+            (_, part) => parts.push(part),
+        }
+    }
+    Ok(parts)
+}
+
+/// A closed fence as a part: its messages if its content reads as A2UI, else its text.
+fn fence_part(fence: ClosedFence, config: &ParserConfig) -> ParsedPart {
+    let content = fence.json.and_then(|json| fence.text.get(json));
+    match content.and_then(|content| read_fenced(content, config)) {
+        Some(messages) => ParsedPart::A2ui(messages),
+        None => ParsedPart::Text(fence.text),
+    }
+}
+
+/// The A2UI messages a fence's content (or a bare answer) holds, if it reads as a block's
+/// would and the configured check accepts them.
+fn read_fenced(content: &str, config: &ParserConfig) -> Option<Vec<Value>> {
+    let check = config.fenced.as_ref()?;
+    let inner = ParserConfig::default().wrapped(false).limits(config.limits);
+    let mut messages = Vec::new();
+    for part in parse_whole(content, inner).ok()? {
+        match part {
+            ParsedPart::A2ui(more) => messages.extend(more),
+            ParsedPart::Text(text) if text.trim().is_empty() => {}
+            ParsedPart::Text(_) => return None,
+        }
+    }
+    (!messages.is_empty() && messages.iter().all(Value::is_object) && check.is_a2ui(&messages))
+        .then_some(messages)
 }

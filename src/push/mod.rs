@@ -16,33 +16,40 @@
 //!
 //! What this holds: deliveries are at least once per webhook while this process runs (a
 //! retried update may arrive twice when an acknowledgement is lost). With a store that keeps
-//! an outbox ([`PushOutbox`], PostgreSQL's), each delivery is written down before it is
-//! queued and forgotten once done, and a live instance takes over the deliveries of one that
-//! died (`outbox`): updates are then at least once as long as some instance with push on
-//! runs. With the other stores, updates waiting when the process stops are lost.
+//! an outbox ([`PushOutbox`](crate::store::PushOutbox), PostgreSQL's), each delivery is
+//! written down before it is queued and forgotten once done, and a live instance takes over
+//! the deliveries of one that died (`outbox`): updates are then at least once as long as some
+//! instance with push on runs. With the other stores, updates waiting when the process stops
+//! are lost.
 
+mod adoption;
 pub mod guard;
+mod lane;
 mod outbox;
 mod payload;
+mod queues;
 mod resolver;
 mod settings;
+mod shared;
 mod webhook;
 
 pub use guard::{Forbidden, Policy, Refusal, classify};
 pub use settings::{PushSettings, PushStats};
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use tokio::sync::mpsc;
 
+use self::lane::{Lane, NO, Told, UNKNOWN, Update, YES};
 use self::outbox::Batched;
 use self::payload::Payload;
+use self::queues::{Delivery, IDLE, Queues};
 use self::settings::Counters;
-use self::webhook::{Delivery, IDLE, Queues};
+use self::shared::Shared;
 use crate::a2a::{PushConfig, PushProtocol, StreamEvent, Task};
-use crate::store::{Owner, PushOutbox, TaskStore};
+use crate::store::{Owner, TaskStore};
 
 /// How many updates may wait on one task's lane before the store is read for them.
 const LANE: usize = 1024;
@@ -51,70 +58,6 @@ const LANE: usize = 1024;
 #[derive(Clone)]
 pub(crate) struct Pusher {
     shared: Arc<Shared>,
-}
-
-/// What the workers share.
-pub(crate) struct Shared {
-    store: Arc<dyn TaskStore>,
-    /// Where deliveries are written down until done, if the store keeps them.
-    outbox: Option<Arc<dyn PushOutbox>>,
-    /// The outbox with its writes batched, once started.
-    batched: OnceLock<Batched>,
-    /// Whether a lane may keep the configs it read until they change: every change is
-    /// seen here (one process), or the store says which tasks' configs other instances
-    /// changed. Otherwise each batch of updates reads them again.
-    keep_configs: AtomicBool,
-    client: reqwest::Client,
-    pub(crate) policy: Arc<Policy>,
-    pub(crate) settings: PushSettings,
-    lanes: Mutex<HashMap<(Owner, String), Lane>>,
-    next_lane: AtomicU64,
-    pub(crate) webhooks: Queues,
-    pub(crate) counters: Counters,
-}
-
-impl Shared {
-    fn lanes(&self) -> MutexGuard<'_, HashMap<(Owner, String), Lane>> {
-        self.lanes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-/// A task's lane: its updates in order, and what its worker is told.
-struct Lane {
-    id: u64,
-    sender: mpsc::Sender<Update>,
-    told: Arc<Told>,
-}
-
-/// What a lane's worker is told, and what it tells.
-#[derive(Default)]
-struct Told {
-    /// Whether its webhooks want the task (0.3).
-    wants_task: AtomicU8,
-    /// How many times the task's configs changed: the worker rereads them when this moved.
-    changes: AtomicU64,
-}
-
-impl Told {
-    /// The task's configs changed: reread them, and take the task along until then (a 0.3
-    /// webhook may have joined).
-    fn changed(&self) {
-        self.changes.fetch_add(1, Ordering::AcqRel);
-        self.wants_task.store(UNKNOWN, Ordering::Relaxed);
-    }
-}
-
-/// `wants_task`: not known yet (the task is taken along), no, yes.
-const UNKNOWN: u8 = 0;
-const NO: u8 = 1;
-const YES: u8 = 2;
-
-/// One update of a task, with the task after it when a webhook may want it.
-struct Update {
-    event: Arc<StreamEvent>,
-    task: Option<Task>,
 }
 
 /// Why the push sender could not start.
@@ -183,7 +126,10 @@ impl Pusher {
         if !first {
             return;
         }
-        tokio::spawn(outbox::adopt(Arc::downgrade(&self.shared), outbox.clone()));
+        tokio::spawn(adoption::adopt(
+            Arc::downgrade(&self.shared),
+            outbox.clone(),
+        ));
         if let Some(changes) = outbox.config_changes() {
             tokio::spawn(hear_changes(Arc::downgrade(&self.shared), changes));
             self.shared.keep_configs.store(true, Ordering::Release);
@@ -370,7 +316,7 @@ async fn run_lane(
             pending = batched.hold(task_id, pending).await;
         }
         for delivery in pending {
-            pusher.shared.webhooks.enqueue(
+            webhook::enqueue(
                 &pusher.shared,
                 (owner.key(), task_id.clone(), delivery.config.id.clone()),
                 delivery,

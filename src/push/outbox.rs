@@ -5,22 +5,17 @@
 //! thousands of lanes and webhooks do this at once, and each write is a statement on the
 //! store's one connection: so two tasks of this module, one for writing down and one for
 //! letting go, take what waits and make one statement of it (a lane waits for its ids, a
-//! worker does not wait for its release). [`adopt`] runs once per server and takes over,
+//! worker does not wait for its release). `adoption` runs once per server and takes over,
 //! every [`PushOutbox::adopt_every`], the deliveries instances that stopped left behind,
 //! queueing each webhook's in the order they were held; the final update the store owes
 //! for a task it failed because its instance stopped is encoded here.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
-use axum::body::Bytes;
 use tokio::sync::{mpsc, oneshot};
 
-use super::Shared;
-use super::payload::{self, Payload};
-use super::settings::Counters;
-use super::webhook::Delivery;
-use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
-use crate::store::{Adopted, Held, PendingUpdate, PushOutbox};
+use super::queues::Delivery;
+use crate::store::{Held, PushOutbox};
 
 /// The most deliveries written down, or let go of, in one statement.
 const BATCH: usize = 2048;
@@ -151,63 +146,5 @@ async fn let_go(outbox: Arc<dyn PushOutbox>, mut waiting: mpsc::Receiver<i64>) {
                  after this instance stops");
         }
         batch.clear();
-    }
-}
-
-/// Takes over the deliveries of instances that stopped, until the server is gone: every
-/// [`PushOutbox::adopt_every`], rounds until one finds nothing (a round takes a bounded
-/// number of webhooks).
-pub(super) async fn adopt(shared: Weak<Shared>, outbox: Arc<dyn PushOutbox>) {
-    let mut ticks = tokio::time::interval(outbox.adopt_every());
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        loop {
-            let Some(shared) = shared.upgrade() else {
-                return;
-            };
-            let adopted = match outbox.adopt().await {
-                Ok(adopted) => adopted,
-                Err(error) => {
-                    tracing::warn!(%error,
-                        "cannot look for the push deliveries of stopped instances");
-                    break;
-                }
-            };
-            if adopted.is_empty() {
-                break;
-            }
-            for delivery in adopted {
-                Counters::add(&shared.counters.adopted);
-                let key = (
-                    delivery.owner_key.clone(),
-                    delivery.task_id.clone(),
-                    delivery.config.id.clone(),
-                );
-                shared.webhooks.enqueue(&shared, key, taken(delivery));
-            }
-        }
-    }
-}
-
-/// An adopted delivery as a webhook's worker sends it.
-fn taken(adopted: Adopted) -> Delivery {
-    let payload = match adopted.update {
-        PendingUpdate::Encoded { content_type, body } => Payload {
-            body: Bytes::from(body),
-            content_type: match content_type.as_str() {
-                "application/a2a+json" => "application/a2a+json",
-                _ => "application/json",
-            },
-        },
-        PendingUpdate::Stopped(task) => {
-            let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
-            payload::payload(adopted.config.protocol, &event, Some(&task))
-        }
-    };
-    Delivery {
-        config: Arc::new(adopted.config),
-        payload,
-        held: Some(adopted.id),
     }
 }

@@ -9,91 +9,43 @@
 //! idle webhooks cost nothing. A delivery written down in the store's outbox is let go of
 //! once it is done (acknowledged, given up on, or dropped).
 
-use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use reqwest::StatusCode;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
-use super::Shared;
-use super::payload::Payload;
+use super::queues::{Delivery, IDLE, Queue, WebhookKey};
 use super::settings::Counters;
-use crate::a2a::PushConfig;
+use super::shared::Shared;
 
-/// How long a webhook's worker waits for more updates before it ends.
-pub(crate) const IDLE: Duration = Duration::from_secs(30);
-
-/// A webhook: the owner's task and the config id.
-pub(crate) type WebhookKey = (String, String, String);
-
-/// One update for one webhook.
-pub(crate) struct Delivery {
-    pub(crate) config: Arc<PushConfig>,
-    pub(crate) payload: Payload,
-    /// Its id in the store's outbox, if it was written down there.
-    pub(crate) held: Option<i64>,
-}
-
-/// A webhook's queue, as the sender map holds it.
-pub(crate) struct Queue {
-    sender: mpsc::Sender<Delivery>,
-    /// Set while updates are being dropped (one warning per burst, not per update).
-    overflowing: bool,
-}
-
-/// The queues of every webhook with updates waiting.
-#[derive(Default)]
-pub(crate) struct Queues {
-    map: Mutex<HashMap<WebhookKey, Queue>>,
-}
-
-impl Queues {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<WebhookKey, Queue>> {
-        self.map
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Queues `delivery` for webhook `key`, starting its worker if none runs; never waits.
-    /// Sent under the map's lock, so a worker that ends (also under it) never strands one.
-    pub(crate) fn enqueue(&self, shared: &Arc<Shared>, key: WebhookKey, delivery: Delivery) {
-        let mut map = self.lock();
-        let queue = map.entry(key.clone()).or_insert_with(|| {
-            let (sender, receiver) = mpsc::channel(shared.settings.queue);
-            tokio::spawn(run(shared.clone(), key.clone(), receiver));
-            Queue {
-                sender,
-                overflowing: false,
+/// Queues `delivery` for webhook `key`, starting its worker if none runs; never waits.
+/// Sent under the map's lock, so a worker that ends (also under it) never strands one.
+pub(crate) fn enqueue(shared: &Arc<Shared>, key: WebhookKey, delivery: Delivery) {
+    let mut map = shared.webhooks.lock();
+    let queue = map.entry(key.clone()).or_insert_with(|| {
+        let (sender, receiver) = mpsc::channel(shared.settings.queue);
+        tokio::spawn(run(shared.clone(), key.clone(), receiver));
+        Queue {
+            sender,
+            overflowing: false,
+        }
+    });
+    match queue.sender.try_send(delivery) {
+        Ok(()) => queue.overflowing = false,
+        Err(TrySendError::Full(dropped) | TrySendError::Closed(dropped)) => {
+            Counters::add(&shared.counters.dropped);
+            if let (Some(id), Some(batched)) = (dropped.held, shared.batched.get()) {
+                batched.release_now(id);
             }
-        });
-        match queue.sender.try_send(delivery) {
-            Ok(()) => queue.overflowing = false,
-            Err(TrySendError::Full(dropped) | TrySendError::Closed(dropped)) => {
-                Counters::add(&shared.counters.dropped);
-                if let (Some(id), Some(batched)) = (dropped.held, shared.batched.get()) {
-                    batched.release_now(id);
-                }
-                if !queue.overflowing {
-                    queue.overflowing = true;
-                    tracing::warn!(task_id = %key.1, config_id = %key.2,
-                        queue = shared.settings.queue,
-                        "push notification queue full: dropping updates for this webhook");
-                }
+            if !queue.overflowing {
+                queue.overflowing = true;
+                tracing::warn!(task_id = %key.1, config_id = %key.2,
+                    queue = shared.settings.queue,
+                    "push notification queue full: dropping updates for this webhook");
             }
         }
-    }
-
-    /// Removes `key`'s queue if nothing waits in it: `true` when the worker may end.
-    fn retire(&self, key: &WebhookKey, receiver: &mpsc::Receiver<Delivery>) -> bool {
-        let mut map = self.lock();
-        if !receiver.is_empty() {
-            return false;
-        }
-        map.remove(key);
-        true
     }
 }
 

@@ -27,6 +27,16 @@ use crate::store::{InMemoryStore, TaskStore};
 use crate::task::manager::TaskManager;
 use crate::task::{IdGenerator, UuidIds};
 
+impl A2uiServer {
+    /// Starts configuring a server for `agent`, described to clients by `card`: an async
+    /// closure or function from [`Request`](crate::Request) to a reply (see
+    /// [`Agent`](crate::Agent) for the shapes it may return), or a type implementing
+    /// [`Agent`](crate::Agent), such as the `llm` connector's `OpenAiChat`.
+    pub fn builder(card: AgentCard, agent: impl Agent) -> ServerBuilder {
+        ServerBuilder::new(card, Arc::new(agent))
+    }
+}
+
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]
 pub struct ServerBuilder {
@@ -387,39 +397,27 @@ impl ServerBuilder {
     /// [`BuildError`] when the final state is not one a task can stop in, the default
     /// capabilities are malformed, or an extended card is given without an auth token.
     pub fn build(self) -> Result<A2uiServer, BuildError> {
-        let mut card = self.card;
-        let agent = self.agent;
         if !self.final_state.is_settled() {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
-        let default_capabilities = self
-            .default_capabilities
-            .as_ref()
-            .map(ClientCapabilities::parse)
-            .transpose()
-            .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))?;
-        let other_extensions = card
+        let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
+        let other_extensions = self
+            .card
             .capabilities
             .extensions
             .iter()
             .map(|e| e.uri.clone())
             .collect();
-        card::advertise_a2ui(&mut card, &self.generators);
-        let mut extended_card = self.extended_card;
-        if let Some(extended) = &mut extended_card {
-            if self.auth.is_empty() {
-                return Err(BuildError::ExtendedCardWithoutAuth);
-            }
-            card.supports_authenticated_extended_card = true;
-            extended.supports_authenticated_extended_card = true;
-            auth::declare(extended, &self.auth);
-        }
-        auth::declare(&mut card, &self.auth);
         let tenancy = self.tenants.is_some();
         let tenants = self.tenants.unwrap_or_default();
-        if !card.url.is_empty() {
-            card::list_tenants(&mut card, &tenants);
-        }
+        let (mut card, extended_card) = published_cards(
+            self.card,
+            self.extended_card,
+            &self.generators,
+            &self.auth,
+            &tenants,
+        )?;
+        let agent = self.agent;
         let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
@@ -427,14 +425,7 @@ impl ServerBuilder {
             clock: self.clock.clone(),
         });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
-        let store = self.store.unwrap_or_else(|| {
-            Arc::new(InMemoryStore::new().clock_arc(self.clock.clone())) as Arc<dyn TaskStore>
-        });
-        let push = self
-            .push
-            .map(|settings| crate::push::Pusher::new(store.clone(), settings))
-            .transpose()
-            .map_err(|error| BuildError::Push(error.to_string()))?;
+        let (store, push) = store_and_pusher(self.store, self.push, &self.clock)?;
         card.capabilities.push_notifications = push.is_some();
         let tasks = TaskManager::new(
             store,
@@ -480,4 +471,56 @@ impl ServerBuilder {
             web_page: self.web_page,
         })
     }
+}
+
+/// The card and the extended card as served: the A2UI extensions of `generators` advertised,
+/// the `auth` methods declared, an interface listed per tenant.
+fn published_cards(
+    mut card: AgentCard,
+    mut extended_card: Option<AgentCard>,
+    generators: &[Generator],
+    auth: &[auth::AuthMethod],
+    tenants: &[String],
+) -> Result<(AgentCard, Option<AgentCard>), BuildError> {
+    card::advertise_a2ui(&mut card, generators);
+    if let Some(extended) = &mut extended_card {
+        if auth.is_empty() {
+            return Err(BuildError::ExtendedCardWithoutAuth);
+        }
+        card.supports_authenticated_extended_card = true;
+        extended.supports_authenticated_extended_card = true;
+        auth::declare(extended, auth);
+    }
+    auth::declare(&mut card, auth);
+    if !card.url.is_empty() {
+        card::list_tenants(&mut card, tenants);
+    }
+    Ok((card, extended_card))
+}
+
+/// The store the tasks are kept in (in memory unless one was given) and, with push on, the
+/// sender of its tasks' push notifications.
+fn store_and_pusher(
+    store: Option<Arc<dyn TaskStore>>,
+    push: Option<crate::push::PushSettings>,
+    clock: &Arc<dyn Clock>,
+) -> Result<(Arc<dyn TaskStore>, Option<crate::push::Pusher>), BuildError> {
+    let store = store.unwrap_or_else(|| {
+        Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
+    });
+    let push = push
+        .map(|settings| crate::push::Pusher::new(store.clone(), settings))
+        .transpose()
+        .map_err(|error| BuildError::Push(error.to_string()))?;
+    Ok((store, push))
+}
+
+/// The capabilities a request that declares none is read with, if given.
+fn parsed_capabilities(
+    default: Option<&serde_json::Value>,
+) -> Result<Option<ClientCapabilities>, BuildError> {
+    default
+        .map(ClientCapabilities::parse)
+        .transpose()
+        .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
 }

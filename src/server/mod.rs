@@ -52,11 +52,12 @@ mod gate;
 mod limits;
 mod ops;
 mod principal;
-mod push;
+mod push_methods;
 mod rest;
 mod rpc;
 mod serve;
 mod sse;
+mod state;
 mod subscribers;
 mod tenancy;
 mod throttle;
@@ -65,7 +66,6 @@ mod web;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -80,38 +80,10 @@ pub use builder::ServerBuilder;
 pub use error::BuildError;
 pub use limits::Limits;
 pub use serve::{DEFAULT_BACKLOG, Serve, bind};
+pub(crate) use state::ServerState;
 
-use crate::a2a::budget::DecodeBudget;
 use crate::a2a::card::AgentCard;
-use crate::agent::Agent;
-use crate::request::adapter::A2uiAdapter;
-use crate::task::manager::TaskManager;
-use admission::Admission;
 use gate::{BodyBudget, HostPolicy};
-
-/// State shared by every handler.
-pub(crate) struct ServerState {
-    pub(crate) card: AgentCard,
-    /// When the card was made: its `Last-Modified`.
-    pub(crate) card_modified: std::time::SystemTime,
-    /// The card authenticated callers get from `GetExtendedAgentCard`, if configured.
-    pub(crate) extended_card: Option<AgentCard>,
-    pub(crate) tasks: Arc<TaskManager>,
-    pub(crate) a2ui: A2uiAdapter,
-    pub(crate) keep_alive: Duration,
-    pub(crate) cancel_on_disconnect: bool,
-    pub(crate) admission: Arc<Admission>,
-    /// How many stream subscriptions each caller holds, against its cap.
-    pub(crate) subscribers: Arc<subscribers::CallerSubscribers>,
-    /// Whether requests may name a tenant (`/{tenant}/` paths, `tenant` members).
-    pub(crate) tenancy: bool,
-    /// The tenants the card lists interfaces for.
-    pub(crate) tenants: Vec<String>,
-    /// What a request body may hold, checked before it is decoded.
-    pub(crate) budget: DecodeBudget,
-    /// The push notification sender; `None`: push is off.
-    pub(crate) push: Option<crate::push::Pusher>,
-}
 
 /// An A2A server for one agent. Cheap to clone.
 ///
@@ -157,14 +129,6 @@ impl fmt::Debug for A2uiServer {
 }
 
 impl A2uiServer {
-    /// Starts configuring a server for `agent`, described to clients by `card`: an async
-    /// closure or function from [`Request`](crate::Request) to a reply (see
-    /// [`Agent`](crate::Agent) for the shapes it may return), or a type implementing
-    /// [`Agent`](crate::Agent), such as the `llm` connector's `OpenAiChat`.
-    pub fn builder(card: AgentCard, agent: impl Agent) -> ServerBuilder {
-        ServerBuilder::new(card, Arc::new(agent))
-    }
-
     /// The router serving the agent. Mount it at `/`, or set the card's `url` to where you
     /// mount it.
     ///

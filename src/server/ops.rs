@@ -47,7 +47,7 @@ pub(crate) async fn send(
     let blocking = send.configuration.blocking;
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
-    let push = super::push::inline(state, &mut send).await?;
+    let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     let started = match state
         .tasks
@@ -93,7 +93,7 @@ pub(crate) async fn stream(
 ) -> Result<Response, ApiError> {
     let history_length = send.configuration.history_length;
     let owner = principal.owner();
-    let push = super::push::inline(state, &mut send).await?;
+    let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
@@ -185,15 +185,6 @@ pub(crate) async fn subscribe(
         async { Ok(opened) },
         state.keep_alive,
     ))
-}
-
-/// `PushNotificationNotSupportedError`: push is off (see [`super::push`]).
-pub(crate) fn push_not_supported() -> ApiError {
-    RpcError::new(
-        ErrorCode::PushNotificationNotSupported,
-        "Push notifications are not supported",
-    )
-    .into()
 }
 
 /// The extended card in `shape`, for a caller the auth layer let through. None configured:

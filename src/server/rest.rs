@@ -6,7 +6,7 @@
 //!   spec's prose and the Python SDK POST);
 //! - `POST|GET /tasks/{id}/pushNotificationConfigs`, `GET|DELETE
 //!   /tasks/{id}/pushNotificationConfigs/{configId}` (push notification configs, see
-//!   [`super::push`]); `GET /extendedAgentCard` the extended card, if one is configured.
+//!   [`super::push_methods`]); `GET /extendedAgentCard` the extended card, if one is configured.
 //!
 //! Errors are `google.rpc.Status` bodies with the status code of spec §5.4 and a
 //! `google.rpc.ErrorInfo` detail. Only 1.0 is served here: `A2A-Version` (header or query
@@ -34,7 +34,7 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
-use super::push;
+use super::push_methods;
 use super::sse::Framing;
 use super::version::{self, Version};
 use crate::a2a::budget;
@@ -297,7 +297,7 @@ pub(crate) async fn push_configs(
     let owner = principal.owner();
     let result = async {
         check_version(&headers, query.as_deref())?;
-        push::enabled(&state)?;
+        push_methods::enabled(&state)?;
         let query_for = |config_id: String| PushConfigQuery {
             task_id: id.clone(),
             config_id: Some(config_id),
@@ -306,7 +306,7 @@ pub(crate) async fn push_configs(
             (Method::POST, None) => {
                 let body = parse_body(&state, &body)?;
                 let request = v1_0::decode_push_config_params(Some(&body), Some(&id))?;
-                let config = push::set(&state, &owner, request).await?;
+                let config = push_methods::set(&state, &owner, request).await?;
                 Ok(json(
                     StatusCode::OK,
                     &v1_0::encode_push_config(&id, &config),
@@ -315,21 +315,21 @@ pub(crate) async fn push_configs(
             (Method::GET, None) => {
                 let params = query_params(query.as_deref())?;
                 let list = v1_0::decode_push_list_params(Some(&params), Some(&id))?;
-                let (configs, next) = push::page(&state, &owner, &list).await?;
+                let (configs, next) = push_methods::page(&state, &owner, &list).await?;
                 Ok(json(
                     StatusCode::OK,
                     &v1_0::encode_push_list(&id, &configs, &next),
                 ))
             }
             (Method::GET, Some(config_id)) => {
-                let config = push::get(&state, &owner, &query_for(config_id)).await?;
+                let config = push_methods::get(&state, &owner, &query_for(config_id)).await?;
                 Ok(json(
                     StatusCode::OK,
                     &v1_0::encode_push_config(&id, &config),
                 ))
             }
             (Method::DELETE, Some(config_id)) => {
-                push::delete(&state, &owner, &query_for(config_id)).await?;
+                push_methods::delete(&state, &owner, &query_for(config_id)).await?;
                 Ok(json(StatusCode::OK, &Value::Object(Map::new())))
             }
             (method, _) => Err(RpcError::new(

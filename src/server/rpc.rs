@@ -27,7 +27,7 @@ use super::ServerState;
 use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, with_extensions_header};
-use super::push;
+use super::push_methods;
 use super::sse::{self, Framing};
 use super::tenancy::{self, PathTenant};
 use super::version::{self, Version};
@@ -35,6 +35,7 @@ use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{SendRequest, v0_3, v1_0};
 use crate::request::Principal;
+use crate::store::Owner;
 
 /// A JSON-RPC response: HTTP 200 and the envelope. The one place an outcome becomes HTTP.
 pub(crate) struct RpcResponse {
@@ -129,6 +130,18 @@ pub(crate) async fn handle(
             dispatch_1_0(&state, &principal, &headers, &id, &method, params).await
         }
     };
+    respond(outcome, id, version, &method, streaming, &state)
+}
+
+/// The response to a request of `method` whose id and version are `id` and `version`.
+fn respond(
+    outcome: Result<Answer, ApiError>,
+    id: Id,
+    version: Version,
+    method: &str,
+    streaming: bool,
+    state: &ServerState,
+) -> Response {
     match outcome {
         Ok(Answer::Json(result)) => RpcResponse {
             id,
@@ -147,7 +160,7 @@ pub(crate) async fn handle(
         ),
         Ok(Answer::Stream(response)) => response,
         Err(error) => {
-            let error = error.into_rpc(&method);
+            let error = error.into_rpc(method);
             // A 0.3 stream that fails before it starts still answers as a stream (one error
             // event), which 0.3 clients expect; a 1.0 one answers the JSON-RPC error as plain
             // JSON, which the 1.x SDKs read (and the A2A TCK requires).
@@ -289,41 +302,10 @@ async fn dispatch_0_3(
                 .await
                 .map(Answer::Stream)
         }
-        "tasks/pushNotificationConfig/set" => {
-            push::enabled(state)?;
-            let request = v0_3::decode_push_set_params(params)?;
-            let task_id = request.task_id.clone();
-            let config = push::set(state, &owner, request).await?;
-            Ok(Answer::value(v0_3::encode_push_config(&task_id, &config)))
-        }
-        "tasks/pushNotificationConfig/get" => {
-            push::enabled(state)?;
-            let query = v0_3::decode_push_query_params(params)?;
-            let config = push::get(state, &owner, &query).await?;
-            Ok(Answer::value(v0_3::encode_push_config(
-                &query.task_id,
-                &config,
-            )))
-        }
-        "tasks/pushNotificationConfig/list" => {
-            push::enabled(state)?;
-            let query = v0_3::decode_push_query_params(params)?;
-            let configs = push::list(state, &owner, &query.task_id).await?;
-            let encoded = configs
-                .iter()
-                .map(|config| v0_3::encode_push_config(&query.task_id, config))
-                .collect();
-            Ok(Answer::value(Value::Array(encoded)))
-        }
-        "tasks/pushNotificationConfig/delete" => {
-            push::enabled(state)?;
-            let query = v0_3::decode_push_query_params(params)?;
-            if query.config_id.is_none() {
-                return Err(v0_3_missing_config_id());
-            }
-            push::delete(state, &owner, &query).await?;
-            Ok(Answer::value(Value::Null))
-        }
+        "tasks/pushNotificationConfig/set"
+        | "tasks/pushNotificationConfig/get"
+        | "tasks/pushNotificationConfig/list"
+        | "tasks/pushNotificationConfig/delete" => push_0_3(state, &owner, method, params).await,
         "agent/getAuthenticatedExtendedCard" => {
             ops::extended_card(state, headers, Version::V0_3).map(Answer::value)
         }
@@ -380,26 +362,89 @@ async fn dispatch_1_0(
                 .await
                 .map(Answer::Stream)
         }
-        "CreateTaskPushNotificationConfig" => {
-            push::enabled(state)?;
-            let request = v1_0::decode_push_config_params(params_value(raw)?.as_ref(), None)?;
+        "CreateTaskPushNotificationConfig"
+        | "GetTaskPushNotificationConfig"
+        | "ListTaskPushNotificationConfigs"
+        | "DeleteTaskPushNotificationConfig" => {
+            push_1_0(state, &owner, method, params_value(raw)?.as_ref()).await
+        }
+        "GetExtendedAgentCard" => {
+            ops::extended_card(state, headers, Version::V1_0).map(Answer::value)
+        }
+        _ => Err(method_not_found(method)),
+    }
+}
+
+/// The 0.3 push notification config methods (push must be on).
+async fn push_0_3(
+    state: &ServerState,
+    owner: &Owner,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<Answer, ApiError> {
+    push_methods::enabled(state)?;
+    match method {
+        "tasks/pushNotificationConfig/set" => {
+            let request = v0_3::decode_push_set_params(params)?;
             let task_id = request.task_id.clone();
-            let config = push::set(state, &owner, request).await?;
+            let config = push_methods::set(state, owner, request).await?;
+            Ok(Answer::value(v0_3::encode_push_config(&task_id, &config)))
+        }
+        "tasks/pushNotificationConfig/get" => {
+            let query = v0_3::decode_push_query_params(params)?;
+            let config = push_methods::get(state, owner, &query).await?;
+            Ok(Answer::value(v0_3::encode_push_config(
+                &query.task_id,
+                &config,
+            )))
+        }
+        "tasks/pushNotificationConfig/list" => {
+            let query = v0_3::decode_push_query_params(params)?;
+            let configs = push_methods::list(state, owner, &query.task_id).await?;
+            let encoded = configs
+                .iter()
+                .map(|config| v0_3::encode_push_config(&query.task_id, config))
+                .collect();
+            Ok(Answer::value(Value::Array(encoded)))
+        }
+        "tasks/pushNotificationConfig/delete" => {
+            let query = v0_3::decode_push_query_params(params)?;
+            if query.config_id.is_none() {
+                return Err(v0_3_missing_config_id());
+            }
+            push_methods::delete(state, owner, &query).await?;
+            Ok(Answer::value(Value::Null))
+        }
+        _ => Err(method_not_found(method)),
+    }
+}
+
+/// The 1.0 push notification config methods (push must be on).
+async fn push_1_0(
+    state: &ServerState,
+    owner: &Owner,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<Answer, ApiError> {
+    push_methods::enabled(state)?;
+    match method {
+        "CreateTaskPushNotificationConfig" => {
+            let request = v1_0::decode_push_config_params(params, None)?;
+            let task_id = request.task_id.clone();
+            let config = push_methods::set(state, owner, request).await?;
             Ok(Answer::value(v1_0::encode_push_config(&task_id, &config)))
         }
         "GetTaskPushNotificationConfig" => {
-            push::enabled(state)?;
-            let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
-            let config = push::get(state, &owner, &query).await?;
+            let query = v1_0::decode_push_config_query(params)?;
+            let config = push_methods::get(state, owner, &query).await?;
             Ok(Answer::value(v1_0::encode_push_config(
                 &query.task_id,
                 &config,
             )))
         }
         "ListTaskPushNotificationConfigs" => {
-            push::enabled(state)?;
-            let query = v1_0::decode_push_list_params(params_value(raw)?.as_ref(), None)?;
-            let (configs, next) = push::page(state, &owner, &query).await?;
+            let query = v1_0::decode_push_list_params(params, None)?;
+            let (configs, next) = push_methods::page(state, owner, &query).await?;
             Ok(Answer::value(v1_0::encode_push_list(
                 &query.task_id,
                 &configs,
@@ -407,13 +452,9 @@ async fn dispatch_1_0(
             )))
         }
         "DeleteTaskPushNotificationConfig" => {
-            push::enabled(state)?;
-            let query = v1_0::decode_push_config_query(params_value(raw)?.as_ref())?;
-            push::delete(state, &owner, &query).await?;
+            let query = v1_0::decode_push_config_query(params)?;
+            push_methods::delete(state, owner, &query).await?;
             Ok(Answer::value(Value::Object(serde_json::Map::new())))
-        }
-        "GetExtendedAgentCard" => {
-            ops::extended_card(state, headers, Version::V1_0).map(Answer::value)
         }
         _ => Err(method_not_found(method)),
     }

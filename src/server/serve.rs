@@ -153,19 +153,7 @@ async fn run(
     let limits = server.limits.clone();
     let loopback = listener.local_addr()?.ip().is_loopback();
     let router = server.app(loopback);
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        // hyper panics below its floor, so a smaller limit counts as the floor.
-        .max_buf_size(
-            limits
-                .max_request_head_bytes
-                .max(Limits::DEFAULT_MAX_REQUEST_HEAD_BYTES),
-        );
-    builder.http2().timer(TokioTimer::new());
-    let builder = Arc::new(builder);
+    let builder = Arc::new(http_builder(&limits));
     let slots = Arc::new(Slots::new(limits.max_connections));
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
@@ -202,6 +190,36 @@ async fn run(
         ));
     }
     drop(listener);
+    drain(&server, connections, &limits, &stop).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The HTTP/1 and HTTP/2 connection settings the limits ask for.
+fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        // hyper panics below its floor, so a smaller limit counts as the floor.
+        .max_buf_size(
+            limits
+                .max_request_head_bytes
+                .max(Limits::DEFAULT_MAX_REQUEST_HEAD_BYTES),
+        );
+    builder.http2().timer(TokioTimer::new());
+    builder
+}
+
+/// Shuts down after the listener closed: tells the connections to finish, waits for them
+/// and the running tasks until the drain deadline, then ends the tasks and the connections.
+async fn drain(
+    server: &A2uiServer,
+    mut connections: JoinSet<()>,
+    limits: &Limits,
+    stop: &watch::Sender<bool>,
+) {
     let tasks = &server.state.tasks;
     tracing::info!(
         connections = connections.len(),
@@ -229,8 +247,6 @@ async fn run(
     })
     .await;
     connections.shutdown().await;
-    tracing::info!("stopped");
-    Ok(())
 }
 
 /// Logs an accept error; pauses when it is about resources (out of file descriptors), so the

@@ -134,6 +134,40 @@ pub(crate) fn trim_history(history: &mut Vec<Message>, max: usize, max_bytes: us
     history.drain(..excess);
 }
 
+/// The setters of a [`Budget`] every store's builder offers, written once:
+/// `$($budget).+` is the path of the builder's `Budget` below `self` (`budget`,
+/// `limits.budget`).
+macro_rules! budget_setters {
+    ($($budget:ident).+) => {
+        /// The most history messages a task keeps (at least 1); the oldest go first.
+        /// Unbounded by default: the server's own
+        /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
+        #[must_use]
+        pub fn max_history(mut self, messages: usize) -> Self {
+            self.$($budget).+.max_history = messages.max(1);
+            self
+        }
+
+        /// The most bytes of history (as JSON) a task keeps; the oldest messages go first,
+        /// and the newest, if larger on its own, keeps its ids but not its parts.
+        #[must_use]
+        pub fn max_history_bytes(mut self, bytes: usize) -> Self {
+            self.$($budget).+.max_history_bytes = bytes;
+            self
+        }
+
+        /// The most bytes of status message and artifacts (as JSON) a task keeps; one that
+        /// does not fit keeps its ids but its parts read back as a notice saying they were
+        /// not kept.
+        #[must_use]
+        pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
+            self.$($budget).+.max_parts_bytes = bytes;
+            self
+        }
+    };
+}
+pub(crate) use budget_setters;
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

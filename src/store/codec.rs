@@ -35,7 +35,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::StoreError;
-use super::wanted::Wanted;
+use super::projection::Projection;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::a2a::TaskState;
 use crate::a2a::{Artifact, FileBody, FileContent, Message, Metadata, Part, Role, Task};
@@ -399,7 +399,7 @@ impl Kept<'_> {
     pub(crate) fn decode_into(
         &self,
         task: &mut Task,
-        wanted: Wanted,
+        wanted: Projection,
         corrupt: &dyn Fn(&dyn std::fmt::Display) -> StoreError,
     ) -> Result<(), StoreError> {
         let message = |text: &str| read_message(text).map_err(|e| corrupt(&e));

@@ -6,7 +6,7 @@
 //! not updated for `idle_timeout`, oldest first. Tasks the agent is working on are never
 //! evicted; when every slot holds one, new tasks are refused. Every store bounds what one
 //! task keeps by messages and by bytes (`budget`), and the in-memory store also bounds the
-//! bytes of all its tasks, keeping each as compact JSON (`packed`).
+//! bytes of all its tasks, keeping each as compact JSON (`task_json`).
 
 #[cfg(test)]
 mod arbitrary;
@@ -17,16 +17,16 @@ mod error;
 mod memory;
 mod outbox;
 mod owner;
-mod packed;
 mod page;
 #[cfg(feature = "postgres")]
 mod postgres;
-mod push;
+mod projection;
+mod push_store;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod row;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-mod wanted;
+mod task_json;
 
 pub use cluster::{Cluster, Watched};
 pub use error::StoreError;
@@ -38,7 +38,7 @@ pub(crate) use page::normalized_timestamp;
 pub use page::{PageCursor, list_page};
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresBuilder, PostgresStore};
-pub use push::PushConfigPut;
+pub use push_store::PushConfigPut;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use row::STOPPED_MESSAGE;
 #[cfg(feature = "sqlite")]

@@ -179,6 +179,39 @@ pub fn list_page<'a>(
     })
 }
 
+/// Where a SQL store's page of `query` starts (after the cursor of its token, if any) and
+/// how many tasks it holds; `None` when the token is not one this crate wrote (the listing
+/// then answers no page).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_page_start(query: &TaskListQuery) -> Option<(Option<PageCursor>, usize)> {
+    let cursor = match &query.page_token {
+        Some(token) => Some(PageCursor::parse(token)?),
+        None => None,
+    };
+    Some((
+        cursor,
+        query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE),
+    ))
+}
+
+/// The page a SQL store's query read, newest first: it asked for one row past `page_size`,
+/// so a row past it says another page follows, whose token is the last kept task's place.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_page(mut tasks: Vec<Task>, page_size: usize, total_size: i64) -> TaskPage {
+    let more = tasks.len() > page_size;
+    tasks.truncate(page_size);
+    let next_page_token = match (more, tasks.last()) {
+        (true, Some(last)) => PageCursor::of(last).token(),
+        _ => String::new(),
+    };
+    TaskPage {
+        tasks,
+        next_page_token,
+        page_size,
+        total_size: usize::try_from(total_size).unwrap_or(0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -12,38 +12,16 @@ use serde_json::Value;
 use super::StoreError;
 use super::budget::Budget;
 use super::codec::{self, Artifacts, Kept, Messages, state_from_name, state_name, to_json};
-use super::wanted::Wanted;
+use super::projection::Projection;
 use crate::a2a::{Message, Part, Task, TaskState, TaskStatus};
 use crate::clock::timestamp;
 
 /// The setters of [`Limits`] both SQL stores' builders offer, written once: `$limits` names
-/// the builder's `Limits` field.
+/// the builder's `Limits` field. Its budget's setters are every store's
+/// ([`budget_setters`](super::budget::budget_setters)).
 macro_rules! limit_setters {
     ($limits:ident) => {
-        /// The most history messages a task keeps (at least 1); the oldest go first.
-        /// Unbounded by default: a server bounds the count with its own `max_history`.
-        #[must_use]
-        pub fn max_history(mut self, messages: usize) -> Self {
-            self.$limits.budget.max_history = messages.max(1);
-            self
-        }
-
-        /// The most bytes of history (as JSON) a task keeps; the oldest messages go first,
-        /// and the newest, if larger on its own, keeps its ids but not its parts.
-        #[must_use]
-        pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-            self.$limits.budget.max_history_bytes = bytes;
-            self
-        }
-
-        /// The most bytes of status message and artifacts (as JSON) a task keeps; one that
-        /// does not fit keeps its ids but its parts read back as a notice saying they were
-        /// not kept (the same rule as [`InMemoryStore`](crate::store::InMemoryStore)'s).
-        #[must_use]
-        pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
-            self.$limits.budget.max_parts_bytes = bytes;
-            self
-        }
+        $crate::store::budget::budget_setters!($limits.budget);
 
         /// How long a terminal task is kept after its last update.
         #[must_use]
@@ -157,12 +135,16 @@ impl Row {
 
     /// The task these columns hold; `engine` names the database in errors.
     pub(super) fn decode(self, engine: &str) -> Result<Task, StoreError> {
-        self.decode_wanted(engine, Wanted::ALL)
+        self.decode_wanted(engine, Projection::ALL)
     }
 
     /// The task these columns hold with only the `wanted` parts decoded: the history
     /// messages and artifacts left out are skipped as text, never built as values.
-    pub(super) fn decode_wanted(self, engine: &str, wanted: Wanted) -> Result<Task, StoreError> {
+    pub(super) fn decode_wanted(
+        self,
+        engine: &str,
+        wanted: Projection,
+    ) -> Result<Task, StoreError> {
         let id = self.id;
         let corrupt = |what: &dyn std::fmt::Display| corrupt(engine, &id, what);
         let state = state_from_name(&self.state)

@@ -8,10 +8,11 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 mod encode;
-mod push;
+mod object_reader;
+mod push_config_json;
 
 #[cfg(feature = "server")]
 pub(crate) use encode::event_result;
@@ -19,53 +20,15 @@ pub use encode::{
     encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
     encode_task,
 };
-pub use push::{
+pub use push_config_json::{
     decode_push_config, decode_push_query_params, decode_push_set_params, encode_push_config,
 };
 
-use super::jsonrpc::{ErrorCode, RpcError};
 use super::{
     FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskQuery,
 };
-
-/// A request member that is missing or has the wrong type, with its path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {}", .problem.describe())]
-pub struct WireError {
-    path: String,
-    problem: Problem,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Problem {
-    Missing,
-    Expected(&'static str),
-    UnknownKind(String),
-}
-
-impl Problem {
-    /// What is wrong, after the member's path.
-    fn describe(&self) -> String {
-        match self {
-            Problem::Missing => "missing".to_owned(),
-            Problem::Expected(what) => format!("expected {what}"),
-            Problem::UnknownKind(kind) => format!("unknown kind {kind:?}"),
-        }
-    }
-}
-
-impl WireError {
-    /// The path of the offending member, e.g. `params.message.messageId`.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-}
-
-impl From<WireError> for RpcError {
-    fn from(error: WireError) -> Self {
-        RpcError::new(ErrorCode::InvalidParams, error.to_string())
-    }
-}
+pub use object_reader::WireError;
+use object_reader::{Obj, Problem};
 
 /// Decodes `message/send` / `message/stream` params.
 ///
@@ -97,7 +60,10 @@ pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireErr
                 push_notification_config: config
                     .opt("pushNotificationConfig")
                     .map(|value| {
-                        push::decode_push_config(value, &config.path_of("pushNotificationConfig"))
+                        push_config_json::decode_push_config(
+                            value,
+                            &config.path_of("pushNotificationConfig"),
+                        )
                     })
                     .transpose()?,
             }
@@ -213,107 +179,6 @@ pub fn decode_part(value: &Value, path: &str) -> Result<Part, WireError> {
             })
         }
         other => Err(part.error("kind", Problem::UnknownKind(other.to_owned()))),
-    }
-}
-
-/// A JSON object being decoded, with its path for error messages.
-struct Obj<'a> {
-    map: &'a Map<String, Value>,
-    path: String,
-}
-
-impl<'a> Obj<'a> {
-    fn root(value: Option<&'a Value>, path: &str) -> Result<Self, WireError> {
-        match value {
-            None | Some(Value::Null) => Err(WireError {
-                path: path.to_owned(),
-                problem: Problem::Missing,
-            }),
-            Some(value) => Self::new(value, path.to_owned()),
-        }
-    }
-
-    fn new(value: &'a Value, path: String) -> Result<Self, WireError> {
-        match value {
-            Value::Object(map) => Ok(Self { map, path }),
-            _ => Err(WireError {
-                path,
-                problem: Problem::Expected("an object"),
-            }),
-        }
-    }
-
-    fn path_of(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
-    }
-
-    fn error(&self, key: &str, problem: Problem) -> WireError {
-        WireError {
-            path: self.path_of(key),
-            problem,
-        }
-    }
-
-    fn opt(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key).filter(|value| !value.is_null())
-    }
-
-    fn req(&self, key: &str) -> Result<&'a Value, WireError> {
-        self.opt(key)
-            .ok_or_else(|| self.error(key, Problem::Missing))
-    }
-
-    fn req_str(&self, key: &str) -> Result<&'a str, WireError> {
-        self.opt_str(key)?
-            .ok_or_else(|| self.error(key, Problem::Missing))
-    }
-
-    fn opt_str(&self, key: &str) -> Result<Option<&'a str>, WireError> {
-        match self.opt(key) {
-            None => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            Some(_) => Err(self.error(key, Problem::Expected("a string"))),
-        }
-    }
-
-    fn opt_bool(&self, key: &str) -> Result<Option<bool>, WireError> {
-        match self.opt(key) {
-            None => Ok(None),
-            Some(Value::Bool(flag)) => Ok(Some(*flag)),
-            Some(_) => Err(self.error(key, Problem::Expected("a boolean"))),
-        }
-    }
-
-    fn opt_count(&self, key: &str) -> Result<Option<usize>, WireError> {
-        match self.opt(key) {
-            None => Ok(None),
-            Some(Value::Number(number)) => number
-                .as_u64()
-                .map(|count| Some(usize::try_from(count).unwrap_or(usize::MAX)))
-                .ok_or_else(|| self.error(key, Problem::Expected("a non-negative integer"))),
-            Some(_) => Err(self.error(key, Problem::Expected("a non-negative integer"))),
-        }
-    }
-
-    fn opt_object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, WireError> {
-        match self.opt(key) {
-            None => Ok(None),
-            Some(Value::Object(map)) => Ok(Some(map)),
-            Some(_) => Err(self.error(key, Problem::Expected("an object"))),
-        }
-    }
-
-    fn opt_strings(&self, key: &str) -> Result<Option<Vec<String>>, WireError> {
-        match self.opt(key) {
-            None => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| item.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()
-                .map(Some)
-                .ok_or_else(|| self.error(key, Problem::Expected("an array of strings"))),
-            Some(_) => Err(self.error(key, Problem::Expected("an array of strings"))),
-        }
     }
 }
 

@@ -21,14 +21,13 @@ mod card;
 mod decode;
 mod encode;
 mod error;
-mod push;
+mod push_config_json;
+mod wire_error;
 
 pub use card::encode_card;
 #[cfg(feature = "server")]
 pub(crate) use decode::decode_send_json;
-pub use decode::{
-    WireError, decode_id_params, decode_list_params, decode_query_params, decode_send_params,
-};
+pub use decode::{decode_id_params, decode_list_params, decode_query_params, decode_send_params};
 pub use encode::{
     encode_event, encode_message, encode_message_result, encode_page, encode_part,
     encode_send_result, encode_state, encode_task,
@@ -36,10 +35,11 @@ pub use encode::{
 #[cfg(feature = "server")]
 pub(crate) use encode::{event_result, message_result, page_result, send_result};
 pub use error::{error_details, rest_error_body, rpc_error};
-pub use push::{
+pub use push_config_json::{
     PushListQuery, decode_push_config_params, decode_push_config_query, decode_push_list_params,
     encode_push_config, encode_push_list,
 };
+pub use wire_error::WireError;
 
 /// The protocol version this module speaks, as the `A2A-Version` header names it.
 pub const VERSION: &str = "1.0";

@@ -6,7 +6,7 @@ mod demo;
 mod hardening;
 mod parse;
 mod prompt;
-mod push;
+mod push_options;
 mod serve;
 mod validate;
 

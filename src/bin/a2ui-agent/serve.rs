@@ -23,7 +23,7 @@ use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 use crate::Format;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
-use crate::push::PushArgs;
+use crate::push_options::PushArgs;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]

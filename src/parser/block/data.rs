@@ -41,54 +41,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{Block, Cx, Expect, Lit, Role};
-
-/// Which data model update shape is streamed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// v0.9+ `updateDataModel`: members of the `value` object.
-    Value,
-    /// v0.8 `dataModelUpdate`: entries of the `contents` array.
-    Contents,
-}
-
-/// The `value` object of a data model update being streamed member by member.
-#[derive(Debug)]
-pub(super) struct DataStream {
-    shape: Shape,
-    /// The message without its `value`: `{"version":..,"updateDataModel":{"surfaceId":..,"path":..}}`.
-    envelope: Value,
-    /// The action name, to reach the body inside `envelope`.
-    action: String,
-    /// The envelope's length in bytes, what each per-path message adds.
-    envelope_len: usize,
-    /// `path` without a trailing `/` (empty for the root).
-    base: String,
-    /// Index in the frame stack of the `value` object.
-    depth: usize,
-    /// Buffer index of the first member (just after the opening bracket).
-    start: usize,
-    /// Buffer index up to which members were sent (the first unsent member starts after it).
-    sent_to: usize,
-    /// Buffer index where the last member followed by a `,` ended.
-    finished_to: usize,
-    /// Whether the first emission (the replacing one) went out.
-    started: bool,
-    /// Buffer length at the last progressive heal, so an unchanged string is not re-sent.
-    healed_at: usize,
-}
-
-impl DataStream {
-    /// Whether anything of the message went out, so its close sends nothing more.
-    pub(super) fn started(&self) -> bool {
-        self.started
-    }
-
-    /// A `,` after a member of the `value` object: the buffer up to `end` holds finished members.
-    pub(super) fn member_finished(&mut self, end: usize) {
-        self.finished_to = end;
-    }
-}
+use super::context::Cx;
+use super::data_stream::{DataStream, Shape};
+use super::{Block, Expect, Lit, Role};
 
 impl Block {
     /// The `value` object (v0.8: `contents` array) of a data model update opened after the

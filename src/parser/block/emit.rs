@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::Cx;
+use super::context::Cx;
 use crate::parser::config::EmitMode;
 
 /// How a message is streamed, by its action name.

@@ -4,9 +4,10 @@
 
 use serde_json::Value;
 
-use super::data::DataStream;
+use super::context::Cx;
+use super::data_stream::DataStream;
 use super::emit::ActionKind;
-use super::{Block, Cx, Expect, Frame, Kind, Lit, OpenComponent, Phase, Role, Step};
+use super::{Block, Expect, Frame, Kind, Lit, OpenComponent, Phase, Role, Step};
 
 impl Block {
     pub(super) fn message_byte(&mut self, input: &str, i: usize, b: u8, cx: &mut Cx<'_>) -> Step {

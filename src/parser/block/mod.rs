@@ -13,23 +13,25 @@
 //! recognized by the nom parsers of [`super::tags`].
 //!
 //! `Block` is one type in one folder: this file holds its state and the bytes around the
-//! messages (phases, fences, the close tag), `message` the bytes inside a message, `heal` the
-//! snapshot of a message still arriving, and `emit` what to send and when. Only this folder
+//! messages (phases, fences, the close tag), `message` the bytes inside a message, `healing`
+//! the snapshot of a message still arriving, `emit` what to send and when, `data` the
+//! streaming of a data model update member by member (its state in `data_stream`), and
+//! `context` the [`Cx`] each call is lent. Only this folder
 //! sees the scanner state; the driver ([`super::stream`]) sees `new`, `reset`, `advance`,
 //! `snapshot` and `finish`, and lends each call a [`Cx`].
 
-use serde_json::Value;
-
-use super::config::ParserConfig;
 use super::error::{Locator, ParseError, ParseErrorKind};
 use super::tags::{self, Match};
 
+mod context;
 mod data;
+mod data_stream;
 mod emit;
-mod heal;
+mod healing;
 mod message;
 
-use data::DataStream;
+pub(super) use context::Cx;
+use data_stream::DataStream;
 use emit::{ActionKind, Tracker};
 
 /// Object or array.
@@ -134,14 +136,6 @@ pub(super) enum Advance {
     NeedMore,
     /// A failure known now (an unreadable block at its close tag, or a limit).
     Failed(ParseError),
-}
-
-/// The parser's settings and output, lent to a block while it reads.
-pub(super) struct Cx<'a> {
-    pub(super) config: &'a ParserConfig,
-    pub(super) loc: &'a Locator,
-    /// Messages emitted so far in this feed.
-    pub(super) out: &'a mut Vec<Value>,
 }
 
 /// One step of the scanner.

@@ -39,7 +39,7 @@ mod conn;
 mod lease;
 mod notify;
 mod outbox;
-mod push;
+mod push_configs;
 mod schema;
 mod tls;
 
@@ -57,7 +57,8 @@ use super::row::{COLUMNS, Limits, Row, millis};
 use super::{Cluster, Owner, PushConfigPut, PushOutbox, StoreError, TaskStore};
 use crate::a2a::{PushConfig, StreamEvent, Task, TaskListQuery, TaskPage, TaskState, TaskStatus};
 use crate::clock::{Clock, SystemClock};
-use crate::store::{PageCursor, normalized_timestamp};
+use crate::store::normalized_timestamp;
+use crate::store::page::{sql_page, sql_page_start};
 
 /// How errors name this store.
 const ENGINE: &str = "postgres";
@@ -382,14 +383,9 @@ impl Inner {
         owner: &Owner,
         query: &TaskListQuery,
     ) -> Result<Option<TaskPage>, StoreError> {
-        let cursor = match &query.page_token {
-            Some(token) => match PageCursor::parse(token) {
-                Some(cursor) => Some(cursor),
-                None => return Ok(None),
-            },
-            None => None,
+        let Some((cursor, page_size)) = sql_page_start(query) else {
+            return Ok(None);
         };
-        let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
         let mut args = Args::default();
         let mut filters = format!("caller = {}", args.push(owner.key()));
         filters.push_str(&format!(
@@ -436,22 +432,13 @@ impl Inner {
                 &args.refs(),
             ))
             .await?;
-        let mut tasks = rows
+        let tasks = rows
             .iter()
-            .map(|row| read_row(row)?.decode_wanted(ENGINE, super::wanted::Wanted::listed(query)))
+            .map(|row| {
+                read_row(row)?.decode_wanted(ENGINE, super::projection::Projection::listed(query))
+            })
             .collect::<Result<Vec<_>, _>>()?;
-        let more = tasks.len() > page_size;
-        tasks.truncate(page_size);
-        let next_page_token = match (more, tasks.last()) {
-            (true, Some(last)) => PageCursor::of(last).token(),
-            _ => String::new(),
-        };
-        Ok(Some(TaskPage {
-            tasks,
-            next_page_token,
-            page_size,
-            total_size: usize::try_from(total_size).unwrap_or(0),
-        }))
+        Ok(Some(sql_page(tasks, page_size, total_size)))
     }
 }
 

@@ -38,7 +38,7 @@ use tokio::sync::mpsc;
 
 use super::conn::Session;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
-use crate::store::push;
+use crate::store::push_store;
 use crate::store::row::COLUMNS;
 use crate::store::{Adopted, Held, PendingUpdate, PushOutbox, StoreError};
 
@@ -178,7 +178,7 @@ impl Inner {
                     id: row.try_get(0).map_err(pg_error)?,
                     owner_key: row.try_get(1).map_err(pg_error)?,
                     task_id: task_id.clone(),
-                    config: push::decode(ENGINE, &task_id, &config)?,
+                    config: push_store::decode(ENGINE, &task_id, &config)?,
                     update,
                 });
             }

@@ -31,13 +31,14 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::budget::Budget;
 use super::codec::state_name;
+use super::projection::Projection;
 use super::row::{COLUMNS, Limits, Row, add_ms, millis, stopped};
-use super::wanted::Wanted;
 use super::{StoreError, TaskStore};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock, timestamp};
 use crate::store::PushConfigPut;
-use crate::store::{Owner, PageCursor, normalized_timestamp};
+use crate::store::page::{sql_page, sql_page_start};
+use crate::store::{Owner, normalized_timestamp};
 
 /// The schema, one step per entry, applied in order; never edit a released step, add one.
 const MIGRATIONS: &[&str] = &[
@@ -449,7 +450,9 @@ impl TaskStore for SqliteStore {
         max: usize,
     ) -> BoxFuture<'a, Result<PushConfigPut, StoreError>> {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
-        self.blocking(move |connection| push::put(connection, &caller, &task_id, &config, max, now))
+        self.blocking(move |connection| {
+            push_configs::put(connection, &caller, &task_id, &config, max, now)
+        })
     }
 
     fn push_configs<'a>(
@@ -458,7 +461,7 @@ impl TaskStore for SqliteStore {
         task_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Vec<PushConfig>>, StoreError>> {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
-        self.blocking(move |connection| push::list(connection, &caller, &task_id, now))
+        self.blocking(move |connection| push_configs::list(connection, &caller, &task_id, now))
     }
 
     fn delete_push_config<'a>(
@@ -470,7 +473,7 @@ impl TaskStore for SqliteStore {
         let (caller, task_id, now) = (owner.key(), task_id.to_owned(), self.now_ms());
         let config_id = config_id.to_owned();
         self.blocking(move |connection| {
-            push::delete(connection, &caller, &task_id, &config_id, now)
+            push_configs::delete(connection, &caller, &task_id, &config_id, now)
         })
     }
 }
@@ -482,14 +485,9 @@ fn list(
     query: &TaskListQuery,
     now: i64,
 ) -> Result<Option<TaskPage>, StoreError> {
-    let cursor = match &query.page_token {
-        Some(token) => match PageCursor::parse(token) {
-            Some(cursor) => Some(cursor),
-            None => return Ok(None),
-        },
-        None => None,
+    let Some((cursor, page_size)) = sql_page_start(query) else {
+        return Ok(None);
     };
-    let page_size = query.page_size.clamp(1, TaskListQuery::MAX_PAGE_SIZE);
     let mut filters =
         String::from("caller = :caller AND (expires_ms IS NULL OR expires_ms > :now)");
     let mut values: Vec<(&str, Box<dyn rusqlite::ToSql>)> = vec![
@@ -535,25 +533,14 @@ fn list(
         .map_err(sql_error)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql_error)?;
-    let wanted = Wanted::listed(query);
-    let mut tasks = rows
+    let wanted = Projection::listed(query);
+    let tasks = rows
         .into_iter()
         .map(|row| row.decode_wanted(ENGINE, wanted))
         .collect::<Result<Vec<_>, _>>()?;
-    let more = tasks.len() > page_size;
-    tasks.truncate(page_size);
-    let next_page_token = match (more, tasks.last()) {
-        (true, Some(last)) => PageCursor::of(last).token(),
-        _ => String::new(),
-    };
-    Ok(Some(TaskPage {
-        tasks,
-        next_page_token,
-        page_size,
-        total_size: usize::try_from(total_size).unwrap_or(0),
-    }))
+    Ok(Some(sql_page(tasks, page_size, total_size)))
 }
 
-mod push;
+mod push_configs;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::a2a::{Artifact, Message, Part, TaskState};
+use crate::a2a::{Artifact, Message, Part, TaskArtifactUpdateEvent, TaskState, TaskStatus};
 
 #[test]
 fn a_status_update_survives_the_trip_through_a_notification() {

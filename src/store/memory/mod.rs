@@ -3,7 +3,7 @@
 //! A server that runs for weeks must not grow without bound, so this store holds at most
 //! `capacity` tasks and `max_bytes` of them, forgets *settled* tasks (terminal, or waiting
 //! for the user) that were not updated for `idle_timeout`, oldest first, and keeps each task
-//! as compact JSON (`packed`). Tasks the agent is working on are never evicted; when every
+//! as compact JSON (`task_json`). Tasks the agent is working on are never evicted; when every
 //! slot holds one, new tasks are refused.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,9 +14,9 @@ use std::time::{Duration, SystemTime};
 use futures::future::{self, BoxFuture};
 
 use super::budget::Budget;
-use super::packed::Packed;
-use super::push::{PushConfigPut, upsert};
-use super::wanted::Wanted;
+use super::projection::Projection;
+use super::push_store::{PushConfigPut, upsert};
+use super::task_json::TaskJson;
 use super::{Owner, StoreError, TaskStore, list_page};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage};
 use crate::clock::{Clock, SystemClock};
@@ -78,7 +78,7 @@ struct Inner {
 struct Entry {
     /// Only this owner finds the task.
     owner: Owner,
-    task: Packed,
+    task: TaskJson,
     updated: SystemTime,
     seq: u64,
     /// The task's push notification configs, gone with it.
@@ -221,30 +221,7 @@ impl InMemoryStore {
         self
     }
 
-    /// The most history messages a task keeps (at least 1); the oldest go first. Unbounded
-    /// by default: the server's own
-    /// [`max_history`](crate::server::ServerBuilder::max_history) bounds the count.
-    #[must_use]
-    pub fn max_history(mut self, messages: usize) -> Self {
-        self.budget.max_history = messages.max(1);
-        self
-    }
-
-    /// The most bytes of history (as JSON) a task keeps; the oldest messages go first, and
-    /// the newest, if larger on its own, keeps its ids but not its parts.
-    #[must_use]
-    pub fn max_history_bytes(mut self, bytes: usize) -> Self {
-        self.budget.max_history_bytes = bytes;
-        self
-    }
-
-    /// The most bytes of status message and artifacts (as JSON) a task keeps; one that does
-    /// not fit keeps its ids but its parts read back as a notice saying they were not kept.
-    #[must_use]
-    pub fn max_parts_bytes(mut self, bytes: usize) -> Self {
-        self.budget.max_parts_bytes = bytes;
-        self
-    }
+    super::budget::budget_setters!(budget);
 
     /// The clock that measures idleness.
     #[must_use]
@@ -301,7 +278,7 @@ impl InMemoryStore {
 
     fn put_now(&self, owner: &Owner, mut task: Task) -> Result<(), StoreError> {
         self.budget.apply(&mut task);
-        let task = Packed::pack(task);
+        let task = TaskJson::pack(task);
         let size = task.bytes();
         let settled = task.header().status.state.is_settled();
         let now = self.clock.now();
@@ -493,7 +470,7 @@ impl TaskStore for InMemoryStore {
         });
         // The page is chosen by the headers; only its tasks are decoded, out of the lock.
         let page = list_page(live.map(|entry| entry.task.header()), query).map(|page| {
-            let packed: Vec<Option<Packed>> = page
+            let packed: Vec<Option<TaskJson>> = page
                 .tasks
                 .iter()
                 .map(|header| inner.tasks.get(&header.id).map(|e| e.task.clone()))
@@ -501,7 +478,7 @@ impl TaskStore for InMemoryStore {
             (page, packed)
         });
         drop(inner);
-        let wanted = Wanted::listed(query);
+        let wanted = Projection::listed(query);
         let page = page
             .map(|(mut page, packed)| {
                 page.tasks = packed

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use super::ServerState;
 use super::error::ApiError;
-use super::ops::push_not_supported;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0::PushListQuery;
 use crate::a2a::{PushConfig, PushConfigQuery, PushConfigRequest, SendRequest};
@@ -230,5 +229,14 @@ fn config_not_found(task_id: &str, config_id: &str) -> ApiError {
         format!("Task not found: task {task_id} has no push notification config {shown:?}"),
     )
     .with_data(serde_json::json!({"taskId": task_id}))
+    .into()
+}
+
+/// `PushNotificationNotSupportedError`: push is off.
+pub(crate) fn push_not_supported() -> ApiError {
+    RpcError::new(
+        ErrorCode::PushNotificationNotSupported,
+        "Push notifications are not supported",
+    )
     .into()
 }

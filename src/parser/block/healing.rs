@@ -11,8 +11,9 @@
 
 use serde_json::Value;
 
+use super::context::Cx;
 use super::emit::{ActionKind, Signature};
-use super::{Block, Cx, Expect, Kind, Lit, Phase, Role};
+use super::{Block, Expect, Kind, Lit, Phase, Role};
 use crate::parser::config::EmitMode;
 
 impl Block {

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::decode::{WireError, parse};
+use super::wire_error::{WireError, parse};
 use crate::a2a::wire_value as to_value;
 use crate::a2a::{
     PushAuthentication, PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol,

@@ -3,62 +3,13 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use super::wire_error::{WireError, parse};
 use crate::a2a::{
     FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskListQuery,
     TaskQuery, TaskState,
 };
-
-/// A request member that is missing, ill-typed or out of range, with its path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {problem}")]
-pub struct WireError {
-    path: String,
-    problem: String,
-}
-
-impl WireError {
-    pub(super) fn new(path: impl Into<String>, problem: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            problem: problem.into(),
-        }
-    }
-
-    /// The path of the offending member, e.g. `params.message.parts[0]`.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-}
-
-impl From<WireError> for RpcError {
-    fn from(error: WireError) -> Self {
-        RpcError::new(ErrorCode::InvalidParams, error.to_string())
-    }
-}
-
-/// Deserializes `params` (under the name `root`) into `T`, naming the member at fault.
-pub(super) fn parse<T: DeserializeOwned>(
-    params: Option<&Value>,
-    root: &str,
-) -> Result<T, WireError> {
-    let value = match params {
-        None | Some(Value::Null) => return Err(WireError::new(root, "missing")),
-        Some(value) => value,
-    };
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let path = if path == "." {
-            root.to_owned()
-        } else {
-            format!("{root}.{path}")
-        };
-        WireError::new(path, error.into_inner().to_string())
-    })
-}
 
 /// Members are read by their ProtoJSON (lowerCamelCase) names and, as ProtoJSON parsers
 /// must accept, by their proto field names (`history_length`), which the A2A TCK sends.
@@ -76,7 +27,7 @@ struct Configuration {
     #[serde(alias = "accepted_output_modes")]
     accepted_output_modes: Option<Vec<String>>,
     #[serde(alias = "task_push_notification_config")]
-    task_push_notification_config: Option<super::push::WireConfig>,
+    task_push_notification_config: Option<super::push_config_json::WireConfig>,
     #[serde(alias = "history_length")]
     history_length: Option<i64>,
     #[serde(alias = "return_immediately")]
@@ -264,7 +215,7 @@ fn send_request(request: SendMessageRequest) -> Result<SendRequest, WireError> {
             push_notification_config: config
                 .task_push_notification_config
                 .map(|config| {
-                    super::push::config_request(
+                    super::push_config_json::config_request(
                         config,
                         "params.configuration.taskPushNotificationConfig",
                     )

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::{ENGINE, sql_error};
 use crate::a2a::PushConfig;
 use crate::store::StoreError;
-use crate::store::push::{self, PushConfigPut};
+use crate::store::push_store::{self, PushConfigPut};
 
 /// Whether `caller` has the live task `task_id` at `now`.
 fn has_task(
@@ -41,7 +41,7 @@ pub(super) fn put(
     if !has_task(&transaction, caller, task_id, now)? {
         return Ok(PushConfigPut::NoTask);
     }
-    let encoded = push::encode(config);
+    let encoded = push_store::encode(config);
     let replaced = transaction
         .execute(
             "UPDATE push_configs SET config = ?3 WHERE task_id = ?1 AND id = ?2",
@@ -89,7 +89,7 @@ pub(super) fn list(
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql_error)?;
     rows.iter()
-        .map(|text| push::decode(ENGINE, task_id, text))
+        .map(|text| push_store::decode(ENGINE, task_id, text))
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
 }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Obj, Problem, WireError};
+use super::object_reader::{Obj, Problem, WireError};
 use crate::a2a::wire_value as to_value;
 use crate::a2a::{
     PushAuthentication, PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol,

@@ -2,7 +2,7 @@
 //!
 //! As Rust values, an A2UI task is several times its JSON size: every A2UI component is a
 //! serde_json `Map` with one heap `String` per key and value, and allocator overhead on each.
-//! [`Packed`] keeps a task's bulky members (status message, history, artifacts, metadata) as
+//! [`TaskJson`] keeps a task's bulky members (status message, history, artifacts, metadata) as
 //! one JSON string in the store's format (`codec`), and as values only the few fields a listing sorts and filters by (the
 //! *header*: id, context, state, status timestamp). The in-memory store holds its tasks this
 //! way, so its memory follows the JSON size of what it keeps: `benches/task_memory.rs`
@@ -15,17 +15,17 @@ use serde_json::{Map, Value};
 
 use super::StoreError;
 use super::codec::{self, Artifacts, Kept, MessageOut, Messages};
-use super::wanted::Wanted;
+use super::projection::Projection;
 use crate::a2a::{Task, TaskStatus};
 
 /// A task: its header as values, the rest as JSON.
 #[derive(Debug, Clone)]
-pub(crate) struct Packed {
+pub(crate) struct TaskJson {
     header: Task,
     body: Box<str>,
 }
 
-impl Packed {
+impl TaskJson {
     /// Packs `task`.
     pub(crate) fn pack(task: Task) -> Self {
         let Task {
@@ -36,7 +36,7 @@ impl Packed {
             history,
             metadata,
         } = task;
-        let body = codec::to_json(&PackedBody {
+        let body = codec::to_json(&TaskJsonBody {
             message: status.message.as_ref().map(codec::message),
             history: Messages(&history),
             artifacts: Artifacts(&artifacts),
@@ -78,7 +78,7 @@ impl Packed {
     ///
     /// [`StoreError::Corrupt`] if the body does not decode (a bug: the store wrote it).
     pub(crate) fn unpack(&self) -> Result<Task, StoreError> {
-        self.unpack_wanted(Wanted::ALL)
+        self.unpack_wanted(Projection::ALL)
     }
 
     /// The task back with only the `wanted` parts decoded: the history messages and
@@ -87,7 +87,7 @@ impl Packed {
     /// # Errors
     ///
     /// [`StoreError::Corrupt`] if the body does not decode (a bug: the store wrote it).
-    pub(crate) fn unpack_wanted(&self, wanted: Wanted) -> Result<Task, StoreError> {
+    pub(crate) fn unpack_wanted(&self, wanted: Projection) -> Result<Task, StoreError> {
         let corrupt =
             |what: &dyn std::fmt::Display| StoreError::corrupt("memory", &self.header.id, what);
         let body: Body<'_> = serde_json::from_str(&self.body).map_err(|e| corrupt(&e))?;
@@ -106,7 +106,7 @@ impl Packed {
 /// A packed body as written: messages and artifacts in the store's format, borrowed, no
 /// `Value` tree built.
 #[derive(Serialize)]
-struct PackedBody<'a> {
+struct TaskJsonBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<MessageOut<'a>>,
     history: Messages<'a>,
@@ -159,7 +159,7 @@ mod tests {
             history: vec![Message::agent("h", vec![Part::text("earlier")])],
             metadata: Some(Map::from_iter([("m".into(), Value::from("v"))])),
         };
-        let packed = Packed::pack(task.clone());
+        let packed = TaskJson::pack(task.clone());
         assert_eq!(packed.header().status.state, TaskState::InputRequired);
         assert!(packed.header().history.is_empty());
         assert_eq!(packed.unpack().unwrap(), task);
@@ -181,8 +181,8 @@ mod tests {
                 .collect(),
             metadata: None,
         };
-        let packed = Packed::pack(task.clone());
-        let newest = Wanted {
+        let packed = TaskJson::pack(task.clone());
+        let newest = Projection {
             history: Some(2),
             artifacts: false,
         };
@@ -190,12 +190,12 @@ mod tests {
         assert_eq!(packed.unpack_wanted(newest).unwrap(), task);
         // What is not wanted is not decoded: an older message and an artifact that would not
         // decode do not fail the read, and do fail a read of the whole task.
-        let broken = Packed {
+        let broken = TaskJson {
             header: packed.header.clone(),
             body: r#"{"history":[{"bad":1},{"id":"m","role":"agent","parts":[{"text":"y"}]}],"artifacts":[{"bad":2}]}"#.into(),
         };
         let read = broken
-            .unpack_wanted(Wanted {
+            .unpack_wanted(Projection {
                 history: Some(1),
                 artifacts: false,
             })
@@ -205,7 +205,7 @@ mod tests {
         assert!(broken.unpack().is_err());
         assert!(
             broken
-                .unpack_wanted(Wanted {
+                .unpack_wanted(Projection {
                     history: Some(1),
                     artifacts: true,
                 })
@@ -218,7 +218,7 @@ mod tests {
 
         #[test]
         fn every_task_unpacks_as_it_was_packed(task in crate::store::arbitrary::task()) {
-            prop_assert_eq!(Packed::pack(task.clone()).unpack().unwrap(), task);
+            prop_assert_eq!(TaskJson::pack(task.clone()).unpack().unwrap(), task);
         }
     }
 }

@@ -15,11 +15,10 @@
 //! answer is (a tagged block after bare JSON is still a block, an error in it still at its
 //! place in the answer).
 
-use serde_json::Value;
+use std::ops::Range;
 
 use super::config::ParserConfig;
 use super::tags::{MAX_TAG_BYTES, fence_line, json_language};
-use super::{ParsedPart, parse_with};
 
 /// Where the text is, fence-wise.
 #[derive(Debug, Default)]
@@ -80,8 +79,17 @@ pub(crate) enum Held {
     More(usize),
     /// It is text; read on from the index.
     Text(String, usize),
-    /// It is A2UI; read on from the index.
-    A2ui(Vec<Value>, usize),
+    /// It closed; read on from the index.
+    Closed(ClosedFence, usize),
+}
+
+/// A fence that may hold A2UI, closed (or cut off by the end of the answer). Whether it does
+/// is for the driver to read ([`super::stream`]), since reading it takes a whole parser.
+pub(crate) struct ClosedFence {
+    /// The fence as written, its fence lines included: the text it is if it is not A2UI.
+    pub(crate) text: String,
+    /// Where its content sits in `text`, when that began like JSON (`[` or `{`).
+    pub(crate) json: Option<Range<usize>>,
 }
 
 impl Fences {
@@ -221,33 +229,26 @@ impl Fences {
             }
             let len = line_len(candidate);
             let next = at + len;
-            let held = std::mem::take(buf);
-            let start = *content;
+            let mut text = std::mem::take(buf);
+            let json = Some(*content..text.len());
+            text.push_str(candidate.get(..len).unwrap_or_default());
             self.state = State::Outside;
             self.line_blank = true;
-            return match read(held.get(start..).unwrap_or_default(), config) {
-                Some(messages) => Held::A2ui(messages, next),
-                None => Held::Text(held + candidate.get(..len).unwrap_or_default(), next),
-            };
+            return Held::Closed(ClosedFence { text, json }, next);
         }
     }
 
-    /// The end of the response: a fence still held is read as if it closed here (after
-    /// `tail`, the input held back), A2UI if its check accepts it, text otherwise.
-    pub(crate) fn finish(&mut self, tail: &str, config: &ParserConfig) -> Option<ParsedPart> {
-        let (buf, content, json) = match std::mem::take(&mut self.state) {
+    /// The end of the response: a fence still held, as if it closed here (after `tail`, the
+    /// input held back).
+    pub(crate) fn finish(&mut self, tail: &str) -> Option<ClosedFence> {
+        let (mut text, content, json) = match std::mem::take(&mut self.state) {
             State::Held { buf, content, json } => (buf, content, json),
             // A bare answer is taken (`take_bare`) before the fences finish.
             _ => return None,
         };
-        let mut held = buf;
-        held.push_str(tail);
-        if json {
-            if let Some(messages) = read(held.get(content..).unwrap_or_default(), config) {
-                return Some(ParsedPart::A2ui(messages));
-            }
-        }
-        Some(ParsedPart::Text(held))
+        text.push_str(tail);
+        let json = json.then_some(content..text.len());
+        Some(ClosedFence { text, json })
     }
 
     /// A held fence past the block limit is text (and the rest of it too).
@@ -280,21 +281,4 @@ fn note(line_blank: &mut bool, text: &str) {
 /// The length of the fence line at the start of `text` (it parsed, so it ends in `\n`).
 fn line_len(text: &str) -> usize {
     text.find('\n').map_or(text.len(), |at| at + 1)
-}
-
-/// The A2UI messages a fence's content holds, if it reads as a block's would and the
-/// configured check accepts them.
-pub(crate) fn read(content: &str, config: &ParserConfig) -> Option<Vec<Value>> {
-    let check = config.fenced.as_ref()?;
-    let inner = ParserConfig::default().wrapped(false).limits(config.limits);
-    let mut messages = Vec::new();
-    for part in parse_with(content, inner).ok()? {
-        match part {
-            ParsedPart::A2ui(more) => messages.extend(more),
-            ParsedPart::Text(text) if text.trim().is_empty() => {}
-            ParsedPart::Text(_) => return None,
-        }
-    }
-    (!messages.is_empty() && messages.iter().all(Value::is_object) && check.is_a2ui(&messages))
-        .then_some(messages)
 }

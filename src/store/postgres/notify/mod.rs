@@ -27,6 +27,7 @@
 //! are read back from `a2ui_watchers` for the runs of this instance at the same time.
 
 mod interest;
+mod note_json;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Weak};
@@ -34,25 +35,22 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
-use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client, Notification};
 
-use super::super::codec::{
-    self, ArtifactOut, MessageBack, MessageOut, state_from_name, state_name,
-};
+use super::super::codec;
+use super::super::projection::Projection;
 use super::super::row::COLUMNS;
-use super::super::wanted::Wanted;
 use super::conn::{self, PgConnection, QUERY_TIMEOUT};
 use super::tls::Target;
 use super::{ENGINE, Inner, PostgresStore, pg_error, read_row};
-use crate::a2a::{StreamEvent, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent};
+use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
 use crate::store::{Cluster, StoreError, Watched};
 pub(super) use interest::Interest;
 use interest::WATCHES;
+use note_json::{EventOut, NoteIn, NoteOut, decode_event};
 
 const EVENTS: &str = "a2ui_events";
 const CANCELS: &str = "a2ui_cancel";
@@ -292,7 +290,7 @@ impl Inner {
         let mut settled = Vec::new();
         for row in &rows {
             // Only the status is sent: history and artifacts are left undecoded.
-            let task = read_row(row)?.decode_wanted(ENGINE, Wanted::STATUS)?;
+            let task = read_row(row)?.decode_wanted(ENGINE, Projection::STATUS)?;
             gone.remove(&task.id);
             if task.status.state.is_settled() {
                 settled.push(TaskStatusUpdateEvent::of(&task, true));
@@ -412,174 +410,6 @@ impl Inner {
 }
 
 type Watcher = mpsc::Sender<Arc<StreamEvent>>;
-
-/// A notification as sent: the task's id and its update.
-#[derive(Serialize)]
-struct NoteOut<'a> {
-    #[serde(rename = "t")]
-    task_id: &'a str,
-    #[serde(rename = "e")]
-    event: &'a EventOut<'a>,
-}
-
-/// An update as sent: a status update as instances have always sent it (no `kind`, so an
-/// older instance still reads it), or an artifact update marked `"kind": "artifact"`.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum EventOut<'a> {
-    Status(UpdateOut<'a>),
-    Artifact(ArtifactUpdateOut<'a>),
-}
-
-impl<'a> EventOut<'a> {
-    /// The update to send for `event`; `None` for the events instances do not carry.
-    fn of(event: &'a StreamEvent) -> Option<Self> {
-        match event {
-            StreamEvent::StatusUpdate(update) => Some(EventOut::Status(UpdateOut::of(update))),
-            StreamEvent::ArtifactUpdate(update) => Some(EventOut::Artifact(ArtifactUpdateOut {
-                kind: ARTIFACT_KIND,
-                task_id: &update.task_id,
-                context_id: &update.context_id,
-                artifact: codec::artifact(&update.artifact),
-                append: update.append,
-                last_chunk: update.last_chunk,
-            })),
-            _ => None,
-        }
-    }
-
-    fn task_id(&self) -> &'a str {
-        match self {
-            EventOut::Status(update) => update.task_id,
-            EventOut::Artifact(update) => update.task_id,
-        }
-    }
-}
-
-/// What marks an artifact update in a notification.
-const ARTIFACT_KIND: &str = "artifact";
-
-/// An artifact update as sent, its artifact in the store's format.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactUpdateOut<'a> {
-    kind: &'static str,
-    task_id: &'a str,
-    context_id: &'a str,
-    artifact: ArtifactOut<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    append: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    last_chunk: Option<bool>,
-}
-
-/// An artifact update as read.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactUpdateIn<'a> {
-    task_id: String,
-    context_id: String,
-    #[serde(borrow)]
-    artifact: &'a RawValue,
-    append: Option<bool>,
-    last_chunk: Option<bool>,
-}
-
-/// What kind of update a notification holds (none: a status update).
-#[derive(Deserialize)]
-struct KindIn<'a> {
-    #[serde(borrow, default)]
-    kind: Option<&'a str>,
-}
-
-/// A notification as read: the update itself, or the row of `a2ui_events` holding it.
-#[derive(Deserialize)]
-struct NoteIn<'a> {
-    #[serde(rename = "t")]
-    task_id: String,
-    #[serde(rename = "e", borrow, default)]
-    event: Option<&'a RawValue>,
-    #[serde(rename = "ref", default)]
-    reference: Option<i64>,
-}
-
-/// A status update as sent, its message in the store's format.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct UpdateOut<'a> {
-    task_id: &'a str,
-    context_id: &'a str,
-    #[serde(rename = "final")]
-    is_final: bool,
-    state: &'static str,
-    timestamp: Option<&'a str>,
-    message: Option<MessageOut<'a>>,
-}
-
-impl<'a> UpdateOut<'a> {
-    fn of(update: &'a TaskStatusUpdateEvent) -> Self {
-        UpdateOut {
-            task_id: &update.task_id,
-            context_id: &update.context_id,
-            is_final: update.is_final,
-            state: state_name(update.status.state),
-            timestamp: update.status.timestamp.as_deref(),
-            message: update.status.message.as_ref().map(codec::message),
-        }
-    }
-}
-
-/// A status update as read (its message in format 1, or 0 from an older instance).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UpdateIn {
-    task_id: String,
-    context_id: String,
-    #[serde(rename = "final")]
-    is_final: bool,
-    state: String,
-    timestamp: Option<String>,
-    message: Option<MessageBack>,
-}
-
-/// The update in `json`; `None` when it is not one.
-fn decode_event(json: &str) -> Option<StreamEvent> {
-    let kind: KindIn<'_> = serde_json::from_str(json).ok()?;
-    match kind.kind {
-        None => decode_status(json),
-        Some(ARTIFACT_KIND) => decode_artifact(json),
-        Some(_) => None,
-    }
-}
-
-/// The artifact update in `json`.
-fn decode_artifact(json: &str) -> Option<StreamEvent> {
-    let update: ArtifactUpdateIn<'_> = serde_json::from_str(json).ok()?;
-    Some(StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: update.task_id,
-        context_id: update.context_id,
-        artifact: codec::read_artifact(update.artifact.get()).ok()?,
-        append: update.append,
-        last_chunk: update.last_chunk,
-        metadata: None,
-    }))
-}
-
-/// The status update in `json`.
-fn decode_status(json: &str) -> Option<StreamEvent> {
-    let update: UpdateIn = serde_json::from_str(json).ok()?;
-    Some(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: update.task_id,
-        context_id: update.context_id,
-        status: TaskStatus {
-            state: state_from_name(&update.state)?,
-            message: update.message.map(|MessageBack(message)| message),
-            timestamp: update.timestamp,
-        },
-        is_final: update.is_final,
-        metadata: None,
-    }))
-}
 
 impl Cluster for PostgresStore {
     fn publish<'a>(&'a self, event: &'a StreamEvent) -> BoxFuture<'a, Result<(), StoreError>> {

@@ -6,7 +6,7 @@
 use super::conn::Session;
 use super::{ENGINE, Inner};
 use crate::a2a::PushConfig;
-use crate::store::push::{self, PushConfigPut};
+use crate::store::push_store::{self, PushConfigPut};
 use crate::store::{Owner, StoreError};
 
 /// The live task `$1` of caller `$2` at `$3`, as a CTE.
@@ -54,7 +54,7 @@ impl Inner {
                     &owner.key(),
                     &self.now_ms(),
                     &config.id,
-                    &push::encode(config),
+                    &push_store::encode(config),
                     &max,
                 ],
             ))
@@ -95,7 +95,7 @@ impl Inner {
         for row in rows {
             let text: Option<String> = row.try_get(0).map_err(super::pg_error)?;
             if let Some(text) = text {
-                configs.push(push::decode(ENGINE, task_id, &text)?);
+                configs.push(push_store::decode(ENGINE, task_id, &text)?);
             }
         }
         Ok(Some(configs))
