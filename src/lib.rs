@@ -2,6 +2,7 @@
 // GitHub shows; the guides under docs/ are pages of the `guide` module.
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+#![deny(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 pub mod a2a;

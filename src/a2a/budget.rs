@@ -2,12 +2,12 @@
 //!
 //! A JSON value costs many times its text in memory: `{"kind":"text","text":"a"}` is 27
 //! bytes on the wire and several hundred once it is a `serde_json::Value` and then a
-//! [`Part`](super::Part), so a 4 MiB body of 150,000 one-letter parts used to grow the server
-//! by about 370 MB. [`check`] walks the body once with serde, allocating nothing that grows
+//! [`Part`](crate::a2a::Part), so a 4 MiB body of 150,000 one-letter parts used to grow the server
+//! by about 370 MB. `check` walks the body once with serde, allocating nothing that grows
 //! with it besides the keys of one object at a time, and refuses it at the first budget it
-//! breaks: more parts in one `parts` array than [`DecodeBudget::max_parts`], a part or a
+//! breaks: more parts in one `parts` array than `DecodeBudget::max_parts`, a part or a
 //! `message` longer than its byte budget, more JSON values in all than
-//! [`DecodeBudget::max_values`], nesting deeper than [`MAX_DEPTH`]. The same walk refuses
+//! `DecodeBudget::max_values`, nesting deeper than `MAX_DEPTH`. The same walk refuses
 //! duplicate object keys at any depth (serde_json would keep the last one silently, so two
 //! `method` keys would run the second). Only a body that passes is decoded, so the model built
 //! from it is bounded by the budget and not by what a client chose to send.
@@ -59,13 +59,13 @@ pub struct DecodeBudget {
 }
 
 impl DecodeBudget {
-    /// The default of [`DecodeBudget::max_parts`]: 100.
+    /// The default of `DecodeBudget::max_parts`: 100.
     pub const DEFAULT_MAX_PARTS: usize = 100;
     /// The default of [`DecodeBudget::max_part_bytes`]: 512 KiB.
     pub const DEFAULT_MAX_PART_BYTES: usize = 512 * 1024;
     /// The default of [`DecodeBudget::max_message_bytes`]: 1 MiB.
     pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
-    /// The default of [`DecodeBudget::max_values`]: 20,000.
+    /// The default of `DecodeBudget::max_values`: 20,000.
     pub const DEFAULT_MAX_VALUES: usize = 20_000;
 }
 

@@ -1,6 +1,6 @@
 //! The JSON-RPC 2.0 envelope and the A2A error codes.
 //!
-//! Every failure that reaches a client becomes an [`RpcError`]; each layer's error type (wire
+//! Every failure that reaches a client becomes an `RpcError`; each layer's error type (wire
 //! decoding, task lifecycle, ...) converts into it with `From`, so the code a client sees is
 //! chosen next to the failure, and the HTTP layer only frames it.
 

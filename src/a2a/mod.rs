@@ -2,19 +2,48 @@
 //!
 //! One set of plain data types that the rest of the crate speaks: messages, parts, tasks and
 //! stream events. They carry no wire details (no `kind` tags, no camelCase); the wire
-//! representation of each protocol version lives in its own module ([`v0_3`], [`v1_0`]) with
+//! representation of each protocol version lives in its own module (`v0_3`, `v1_0`) with
 //! its conversions, so a protocol version adds a module instead of reshaping the model.
 //! Nothing here knows about A2UI or HTTP.
+//!
+//! The wire codecs (`jsonrpc`, `budget`, `v0_3`, `v1_0`) are the crate's own: the server
+//! decodes and encodes with them, and they are public only under the `unstable-internals`
+//! feature, hidden from the docs, for the crate's fuzz targets.
 
 mod base64;
-pub mod budget;
 pub mod card;
-pub mod jsonrpc;
 mod params;
 mod push_config;
 mod task_state;
-pub mod v0_3;
-pub mod v1_0;
+
+/// Declares the wire codec modules: crate-private, or public and hidden under the
+/// `unstable-internals` feature. Their items are `pub` for that case, so `unreachable_pub`
+/// is allowed inside them when the feature is off, and so is `dead_code`: the `Value`-tree
+/// encoders and the code tables serve the fuzz checks and the modules' own tests, while the
+/// server writes straight from the borrowing encoders.
+macro_rules! wire_modules {
+    ($($(#[$attr:meta])* $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[cfg(feature = "unstable-internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "unstable-internals"))]
+        #[allow(unreachable_pub, dead_code, unused_imports)]
+        pub(crate) mod $name;
+    )*};
+}
+
+wire_modules! {
+    /// The decoding budget: sizes and depths a request may have.
+    budget;
+    /// JSON-RPC 2.0 envelopes and the A2A error codes.
+    jsonrpc;
+    /// The A2A 0.3 wire format.
+    v0_3;
+    /// The A2A 1.0 wire format.
+    v1_0;
+}
 
 pub use params::{SendConfiguration, SendRequest, TaskListQuery, TaskPage, TaskQuery};
 pub use push_config::{

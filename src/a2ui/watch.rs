@@ -227,7 +227,7 @@ impl TreeWatch {
     }
 
     /// A block (an `<a2ui-json>` element) closed: the components of the surfaces created in
-    /// it that their root can never reach (see the [module docs](self) for which).
+    /// it that their root can never reach (see the module docs for which).
     ///
     /// # Example
     ///

@@ -1,5 +1,5 @@
 //! Generators: what an agent offers under one A2UI protocol version, and the negotiation
-//! that turns a renderer's capabilities into a [`RequestProcessor`].
+//! that turns a renderer's capabilities into a [`RequestProcessor`](processor::RequestProcessor).
 //!
 //! An agent registers one [`Generator`] per protocol version it speaks: the catalogs it can
 //! draw with (pruned to the components it wants the model to use), its examples, its output

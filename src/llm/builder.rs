@@ -81,7 +81,7 @@ impl OpenAiChatBuilder {
     }
 
     /// The agent's own instructions, sent after the A2UI prompt in the system turn (see
-    /// [`chat_messages`] for why after).
+    /// [`chat_messages`](crate::llm::chat_messages) for why after).
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.options.instructions = Some(text.into());

@@ -2,10 +2,10 @@
 //!
 //! This module exists so that what goes out of a reply (text, A2UI messages that passed their
 //! catalogs, a repair turn when they did not) is decided in one place that knows nothing of
-//! tasks or stores. One [`Pipeline`] serves one reply, attempt after attempt: it takes the
-//! agent's text chunk by chunk ([`Pipeline::push`]) and says what may be sent and what was
-//! refused ([`Step`]); at the end of an attempt [`Pipeline::finish`] checks what only the
-//! whole answer settles; after a refusal [`Pipeline::retry`] builds the repair turn's request
+//! tasks or stores. One `Pipeline` serves one reply, attempt after attempt: it takes the
+//! agent's text chunk by chunk (`Pipeline::push`) and says what may be sent and what was
+//! refused (`Step`); at the end of an attempt `Pipeline::finish` checks what only the
+//! whole answer settles; after a refusal `Pipeline::retry` builds the repair turn's request
 //! (or says why the task fails) and reads the next attempt. The task runner above it only
 //! carries the parts to the store and the subscribers.
 //!

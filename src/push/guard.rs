@@ -13,7 +13,7 @@
 //!
 //! The check runs when the config is set (a clear error for the caller) and again at every
 //! delivery: literal addresses here, names in the HTTP client's resolver
-//! ([`super::resolver`]), which hands the client only addresses it checked, so the address
+//! (the push module's `resolver`), which hands the client only addresses it checked, so the address
 //! connected to is the one checked (no window for a DNS answer that changes in between).
 
 use std::fmt;

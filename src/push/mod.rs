@@ -1,17 +1,17 @@
 //! Push notifications: every status and artifact update of a task, POSTed to each of its
 //! webhooks.
 //!
-//! The task layer hands each update of a task that has webhooks to the [`Pusher`], which
+//! The task layer hands each update of a task that has webhooks to the `Pusher`, which
 //! never makes it wait: the update goes on the task's *lane* (a bounded queue, one worker),
 //! which reads the task's configs from the store and puts the update, encoded for each
-//! config's protocol version ([`payload`]), on that webhook's own queue ([`webhook`]). A
+//! config's protocol version (`payload`), on that webhook's own queue (`webhook`). A
 //! webhook's worker sends its updates one at a time, in order, retrying with backoff. So
 //! updates reach each webhook in the order the task made them, a slow or dead receiver
 //! delays only itself, and every queue is bounded: an update that does not fit is dropped,
 //! logged and counted ([`PushStats`]).
 //!
 //! Where a webhook may be is the [`guard`]'s business: checked when the config is set and
-//! at each delivery, with a resolver ([`resolver`]) that connects only to the addresses it
+//! at each delivery, with a resolver (`resolver`) that connects only to the addresses it
 //! checked. The HTTP client follows no redirect and uses no proxy.
 //!
 //! What this holds: deliveries are at least once per webhook while this process runs (a

@@ -29,9 +29,8 @@ use crate::task::{IdGenerator, UuidIds};
 
 impl A2uiServer {
     /// Starts configuring a server for `agent`, described to clients by `card`: an async
-    /// closure or function from [`Request`](crate::Request) to a reply (see
-    /// [`Agent`](crate::Agent) for the shapes it may return), or a type implementing
-    /// [`Agent`](crate::Agent), such as the `llm` connector's `OpenAiChat`.
+    /// closure or function from [`Request`](crate::Request) to a reply (see [`Agent`] for the shapes it may
+    /// return), or a type implementing [`Agent`], such as the `llm` connector's `OpenAiChat`.
     pub fn builder(card: AgentCard, agent: impl Agent) -> ServerBuilder {
         ServerBuilder::new(card, Arc::new(agent))
     }

@@ -37,7 +37,7 @@
 //! `message/send` waits for the end and returns the Task, whose status message holds the
 //! whole reply.
 //!
-//! With one or more [`Generator`]s ([`ServerBuilder::generator`]) the server speaks A2UI:
+//! With one or more [`Generator`](crate::Generator)s ([`ServerBuilder::generator`]) the server speaks A2UI:
 //! the card advertises one A2UI extension per generator, each request negotiates its catalogs
 //! (WIRE.md §5) and the agent's output is streamed as text parts and one DataPart per A2UI
 //! message.

@@ -350,13 +350,14 @@ impl From<ArtifactIn> for Artifact {
     }
 }
 
-/// A message read back, for the structs of other modules that hold one.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// A message read back, for the structs of other modules that hold one (PostgreSQL's
+/// notifications).
+#[cfg(feature = "postgres")]
 #[derive(Deserialize)]
 #[serde(from = "MessageIn")]
 pub(crate) struct MessageBack(pub(crate) Message);
 
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(feature = "postgres")]
 impl From<MessageIn> for MessageBack {
     fn from(read: MessageIn) -> Self {
         MessageBack(read.into())

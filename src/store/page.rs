@@ -92,7 +92,7 @@ fn listing_order_key(a_time: &str, a_id: &str, b_time: &str, b_id: &str) -> Orde
 }
 
 /// Whether `task` passes the query's filters (context, state, status timestamp).
-pub fn matches(task: &Task, query: &TaskListQuery) -> bool {
+pub(crate) fn matches(task: &Task, query: &TaskListQuery) -> bool {
     query
         .context_id
         .as_ref()

@@ -27,7 +27,7 @@ impl Projection {
     };
 
     /// The status alone: no history, no artifacts.
-    #[cfg(any(feature = "sqlite", feature = "postgres"))] // only the SQL stores use it
+    #[cfg(feature = "postgres")] // only PostgreSQL's notifications use it
     pub(crate) const STATUS: Projection = Projection {
         history: Some(0),
         artifacts: false,

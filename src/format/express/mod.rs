@@ -7,14 +7,14 @@
 //! is whole: Express is read from a finished response, and a server answers an Express agent
 //! with one `working` update holding every part once the model is done.
 //!
-//! The pieces, each in its own module: [`syntax`] reads a block (nom, with positions),
-//! [`compile`] turns statements into messages for the negotiated version and catalogs,
-//! [`decompile`] writes messages back (how prompt examples reach the model), [`response`]
-//! finds the `<a2ui>` blocks in a response, and [`instructions`] writes the prompt section.
+//! The pieces, each in its own module: `syntax` reads a block (nom, with positions),
+//! `compile` turns statements into messages for the negotiated version and catalogs,
+//! `decompile` writes messages back (how prompt examples reach the model), `response`
+//! finds the `<a2ui>` blocks in a response, and `instructions` writes the prompt section.
 //!
 //! Two error categories, as the conformance suites define them: text the grammar cannot
 //! read is a [`ParseError`]; a block that reads but names what the catalogs do not declare
-//! is a list of [`ValidationError`]s.
+//! is a list of [`ValidationError`](crate::a2ui::ValidationError)s.
 //!
 //! # Example
 //!
@@ -275,12 +275,12 @@ impl Express {
     }
 
     /// Reads a whole response: its text (trimmed) and the messages of each block, in order,
-    /// each block checked as [`compile`](Self::compile) checks it. `wrapped` `false`: the
+    /// each block checked as `compile`(Self::compile) checks it. `wrapped` `false`: the
     /// whole response is one block.
     ///
     /// # Errors
     ///
-    /// As for [`compile`](Self::compile), and [`ParseErrorKind::Truncated`] for a response
+    /// As for `compile`(Self::compile), and [`ParseErrorKind::Truncated`] for a response
     /// that ends inside a block.
     pub fn parse_response(
         &self,
