@@ -191,6 +191,26 @@ def load_crate(root_file):
         return mod
 
     root = load((), root_file, root_dir)
+    # Files no `mod` line names (modules a macro declares): placed by where they stand.
+    loaded = {os.path.normpath(m.file) for m in modules.values()}
+    skip = os.path.join(root_dir, "bin") if root_file.endswith("lib.rs") else None
+    found = []
+    for folder, _, files in os.walk(root_dir):
+        if skip and os.path.commonpath([folder, skip]) == skip:
+            continue
+        for name in files:
+            file = os.path.normpath(os.path.join(folder, name))
+            if name.endswith(".rs") and file not in loaded:
+                rel = os.path.relpath(file, root_dir)[:-3].split(os.sep)
+                if rel[-1] == "mod":
+                    rel = rel[:-1]
+                found.append((len(rel), tuple(rel), file))
+    for _, path, file in sorted(found):
+        parent = modules.get(path[:-1])
+        if parent is None or path in modules:
+            continue
+        child_dir = os.path.dirname(file) if file.endswith("mod.rs") else file[:-3]
+        parent.children[path[-1]] = load(path, file, child_dir)
     return root, modules
 
 

@@ -3,7 +3,7 @@
 //! A run's events end at its final update, which may only interrupt the task
 //! (`input-required`, `auth-required`); 1.0 says a subscription ends when the task reaches a
 //! terminal state. So [`follow`] chains the runs' events into one stream that ends with the
-//! terminal update, waiting between runs for the next one (see [`super::watch`]).
+//! terminal update, waiting between runs for the next one (see [`super::run_watchers`]).
 
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use super::error::TaskError;
 use super::fanout::SharedEvent;
 use super::manager::TaskManager;
-use super::watch::Next;
+use super::run_watchers::Next;
 use crate::a2a::{StreamEvent, TaskStatusUpdateEvent};
 use crate::store::Owner;
 

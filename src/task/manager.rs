@@ -31,7 +31,7 @@ use tokio::sync::Notify;
 
 pub(crate) use super::fanout::SharedEvent;
 pub(crate) use super::running::{Delivery, Done, Running, Stop};
-use super::watch::RunWatchers;
+use super::run_watchers::RunWatchers;
 use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;

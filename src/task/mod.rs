@@ -34,7 +34,7 @@ mod reply_kinds;
 mod run;
 mod running;
 mod start;
-pub(crate) mod watch;
+pub(crate) mod run_watchers;
 
 pub use error::TaskError;
 pub(crate) use handoff::Begun;
