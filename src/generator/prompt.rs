@@ -106,8 +106,8 @@ fn allowed_kinds(version: ProtocolVersion, allowed: Option<&[String]>) -> Vec<&'
         .collect()
 }
 
+/// The section on the message kinds allowed and the order and rules of writing them.
 fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs: &[Catalog]) {
-    let has = |kind: &str| kinds.contains(&kind);
     out.push_str("## Messages and workflow\n\n");
     out.push_str(&format!(
         "Each block is a JSON array of messages. You may send these messages: {}.\n\n",
@@ -122,84 +122,109 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
         .map(|c| format!("`{}`", c.id()))
         .collect::<Vec<_>>()
         .join(", ");
-    let mut rules: Vec<String> = Vec::new();
-    if version == ProtocolVersion::V0_8 {
-        if has("beginRendering") {
-            let catalog = if catalogs.len() > 1 {
-                format!(" and the `catalogId` whose components it uses (one of {ids})")
-            } else {
-                String::new()
-            };
-            rules.push(format!(
-                "Start each new surface with `beginRendering`: its `surfaceId`, the id of \
-                 its `root` component{catalog}. The renderer then draws components as they \
-                 arrive."
-            ));
-        }
-        if has("surfaceUpdate") {
-            rules.push(
-                "Send components in `surfaceUpdate`: a flat list where each item is \
-                 `{\"id\": ..., \"component\": {\"<Type>\": {<properties>}}}`. Containers \
-                 refer to their children by id (`{\"explicitList\": [ids]}` or a template)."
-                    .into(),
-            );
-        }
-        if has("dataModelUpdate") {
-            rules.push(
-                "Send data in `dataModelUpdate`; components read it through bindings such \
-                 as `{\"path\": \"/a/b\"}`."
-                    .into(),
-            );
-        }
+    let mut rules = if version == ProtocolVersion::V0_8 {
+        message_rules_v0_8(kinds, catalogs, &ids)
     } else {
-        if has("createSurface") {
-            rules.push(format!(
-                "Start each new surface with `createSurface`: a new `surfaceId` and the \
-                 `catalogId` of the catalog whose components it uses (one of {ids}). Put it \
-                 first in the array, before any message about that surface."
-            ));
-        }
-        if has("updateComponents") {
-            rules.push(
-                "Send components in `updateComponents`: a flat list where each item has a \
-                 unique `id`, a `component` type name and that component's properties. \
-                 Containers refer to their children by id."
-                    .into(),
-            );
-        }
-        if has("updateDataModel") {
-            let binding = if version == ProtocolVersion::V1_0 {
-                "{\"@path\": \"/a/b\"}"
-            } else {
-                "{\"path\": \"/a/b\"}"
-            };
-            rules.push(format!(
-                "Send data in `updateDataModel` (a `path` and a `value`); components read it \
-                 through bindings such as `{binding}`, and input components write to it."
-            ));
-        }
+        message_rules(version, kinds, &ids)
+    };
+    rules.extend(tree_rules(version, kinds));
+    for (i, rule) in rules.iter().enumerate() {
+        out.push_str(&format!("{}. {rule}\n", i + 1));
     }
-    rules.push(if version == ProtocolVersion::V0_8 {
+    out.push('\n');
+}
+
+/// The rules of v0.8's messages (`beginRendering`, `surfaceUpdate`, `dataModelUpdate`) the
+/// agent allows; `ids` lists the catalogs.
+fn message_rules_v0_8(kinds: &[&str], catalogs: &[Catalog], ids: &str) -> Vec<String> {
+    let has = |kind: &str| kinds.contains(&kind);
+    let mut rules: Vec<String> = Vec::new();
+    if has("beginRendering") {
+        let catalog = if catalogs.len() > 1 {
+            format!(" and the `catalogId` whose components it uses (one of {ids})")
+        } else {
+            String::new()
+        };
+        rules.push(format!(
+            "Start each new surface with `beginRendering`: its `surfaceId`, the id of \
+             its `root` component{catalog}. The renderer then draws components as they \
+             arrive."
+        ));
+    }
+    if has("surfaceUpdate") {
+        rules.push(
+            "Send components in `surfaceUpdate`: a flat list where each item is \
+             `{\"id\": ..., \"component\": {\"<Type>\": {<properties>}}}`. Containers \
+             refer to their children by id (`{\"explicitList\": [ids]}` or a template)."
+                .into(),
+        );
+    }
+    if has("dataModelUpdate") {
+        rules.push(
+            "Send data in `dataModelUpdate`; components read it through bindings such \
+             as `{\"path\": \"/a/b\"}`."
+                .into(),
+        );
+    }
+    rules
+}
+
+/// The rules of v0.9's and v1.0's messages (`createSurface`, `updateComponents`,
+/// `updateDataModel`) the agent allows; `ids` lists the catalogs.
+fn message_rules(version: ProtocolVersion, kinds: &[&str], ids: &str) -> Vec<String> {
+    let has = |kind: &str| kinds.contains(&kind);
+    let mut rules: Vec<String> = Vec::new();
+    if has("createSurface") {
+        rules.push(format!(
+            "Start each new surface with `createSurface`: a new `surfaceId` and the \
+             `catalogId` of the catalog whose components it uses (one of {ids}). Put it \
+             first in the array, before any message about that surface."
+        ));
+    }
+    if has("updateComponents") {
+        rules.push(
+            "Send components in `updateComponents`: a flat list where each item has a \
+             unique `id`, a `component` type name and that component's properties. \
+             Containers refer to their children by id."
+                .into(),
+        );
+    }
+    if has("updateDataModel") {
+        let binding = if version == ProtocolVersion::V1_0 {
+            "{\"@path\": \"/a/b\"}"
+        } else {
+            "{\"path\": \"/a/b\"}"
+        };
+        rules.push(format!(
+            "Send data in `updateDataModel` (a `path` and a `value`); components read it \
+             through bindings such as `{binding}`, and input components write to it."
+        ));
+    }
+    rules
+}
+
+/// The rules every version shares: the tree's shape, the catalog, later changes, user
+/// actions and removing a surface.
+fn tree_rules(version: ProtocolVersion, kinds: &[&str]) -> Vec<String> {
+    let has = |kind: &str| kinds.contains(&kind);
+    let root = if version == ProtocolVersion::V0_8 {
         "The component named by `root` is the top of the tree. Write the root first and \
          every parent before its children, so the renderer can draw from the top while you \
          write."
-            .into()
     } else {
         "The component with id `root` is the top of the tree. Write the root first and every \
          parent before its children, so the renderer can draw from the top while you write."
-            .into()
-    });
-    rules.push(
+    };
+    let mut rules: Vec<String> = vec![
+        root.into(),
         "Every id a component refers to must be defined in the same surface; no component \
          may be its own ancestor, and every component must be reachable from the root."
             .into(),
-    );
-    rules.push(
         "Use only the components, properties and functions of the catalog the surface \
          names, exactly as its schema spells them, and give every property its schema marks \
          as required."
             .into(),
-    );
+    ];
     if has("updateComponents") || has("surfaceUpdate") {
         rules.push(
             "To change a surface later, send only the components that change (a component \
@@ -220,10 +245,7 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
     if has("deleteSurface") {
         rules.push("Remove a surface that is no longer useful with `deleteSurface`.".into());
     }
-    for (i, rule) in rules.iter().enumerate() {
-        out.push_str(&format!("{}. {rule}\n", i + 1));
-    }
-    out.push('\n');
+    rules
 }
 
 fn schemas(out: &mut String, version: ProtocolVersion, kinds: &[&str], withheld: &[String]) {

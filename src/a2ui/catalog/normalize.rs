@@ -31,6 +31,28 @@ pub(super) fn normalize(
     let Value::Object(mut map) = document else {
         return Err(malformed("", "a catalog is a JSON object"));
     };
+    let id = catalog_id(&map)?;
+    check_components(&mut map)?;
+    if version == ProtocolVersion::V0_8 {
+        if map.get("styles").is_some_and(|s| !s.is_object()) {
+            return Err(malformed("/styles", "must be an object of style schemas"));
+        }
+        return Ok((id, Value::Object(map)));
+    }
+    let call_key = schema::call_key(version);
+    let functions = function_entries(map.remove("functions"), call_key)?;
+    map.insert("functions".into(), Value::Object(functions));
+    let mut document = Value::Object(map);
+    if let Some(common) = schema::common_types_uri(version) {
+        rewrite_common_refs(&mut document, common, 0);
+    }
+    add_theme_def(&mut document)?;
+    add_any_defs(&mut document, call_key);
+    Ok((id, document))
+}
+
+/// The catalog's id, from `catalogId` or else `$id`; it must be a non-empty string.
+fn catalog_id(map: &Map<String, Value>) -> Result<String, CatalogError> {
     let id = match (map.get("catalogId"), map.get("$id")) {
         (Some(Value::String(id)), _) | (None, Some(Value::String(id))) => id.clone(),
         (Some(_), _) => return Err(malformed("/catalogId", "must be a string")),
@@ -39,6 +61,11 @@ pub(super) fn normalize(
     if id.is_empty() {
         return Err(malformed("/catalogId", "must not be empty"));
     }
+    Ok(id)
+}
+
+/// Checks the `components` object (named schemas), adding an empty one when it is missing.
+fn check_components(map: &mut Map<String, Value>) -> Result<(), CatalogError> {
     match map.get("components") {
         None => {
             map.insert("components".into(), json!({}));
@@ -63,29 +90,27 @@ pub(super) fn normalize(
             ));
         }
     }
-    if version == ProtocolVersion::V0_8 {
-        if map.get("styles").is_some_and(|s| !s.is_object()) {
-            return Err(malformed("/styles", "must be an object of style schemas"));
-        }
-        return Ok((id, Value::Object(map)));
+    Ok(())
+}
+
+/// The `functions` field as an object keyed by name, whether it was absent, an object or a list.
+fn function_entries(
+    functions: Option<Value>,
+    call_key: &str,
+) -> Result<Map<String, Value>, CatalogError> {
+    match functions {
+        None => Ok(Map::new()),
+        Some(Value::Object(functions)) => Ok(functions),
+        Some(Value::Array(definitions)) => function_map(&definitions, call_key),
+        Some(_) => Err(malformed(
+            "/functions",
+            "must be an object or a list of function definitions",
+        )),
     }
-    let call_key = schema::call_key(version);
-    let functions = match map.remove("functions") {
-        None => Map::new(),
-        Some(Value::Object(functions)) => functions,
-        Some(Value::Array(definitions)) => function_map(&definitions, call_key)?,
-        Some(_) => {
-            return Err(malformed(
-                "/functions",
-                "must be an object or a list of function definitions",
-            ));
-        }
-    };
-    map.insert("functions".into(), Value::Object(functions));
-    let mut document = Value::Object(map);
-    if let Some(common) = schema::common_types_uri(version) {
-        rewrite_common_refs(&mut document, common, 0);
-    }
+}
+
+/// Adds `$defs/theme` when missing, from the top-level `theme` properties if any.
+fn add_theme_def(document: &mut Value) -> Result<(), CatalogError> {
     let defs = document
         .as_object_mut()
         .map(|m| m.entry("$defs").or_insert_with(|| json!({})));
@@ -105,10 +130,15 @@ pub(super) fn normalize(
             defs.insert("theme".into(), theme);
         }
     }
+    Ok(())
+}
+
+/// Adds `$defs/anyComponent` and `$defs/anyFunction` when missing, over the catalog's entries.
+fn add_any_defs(document: &mut Value, call_key: &str) {
     let defs = document.get("$defs").and_then(Value::as_object);
     if defs.is_none_or(|d| !d.contains_key("anyComponent") || !d.contains_key("anyFunction")) {
-        let components = names(&document, "components");
-        let functions = names(&document, "functions");
+        let components = names(document, "components");
+        let functions = names(document, "functions");
         if let Some(Value::Object(defs)) = document.get_mut("$defs") {
             defs.entry("anyComponent")
                 .or_insert_with(|| any_of_entries("components", "component", &components, true));
@@ -116,7 +146,6 @@ pub(super) fn normalize(
                 .or_insert_with(|| any_of_entries("functions", call_key, &functions, true));
         }
     }
-    Ok((id, document))
 }
 
 /// A `oneOf` over the catalog's `field` entries, discriminated by `key`. `pin` adds the

@@ -17,10 +17,7 @@ use crate::a2ui::Catalog;
 /// catalog: a surface on another one names its catalog.
 pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
     let mut out = String::new();
-    let mut surface: Option<String> = None;
-    // What the current `surface(..)` scope holds: a second message of the same kind for the
-    // same surface starts a scope of its own, so that it compiles to a message of its own.
-    let (mut has_components, mut has_data) = (false, false);
+    let mut scope = Scope::default();
     for message in messages {
         let Some((kind, body)) = message
             .as_object()
@@ -35,52 +32,8 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
             .or_else(|| catalogs.first());
         match kind.as_str() {
             "createSurface" | "updateComponents" | "updateDataModel" => {
-                let again = match kind.as_str() {
-                    "updateComponents" => has_components,
-                    "updateDataModel" => has_data,
-                    _ => true,
-                };
-                if let Some(id) = surface_id {
-                    if surface.as_deref() != Some(id) || again {
-                        has_components = false;
-                        has_data = false;
-                        out.push_str("surface(");
-                        out.push_str(&string(id));
-                        let default = catalogs.first().map(Catalog::id);
-                        if let Some(named) = catalog_id.filter(|c| Some(*c) != default) {
-                            out.push_str(", ");
-                            out.push_str(&string(named));
-                        }
-                        if let Some(send) = body.get("sendDataModel").and_then(Value::as_bool) {
-                            let _ = write!(out, ", sendDataModel={send}");
-                        }
-                        out.push_str(")\n");
-                        surface = Some(id.to_owned());
-                    }
-                }
-                let data = match kind.as_str() {
-                    "updateDataModel" => body.get("value").map(|v| {
-                        let path = body.get("path").and_then(Value::as_str).unwrap_or("/");
-                        (path.trim_end_matches('/').to_owned(), v)
-                    }),
-                    _ => body.get("dataModel").map(|v| (String::new(), v)),
-                };
-                if let Some((path, value)) = data {
-                    data_model(&mut out, &path, value, catalog);
-                    has_data = true;
-                }
-                has_components |= body.get("components").is_some();
-                let components = body
-                    .get("components")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                let names = variable_names(components);
-                for component in components {
-                    if let Some(catalog) = catalog {
-                        write_component(&mut out, component, catalog, &names);
-                    }
-                }
+                scope.open(&mut out, kind, body, catalogs);
+                scope.write_content(&mut out, kind, body, catalog);
             }
             "deleteSurface" => {
                 let _ = writeln!(out, "deleteSurface({})", string(surface_id.unwrap_or("")));
@@ -100,6 +53,86 @@ pub(crate) fn decompile(messages: &[Value], catalogs: &[Catalog]) -> String {
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+/// The current `surface(..)` scope and what it holds: a second message of the same kind for
+/// the same surface starts a scope of its own, so that it compiles to a message of its own.
+#[derive(Default)]
+struct Scope {
+    surface: Option<String>,
+    has_components: bool,
+    has_data: bool,
+}
+
+impl Scope {
+    /// Opens a `surface(..)` scope for a surface message, unless the current scope is its
+    /// surface's and holds nothing of its kind yet.
+    fn open(&mut self, out: &mut String, kind: &str, body: &Value, catalogs: &[Catalog]) {
+        let again = match kind {
+            "updateComponents" => self.has_components,
+            "updateDataModel" => self.has_data,
+            _ => true,
+        };
+        let Some(id) = body.get("surfaceId").and_then(Value::as_str) else {
+            return;
+        };
+        if self.surface.as_deref() != Some(id) || again {
+            self.has_components = false;
+            self.has_data = false;
+            write_surface(out, id, body, catalogs);
+            self.surface = Some(id.to_owned());
+        }
+    }
+
+    /// Writes the data and the components a surface message holds into the scope.
+    fn write_content(
+        &mut self,
+        out: &mut String,
+        kind: &str,
+        body: &Value,
+        catalog: Option<&Catalog>,
+    ) {
+        let data = match kind {
+            "updateDataModel" => body.get("value").map(|v| {
+                let path = body.get("path").and_then(Value::as_str).unwrap_or("/");
+                (path.trim_end_matches('/').to_owned(), v)
+            }),
+            _ => body.get("dataModel").map(|v| (String::new(), v)),
+        };
+        if let Some((path, value)) = data {
+            data_model(out, &path, value, catalog);
+            self.has_data = true;
+        }
+        self.has_components |= body.get("components").is_some();
+        let components = body
+            .get("components")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let names = variable_names(components);
+        for component in components {
+            if let Some(catalog) = catalog {
+                write_component(out, component, catalog, &names);
+            }
+        }
+    }
+}
+
+/// The `surface(id, catalog, sendDataModel=..)` line that opens a scope; the catalog only
+/// when it is not the default one.
+fn write_surface(out: &mut String, id: &str, body: &Value, catalogs: &[Catalog]) {
+    out.push_str("surface(");
+    out.push_str(&string(id));
+    let default = catalogs.first().map(Catalog::id);
+    let catalog_id = body.get("catalogId").and_then(Value::as_str);
+    if let Some(named) = catalog_id.filter(|c| Some(*c) != default) {
+        out.push_str(", ");
+        out.push_str(&string(named));
+    }
+    if let Some(send) = body.get("sendDataModel").and_then(Value::as_bool) {
+        let _ = write!(out, ", sendDataModel={send}");
+    }
+    out.push_str(")\n");
 }
 
 /// The data of one update as assignments. A lone assignment below the top level compiles to

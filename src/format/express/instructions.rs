@@ -21,7 +21,6 @@ pub(crate) fn write(
     default_surface: &str,
 ) -> String {
     let kinds = allowed_kinds(version, allowed);
-    let has = |kind: &str| kinds.contains(&kind);
     let mut out = String::with_capacity(8 * 1024);
     let _ = write!(
         out,
@@ -32,30 +31,22 @@ pub(crate) fn write(
          user as it is. Each block is compiled when your answer is complete.\n\n\
          ## Statements\n\n"
     );
+    for rule in statement_rules(&kinds, catalogs, default_surface) {
+        let _ = writeln!(out, "- {rule}");
+    }
+    write_values(&mut out, catalogs);
+    for catalog in catalogs {
+        describe(&mut out, catalog);
+    }
+    out
+}
+
+/// The statements the allowed message `kinds` permit, each described in one line.
+fn statement_rules(kinds: &[&str], catalogs: &[Catalog], default_surface: &str) -> Vec<String> {
+    let has = |kind: &str| kinds.contains(&kind);
     let mut rules: Vec<String> = Vec::new();
     if has("createSurface") || has("updateComponents") {
-        let ids: Vec<String> = catalogs.iter().map(|c| format!("\"{}\"", c.id())).collect();
-        let catalog_rule = if catalogs.len() > 1 {
-            format!(
-                " Add the catalog as a second argument, `surface(\"orders\", {})`, to use one \
-                 other than the first; the catalogs are {}.",
-                ids.get(1).cloned().unwrap_or_default(),
-                ids.join(", ")
-            )
-        } else {
-            String::new()
-        };
-        rules.push(format!(
-            "`surface(\"orders\")` starts the statements about one surface (its id).{catalog_rule} \
-             Without it, statements are about the surface `{default_surface}`."
-        ));
-        rules.push(
-            "`name = Component(arguments)` defines a component whose id is `name`; each \
-             component needs its own name. A block \
-             that defines `root` creates the surface with `root` as its top component; a block \
-             without `root` updates components of a surface that exists."
-                .into(),
-        );
+        rules.extend(surface_rules(catalogs, default_surface));
     }
     if has("updateDataModel") || has("createSurface") {
         rules.push(
@@ -79,9 +70,39 @@ pub(crate) fn write(
          wherever `name` is used."
             .into(),
     );
-    for rule in &rules {
-        let _ = writeln!(out, "- {rule}");
-    }
+    rules
+}
+
+/// The rules of `surface(..)` and of `name = Component(..)`, for an agent that defines
+/// components.
+fn surface_rules(catalogs: &[Catalog], default_surface: &str) -> Vec<String> {
+    let ids: Vec<String> = catalogs.iter().map(|c| format!("\"{}\"", c.id())).collect();
+    let catalog_rule = if catalogs.len() > 1 {
+        format!(
+            " Add the catalog as a second argument, `surface(\"orders\", {})`, to use one \
+             other than the first; the catalogs are {}.",
+            ids.get(1).cloned().unwrap_or_default(),
+            ids.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    let surface = format!(
+        "`surface(\"orders\")` starts the statements about one surface (its id).{catalog_rule} \
+         Without it, statements are about the surface `{default_surface}`."
+    );
+    let define = String::from(
+        "`name = Component(arguments)` defines a component whose id is `name`; each \
+         component needs its own name. A block \
+         that defines `root` creates the surface with `root` as its top component; a block \
+         without `root` updates components of a surface that exists.",
+    );
+    vec![surface, define]
+}
+
+/// The section on values: literals, bindings, arguments, children, templates, events,
+/// checks and comments.
+fn write_values(out: &mut String, catalogs: &[Catalog]) {
     let child_example = child_example(catalogs).map_or(String::new(), |e| format!(": {e}"));
     out.push_str(
         "\n## Values\n\n\
@@ -106,10 +127,6 @@ pub(crate) fn write(
          value; a last string argument is the message shown to the user.\n\
          - `#`, `//` and `/* */` start comments; statements may span lines.\n\n",
     );
-    for catalog in catalogs {
-        describe(&mut out, catalog);
-    }
-    out
 }
 
 /// The message kinds of `version` that `allowed` permits (`None`: all of them).

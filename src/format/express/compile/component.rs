@@ -15,6 +15,7 @@ use super::schema::{
     parameter_schema, property_schema, signature, slot_of,
 };
 use super::{Block, Cx};
+use crate::a2ui::Catalog;
 use crate::format::express::instructions::written;
 use crate::format::express::tree::{Arg, Call, Expr, ExprKind};
 use crate::format::express::{Dialect, Redefined};
@@ -53,6 +54,99 @@ pub(super) fn explicit_id(call: &Call) -> Result<Option<String>, CompileError> {
     }
 }
 
+/// One property a component call gives.
+struct Given<'p, 's> {
+    property: &'p str,
+    value: &'s Expr,
+    /// Its argument's number, when the argument is positional.
+    number: Option<usize>,
+}
+
+/// Refuses a call to a component the catalog does not have, listing the ones it has so that
+/// a repair turn can pick one instead of inventing again.
+fn require_component(catalog: &Catalog, call: &Call) -> Result<(), CompileError> {
+    if catalog.has_component(&call.name) {
+        return Ok(());
+    }
+    let names: Vec<&str> = catalog.component_names().collect();
+    Err(invalid(
+        call.at,
+        format!(
+            "component '{}' is not in catalog '{}' (its components: {})",
+            call.name,
+            catalog.id(),
+            names.join(", ")
+        ),
+    ))
+}
+
+/// The property a named argument gives, which must be in the component's signature.
+fn named_property<'p>(
+    catalog: &Catalog,
+    call: &Call,
+    signature: &[String],
+    name: &'p str,
+    value: &Expr,
+) -> Result<&'p str, CompileError> {
+    if !signature.iter().any(|p| p == name) {
+        return Err(invalid(
+            value.at,
+            format!(
+                "component '{}' has no property '{name}'; it is written {}",
+                call.name,
+                written(catalog, &call.name)
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+/// The property the positional argument at `position` gives, if there are that many.
+fn positional_property<'p>(
+    catalog: &Catalog,
+    call: &Call,
+    positional: &[&'p str],
+    position: usize,
+    value: &Expr,
+) -> Result<&'p str, CompileError> {
+    let Some(property) = positional.get(position) else {
+        return Err(invalid(
+            value.at,
+            format!(
+                "{} takes at most {} arguments; it is written {}",
+                call.name,
+                positional.len(),
+                written(catalog, &call.name)
+            ),
+        ));
+    };
+    Ok(property)
+}
+
+/// Checks a value for a property that takes no binding, and writes a list of strings for
+/// a property of label/value options as those options.
+fn fix_unbound(
+    schema: &Value,
+    property: &str,
+    value: &Expr,
+    compiled: &mut Value,
+) -> Result<(), CompileError> {
+    if has_binding(compiled) {
+        return Err(invalid(
+            value.at,
+            format!("Property '{property}' does not support dynamic data bindings"),
+        ));
+    }
+    if let (Value::Array(items), true) = (compiled, option_objects(schema)) {
+        for item in items.iter_mut() {
+            if let Value::String(text) = item {
+                *item = json!({"label": text, "value": text});
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Block<'_> {
     /// Whether a call names a component: under [`Dialect::Conformance`] every call that is
     /// not an `Event`, a `_template` or a declared function (so an unknown one is reported
@@ -80,174 +174,16 @@ impl Block<'_> {
         out: &mut Vec<Value>,
     ) -> Result<(), CompileError> {
         let catalog = cx.catalog;
-        if !catalog.has_component(&call.name) {
-            // The names, so that a repair turn can pick one instead of inventing again.
-            let names: Vec<&str> = catalog.component_names().collect();
-            return Err(invalid(
-                call.at,
-                format!(
-                    "component '{}' is not in catalog '{}' (its components: {})",
-                    call.name,
-                    catalog.id(),
-                    names.join(", ")
-                ),
-            ));
-        }
-        // How the call is written, for the errors about its arguments.
-        let written = || written(catalog, &call.name);
+        require_component(catalog, call)?;
         let signature = signature(catalog, &call.name);
-        let positional: Vec<&str> = signature
-            .iter()
-            .map(String::as_str)
-            .filter(|p| *p != "checks")
-            .collect();
-        // An `Event` written where the next positional property takes no action
-        // (`Button(Text("Send"), Event("send"))`, whose second property is the variant)
-        // is the component's action, when it has one and the call names none: read as the
-        // model meant it, never under the official reading.
-        let loose_action = signature
-            .iter()
-            .map(String::as_str)
-            .find(|p| matches!(*p, "action" | "submitAction"))
-            .filter(|action| {
-                self.target.redefined == Redefined::Separate
-                    && !call.args.iter().any(|a| a.name.as_deref() == Some(*action))
-            });
-        // Each property given, its value and, for a positional argument, its number.
-        let mut given: Vec<(&str, &Expr, Option<usize>)> = Vec::new();
-        let mut checks: Vec<&Expr> = Vec::new();
-        let mut position = 0;
-        for (number, Arg { name, value }) in (1..).zip(&call.args) {
-            // The action this positional argument is, when it is such a loose `Event`.
-            let loose = loose_action.filter(|action| {
-                name.is_none()
-                    && is_event(value)
-                    && positional.get(position) != Some(action)
-                    && !given.iter().any(|(p, ..)| p == action)
-            });
-            let property = match (name, loose) {
-                (Some(name), _) if name == "id" => continue,
-                (Some(_) | None, _) if is_checks(value) => {
-                    checks.push(value);
-                    continue;
-                }
-                (Some(name), _) => {
-                    if !signature.iter().any(|p| p == name) {
-                        return Err(invalid(
-                            value.at,
-                            format!(
-                                "component '{}' has no property '{name}'; it is written {}",
-                                call.name,
-                                written()
-                            ),
-                        ));
-                    }
-                    name.as_str()
-                }
-                (None, Some(action)) => action,
-                (None, None) => {
-                    let Some(property) = positional.get(position) else {
-                        return Err(invalid(
-                            value.at,
-                            format!(
-                                "{} takes at most {} arguments; it is written {}",
-                                call.name,
-                                positional.len(),
-                                written()
-                            ),
-                        ));
-                    };
-                    position += 1;
-                    property
-                }
-            };
-            if given.iter().any(|(p, ..)| *p == property) {
-                return Err(invalid(
-                    value.at,
-                    format!("property '{property}' of {} is given twice", call.name),
-                ));
-            }
-            given.push((property, value, name.is_none().then_some(number)));
-        }
+        let (given, checks) = self.given_properties(catalog, call, &signature)?;
         let parent = std::mem::replace(&mut cx.parent, id.to_owned());
         let outer = std::mem::take(&mut cx.pending);
         let outer_made = std::mem::take(&mut cx.made);
-        let mut properties = Map::new();
-        for (property, value, number) in given {
-            if matches!(value.kind, ExprKind::Skip | ExprKind::Null) {
-                // A property given as `null` is left out, as the official compiler leaves
-                // it out.
-                continue;
-            }
-            let schema = property_schema(catalog, &call.name, property);
-            if self.target.redefined == Redefined::Separate
-                && is_event(value)
-                && schema.is_some_and(takes_no_event)
-            {
-                let which = number.map_or(String::new(), |n| format!("argument {n} is its "));
-                return Err(invalid(
-                    value.at,
-                    format!(
-                        "{}'s {which}'{property}', which takes no Event; it is written {}",
-                        call.name,
-                        written()
-                    ),
-                ));
-            }
-            cx.in_action = matches!(property, "action" | "submitAction");
-            let compiled = self.value(cx, value, slot_of(schema), property, None);
-            cx.in_action = false;
-            let mut compiled = compiled?;
-            if let Some(schema) = schema.filter(|s| !allows_binding(s)) {
-                if has_binding(&compiled) {
-                    return Err(invalid(
-                        value.at,
-                        format!("Property '{property}' does not support dynamic data bindings"),
-                    ));
-                }
-                if let (Value::Array(items), true) = (&mut compiled, option_objects(schema)) {
-                    for item in items.iter_mut() {
-                        if let Value::String(text) = item {
-                            *item = json!({"label": text, "value": text});
-                        }
-                    }
-                }
-            }
-            if let (Some(choices), Value::String(text)) = (schema.and_then(choices), &compiled) {
-                if !choices.iter().any(|c| c == text) {
-                    return Err(invalid(
-                        value.at,
-                        format!(
-                            "'{text}' is not a valid enum choice for property '{property}'; \
-                             {} is written {}",
-                            call.name,
-                            written()
-                        ),
-                    ));
-                }
-            }
-            properties.insert(property.to_owned(), compiled);
-        }
+        let mut properties = self.compile_properties(cx, call, given)?;
         if !checks.is_empty() {
-            cx.own = properties
-                .get("value")
-                .filter(|v| v.get(self.path_key).is_some_and(Value::is_string))
-                .cloned();
-            let mut rules = Vec::new();
-            for expr in checks {
-                let items: Vec<&Expr> = match &expr.kind {
-                    ExprKind::Array(items) => items.iter().collect(),
-                    _ => vec![expr],
-                };
-                for item in items {
-                    match &item.kind {
-                        ExprKind::Check(check) => rules.push(self.check(cx, check)?),
-                        _ => return Err(invalid(item.at, "checks holds only ?check rules")),
-                    }
-                }
-            }
-            cx.own = None;
-            properties.insert("checks".into(), Value::Array(rules));
+            let rules = self.check_rules(cx, &properties, checks)?;
+            properties.insert("checks".into(), rules);
         }
         cx.parent = parent;
         let pending = std::mem::replace(&mut cx.pending, outer);
@@ -264,6 +200,176 @@ impl Block<'_> {
             done?;
         }
         Ok(())
+    }
+
+    /// The action property an `Event` written where the next positional property takes no
+    /// action goes to, if the component has one, the call names none and the model's
+    /// reading is on.
+    ///
+    /// (`Button(Text("Send"), Event("send"))`, whose second property is the variant: read
+    /// as the model meant it, never under the official reading.)
+    fn loose_action<'p>(&self, call: &Call, signature: &'p [String]) -> Option<&'p str> {
+        signature
+            .iter()
+            .map(String::as_str)
+            .find(|p| matches!(*p, "action" | "submitAction"))
+            .filter(|action| {
+                self.target.redefined == Redefined::Separate
+                    && !call.args.iter().any(|a| a.name.as_deref() == Some(*action))
+            })
+    }
+
+    /// Sorts a component call's arguments into the properties they give and its `checks`.
+    fn given_properties<'p, 's: 'p>(
+        &self,
+        catalog: &Catalog,
+        call: &'s Call,
+        signature: &'p [String],
+    ) -> Result<(Vec<Given<'p, 's>>, Vec<&'s Expr>), CompileError> {
+        let positional: Vec<&str> = signature
+            .iter()
+            .map(String::as_str)
+            .filter(|p| *p != "checks")
+            .collect();
+        let loose_action = self.loose_action(call, signature);
+        let mut given: Vec<Given<'p, 's>> = Vec::new();
+        let mut checks: Vec<&Expr> = Vec::new();
+        let mut position = 0;
+        for (number, Arg { name, value }) in (1..).zip(&call.args) {
+            // The action this positional argument is, when it is such a loose `Event`.
+            let loose = loose_action.filter(|action| {
+                name.is_none()
+                    && is_event(value)
+                    && positional.get(position) != Some(action)
+                    && !given.iter().any(|g| g.property == *action)
+            });
+            let property = match (name, loose) {
+                (Some(name), _) if name == "id" => continue,
+                (Some(_) | None, _) if is_checks(value) => {
+                    checks.push(value);
+                    continue;
+                }
+                (Some(name), _) => named_property(catalog, call, signature, name, value)?,
+                (None, Some(action)) => action,
+                (None, None) => {
+                    let property =
+                        positional_property(catalog, call, &positional, position, value)?;
+                    position += 1;
+                    property
+                }
+            };
+            if given.iter().any(|g| g.property == property) {
+                return Err(invalid(
+                    value.at,
+                    format!("property '{property}' of {} is given twice", call.name),
+                ));
+            }
+            given.push(Given {
+                property,
+                value,
+                number: name.is_none().then_some(number),
+            });
+        }
+        Ok((given, checks))
+    }
+
+    /// Compiles the properties given, leaving out those given as `null` (as the official
+    /// compiler leaves them out).
+    fn compile_properties<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        call: &Call,
+        given: Vec<Given<'_, 's>>,
+    ) -> Result<Map<String, Value>, CompileError> {
+        let mut properties = Map::new();
+        for given in given {
+            if matches!(given.value.kind, ExprKind::Skip | ExprKind::Null) {
+                continue;
+            }
+            let compiled = self.compile_property(cx, call, &given)?;
+            properties.insert(given.property.to_owned(), compiled);
+        }
+        Ok(properties)
+    }
+
+    /// Compiles one property's value and checks it against the property's schema.
+    fn compile_property<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        call: &Call,
+        given: &Given<'_, 's>,
+    ) -> Result<Value, CompileError> {
+        let catalog = cx.catalog;
+        let Given {
+            property,
+            value,
+            number,
+        } = *given;
+        let schema = property_schema(catalog, &call.name, property);
+        if self.target.redefined == Redefined::Separate
+            && is_event(value)
+            && schema.is_some_and(takes_no_event)
+        {
+            let which = number.map_or(String::new(), |n| format!("argument {n} is its "));
+            return Err(invalid(
+                value.at,
+                format!(
+                    "{}'s {which}'{property}', which takes no Event; it is written {}",
+                    call.name,
+                    written(catalog, &call.name)
+                ),
+            ));
+        }
+        cx.in_action = matches!(property, "action" | "submitAction");
+        let compiled = self.value(cx, value, slot_of(schema), property, None);
+        cx.in_action = false;
+        let mut compiled = compiled?;
+        if let Some(schema) = schema.filter(|s| !allows_binding(s)) {
+            fix_unbound(schema, property, value, &mut compiled)?;
+        }
+        if let (Some(choices), Value::String(text)) = (schema.and_then(choices), &compiled) {
+            if !choices.iter().any(|c| c == text) {
+                return Err(invalid(
+                    value.at,
+                    format!(
+                        "'{text}' is not a valid enum choice for property '{property}'; \
+                         {} is written {}",
+                        call.name,
+                        written(catalog, &call.name)
+                    ),
+                ));
+            }
+        }
+        Ok(compiled)
+    }
+
+    /// Compiles the `checks` of a component call, each receiving the component's own bound
+    /// `value`.
+    fn check_rules<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        properties: &Map<String, Value>,
+        checks: Vec<&'s Expr>,
+    ) -> Result<Value, CompileError> {
+        cx.own = properties
+            .get("value")
+            .filter(|v| v.get(self.path_key).is_some_and(Value::is_string))
+            .cloned();
+        let mut rules = Vec::new();
+        for expr in checks {
+            let items: Vec<&Expr> = match &expr.kind {
+                ExprKind::Array(items) => items.iter().collect(),
+                _ => vec![expr],
+            };
+            for item in items {
+                match &item.kind {
+                    ExprKind::Check(check) => rules.push(self.check(cx, check)?),
+                    _ => return Err(invalid(item.at, "checks holds only ?check rules")),
+                }
+            }
+        }
+        cx.own = None;
+        Ok(Value::Array(rules))
     }
 
     /// The id of a component written inline.

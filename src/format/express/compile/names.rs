@@ -115,6 +115,21 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
         return None;
     }
     let top_down = is_top_down(scope, &defined);
+    let mut definitions = redefinitions(&defined);
+
+    // Each reference to a redefined name means one definition of it.
+    let mut out: Vec<Statement> = scope.to_vec();
+    for (at, statement) in out.iter_mut().enumerate() {
+        statement.each_value_mut(|value| bind(value, at, top_down, &mut definitions));
+    }
+
+    let appended = settle_unused(&mut definitions);
+    Some(rename_and_drop(out, &definitions, &appended))
+}
+
+/// Each name defined more than once, with its definitions: the first keeps the name, each
+/// later one gets a fresh `name_N` no other name takes.
+fn redefinitions(defined: &HashMap<&str, Vec<usize>>) -> HashMap<String, Vec<Definition>> {
     let mut taken: HashSet<String> = defined.keys().map(|name| (*name).to_owned()).collect();
     let mut definitions: HashMap<String, Vec<Definition>> = HashMap::new();
     for (name, at) in defined.iter().filter(|(_, at)| at.len() > 1) {
@@ -126,13 +141,7 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
                 let name = if i == 0 {
                     (*name).to_owned()
                 } else {
-                    loop {
-                        let candidate = format!("{name}_{fresh}");
-                        fresh += 1;
-                        if taken.insert(candidate.clone()) {
-                            break candidate;
-                        }
-                    }
+                    fresh_name(name, &mut fresh, &mut taken)
                 };
                 Definition {
                     at,
@@ -145,14 +154,26 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
             .collect();
         definitions.insert((*name).to_owned(), list);
     }
+    definitions
+}
 
-    // Each reference to a redefined name means one definition of it.
-    let mut out: Vec<Statement> = scope.to_vec();
-    for (at, statement) in out.iter_mut().enumerate() {
-        statement.each_value_mut(|value| bind(value, at, top_down, &mut definitions));
+/// The first `name_N` from `fresh` on that is not taken, taking it.
+fn fresh_name(name: &str, fresh: &mut usize, taken: &mut HashSet<String>) -> String {
+    loop {
+        let candidate = format!("{name}_{fresh}");
+        *fresh += 1;
+        if taken.insert(candidate.clone()) {
+            return candidate;
+        }
     }
+}
 
-    // Definitions no reference means: listed beside the one before them, or replacing it.
+/// Settles the definitions no reference means: each is listed beside the one before it
+/// (returned, by that one's name) or replaces it; and a first definition no reference means
+/// is replaced by a later one that is used.
+fn settle_unused(
+    definitions: &mut HashMap<String, Vec<Definition>>,
+) -> HashMap<String, Vec<(usize, String)>> {
     let mut appended: HashMap<String, Vec<(usize, String)>> = HashMap::new();
     for list in definitions.values_mut() {
         for i in 1..list.len() {
@@ -176,12 +197,21 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
             }
         }
     }
-    // A first definition no reference means, when a later one is used, is replaced by it.
     for list in definitions.values_mut() {
         if !list[0].used && list[1..].iter().any(|d| d.used && !d.dropped) {
             list[0].dropped = true;
         }
     }
+    appended
+}
+
+/// The statements with each definition under its new name, the definitions listed beside
+/// another appended to it, and the dropped definitions left out.
+fn rename_and_drop(
+    mut out: Vec<Statement>,
+    definitions: &HashMap<String, Vec<Definition>>,
+    appended: &HashMap<String, Vec<(usize, String)>>,
+) -> Vec<Statement> {
     let dropped: HashSet<usize> = definitions
         .values()
         .flatten()
@@ -196,16 +226,14 @@ fn separate_scope(scope: &[Statement]) -> Option<Vec<Statement>> {
             {
                 *name = new.name.clone();
             }
-            append(value, &appended);
+            append(value, appended);
         }
     }
-    Some(
-        out.into_iter()
-            .enumerate()
-            .filter(|(at, _)| !dropped.contains(at))
-            .map(|(_, statement)| statement)
-            .collect(),
-    )
+    out.into_iter()
+        .enumerate()
+        .filter(|(at, _)| !dropped.contains(at))
+        .map(|(_, statement)| statement)
+        .collect()
 }
 
 /// Whether most references to names defined once come before their definition.

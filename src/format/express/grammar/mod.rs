@@ -60,15 +60,30 @@ pub(crate) fn write(
     allowed: Option<&[String]>,
 ) -> String {
     let kinds = allowed_kinds(version, allowed);
-    let has = |kind: &str| kinds.contains(&kind);
     let mut g = Rules::default();
+    answer_rules(&mut g);
+    let functions = function_names(catalogs);
+    let calls = !functions.is_empty();
+    let component_names = component_names(catalogs);
+    let components = !component_names.is_empty();
+    statement_rules(&mut g, &kinds, components, calls);
+    token_rules(&mut g);
+    value_rules(&mut g, components, calls);
+    if calls {
+        function_rules(&mut g, catalogs, &functions);
+    }
+    argument_rules(&mut g, components, calls);
+    component_rules(&mut g, component_names, calls);
+    g.finish()
+}
 
-    // The answer: text, then at most one block and one line after it. Text never holds
-    // `<a`, so a block opens with the tag, nor a fence, in which a model would write a
-    // block the grammar misses. One block holds every surface of the answer; the line
-    // after it ends the answer, where Qwen2.5-Coder-1.5B went on to write examples of its
-    // own (`### A form to ..`, a block, ..) until `max_tokens`. An answer without a block
-    // says something: a blank one, which a model may end at once, answers nobody.
+/// The answer: text, then at most one block and one line after it.
+fn answer_rules(g: &mut Rules) {
+    // Text never holds `<a`, so a block opens with the tag, nor a fence, in which a model
+    // would write a block the grammar misses. One block holds every surface of the answer;
+    // the line after it ends the answer, where Qwen2.5-Coder-1.5B went on to write examples
+    // of its own (`### A form to ..`, a block, ..) until `max_tokens`. An answer without a
+    // block says something: a blank one, which a model may end at once, answers nobody.
     g.rule("root", "text block after | [ \\t\\n]* word text");
     g.rule("text", r#"([^<`] | "<" [^a<`] | "`" [^`<] | "``" [^`<])*"#);
     g.rule(
@@ -79,10 +94,11 @@ pub(crate) fn write(
         "after",
         r#"("\n" "\n"? ([^<`\n] | "<" [^a<`\n] | "`" [^`<\n] | "``" [^`<\n])*)?"#,
     );
-    let functions = function_names(catalogs);
-    let calls = !functions.is_empty();
-    let component_names = component_names(catalogs);
-    let components = !component_names.is_empty();
+}
+
+/// The block and the statements in it, as the allowed message `kinds` permit.
+fn statement_rules(g: &mut Rules, kinds: &[&str], components: bool, calls: bool) {
+    let has = |kind: &str| kinds.contains(&kind);
     let mut statements = vec!["define"];
     let defines_components = has("createSurface") || has("updateComponents");
     if defines_components {
@@ -120,8 +136,10 @@ pub(crate) fn write(
         ),
     );
     g.rule("statement", &statements.join(" | "));
+}
 
-    // Tokens.
+/// The tokens: names, keys, paths, strings, numbers and booleans.
+fn token_rules(g: &mut Rules) {
     g.rule("ws", "[ \\t\\n]{0,24}");
     g.rule("sep", "\",\" ws");
     g.rule("name", "[a-z] [a-zA-Z0-9_]{0,39}");
@@ -131,9 +149,11 @@ pub(crate) fn write(
     g.rule("rawstr", r#""r\"" [^"\n]* "\"""#);
     g.rule("num", "\"-\"? [0-9]{1,15} (\".\" [0-9]{1,15})?");
     g.rule("bool", "\"true\" | \"false\"");
+}
 
-    // Values: data (JSON-like), anything an argument may be, actions and checks. Calls of
-    // functions and checks exist only when some catalog has functions.
+/// Values: data (JSON-like), anything an argument may be, maps and events.
+fn value_rules(g: &mut Rules, components: bool, calls: bool) {
+    // Calls of functions and checks exist only when some catalog has functions.
     g.rule(
         "json",
         "str | num | bool | \"null\" | \"[\" ws (json (sep json)*)? ws \"]\" | \"{\" ws (key \": \" json (sep key \": \" json)*)? ws \"}\"",
@@ -156,33 +176,39 @@ pub(crate) fn write(
         "\"{\" ws (key \": \" value (sep key \": \" value)*)? ws \"}\"",
     );
     g.rule("event", "\"Event(\" str (sep (map | name))? \")\"");
-    if calls {
-        let names: Vec<String> = functions.iter().map(|f| literal(f)).collect();
-        g.rule("fname", &names.join(" | "));
-        // A call takes at most as many arguments as the function has parameters; a check
-        // may add its message.
-        let mut calls = Vec::new();
-        for name in &functions {
-            let most = catalogs
-                .iter()
-                .map(|c| c.parameter_order(name).len())
-                .max()
-                .unwrap_or(0);
-            let rule = format!("f-{}", rule_name(name));
-            g.rule(
-                &rule,
-                &format!(
-                    "{} ws {} ws \")\"",
-                    literal(&format!("{name}(")),
-                    at_most(most, "value")
-                ),
-            );
-            calls.push(rule);
-        }
-        g.rule("fncall", &calls.join(" | "));
-        g.rule("args", "(value (sep value)*)?");
-        g.rule("check", "\"?\" fname (\"(\" ws args ws \")\")?");
+}
+
+/// The calls of the catalogs' functions and the checks, for catalogs that have functions.
+fn function_rules(g: &mut Rules, catalogs: &[Catalog], functions: &[&str]) {
+    let names: Vec<String> = functions.iter().map(|f| literal(f)).collect();
+    g.rule("fname", &names.join(" | "));
+    // A call takes at most as many arguments as the function has parameters; a check
+    // may add its message.
+    let mut calls = Vec::new();
+    for name in functions {
+        let most = catalogs
+            .iter()
+            .map(|c| c.parameter_order(name).len())
+            .max()
+            .unwrap_or(0);
+        let rule = format!("f-{}", rule_name(name));
+        g.rule(
+            &rule,
+            &format!(
+                "{} ws {} ws \")\"",
+                literal(&format!("{name}(")),
+                at_most(most, "value")
+            ),
+        );
+        calls.push(rule);
     }
+    g.rule("fncall", &calls.join(" | "));
+    g.rule("args", "(value (sep value)*)?");
+    g.rule("check", "\"?\" fname (\"(\" ws args ws \")\")?");
+}
+
+/// What a component's arguments take: children, templates, actions and dynamic values.
+fn argument_rules(g: &mut Rules, components: bool, calls: bool) {
     g.rule(
         "child",
         &one_of(&[("name", true), ("component", components)]),
@@ -209,18 +235,19 @@ pub(crate) fn write(
             ("fncall", calls),
         ]),
     );
+}
 
-    // Components: one rule each, with its arguments.
+/// The components: one rule each, with its arguments, and `component` for any of them.
+fn component_rules(g: &mut Rules, component_names: Vec<(&Catalog, &str)>, calls: bool) {
     let mut rules = Vec::new();
     for (catalog, name) in component_names {
         let rule = format!("c-{}", rule_name(name));
-        component(&mut g, catalog, name, &rule, calls);
+        component(g, catalog, name, &rule, calls);
         rules.push(rule);
     }
-    if components {
+    if !rules.is_empty() {
         g.rule("component", &rules.join(" | "));
     }
-    g.finish()
 }
 
 /// The rules of `component` of `catalog`: `rule ::= "Name(" arguments ")"`.
