@@ -11,6 +11,7 @@
 //! feature, hidden from the docs, for the crate's fuzz targets.
 
 mod base64;
+pub(crate) mod borrowed;
 pub mod card;
 mod params;
 mod push_config;

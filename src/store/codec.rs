@@ -24,7 +24,8 @@
 //! `tests/store_migration.rs` reads a SQLite file and a PostgreSQL dump that format-0 code
 //! wrote.
 //!
-//! Writing is one serde pass over borrowed structs (no `Value` tree); reading decodes
+//! Writing is one serde pass over the borrowed views the 0.3 encoder also uses, with the
+//! names of [`Format1`] (no `Value` tree); reading decodes
 //! straight into owned values, and the history messages and artifacts a read does not want
 //! are skipped as text ([`Kept`]).
 
@@ -38,6 +39,7 @@ use super::StoreError;
 use super::projection::Projection;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::a2a::TaskState;
+use crate::a2a::borrowed::{ArtifactView, Dialect, Each, MessageView};
 use crate::a2a::{Artifact, FileBody, FileContent, Message, Metadata, Part, Role, Task};
 
 /// The name a store keeps `state` under (the protocol name, `input-required`).
@@ -66,138 +68,38 @@ pub(crate) fn state_from_name(name: &str) -> Option<TaskState> {
 
 // ---- Writing: borrowed structs, one serde pass ----
 
-/// A message as the store writes it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct MessageOut<'a> {
-    id: &'a str,
-    role: &'static str,
-    parts: PartsOut<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    context_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    task_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    reference_task_ids: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    extensions: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
+/// The store's names, format 1: no `kind` tags, `id` for messages and artifacts, `mediaType`
+/// for files. Its own, not a protocol's: they change only with a new format number.
+pub(crate) struct Format1;
+
+impl Dialect for Format1 {
+    const KINDS: bool = false;
+    const MESSAGE_ID: &'static str = "id";
+    const ARTIFACT_ID: &'static str = "id";
+    const MEDIA_TYPE: &'static str = "mediaType";
+
+    fn role(role: Role) -> &'static str {
+        match role {
+            Role::User => "user",
+            Role::Agent => "agent",
+        }
+    }
 }
+
+/// A message as the store writes it.
+pub(crate) type MessageOut<'a> = MessageView<'a, Format1>;
 
 /// `message` to write.
 pub(crate) fn message(message: &Message) -> MessageOut<'_> {
-    MessageOut {
-        id: &message.message_id,
-        role: match message.role {
-            Role::User => "user",
-            Role::Agent => "agent",
-        },
-        parts: PartsOut(&message.parts),
-        context_id: message.context_id.as_deref(),
-        task_id: message.task_id.as_deref(),
-        reference_task_ids: &message.reference_task_ids,
-        extensions: &message.extensions,
-        metadata: message.metadata.as_ref(),
-    }
+    MessageView::of(message)
 }
 
 /// An artifact as the store writes it.
-#[derive(Serialize)]
-pub(crate) struct ArtifactOut<'a> {
-    id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    parts: PartsOut<'a>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    extensions: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
+pub(crate) type ArtifactOut<'a> = ArtifactView<'a, Format1>;
 
 /// `artifact` to write.
 pub(crate) fn artifact(artifact: &Artifact) -> ArtifactOut<'_> {
-    ArtifactOut {
-        id: &artifact.artifact_id,
-        name: artifact.name.as_deref(),
-        description: artifact.description.as_deref(),
-        parts: PartsOut(&artifact.parts),
-        extensions: &artifact.extensions,
-        metadata: artifact.metadata.as_ref(),
-    }
-}
-
-/// Parts, written one by one as they are borrowed.
-struct PartsOut<'a>(&'a [Part]);
-
-impl Serialize for PartsOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(PartOut::of))
-    }
-}
-
-/// A part: exactly one of `text`, `data`, `file`.
-#[derive(Serialize)]
-struct PartOut<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a Map<String, Value>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<FileOut<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FileOut<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bytes: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uri: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    media_type: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-}
-
-impl<'a> PartOut<'a> {
-    fn of(part: &'a Part) -> Self {
-        let empty = PartOut {
-            text: None,
-            data: None,
-            file: None,
-            metadata: part.metadata(),
-        };
-        match part {
-            Part::Text { text, .. } => PartOut {
-                text: Some(text),
-                ..empty
-            },
-            Part::Data { data, .. } => PartOut {
-                data: Some(data),
-                ..empty
-            },
-            Part::File { file, .. } => {
-                let (bytes, uri) = match &file.body {
-                    FileBody::Bytes(bytes) => (Some(bytes.as_str()), None),
-                    FileBody::Uri(uri) => (None, Some(uri.as_str())),
-                };
-                PartOut {
-                    file: Some(FileOut {
-                        bytes,
-                        uri,
-                        media_type: file.mime_type.as_deref(),
-                        name: file.name.as_deref(),
-                    }),
-                    ..empty
-                }
-            }
-        }
-    }
+    ArtifactView::of(artifact)
 }
 
 /// Messages written one by one as they are borrowed.
@@ -205,7 +107,7 @@ pub(crate) struct Messages<'a>(pub(crate) &'a [Message]);
 
 impl Serialize for Messages<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(message))
+        Each(self.0, message).serialize(serializer)
     }
 }
 
@@ -214,7 +116,7 @@ pub(crate) struct Artifacts<'a>(pub(crate) &'a [Artifact]);
 
 impl Serialize for Artifacts<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(artifact))
+        Each(self.0, artifact).serialize(serializer)
     }
 }
 

@@ -1,120 +1,73 @@
 //! Model → A2A 0.3 JSON: `kind` tags, camelCase names, optional members left out when empty.
+//!
+//! The views are the shared borrowed ones ([`crate::a2a::borrowed`]) with the 0.3 names.
 
-use crate::a2a::wire_value as to_value;
-use serde::{Serialize, Serializer};
-use serde_json::{Map, Value};
-
-use crate::a2a::{
-    Artifact, FileBody, Message, Metadata, Part, Role, StreamEvent, Task, TaskState, TaskStatus,
+use crate::a2a::borrowed::{
+    ArtifactUpdateView, ArtifactView, Dialect, Each, MessageView, PartView, StatusUpdateView,
+    StatusView, TaskView,
 };
+use crate::a2a::wire_value as to_value;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::a2a::{Artifact, Message, Part, Role, StreamEvent, Task, TaskState, TaskStatus};
+
+/// The 0.3 names: `kind` tags, `messageId`, `artifactId`, `mimeType`.
+pub(crate) struct V0_3;
+
+impl Dialect for V0_3 {
+    const KINDS: bool = true;
+    const MESSAGE_ID: &'static str = "messageId";
+    const ARTIFACT_ID: &'static str = "artifactId";
+    const MEDIA_TYPE: &'static str = "mimeType";
+
+    fn role(role: Role) -> &'static str {
+        match role {
+            Role::User => "user",
+            Role::Agent => "agent",
+        }
+    }
+}
 
 /// A message as 0.3 JSON, borrowed from the model: serialized straight to text (or counted)
 /// without a `Value` tree.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireMessage<'a> {
-    kind: &'static str,
-    message_id: &'a str,
-    role: &'static str,
-    parts: WireParts<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    context_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    task_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    reference_task_ids: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    extensions: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
+pub(crate) type WireMessage<'a> = MessageView<'a, V0_3>;
 
-/// Parts, serialized one by one as they are read.
-struct WireParts<'a>(&'a [Part]);
+/// An artifact as 0.3 JSON, borrowed from the model (what [`encode_artifact`] gives, without
+/// the `Value`).
+pub(crate) type WireArtifact<'a> = ArtifactView<'a, V0_3>;
 
-impl Serialize for WireParts<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(wire_part))
-    }
-}
-
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-enum WirePart<'a> {
-    Text {
-        text: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        metadata: Option<&'a Metadata>,
-    },
-    Data {
-        data: &'a Map<String, Value>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        metadata: Option<&'a Metadata>,
-    },
-    File {
-        file: WireFile<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        metadata: Option<&'a Metadata>,
-    },
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireFile<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bytes: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uri: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mime_type: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-}
+type WireStatus<'a> = StatusView<'a, WireMessage<'a>>;
 
 /// `message` as 0.3 JSON, to serialize (what [`encode_message`] gives, without the `Value`).
 pub(crate) fn wire_message(message: &Message) -> WireMessage<'_> {
-    WireMessage {
-        kind: "message",
-        message_id: &message.message_id,
-        role: match message.role {
-            Role::User => "user",
-            Role::Agent => "agent",
-        },
-        parts: WireParts(&message.parts),
-        context_id: message.context_id.as_deref(),
-        task_id: message.task_id.as_deref(),
-        reference_task_ids: &message.reference_task_ids,
-        extensions: &message.extensions,
-        metadata: message.metadata.as_ref(),
-    }
+    MessageView::of(message)
 }
 
-fn wire_part(part: &Part) -> WirePart<'_> {
-    match part {
-        Part::Text { text, metadata } => WirePart::Text {
-            text,
-            metadata: metadata.as_deref(),
-        },
-        Part::Data { data, metadata } => WirePart::Data {
-            data,
-            metadata: metadata.as_deref(),
-        },
-        Part::File { file, metadata } => {
-            let (bytes, uri) = match &file.body {
-                FileBody::Bytes(bytes) => (Some(bytes.as_str()), None),
-                FileBody::Uri(uri) => (None, Some(uri.as_str())),
-            };
-            WirePart::File {
-                file: WireFile {
-                    bytes,
-                    uri,
-                    mime_type: file.mime_type.as_deref(),
-                    name: file.name.as_deref(),
-                },
-                metadata: metadata.as_deref(),
-            }
-        }
-    }
+pub(crate) fn wire_artifact(artifact: &Artifact) -> WireArtifact<'_> {
+    ArtifactView::of(artifact)
+}
+
+fn wire_status(status: &TaskStatus) -> WireStatus<'_> {
+    StatusView::of(status, status.state.as_str(), wire_message)
+}
+
+/// A task's lists in 0.3: `history` always, `artifacts` only when there are some.
+#[derive(Serialize)]
+struct TaskLists<'a> {
+    history: Each<'a, Message, WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Each::is_empty")]
+    artifacts: Each<'a, Artifact, WireArtifact<'a>>,
+}
+
+type WireTask<'a> = TaskView<'a, WireStatus<'a>, TaskLists<'a>>;
+
+fn wire_task(task: &Task) -> WireTask<'_> {
+    let lists = TaskLists {
+        history: Each(&task.history, wire_message),
+        artifacts: Each(&task.artifacts, wire_artifact),
+    };
+    TaskView::of(task, Some("task"), wire_status(&task.status), lists)
 }
 
 /// Encodes a message.
@@ -124,7 +77,7 @@ pub fn encode_message(message: &Message) -> Value {
 
 /// Encodes a part.
 pub fn encode_part(part: &Part) -> Value {
-    to_value(wire_part(part))
+    to_value(PartView::<V0_3>::of(part))
 }
 
 /// Encodes a task status.
@@ -177,124 +130,19 @@ pub(crate) fn event_result(event: &StreamEvent) -> impl Serialize + '_ {
     match event {
         StreamEvent::Task(task) => WireEvent::Task(wire_task(task)),
         StreamEvent::Message(message) => WireEvent::Message(wire_message(message)),
-        StreamEvent::StatusUpdate(update) => WireEvent::StatusUpdate(WireStatusUpdate {
-            kind: "status-update",
-            task_id: &update.task_id,
-            context_id: &update.context_id,
-            status: wire_status(&update.status),
-            is_final: update.is_final,
-            metadata: update.metadata.as_ref(),
-        }),
-        StreamEvent::ArtifactUpdate(update) => WireEvent::ArtifactUpdate(WireArtifactUpdate {
-            kind: "artifact-update",
-            task_id: &update.task_id,
-            context_id: &update.context_id,
-            artifact: wire_artifact(&update.artifact),
-            append: update.append,
-            last_chunk: update.last_chunk,
-            metadata: update.metadata.as_ref(),
-        }),
+        StreamEvent::StatusUpdate(update) => WireEvent::StatusUpdate(StatusUpdateView::of(
+            update,
+            Some("status-update"),
+            wire_status(&update.status),
+            Some(update.is_final),
+        )),
+        StreamEvent::ArtifactUpdate(update) => WireEvent::ArtifactUpdate(ArtifactUpdateView::of(
+            update,
+            Some("artifact-update"),
+            wire_artifact(&update.artifact),
+            |flag| flag,
+        )),
     }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireStatus<'a> {
-    state: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<WireMessage<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<&'a str>,
-}
-
-fn wire_status(status: &TaskStatus) -> WireStatus<'_> {
-    WireStatus {
-        state: status.state.as_str(),
-        message: status.message.as_ref().map(wire_message),
-        timestamp: status.timestamp.as_deref(),
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireTask<'a> {
-    kind: &'static str,
-    id: &'a str,
-    context_id: &'a str,
-    status: WireStatus<'a>,
-    history: Vec<WireMessage<'a>>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    artifacts: Vec<WireArtifact<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
-
-fn wire_task(task: &Task) -> WireTask<'_> {
-    WireTask {
-        kind: "task",
-        id: &task.id,
-        context_id: &task.context_id,
-        status: wire_status(&task.status),
-        history: task.history.iter().map(wire_message).collect(),
-        artifacts: task.artifacts.iter().map(wire_artifact).collect(),
-        metadata: task.metadata.as_ref(),
-    }
-}
-
-/// An artifact as 0.3 JSON, borrowed from the model (what [`encode_artifact`] gives, without
-/// the `Value`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireArtifact<'a> {
-    artifact_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    parts: WireParts<'a>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    extensions: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
-
-pub(crate) fn wire_artifact(artifact: &Artifact) -> WireArtifact<'_> {
-    WireArtifact {
-        artifact_id: &artifact.artifact_id,
-        name: artifact.name.as_deref(),
-        description: artifact.description.as_deref(),
-        parts: WireParts(&artifact.parts),
-        extensions: &artifact.extensions,
-        metadata: artifact.metadata.as_ref(),
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireStatusUpdate<'a> {
-    kind: &'static str,
-    task_id: &'a str,
-    context_id: &'a str,
-    status: WireStatus<'a>,
-    #[serde(rename = "final")]
-    is_final: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireArtifactUpdate<'a> {
-    kind: &'static str,
-    task_id: &'a str,
-    context_id: &'a str,
-    artifact: WireArtifact<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    append: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    last_chunk: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
 }
 
 /// One stream event; each variant carries its own `kind`.
@@ -303,6 +151,6 @@ struct WireArtifactUpdate<'a> {
 enum WireEvent<'a> {
     Task(WireTask<'a>),
     Message(WireMessage<'a>),
-    StatusUpdate(WireStatusUpdate<'a>),
-    ArtifactUpdate(WireArtifactUpdate<'a>),
+    StatusUpdate(StatusUpdateView<'a, WireStatus<'a>>),
+    ArtifactUpdate(ArtifactUpdateView<'a, WireArtifact<'a>>),
 }

@@ -1,5 +1,10 @@
 //! The model → ProtoJSON: borrowed wire structs, serialized once, nothing cloned twice.
+//!
+//! A status, a task and the update events are the shared borrowed views
+//! ([`crate::a2a::borrowed`]) that 0.3 writes too; messages, parts and artifacts are 1.0's
+//! own (ProtoJSON orders their members otherwise and writes a part flat).
 
+use crate::a2a::borrowed::{ArtifactUpdateView, Each, StatusUpdateView, StatusView, TaskView};
 use crate::a2a::wire_value as to_value;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -18,7 +23,7 @@ struct WireMessage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     task_id: Option<&'a str>,
     role: &'static str,
-    parts: Vec<WirePart<'a>>,
+    parts: Each<'a, Part, WirePart<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<&'a Metadata>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -46,30 +51,19 @@ struct WirePart<'a> {
     media_type: Option<&'a str>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireStatus<'a> {
-    state: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<WireMessage<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<&'a str>,
-}
+type WireStatus<'a> = StatusView<'a, WireMessage<'a>>;
 
+type WireTask<'a> = TaskView<'a, WireStatus<'a>, TaskLists<'a>>;
+
+/// A task's lists in 1.0: `artifacts` when wanted and there are some, `history` when not
+/// empty, as the proto JSON mapping leaves out every empty repeated field (and the spec asks
+/// for `historyLength: 0`).
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireTask<'a> {
-    id: &'a str,
-    context_id: &'a str,
-    status: WireStatus<'a>,
+struct TaskLists<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    artifacts: Option<Vec<WireArtifact<'a>>>,
-    /// Left out when empty, as the proto JSON mapping leaves out every empty repeated field
-    /// (and the spec asks for `historyLength: 0`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    history: Vec<WireMessage<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
+    artifacts: Option<Each<'a, Artifact, WireArtifact<'a>>>,
+    #[serde(skip_serializing_if = "Each::is_empty")]
+    history: Each<'a, Message, WireMessage<'a>>,
 }
 
 #[derive(Serialize)]
@@ -80,35 +74,11 @@ struct WireArtifact<'a> {
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
-    parts: Vec<WirePart<'a>>,
+    parts: Each<'a, Part, WirePart<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<&'a Metadata>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     extensions: &'a [String],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireStatusUpdate<'a> {
-    task_id: &'a str,
-    context_id: &'a str,
-    status: WireStatus<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireArtifactUpdate<'a> {
-    task_id: &'a str,
-    context_id: &'a str,
-    artifact: WireArtifact<'a>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    append: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    last_chunk: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
 }
 
 /// `StreamResponse` and `SendMessageResponse`: exactly one member.
@@ -117,8 +87,8 @@ struct WireArtifactUpdate<'a> {
 enum WireResponse<'a> {
     Task(WireTask<'a>),
     Message(WireMessage<'a>),
-    StatusUpdate(WireStatusUpdate<'a>),
-    ArtifactUpdate(WireArtifactUpdate<'a>),
+    StatusUpdate(StatusUpdateView<'a, WireStatus<'a>>),
+    ArtifactUpdate(ArtifactUpdateView<'a, WireArtifact<'a>>),
 }
 
 #[derive(Serialize)]
@@ -139,7 +109,7 @@ fn message(message: &Message) -> WireMessage<'_> {
             Role::User => "ROLE_USER",
             Role::Agent => "ROLE_AGENT",
         },
-        parts: message.parts.iter().map(part).collect(),
+        parts: Each(&message.parts, part),
         metadata: message.metadata.as_ref(),
         extensions: &message.extensions,
         reference_task_ids: &message.reference_task_ids,
@@ -178,23 +148,16 @@ fn part(part: &Part) -> WirePart<'_> {
 }
 
 fn status(status: &TaskStatus) -> WireStatus<'_> {
-    WireStatus {
-        state: state_name(status.state),
-        message: status.message.as_ref().map(message),
-        timestamp: status.timestamp.as_deref(),
-    }
+    StatusView::of(status, state_name(status.state), message)
 }
 
 fn task(task: &Task, include_artifacts: bool) -> WireTask<'_> {
-    WireTask {
-        id: &task.id,
-        context_id: &task.context_id,
-        status: status(&task.status),
+    let lists = TaskLists {
         artifacts: (include_artifacts && !task.artifacts.is_empty())
-            .then(|| task.artifacts.iter().map(artifact).collect()),
-        history: task.history.iter().map(message).collect(),
-        metadata: task.metadata.as_ref(),
-    }
+            .then(|| Each(&task.artifacts, artifact)),
+        history: Each(&task.history, message),
+    };
+    TaskView::of(task, None, status(&task.status), lists)
 }
 
 fn artifact(artifact: &Artifact) -> WireArtifact<'_> {
@@ -202,7 +165,7 @@ fn artifact(artifact: &Artifact) -> WireArtifact<'_> {
         artifact_id: &artifact.artifact_id,
         name: artifact.name.as_deref(),
         description: artifact.description.as_deref(),
-        parts: artifact.parts.iter().map(part).collect(),
+        parts: Each(&artifact.parts, part),
         metadata: artifact.metadata.as_ref(),
         extensions: &artifact.extensions,
     }
@@ -330,20 +293,18 @@ pub(crate) fn event_result(event: &StreamEvent) -> impl Serialize + '_ {
     match event {
         StreamEvent::Task(value) => WireResponse::Task(task(value, true)),
         StreamEvent::Message(value) => WireResponse::Message(message(value)),
-        StreamEvent::StatusUpdate(update) => WireResponse::StatusUpdate(WireStatusUpdate {
-            task_id: &update.task_id,
-            context_id: &update.context_id,
-            status: status(&update.status),
-            metadata: update.metadata.as_ref(),
-        }),
-        StreamEvent::ArtifactUpdate(update) => WireResponse::ArtifactUpdate(WireArtifactUpdate {
-            task_id: &update.task_id,
-            context_id: &update.context_id,
-            artifact: artifact(&update.artifact),
-            append: update.append.unwrap_or(false),
-            last_chunk: update.last_chunk.unwrap_or(false),
-            metadata: update.metadata.as_ref(),
-        }),
+        StreamEvent::StatusUpdate(update) => WireResponse::StatusUpdate(StatusUpdateView::of(
+            update,
+            None,
+            status(&update.status),
+            None,
+        )),
+        // `append` and `lastChunk` only when true: false is the proto default, left out.
+        StreamEvent::ArtifactUpdate(update) => WireResponse::ArtifactUpdate(
+            ArtifactUpdateView::of(update, None, artifact(&update.artifact), |flag| {
+                flag.filter(|&flag| flag)
+            }),
+        ),
     }
 }
 
