@@ -30,8 +30,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 pub(crate) use super::fanout::SharedEvent;
-pub(crate) use super::running::{Delivery, Done, Running, Stop};
 use super::run_watchers::RunWatchers;
+pub(crate) use super::running::{Delivery, Done, Running, Stop};
 use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;

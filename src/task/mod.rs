@@ -32,9 +32,9 @@ mod operations;
 mod read;
 mod reply_kinds;
 mod run;
+pub(crate) mod run_watchers;
 mod running;
 mod start;
-pub(crate) mod run_watchers;
 
 pub use error::TaskError;
 pub(crate) use handoff::Begun;
