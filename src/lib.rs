@@ -16,6 +16,8 @@ pub mod parser;
 pub mod agent;
 #[cfg(feature = "server")]
 pub mod clock;
+#[cfg(feature = "server")]
+mod error_chain;
 #[cfg(feature = "llm")]
 pub mod llm;
 #[cfg(feature = "server")]

@@ -83,13 +83,6 @@ impl<E: std::error::Error> From<E> for AgentError {
     /// A foreign error: the client sees a generic reason, the log gets `error` and its
     /// sources.
     fn from(error: E) -> Self {
-        let mut detail = error.to_string();
-        let mut source = error.source();
-        while let Some(cause) = source {
-            detail.push_str(": ");
-            detail.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        Self::with_detail("The agent failed.", detail)
+        Self::with_detail("The agent failed.", crate::error_chain::chain(&error))
     }
 }

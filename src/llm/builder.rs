@@ -14,8 +14,9 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
 use super::chat::RepairTurns;
 use super::client::{Inner, OpenAiChat, Options};
-use super::error::{LlmError, describe};
+use super::error::LlmError;
 use super::tools::{Tool, ToolChoice};
+use crate::error_chain::chain;
 
 /// How long the first token may be slow before the client is told the model is reading.
 const READING_NOTICE: Duration = Duration::from_secs(2);
@@ -330,7 +331,7 @@ impl OpenAiChatBuilder {
             .default_headers(headers)
             .connect_timeout(self.connect_timeout)
             .build()
-            .map_err(|error| LlmError::Config(describe(&error)))?;
+            .map_err(|error| LlmError::Config(chain(&error)))?;
         Ok(OpenAiChat {
             inner: Arc::new(Inner {
                 http,

@@ -14,10 +14,11 @@ use tokio::time::Instant;
 
 use super::call_deltas::Calls;
 use super::client::Inner;
-use super::error::{LlmError, describe};
+use super::error::LlmError;
 use super::sse::{Decoder, SseError};
 use super::tools::ToolCall;
 use super::wire::Chunk;
+use crate::error_chain::chain;
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,7 +226,7 @@ impl EventError {
     /// The error that ends the answer, with the API key scrubbed from its reason.
     fn into_llm_error(self, inner: &Inner) -> LlmError {
         let reason = match &self {
-            EventError::Transport(error) => describe(error),
+            EventError::Transport(error) => chain(error),
             EventError::Framing(error) => error.to_string(),
         };
         LlmError::Interrupted(inner.scrub(&reason))

@@ -89,16 +89,3 @@ fn after(attempts: u32) -> String {
         String::new()
     }
 }
-
-/// A reqwest error with its causes (reqwest's own message alone says little: "error sending
-/// request").
-pub(crate) fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}

@@ -11,10 +11,11 @@ use tokio::time::Instant;
 
 use super::chat::ChatMessage;
 use super::client::OpenAiChat;
-use super::error::{LlmError, describe};
+use super::error::LlmError;
 use super::required_call;
 use super::tools::{Tool, ToolChoice};
 use super::wire::{ChatRequest, FunctionSpec, Grammar, StreamOptions, ToolSpec, error_in_body};
+use crate::error_chain::chain;
 use serde_json::json;
 
 /// The most bytes of an error body read to find its message.
@@ -101,7 +102,7 @@ impl OpenAiChat {
                 // streamed answer, and a tool round asks again at once): the request never
                 // reached the model, so it goes once more, on a new connection.
                 Ok(Err(error)) if !resent && closed_unanswered(&error) => {
-                    tracing::debug!(error = %describe(&error), "the model server had closed the connection; sending again");
+                    tracing::debug!(error = %chain(&error), "the model server had closed the connection; sending again");
                     resent = true;
                     attempt -= 1;
                     continue;
@@ -109,7 +110,7 @@ impl OpenAiChat {
                 Ok(Err(error)) => {
                     return Err(LlmError::Connect {
                         url: inner.endpoint.clone(),
-                        reason: inner.scrub(&describe(&error)),
+                        reason: inner.scrub(&chain(&error)),
                     });
                 }
                 Ok(Ok(response)) => response,

@@ -37,7 +37,7 @@ use crate::a2ui::ValidationError;
 use crate::parser::ParseErrorKind;
 use crate::request::Request;
 
-pub(crate) use guard::Guard;
+use guard::Guard;
 pub use mending::MENDED_KEY;
 pub use policy::OnInvalid;
 pub(crate) use policy::RepairPolicy;

@@ -136,24 +136,13 @@ async fn try_once(shared: &Shared, delivery: &Delivery) -> Attempt {
         )),
         Ok(response) => Attempt::Failed(format!("the webhook answered {}", status(&response))),
         Err(error) if error.is_builder() => Attempt::Refused(format!("bad request: {error}")),
-        Err(error) => Attempt::Failed(describe(&error)),
+        // The causes name the resolver's refusal, when it refused.
+        Err(error) => Attempt::Failed(crate::error_chain::chain(&error)),
     }
 }
 
 fn status(response: &reqwest::Response) -> StatusCode {
     response.status()
-}
-
-/// An HTTP error and its causes (the resolver's refusal among them).
-fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// A random number in `0..=1`, from the standard library's randomly keyed hasher.

@@ -81,12 +81,7 @@ pub(super) async fn next_run(
 ) -> Result<Next, TaskError> {
     let waiting = tasks.watchers.register(id);
     if let Some(running) = tasks.entry(owner, id) {
-        let (_, events) = running.subscribe(tasks.max_subscribers).ok_or_else(|| {
-            TaskError::TooManySubscribers {
-                id: id.to_owned(),
-                max: tasks.max_subscribers,
-            }
-        })?;
+        let (_, events) = tasks.subscribe_to(&running, id)?;
         return Ok(Next::Run(events));
     }
     let task = tasks.load(owner, id).await?;

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 
 pub(crate) use super::fanout::SharedEvent;
 use super::run_watchers::RunWatchers;
@@ -176,6 +176,21 @@ impl TaskManager {
             .get(id)
             .filter(|running| running.owner == *owner)
             .cloned()
+    }
+
+    /// Subscribes to `running`, the run of task `id`: its snapshot and the events that
+    /// follow, unless the task has as many stream subscribers as the server lets it have.
+    pub(super) fn subscribe_to(
+        &self,
+        running: &Running,
+        id: &str,
+    ) -> Result<(Task, mpsc::Receiver<SharedEvent>), TaskError> {
+        running
+            .subscribe(self.max_subscribers)
+            .ok_or_else(|| TaskError::TooManySubscribers {
+                id: id.to_owned(),
+                max: self.max_subscribers,
+            })
     }
 
     /// Registers `running` as the run of its task.

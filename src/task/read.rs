@@ -90,12 +90,7 @@ pub(super) async fn subscribe(
     id: &str,
 ) -> Result<Subscription, TaskError> {
     if let Some(running) = tasks.entry(owner, id) {
-        let (snapshot, events) = running.subscribe(tasks.max_subscribers).ok_or_else(|| {
-            TaskError::TooManySubscribers {
-                id: id.to_owned(),
-                max: tasks.max_subscribers,
-            }
-        })?;
+        let (snapshot, events) = tasks.subscribe_to(&running, id)?;
         return Ok(Subscription {
             snapshot,
             events: Some(events),
