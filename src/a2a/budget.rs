@@ -19,6 +19,7 @@
 //! # Example
 //!
 //! ```
+//! # #[cfg(feature = "unstable-internals")] {
 //! use a2ui_agent::a2a::budget::{DecodeBudget, RefusalKind, check};
 //!
 //! let budget = DecodeBudget { max_parts: 2, ..DecodeBudget::default() };
@@ -31,6 +32,7 @@
 //! let twice = br#"{"method":"a","method":"b"}"#;
 //! let refusal = check(twice, &budget).unwrap_err();
 //! assert_eq!((refusal.kind, refusal.depth), (RefusalKind::DuplicateKey, 0));
+//! # }
 //! ```
 
 use std::borrow::Cow;
@@ -111,12 +113,14 @@ impl Refusal {
     /// # Example
     ///
     /// ```
+    /// # #[cfg(feature = "unstable-internals")] {
     /// use a2ui_agent::a2a::budget::{DecodeBudget, check};
     /// use a2ui_agent::a2a::jsonrpc::ErrorCode;
     ///
     /// let refusal = check(br#"{"id":1,"id":2}"#, &DecodeBudget::default()).unwrap_err();
     /// assert_eq!(refusal.to_rpc(true).code, ErrorCode::InvalidRequest);
     /// assert_eq!(refusal.to_rpc(false).code, ErrorCode::InvalidParams);
+    /// # }
     /// ```
     pub fn to_rpc(&self, envelope: bool) -> RpcError {
         let code = match self.kind {

@@ -11,6 +11,7 @@
 //! feature, hidden from the docs, for the crate's fuzz targets.
 
 mod base64;
+#[cfg(any(feature = "server", feature = "unstable-internals"))]
 pub(crate) mod borrowed;
 pub mod card;
 mod params;
@@ -19,9 +20,10 @@ mod task_state;
 
 /// Declares the wire codec modules: crate-private, or public and hidden under the
 /// `unstable-internals` feature. Their items are `pub` for that case, so `unreachable_pub`
-/// is allowed inside them when the feature is off, and so is `dead_code`: the `Value`-tree
-/// encoders and the code tables serve the fuzz checks and the modules' own tests, while the
-/// server writes straight from the borrowing encoders.
+/// is allowed inside them when the feature is off. Only the server uses them: without it
+/// (and without the feature) they are not compiled. What only the fuzz checks and the
+/// modules' own tests use (the `Value`-tree encoders, the code table) is compiled only for
+/// those.
 macro_rules! wire_modules {
     ($($(#[$attr:meta])* $name:ident;)*) => {$(
         $(#[$attr])*
@@ -29,8 +31,8 @@ macro_rules! wire_modules {
         #[doc(hidden)]
         pub mod $name;
         $(#[$attr])*
-        #[cfg(not(feature = "unstable-internals"))]
-        #[allow(unreachable_pub, dead_code, unused_imports)]
+        #[cfg(all(feature = "server", not(feature = "unstable-internals")))]
+        #[allow(unreachable_pub)]
         pub(crate) mod $name;
     )*};
 }
@@ -60,6 +62,7 @@ use serde_json::{Map, Value};
 pub type Metadata = Map<String, Value>;
 
 /// A wire struct as JSON: the last step of each version's encoder.
+#[cfg(any(feature = "server", feature = "unstable-internals"))]
 pub(crate) fn wire_value(wire: impl serde::Serialize) -> Value {
     // Serializing borrowed strings and JSON values into a `Value` cannot fail.
     serde_json::to_value(wire).unwrap_or(Value::Null)

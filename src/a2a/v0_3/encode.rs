@@ -3,14 +3,14 @@
 //! The views are the shared borrowed ones ([`crate::a2a::borrowed`]) with the 0.3 names.
 
 use crate::a2a::borrowed::{
-    ArtifactUpdateView, ArtifactView, Dialect, Each, MessageView, PartView, StatusUpdateView,
-    StatusView, TaskView,
+    ArtifactUpdateView, ArtifactView, Dialect, Each, MessageView, StatusUpdateView, StatusView,
+    TaskView,
 };
 use crate::a2a::wire_value as to_value;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::a2a::{Artifact, Message, Part, Role, StreamEvent, Task, TaskState, TaskStatus};
+use crate::a2a::{Artifact, Message, Role, StreamEvent, Task, TaskStatus};
 
 /// The 0.3 names: `kind` tags, `messageId`, `artifactId`, `mimeType`.
 pub(crate) struct V0_3;
@@ -76,17 +76,20 @@ pub fn encode_message(message: &Message) -> Value {
 }
 
 /// Encodes a part.
-pub fn encode_part(part: &Part) -> Value {
-    to_value(PartView::<V0_3>::of(part))
+#[cfg(feature = "unstable-internals")]
+pub fn encode_part(part: &crate::a2a::Part) -> Value {
+    to_value(crate::a2a::borrowed::PartView::<V0_3>::of(part))
 }
 
 /// Encodes a task status.
+#[cfg(feature = "unstable-internals")]
 pub fn encode_status(status: &TaskStatus) -> Value {
     to_value(wire_status(status))
 }
 
 /// Encodes a task state: `"input-required"`, ...
-pub fn encode_state(state: TaskState) -> Value {
+#[cfg(feature = "unstable-internals")]
+pub fn encode_state(state: crate::a2a::TaskState) -> Value {
     state.as_str().into()
 }
 
@@ -96,6 +99,7 @@ pub fn encode_task(task: &Task) -> Value {
 }
 
 /// Encodes an artifact.
+#[cfg(feature = "unstable-internals")]
 pub fn encode_artifact(artifact: &Artifact) -> Value {
     to_value(wire_artifact(artifact))
 }
@@ -105,6 +109,7 @@ pub fn encode_artifact(artifact: &Artifact) -> Value {
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
 /// use a2ui_agent::a2a::v0_3::encode_event;
 ///
@@ -118,7 +123,9 @@ pub fn encode_artifact(artifact: &Artifact) -> Value {
 /// let json = encode_event(&event);
 /// assert_eq!(json["kind"], "status-update");
 /// assert_eq!(json["final"], false);
+/// # }
 /// ```
+#[cfg(feature = "unstable-internals")]
 pub fn encode_event(event: &StreamEvent) -> Value {
     to_value(event_result(event))
 }

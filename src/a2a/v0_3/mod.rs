@@ -16,13 +16,12 @@ mod push_config_json;
 
 #[cfg(feature = "server")]
 pub(crate) use encode::event_result;
-pub use encode::{
-    encode_artifact, encode_event, encode_message, encode_part, encode_state, encode_status,
-    encode_task,
-};
-pub use push_config_json::{
-    decode_push_config, decode_push_query_params, decode_push_set_params, encode_push_config,
-};
+pub use encode::{encode_message, encode_task};
+#[cfg(feature = "unstable-internals")]
+pub use encode::{encode_artifact, encode_event, encode_part, encode_state, encode_status};
+#[cfg(feature = "unstable-internals")]
+pub use push_config_json::decode_push_config;
+pub use push_config_json::{decode_push_query_params, decode_push_set_params, encode_push_config};
 
 use super::{
     FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskQuery,
@@ -39,12 +38,14 @@ use object_reader::{Obj, Problem};
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::v0_3::decode_send_params;
 /// use serde_json::json;
 ///
 /// let params = json!({"message": {"kind": "message", "role": "user", "parts": []}});
 /// let error = decode_send_params(Some(&params)).unwrap_err();
 /// assert_eq!(error.to_string(), "params.message.messageId: missing");
+/// # }
 /// ```
 pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireError> {
     let params = Obj::root(params, "params")?;

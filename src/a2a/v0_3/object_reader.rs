@@ -35,6 +35,7 @@ impl Problem {
 }
 
 impl WireError {
+    #[cfg(any(test, feature = "unstable-internals"))]
     /// The path of the offending member, e.g. `params.message.messageId`.
     pub fn path(&self) -> &str {
         &self.path

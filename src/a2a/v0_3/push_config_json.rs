@@ -56,12 +56,14 @@ pub fn decode_push_config(value: &Value, path: &str) -> Result<PushConfig, WireE
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::v0_3::decode_push_set_params;
 /// use serde_json::json;
 ///
 /// let params = json!({"taskId": "t", "pushNotificationConfig": {"url": ""}});
 /// let error = decode_push_set_params(Some(&params)).unwrap_err();
 /// assert_eq!(error.to_string(), "params.pushNotificationConfig.url: missing");
+/// # }
 /// ```
 pub fn decode_push_set_params(params: Option<&Value>) -> Result<PushConfigRequest, WireError> {
     let params = Obj::root(params, "params")?;

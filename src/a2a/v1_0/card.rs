@@ -19,6 +19,7 @@ use crate::a2a::card::AgentCard;
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::card::AgentCard;
 /// use a2ui_agent::a2a::v1_0::encode_card;
 ///
@@ -27,6 +28,7 @@ use crate::a2a::card::AgentCard;
 /// assert_eq!(json["supportedInterfaces"][0]["protocolVersion"], "1.0");
 /// assert!(json.get("url").is_none());
 /// assert!(json.get("protocolVersion").is_none());
+/// # }
 /// ```
 pub fn encode_card(card: &AgentCard) -> Value {
     let mut capabilities = Map::new();

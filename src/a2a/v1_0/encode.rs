@@ -188,11 +188,13 @@ pub(super) fn state_name(state: TaskState) -> &'static str {
 }
 
 /// Encodes a task state: `"TASK_STATE_INPUT_REQUIRED"`, ...
+#[cfg(feature = "unstable-internals")]
 pub fn encode_state(state: TaskState) -> Value {
     state_name(state).into()
 }
 
 /// Encodes a message.
+#[cfg(any(test, feature = "unstable-internals"))]
 pub fn encode_message(value: &Message) -> Value {
     to_value(message(value))
 }
@@ -202,6 +204,7 @@ pub fn encode_message(value: &Message) -> Value {
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::Part;
 /// use a2ui_agent::a2a::v1_0::encode_part;
 /// use serde_json::json;
@@ -210,7 +213,9 @@ pub fn encode_message(value: &Message) -> Value {
 /// metadata.insert("mimeType".into(), json!("application/a2ui+json"));
 /// let part = Part::Data { data: Default::default(), metadata: Some(metadata.into()) };
 /// assert_eq!(encode_part(&part)["mediaType"], "application/a2ui+json");
+/// # }
 /// ```
+#[cfg(feature = "unstable-internals")]
 pub fn encode_part(value: &Part) -> Value {
     to_value(part(value))
 }
@@ -221,6 +226,7 @@ pub fn encode_task(value: &Task) -> Value {
 }
 
 /// Encodes the result of `SendMessage`: a `SendMessageResponse` holding the task.
+#[cfg(feature = "unstable-internals")]
 pub fn encode_send_result(value: &Task) -> Value {
     to_value(send_result(value))
 }
@@ -233,6 +239,7 @@ pub(crate) fn send_result(value: &Task) -> impl Serialize + '_ {
 
 /// Encodes the result of a `SendMessage` answered without a task: a `SendMessageResponse`
 /// holding the agent's message.
+#[cfg(feature = "unstable-internals")]
 pub fn encode_message_result(value: &Message) -> Value {
     to_value(message_result(value))
 }
@@ -244,6 +251,7 @@ pub(crate) fn message_result(value: &Message) -> impl Serialize + '_ {
 }
 
 /// Encodes one page of `ListTasks`; artifacts only when the query asked for them.
+#[cfg(feature = "unstable-internals")]
 pub fn encode_page(page: &TaskPage, include_artifacts: bool) -> Value {
     to_value(page_result(page, include_artifacts))
 }
@@ -269,6 +277,7 @@ pub(crate) fn page_result(page: &TaskPage, include_artifacts: bool) -> impl Seri
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::{StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
 /// use a2ui_agent::a2a::v1_0::encode_event;
 ///
@@ -282,7 +291,9 @@ pub(crate) fn page_result(page: &TaskPage, include_artifacts: bool) -> impl Seri
 /// let json = encode_event(&event);
 /// assert_eq!(json["statusUpdate"]["status"]["state"], "TASK_STATE_WORKING");
 /// assert!(json["statusUpdate"].get("final").is_none());
+/// # }
 /// ```
+#[cfg(feature = "unstable-internals")]
 pub fn encode_event(event: &StreamEvent) -> Value {
     to_value(event_result(event))
 }

@@ -17,6 +17,7 @@ const DOMAIN: &str = "a2a-protocol.org";
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::jsonrpc::{ErrorCode, RpcError};
 /// use a2ui_agent::a2a::v1_0::error_details;
 /// use serde_json::json;
@@ -26,6 +27,7 @@ const DOMAIN: &str = "a2a-protocol.org";
 /// let details = error_details(&error);
 /// assert_eq!(details[0]["reason"], "TASK_NOT_FOUND");
 /// assert_eq!(details[0]["metadata"]["taskId"], "t");
+/// # }
 /// ```
 pub fn error_details(error: &RpcError) -> Value {
     let mut info = Map::new();
@@ -53,12 +55,14 @@ pub fn error_details(error: &RpcError) -> Value {
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::jsonrpc::{ErrorCode, RpcError};
 /// use a2ui_agent::a2a::v1_0::rpc_error;
 ///
 /// let error = rpc_error(&RpcError::new(ErrorCode::VersionNotSupported, "no"));
 /// assert_eq!(error["code"], -32009);
 /// assert_eq!(error["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+/// # }
 /// ```
 pub fn rpc_error(error: &RpcError) -> Value {
     json!({
@@ -73,6 +77,7 @@ pub fn rpc_error(error: &RpcError) -> Value {
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::jsonrpc::{ErrorCode, RpcError};
 /// use a2ui_agent::a2a::v1_0::rest_error_body;
 ///
@@ -80,6 +85,7 @@ pub fn rpc_error(error: &RpcError) -> Value {
 /// assert_eq!(status, 404);
 /// assert_eq!(body["error"]["status"], "NOT_FOUND");
 /// assert_eq!(body["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+/// # }
 /// ```
 pub fn rest_error_body(error: &RpcError) -> (u16, Value) {
     let (status, name) = error.code.http_status();

@@ -28,18 +28,23 @@ pub use card::encode_card;
 #[cfg(feature = "server")]
 pub(crate) use decode::decode_send_json;
 pub use decode::{decode_id_params, decode_list_params, decode_query_params, decode_send_params};
+pub use encode::encode_task;
+#[cfg(feature = "unstable-internals")]
 pub use encode::{
     encode_event, encode_message, encode_message_result, encode_page, encode_part,
-    encode_send_result, encode_state, encode_task,
+    encode_send_result, encode_state,
 };
 #[cfg(feature = "server")]
 pub(crate) use encode::{event_result, message_result, page_result, send_result};
-pub use error::{error_details, rest_error_body, rpc_error};
+#[cfg(feature = "unstable-internals")]
+pub use error::error_details;
+pub use error::{rest_error_body, rpc_error};
 pub use push_config_json::{
     PushListQuery, decode_push_config_params, decode_push_config_query, decode_push_list_params,
     encode_push_config, encode_push_list,
 };
 pub use wire_error::WireError;
 
+#[cfg(feature = "unstable-internals")]
 /// The protocol version this module speaks, as the `A2A-Version` header names it.
 pub const VERSION: &str = "1.0";

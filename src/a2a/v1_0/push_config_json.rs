@@ -89,6 +89,7 @@ pub(super) fn config_request(
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::v1_0::decode_push_config_params;
 /// use serde_json::json;
 ///
@@ -96,6 +97,7 @@ pub(super) fn config_request(
 ///     "authentication": {"scheme": "Bearer", "credentials": "s3cret"}});
 /// let request = decode_push_config_params(Some(&params), None).unwrap();
 /// assert_eq!(request.config.authorization().as_deref(), Some("Bearer s3cret"));
+/// # }
 /// ```
 pub fn decode_push_config_params(
     params: Option<&Value>,

@@ -25,6 +25,7 @@ impl WireError {
         }
     }
 
+    #[cfg(any(test, feature = "unstable-internals"))]
     /// The path of the offending member, e.g. `params.message.parts[0]`.
     pub fn path(&self) -> &str {
         &self.path

@@ -176,6 +176,7 @@ struct ListTasksRequest {
 /// # Example
 ///
 /// ```
+/// # #[cfg(feature = "unstable-internals")] {
 /// use a2ui_agent::a2a::v1_0::decode_send_params;
 /// use serde_json::json;
 ///
@@ -186,6 +187,7 @@ struct ListTasksRequest {
 ///     error.to_string(),
 ///     "params.message.parts[1]: expected exactly one of text, raw, url, data"
 /// );
+/// # }
 /// ```
 pub fn decode_send_params(params: Option<&Value>) -> Result<SendRequest, WireError> {
     send_request(parse(params, "params")?)
