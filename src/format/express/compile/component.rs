@@ -178,7 +178,7 @@ impl Block<'_> {
         let signature = signature(catalog, &call.name);
         let (given, checks) = self.given_properties(catalog, call, &signature)?;
         let parent = std::mem::replace(&mut cx.parent, id.to_owned());
-        let outer = std::mem::take(&mut cx.pending);
+        let outer = std::mem::take(&mut cx.inline);
         let outer_made = std::mem::take(&mut cx.made);
         let mut properties = self.compile_properties(cx, call, given)?;
         if !checks.is_empty() {
@@ -186,19 +186,14 @@ impl Block<'_> {
             properties.insert("checks".into(), rules);
         }
         cx.parent = parent;
-        let pending = std::mem::replace(&mut cx.pending, outer);
+        let inline = std::mem::replace(&mut cx.inline, outer);
         let mut component = Map::new();
         component.insert("id".into(), json!(id));
         component.insert("component".into(), json!(call.name));
         component.extend(properties);
         out.push(Value::Object(component));
         out.extend(std::mem::replace(&mut cx.made, outer_made));
-        for (child_id, child) in pending {
-            let parent = std::mem::replace(&mut cx.parent, child_id.clone());
-            let done = self.component(cx, &child_id, child, out);
-            cx.parent = parent;
-            done?;
-        }
+        out.extend(inline);
         Ok(())
     }
 

@@ -213,8 +213,9 @@ struct Cx<'c, 's> {
     symbols: &'c Symbols<'s>,
     /// The component being compiled, for inline ids.
     parent: String,
-    /// Inline components waiting to be emitted after their parent.
-    pending: Vec<(String, &'s Call)>,
+    /// Components written inline in the one being compiled, compiled as they are met and
+    /// emitted after it.
+    inline: Vec<Value>,
     /// Components made whole while compiling a parent (a template a list holds, wrapped),
     /// emitted right after it.
     made: Vec<Value>,
@@ -233,7 +234,7 @@ impl<'c, 's> Cx<'c, 's> {
             catalog,
             symbols,
             parent: parent.to_owned(),
-            pending: Vec::new(),
+            inline: Vec::new(),
             made: Vec::new(),
             in_action: false,
             own: None,

@@ -75,7 +75,7 @@ impl Block<'_> {
                             self.inline_id(&parent, property, index)
                         }
                     };
-                    cx.pending.push((id.clone(), call));
+                    self.inline_component(cx, &id, call)?;
                     json!(id)
                 }
                 _ => {
@@ -119,6 +119,26 @@ impl Block<'_> {
         };
         cx.resolving.pop();
         out
+    }
+
+    /// Compiles a component written inline, there and then, as the official compiler does:
+    /// its inline ids are numbered in the order the block is read, depth first, and it and
+    /// the components inside it follow its parent.
+    fn inline_component<'s>(
+        &mut self,
+        cx: &mut Cx<'_, 's>,
+        id: &str,
+        call: &'s Call,
+    ) -> Result<(), CompileError> {
+        let in_action = std::mem::replace(&mut cx.in_action, false);
+        let own = cx.own.take();
+        let mut compiled = Vec::new();
+        let done = self.component(cx, id, call, &mut compiled);
+        cx.in_action = in_action;
+        cx.own = own;
+        done?;
+        cx.inline.extend(compiled);
+        Ok(())
     }
 
     /// A template where a list of children holds ids (`Column([title, _template(...)])`, as
