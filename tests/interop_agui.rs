@@ -136,10 +136,10 @@ async fn the_ag_ui_client_and_middleware_converse_with_serve_and_every_stream_va
         // The results arrived one component at a time, each snapshot holding all so far.
         let snapshots = seen["resultSnapshots"].as_array().unwrap();
         assert!(snapshots.len() > 5, "{seen}");
-        assert!(seen["confirmText"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("Your table at {} is booked", seen["restaurant"].as_str().unwrap())));
+        assert!(seen["confirmText"].as_str().unwrap().contains(&format!(
+            "Your table at {} is booked",
+            seen["restaurant"].as_str().unwrap()
+        )));
         let captures = seen["captures"].as_array().unwrap();
         assert_eq!(captures.len(), 4, "{seen}");
         for capture in captures {
