@@ -883,3 +883,54 @@ async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
     let sent = rounds_sent(choices, vec![final_answer()], &repair).await;
     assert!(sent[0].get("tool_choice").is_none(), "{}", sent[0]);
 }
+
+#[tokio::test]
+async fn over_ag_ui_the_calls_are_tool_call_events_between_the_texts() {
+    let mock = MockModel::start(vec![two_calls(), final_answer()]).await;
+    let chat = client(&mock)
+        .tool(echo("search"))
+        .tool(echo("weather"))
+        .build()
+        .unwrap();
+    let server = support::spawn(support::builder(chat).ag_ui("/ag-ui").build().unwrap()).await;
+    let input = json!({"threadId": "t", "runId": "r",
+        "messages": [{"id": "m", "role": "user", "content": "Thai food?"}]});
+    let body = server
+        .client
+        .post(format!("{}ag-ui", server.url))
+        .json(&input)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let calls = [
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ];
+    let expected: Vec<&str> = ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+        .into_iter()
+        .chain(["TEXT_MESSAGE_END", "CUSTOM"])
+        .chain(calls)
+        .chain(calls)
+        .chain(["TEXT_MESSAGE_START"])
+        .collect();
+    assert_eq!(&kinds[..expected.len()], expected, "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"), "{kinds:?}");
+    assert_eq!(events[4]["value"], "Calling search, weather…");
+    let search = &events[5..9];
+    assert_eq!(search[0]["toolCallName"], "search");
+    assert_eq!(search[1]["delta"], "{\"cuisine\": \"thai\"}");
+    assert_eq!(search[3]["toolCallId"], search[0]["toolCallId"]);
+    let result: Value = serde_json::from_str(search[3]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["got"]["cuisine"], "thai");
+}
