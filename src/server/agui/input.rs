@@ -43,6 +43,8 @@ pub(super) enum Turn {
     /// The user acted on a surface: the A2UI `userAction` object (`name`, `surfaceId`,
     /// `sourceComponentId`, `context`, `timestamp`).
     Action(Map<String, Value>),
+    /// The client ran tools the agent asked it to: each call's id and result, in order.
+    ToolResults(Vec<(String, String)>),
 }
 
 /// Why an input is refused, said to the client.
@@ -168,7 +170,8 @@ fn newest_turn(messages: &[WireMessage], forwarded: &Map<String, Value>) -> Resu
     }
 }
 
-/// The action a trailing `log_a2ui_event` tool result answers (its call's arguments).
+/// The action a trailing `log_a2ui_event` tool result answers (its call's arguments), or
+/// the results of the client's tools that end the messages.
 fn logged_action(messages: &[WireMessage], result: &WireMessage) -> Result<Turn, Refused> {
     let call = result.tool_call_id.as_deref().and_then(|id| {
         messages
@@ -191,12 +194,25 @@ fn logged_action(messages: &[WireMessage], result: &WireMessage) -> Result<Turn,
                     ))
                 })
         }
-        _ => Err(Refused(
-            "Invalid RunAgentInput: the last message is a tool result this agent did not ask \
-             for"
-            .to_owned(),
-        )),
+        _ => tool_results(messages),
     }
+}
+
+/// The tool results that end `messages`, oldest first.
+fn tool_results(messages: &[WireMessage]) -> Result<Turn, Refused> {
+    let trailing = messages
+        .iter()
+        .rev()
+        .take_while(|message| message.role == "tool");
+    let mut results = Vec::new();
+    for message in trailing {
+        let id = message.tool_call_id.clone().ok_or_else(|| {
+            Refused("Invalid RunAgentInput: a tool message has no `toolCallId`".to_owned())
+        })?;
+        results.push((id, text_of(message.content.as_ref())?));
+    }
+    results.reverse();
+    Ok(Turn::ToolResults(results))
 }
 
 /// The text of a user message's `content`: a string, or the text of its text parts.
@@ -280,6 +296,25 @@ mod tests {
     }
 
     #[test]
+    fn the_results_of_the_clients_tools_at_the_end_are_the_turn() {
+        let body = base(json!([
+            {"id": "1", "role": "user", "content": "book"},
+            {"id": "2", "role": "assistant", "toolCalls": [
+                {"id": "a", "type": "function", "function": {"name": "pick", "arguments": "{}"}},
+                {"id": "b", "type": "function", "function": {"name": "pick", "arguments": "{}"}}]},
+            {"id": "3", "role": "tool", "toolCallId": "a", "content": "Friday"},
+            {"id": "4", "role": "tool", "toolCallId": "b", "content": [{"type": "text", "text": "8pm"}]}
+        ]));
+        assert_eq!(
+            decoded(body).unwrap().turn,
+            Turn::ToolResults(vec![
+                ("a".into(), "Friday".into()),
+                ("b".into(), "8pm".into())
+            ])
+        );
+    }
+
+    #[test]
     fn inputs_without_a_turn_or_with_bad_ids_are_refused_saying_why() {
         let cases = [
             (base(json!([])), "empty"),
@@ -288,8 +323,8 @@ mod tests {
                 "assistant",
             ),
             (
-                base(json!([{"id": "1", "role": "tool", "toolCallId": "zz", "content": "x"}])),
-                "did not ask",
+                base(json!([{"id": "1", "role": "tool", "content": "x"}])),
+                "toolCallId",
             ),
             (
                 json!({"threadId": "", "runId": "r", "messages": []}),

@@ -15,6 +15,7 @@ use super::events::{A2UI_SURFACE, Event, Outcome, PROTOCOL_VERSION, STATUS_EVENT
 use super::surfaces::Surfaces;
 use crate::a2a::{Message, Part, Role, StreamEvent, Task, TaskState};
 use crate::agent::STATUS_METADATA;
+use crate::request::CLIENT_TOOL_CALL_METADATA;
 
 /// The metadata member of a tool call's text part (the `llm` connector's
 /// `TOOL_CALL_METADATA`), holding the call (`id`, `name`, `arguments`) and its `result`.
@@ -127,6 +128,10 @@ impl Mapping {
                         self.close_text(out);
                         self.tool_call(&metadata[TOOL_CALL_METADATA], out);
                     }
+                    Some(metadata) if metadata.contains_key(CLIENT_TOOL_CALL_METADATA) => {
+                        self.close_text(out);
+                        self.client_call(&metadata[CLIENT_TOOL_CALL_METADATA], out);
+                    }
                     _ => self.text(text, out),
                 },
                 Part::Data { data, .. } => self.surface(data, out),
@@ -206,6 +211,29 @@ impl Mapping {
             tool_call_id,
             content: text("result").to_owned(),
             role: "tool",
+        });
+    }
+
+    /// A call the client is to run: opened and closed, with no result (the client's next
+    /// run brings it).
+    fn client_call(&mut self, call: &Value, out: &mut Vec<Event>) {
+        let text = |key: &str| call.get(key).and_then(Value::as_str).unwrap_or_default();
+        let id = text("id");
+        if id.is_empty() || self.tool_calls.iter().any(|seen| seen == id) {
+            return;
+        }
+        self.tool_calls.push(id.to_owned());
+        out.push(Event::ToolCallStart {
+            tool_call_id: id.to_owned(),
+            tool_call_name: text("name").to_owned(),
+            parent_message_id: None,
+        });
+        out.push(Event::ToolCallArgs {
+            tool_call_id: id.to_owned(),
+            delta: text("arguments").to_owned(),
+        });
+        out.push(Event::ToolCallEnd {
+            tool_call_id: id.to_owned(),
         });
     }
 
@@ -447,5 +475,34 @@ mod tests {
         assert_eq!(events[1]["toolCallName"], "book_table");
         assert_eq!(events[2]["delta"], r#"{"people":2}"#);
         assert_eq!(events[4]["content"], "booked");
+    }
+
+    #[test]
+    fn a_call_for_the_client_is_opened_and_closed_without_a_result() {
+        let call = json!({"id": "call_c", "name": "pick_date", "arguments": "{}"});
+        let part =
+            crate::request::client_tools::client_call_part(call.as_object().cloned().unwrap());
+        let events = run(&[
+            update(
+                TaskState::Working,
+                Some(vec![Part::text("Which day?"), part]),
+                false,
+            ),
+            update(TaskState::InputRequired, None, true),
+        ]);
+        assert_eq!(
+            types(&events),
+            [
+                "RUN_STARTED",
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT",
+                "TEXT_MESSAGE_END",
+                "TOOL_CALL_START",
+                "TOOL_CALL_ARGS",
+                "TOOL_CALL_END",
+                "RUN_FINISHED",
+            ]
+        );
+        assert_eq!(events[4]["toolCallName"], "pick_date");
     }
 }

@@ -15,6 +15,11 @@
 //! in its message metadata. Input refused before the run is an HTTP error with a JSON body
 //! (the A2A HTTP+JSON error shape); a failure after the stream opened is a `RUN_ERROR`.
 //! The client closing the stream cancels the run.
+//!
+//! Frontend tools (`RunAgentInput.tools`) reach the agent as
+//! [`Request::client_tools`](crate::request::Request::client_tools); a call the agent asks the client to run is sent
+//! as `TOOL_CALL_START/ARGS/END` without a result, and the trailing tool messages of the
+//! next run answer it.
 
 mod events;
 mod input;
@@ -37,9 +42,10 @@ use super::error::ApiError;
 use super::ops::{self, Opening, StreamOptions};
 use super::sse::Opened;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::{Message, Part, SendRequest, TaskListQuery, v1_0};
+use crate::a2a::{Message, Part, SendRequest, Task, TaskListQuery, v1_0};
 use crate::a2ui::ProtocolVersion;
-use crate::request::Principal;
+use crate::request::client_tools::{client_call_of, client_result_part};
+use crate::request::{CLIENT_TOOLS_METADATA, Principal};
 use crate::store::Owner;
 use input::{RunInput, Turn};
 use mapping::Mapping;
@@ -129,10 +135,18 @@ async fn send_request(
             data.insert("action".into(), Value::Object(action.clone()));
             vec![Part::data(data)]
         }
+        Turn::ToolResults(results) => results
+            .iter()
+            .map(|(id, content)| client_result_part(id, content))
+            .collect(),
     };
     let mut message = Message::user(input.run_id.clone(), parts);
     message.context_id = Some(input.thread_id.clone());
-    message.task_id = waiting_task(state, owner, &input.thread_id).await?;
+    let waiting = waiting_task(state, owner, &input.thread_id).await?;
+    if let Turn::ToolResults(results) = &input.turn {
+        check_answers(waiting.as_ref(), results)?;
+    }
+    message.task_id = waiting.map(|task| task.id);
     message.extensions = version
         .map(|version| vec![version.extension_uri().to_owned()])
         .unwrap_or_default();
@@ -143,6 +157,9 @@ async fn send_request(
     message.metadata = (!metadata.is_empty()).then_some(metadata);
     let mut request_metadata = Map::new();
     request_metadata.insert("agUi".into(), Value::Object(input.passed.clone()));
+    if let Some(tools) = input.passed.get("tools") {
+        request_metadata.insert(CLIENT_TOOLS_METADATA.into(), tools.clone());
+    }
     Ok(SendRequest {
         message,
         configuration: Default::default(),
@@ -189,12 +206,36 @@ fn requested_version(
     }))
 }
 
+/// Refuses tool `results` that answer no call the thread's `waiting` task asked the client
+/// to run.
+fn check_answers(waiting: Option<&Task>, results: &[(String, String)]) -> Result<(), ApiError> {
+    let asked: Vec<&str> = waiting
+        .and_then(|task| task.status.message.as_ref())
+        .map(|message| {
+            message
+                .parts
+                .iter()
+                .filter_map(client_call_of)
+                .filter_map(|call| call.get("id")?.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    match results.iter().find(|(id, _)| !asked.contains(&id.as_str())) {
+        None => Ok(()),
+        Some((id, _)) => Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("Invalid RunAgentInput: the tool result for {id:?} answers no call this thread is waiting for"),
+        )
+        .into()),
+    }
+}
+
 /// The task of `owner`'s thread that waits for the next turn, if its latest does.
 async fn waiting_task(
     state: &ServerState,
     owner: &Owner,
     thread_id: &str,
-) -> Result<Option<String>, ApiError> {
+) -> Result<Option<Task>, ApiError> {
     let query = TaskListQuery {
         context_id: Some(thread_id.to_owned()),
         page_size: 1,
@@ -206,8 +247,7 @@ async fn waiting_task(
         .tasks
         .into_iter()
         .next()
-        .filter(|task| task.status.state.is_interrupted())
-        .map(|task| task.id))
+        .filter(|task| task.status.state.is_interrupted()))
 }
 
 /// The SSE response of the run: `RUN_STARTED`, the run's events, its end.
