@@ -8,6 +8,7 @@
 //! installed, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
 
+mod llm_support;
 mod support;
 
 #[allow(dead_code)] // the echo agent and its helpers serve the other interop tests
@@ -20,12 +21,20 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
 use interop::{crate_root, installed, run_script};
+use llm_support::{Answer, MockModel, call, sse, text};
 use serde_json::Value;
 use support::{serve_command, spawn_binary};
 
 /// `serve --ag-ui` with the demo streaming without pauses; the child and the AG-UI URL.
 async fn serve() -> (tokio::process::Child, String) {
     let command = serve_command(&["--ag-ui", "--min-delay-ms", "0", "--max-delay-ms", "0"]);
+    let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
+    (child, format!("{url}ag-ui"))
+}
+
+/// `serve --ag-ui` answering with the model at `base_url`; the child and the AG-UI URL.
+async fn serve_model(base_url: &str) -> (tokio::process::Child, String) {
+    let command = serve_command(&["--ag-ui", "--model-url", base_url, "--model", "mock-model"]);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
     (child, format!("{url}ag-ui"))
 }
@@ -152,4 +161,69 @@ async fn the_ag_ui_client_and_middleware_converse_with_serve_and_every_stream_va
     // The validator's own run against the endpoint: transport rules too (content type,
     // keep-alives, incremental flushing).
     validate(&validator, &url).await;
+}
+
+#[tokio::test]
+async fn a_frontend_tool_round_trips_through_the_ag_ui_client_and_every_stream_validates() {
+    let Some((dir, validator)) = tools() else {
+        return;
+    };
+    let answer = |deltas: &[Value], finish| Answer::Sse {
+        body: sse(deltas, finish),
+        pause: Duration::ZERO,
+    };
+    let mock = MockModel::start(vec![
+        answer(
+            &[
+                text("Which day?"),
+                call(
+                    0,
+                    Some("call_d"),
+                    Some("pick_date"),
+                    "{\"after\": \"today\"}",
+                ),
+            ],
+            "tool_calls",
+        ),
+        answer(&[text("Booked for "), text("Friday.")], "stop"),
+    ])
+    .await;
+    let (_child, url) = serve_model(&mock.base_url).await;
+    let captures = captures_dir();
+    let args = ["frontend-tool.mjs", &url, captures.to_str().unwrap()];
+    let seen = run_script(&node_on_path(), &args, &dir)
+        .await
+        .passed("HttpAgent with a frontend tool");
+    let first: Vec<&str> = seen["firstTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        first.ends_with(&[
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "RUN_FINISHED"
+        ]),
+        "{first:?}"
+    );
+    assert_eq!(seen["call"]["id"], "call_d");
+    assert_eq!(seen["call"]["arguments"], "{\"after\": \"today\"}");
+    assert_eq!(seen["secondText"], "Booked for Friday.");
+    // The model got the call and the page's answer as its turns.
+    let requests = mock.requests();
+    let offered = &requests[0]["tools"][0]["function"]["name"];
+    assert_eq!(offered, "pick_date");
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let last = &messages[messages.len() - 1];
+    assert_eq!(
+        (&last["role"], &last["tool_call_id"]),
+        (&Value::from("tool"), &Value::from("call_d"))
+    );
+    assert_eq!(last["content"], "Friday");
+    for capture in seen["captures"].as_array().unwrap() {
+        validate(&validator, capture.as_str().unwrap()).await;
+    }
 }

@@ -187,29 +187,13 @@ impl Mapping {
 
     /// A tool call the agent made and answered itself: its whole life at once.
     fn tool_call(&mut self, record: &Value, out: &mut Vec<Event>) {
-        let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
-        let id = text("id");
-        if id.is_empty() || self.tool_calls.iter().any(|seen| seen == id) {
+        let Some(tool_call_id) = self.call(record, out) else {
             return;
-        }
-        self.tool_calls.push(id.to_owned());
-        let tool_call_id = id.to_owned();
-        out.push(Event::ToolCallStart {
-            tool_call_id: tool_call_id.clone(),
-            tool_call_name: text("name").to_owned(),
-            parent_message_id: None,
-        });
-        out.push(Event::ToolCallArgs {
-            tool_call_id: tool_call_id.clone(),
-            delta: text("arguments").to_owned(),
-        });
-        out.push(Event::ToolCallEnd {
-            tool_call_id: tool_call_id.clone(),
-        });
+        };
         out.push(Event::ToolCallResult {
             message_id: format!("{}-tool-{}", self.run_id, self.tool_calls.len()),
             tool_call_id,
-            content: text("result").to_owned(),
+            content: text_of(record, "result").to_owned(),
             role: "tool",
         });
     }
@@ -217,24 +201,30 @@ impl Mapping {
     /// A call the client is to run: opened and closed, with no result (the client's next
     /// run brings it).
     fn client_call(&mut self, call: &Value, out: &mut Vec<Event>) {
-        let text = |key: &str| call.get(key).and_then(Value::as_str).unwrap_or_default();
-        let id = text("id");
+        self.call(call, out);
+    }
+
+    /// A call's `TOOL_CALL_START/ARGS/END` (its `id`, `name` and `arguments`), once per id;
+    /// the id when they were sent.
+    fn call(&mut self, call: &Value, out: &mut Vec<Event>) -> Option<String> {
+        let id = text_of(call, "id");
         if id.is_empty() || self.tool_calls.iter().any(|seen| seen == id) {
-            return;
+            return None;
         }
         self.tool_calls.push(id.to_owned());
         out.push(Event::ToolCallStart {
             tool_call_id: id.to_owned(),
-            tool_call_name: text("name").to_owned(),
+            tool_call_name: text_of(call, "name").to_owned(),
             parent_message_id: None,
         });
         out.push(Event::ToolCallArgs {
             tool_call_id: id.to_owned(),
-            delta: text("arguments").to_owned(),
+            delta: text_of(call, "arguments").to_owned(),
         });
         out.push(Event::ToolCallEnd {
             tool_call_id: id.to_owned(),
         });
+        Some(id.to_owned())
     }
 
     /// The run's end for a task that stopped in `state` with `message` (a final update
@@ -265,6 +255,11 @@ impl Mapping {
             outcome: ended,
         });
     }
+}
+
+/// The string member `key` of `value` (empty when it has none).
+fn text_of<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The `RUN_ERROR.code` of a run whose task stopped in `state`.

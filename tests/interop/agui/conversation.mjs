@@ -6,33 +6,15 @@
 // `FAIL: why` on stderr when something is off.
 //
 // Usage: node conversation.mjs URL CAPTURE_DIR [--middleware]
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { HttpAgent } from "@ag-ui/client";
 import { A2UIMiddleware } from "@ag-ui/a2ui-middleware";
+import { captureResponses, fail } from "./capture.mjs";
 
 const [url, captureDir, mode] = process.argv.slice(2);
 const withMiddleware = mode === "--middleware";
 
-function fail(why) {
-  process.stderr.write(`FAIL: ${why}\n`);
-  process.exit(1);
-}
-
-// Every response body as it came over the wire, one file per run.
-const captures = [];
-const realFetch = globalThis.fetch;
-globalThis.fetch = async (...args) => {
-  const response = await realFetch(...args);
-  const file = join(captureDir, `run-${captures.length + 1}.sse`);
-  captures.push(file);
-  response
-    .clone()
-    .text()
-    .then((body) => writeFileSync(file, body));
-  return response;
-};
+const captures = captureResponses(captureDir, "run");
 
 const agent = new HttpAgent({ url, threadId: `thread-${randomUUID()}` });
 if (withMiddleware) agent.use(new A2UIMiddleware({ injectA2UITool: true }));
