@@ -5,6 +5,9 @@
 #                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
 #                  package-lock.json;
+#   tests/interop/agui/node_modules/ (git-ignored) @ag-ui/client@1.0.0 and
+#                  @ag-ui/a2ui-middleware@0.0.10, pinned by its package-lock.json, and
+#                  ag-ui-validate==0.4.0 in .venv: the AG-UI interop test's client and oracle;
 #   web/node_modules/ (git-ignored) what builds and tests the page at GET /: esbuild, the
 #                  official A2UI renderer, puppeteer-core; pinned by web/package-lock.json;
 #   tests/interop/agui-browser/node_modules/ (git-ignored) what builds and drives the AG-UI
@@ -92,6 +95,34 @@ if ! js_ok; then
         run npm install --prefix "$JS_DIR" --no-audit --no-fund --loglevel=error
     fi
     js_ok || { echo "install-test-deps: @a2a-js/sdk $JS_VERSION missing after install" >&2; exit 1; }
+fi
+
+# ---- AG-UI: the client, the A2UI middleware and the validator ----------------------------
+AGUI_DIR="$root/tests/interop/agui"
+AGUI_VALIDATE_VERSION='0.4.0'
+agui_ok() {
+    node -e '
+        const lock = require(process.argv[1]).packages;
+        for (const [path, entry] of Object.entries(lock)) {
+            if (!path.startsWith("node_modules/") || entry.optional) continue;
+            const installed = require(process.argv[2] + "/" + path + "/package.json");
+            if (installed.version !== entry.version) process.exit(1);
+        }' "$AGUI_DIR/package-lock.json" "$AGUI_DIR" 2>/dev/null
+}
+if ! agui_ok; then
+    run npm ci --prefix "$AGUI_DIR" --no-audit --no-fund --loglevel=error
+    agui_ok || { echo "install-test-deps: tests/interop/agui/node_modules does not match its package-lock.json" >&2; exit 1; }
+fi
+agui_validate_ok() {
+    .venv/bin/python - "$AGUI_VALIDATE_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+assert version("ag-ui-validate") == sys.argv[1]
+PY
+}
+if ! agui_validate_ok; then
+    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "ag-ui-validate==$AGUI_VALIDATE_VERSION"
+    agui_validate_ok || { echo "install-test-deps: ag-ui-validate $AGUI_VALIDATE_VERSION not importable after install" >&2; exit 1; }
 fi
 
 # ---- The page's packages -----------------------------------------------------------------

@@ -883,3 +883,144 @@ async fn a_turn_made_to_call_a_tool_asks_it_in_its_first_round_only() {
     let sent = rounds_sent(choices, vec![final_answer()], &repair).await;
     assert!(sent[0].get("tool_choice").is_none(), "{}", sent[0]);
 }
+
+/// Posts `input` to the server's `/ag-ui`; the status and the events.
+async fn ag_ui(server: &support::TestServer, input: &Value) -> (u16, Vec<Value>) {
+    let response = server
+        .client
+        .post(format!("{}ag-ui", server.url))
+        .json(input)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body = response.text().await.unwrap();
+    let events = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+    (status, events)
+}
+
+fn kinds(events: &[Value]) -> Vec<&str> {
+    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn over_ag_ui_the_calls_are_tool_call_events_between_the_texts() {
+    let mock = MockModel::start(vec![two_calls(), final_answer()]).await;
+    let chat = client(&mock)
+        .tool(echo("search"))
+        .tool(echo("weather"))
+        .build()
+        .unwrap();
+    let server = support::spawn(support::builder(chat).ag_ui("/ag-ui").build().unwrap()).await;
+    let input = json!({"threadId": "t", "runId": "r",
+        "messages": [{"id": "m", "role": "user", "content": "Thai food?"}]});
+    let (_, events) = ag_ui(&server, &input).await;
+    let kinds = kinds(&events);
+    let calls = [
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ];
+    let expected: Vec<&str> = ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+        .into_iter()
+        .chain(["TEXT_MESSAGE_END", "CUSTOM"])
+        .chain(calls)
+        .chain(calls)
+        .chain(["TEXT_MESSAGE_START"])
+        .collect();
+    assert_eq!(&kinds[..expected.len()], expected, "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"), "{kinds:?}");
+    assert_eq!(events[4]["value"], "Calling search, weather…");
+    let search = &events[5..9];
+    assert_eq!(search[0]["toolCallName"], "search");
+    assert_eq!(search[1]["delta"], "{\"cuisine\": \"thai\"}");
+    assert_eq!(search[3]["toolCallId"], search[0]["toolCallId"]);
+    let result: Value = serde_json::from_str(search[3]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["got"]["cuisine"], "thai");
+}
+
+#[tokio::test]
+async fn a_frontend_tool_call_ends_the_run_and_its_result_continues_the_next() {
+    let asks = answer(
+        &[
+            text("Which day?"),
+            call(
+                0,
+                Some("call_c"),
+                Some("pick_date"),
+                "{\"after\": \"today\"}",
+            ),
+        ],
+        "tool_calls",
+    );
+    let books = answer(&[text("Booked for "), text("Friday.")], "stop");
+    let mock = MockModel::start(vec![asks, books]).await;
+    let chat = client(&mock).tool(echo("search")).build().unwrap();
+    let server = support::spawn(support::builder(chat).ag_ui("/ag-ui").build().unwrap()).await;
+    let tools = json!([{"name": "pick_date", "description": "Asks the user for a date.",
+        "parameters": {"type": "object", "properties": {"after": {"type": "string"}}}}]);
+    let asked = json!({"id": "u1", "role": "user", "content": "Book a table"});
+    let first = json!({"threadId": "t", "runId": "r1", "messages": [asked], "tools": tools});
+    let (status, events) = ag_ui(&server, &first).await;
+    assert_eq!(status, 200);
+    // The call is the client's to run: opened and closed, no result, and the run ends.
+    assert_eq!(
+        kinds(&events),
+        [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "RUN_FINISHED",
+        ]
+    );
+    assert_eq!(events[4]["toolCallName"], "pick_date");
+    assert_eq!(events[4]["toolCallId"], "call_c");
+    assert_eq!(events[5]["delta"], "{\"after\": \"today\"}");
+    // Offered beside the agent's own tools.
+    let requests = mock.requests();
+    let offered: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["search", "pick_date"]);
+    // The client ran it; its result comes back in the next run and the model goes on.
+    let call = json!({"id": "a1", "role": "assistant", "content": "Which day?", "toolCalls": [
+        {"id": "call_c", "type": "function",
+            "function": {"name": "pick_date", "arguments": "{}"}}]});
+    let result = json!({"id": "t1", "role": "tool", "toolCallId": "call_c", "content": "Friday"});
+    let second = json!({"threadId": "t", "runId": "r2",
+        "messages": [asked, call, result], "tools": tools});
+    let (status, events) = ag_ui(&server, &second).await;
+    assert_eq!(status, 200, "{events:?}");
+    assert_eq!(kinds(&events).last(), Some(&"RUN_FINISHED"), "{events:?}");
+    let said: String = events.iter().filter_map(|e| e["delta"].as_str()).collect();
+    assert_eq!(said, "Booked for Friday.");
+    let messages = mock.requests()[1]["messages"].as_array().unwrap().clone();
+    let n = messages.len();
+    assert_eq!(messages[n - 3]["content"], "Book a table");
+    assert_eq!(messages[n - 2]["tool_calls"][0]["id"], "call_c");
+    assert_eq!(
+        messages[n - 2]["tool_calls"][0]["function"]["name"],
+        "pick_date"
+    );
+    assert_eq!(messages[n - 1]["role"], "tool");
+    assert_eq!(messages[n - 1]["tool_call_id"], "call_c");
+    assert_eq!(messages[n - 1]["content"], "Friday");
+    // A result for a call nobody asked the client to run is refused before the run.
+    let stray = json!({"id": "t2", "role": "tool", "toolCallId": "call_x", "content": "?"});
+    let third = json!({"threadId": "t", "runId": "r3", "messages": [asked, stray]});
+    let (status, _) = ag_ui(&server, &third).await;
+    assert_eq!(status, 400);
+    assert_eq!(mock.requests().len(), 2, "the model was not asked again");
+}

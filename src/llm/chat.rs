@@ -16,6 +16,7 @@ use crate::a2a::{Message, Part, Role};
 use crate::agent::STATUS_METADATA;
 use crate::request::Request;
 use crate::request::actions::from_parts;
+use crate::request::client_tools::{client_call_of, client_result_of};
 
 /// One turn of a chat: `{"role": "system" | "user" | "assistant" | "tool", "content": text}`,
 /// an assistant turn's tool calls, a tool turn's call id.
@@ -185,13 +186,25 @@ pub fn chat_messages_with(
     if !system.is_empty() {
         chat.push(ChatMessage::system(system.join("\n\n")));
     }
+    // The calls the agent asked the client to run, until a user message answers them.
+    let mut unanswered: Vec<String> = Vec::new();
     for message in request.history() {
         match message.role {
-            Role::User => chat.push(ChatMessage::user(user_turn(message))),
-            Role::Agent => agent_turns(message, request, &mut chat),
+            Role::User => {
+                let answered = answer_client_calls(message, &mut unanswered, &mut chat);
+                let said = user_turn(message);
+                if !(answered && said.is_empty()) {
+                    chat.push(ChatMessage::user(said));
+                }
+            }
+            Role::Agent => agent_turns(message, request, &mut unanswered, &mut chat),
         }
     }
+    let answered = answer_client_calls(request.message(), &mut unanswered, &mut chat);
     let mut asked = user_turn(request.message());
+    if answered && asked.is_empty() && request.repairs().is_empty() {
+        return chat;
+    }
     match repairs {
         RepairTurns::Retry => {
             for repair in request.repairs() {
@@ -212,6 +225,29 @@ pub fn chat_messages_with(
     chat
 }
 
+/// The tool turns answering the `unanswered` client calls, from `message`'s answers (a call
+/// it does not answer gets a result saying so, since every call needs one); whether there
+/// were any.
+fn answer_client_calls(
+    message: &Message,
+    unanswered: &mut Vec<String>,
+    chat: &mut Vec<ChatMessage>,
+) -> bool {
+    if unanswered.is_empty() {
+        return false;
+    }
+    for id in unanswered.drain(..) {
+        let answer = message
+            .parts
+            .iter()
+            .filter_map(client_result_of)
+            .find(|(answered, _)| *answered == id)
+            .map_or("The client gave no result.", |(_, content)| content);
+        chat.push(ChatMessage::tool(id, answer));
+    }
+    true
+}
+
 /// The message's text, then its A2UI actions and errors, one JSON message per line.
 fn user_turn(message: &Message) -> String {
     let mut lines: Vec<String> = Vec::new();
@@ -229,11 +265,19 @@ fn user_turn(message: &Message) -> String {
 /// request's output format (Direct JSON when the request has no A2UI), as assistant turns:
 /// where the message holds tool calls' records ([`ToolRecord`]), the text before them
 /// becomes an assistant turn asking for those calls, each record a tool turn answering one,
-/// and the text after them the next assistant turn. Passing statuses are left out.
-fn agent_turns(message: &Message, request: &Request, chat: &mut Vec<ChatMessage>) {
+/// and the text after them the next assistant turn. Calls the client was asked to run join
+/// the calls of their turn, their ids added to `unanswered` (the next user message answers
+/// them). Passing statuses are left out.
+fn agent_turns(
+    message: &Message,
+    request: &Request,
+    unanswered: &mut Vec<String>,
+    chat: &mut Vec<ChatMessage>,
+) {
     let mut out = String::new();
     let mut block: Vec<Value> = Vec::new();
     let mut records: Vec<ToolRecord> = Vec::new();
+    let mut theirs: Vec<ToolCall> = Vec::new();
     let flush = |out: &mut String, block: &mut Vec<Value>| {
         if block.is_empty() {
             return;
@@ -249,15 +293,23 @@ fn agent_turns(message: &Message, request: &Request, chat: &mut Vec<ChatMessage>
         out.push('\n');
         block.clear();
     };
-    let calls = |out: &mut String, records: &mut Vec<ToolRecord>, chat: &mut Vec<ChatMessage>| {
-        if records.is_empty() {
+    let mut calls = |out: &mut String,
+                     records: &mut Vec<ToolRecord>,
+                     theirs: &mut Vec<ToolCall>,
+                     chat: &mut Vec<ChatMessage>| {
+        if records.is_empty() && theirs.is_empty() {
             return;
         }
-        let calls = records.iter().map(|record| record.call.clone()).collect();
+        let calls = records
+            .iter()
+            .map(|record| record.call.clone())
+            .chain(theirs.iter().cloned())
+            .collect();
         chat.push(ChatMessage::assistant_calls(std::mem::take(out), calls));
         for record in records.drain(..) {
             chat.push(ChatMessage::tool(record.call.id, record.result));
         }
+        unanswered.extend(theirs.drain(..).map(|call| call.id));
     };
     for part in &message.parts {
         if let Some(record) = ToolRecord::from_part(part) {
@@ -265,10 +317,17 @@ fn agent_turns(message: &Message, request: &Request, chat: &mut Vec<ChatMessage>
             records.push(record);
             continue;
         }
+        if let Some(call) = client_call_of(part)
+            .and_then(|call| serde_json::from_value::<ToolCall>(Value::Object(call.clone())).ok())
+        {
+            flush(&mut out, &mut block);
+            theirs.push(call);
+            continue;
+        }
         if is_status(part) {
             continue;
         }
-        calls(&mut out, &mut records, chat);
+        calls(&mut out, &mut records, &mut theirs, chat);
         match part {
             Part::Text { text, .. } => {
                 flush(&mut out, &mut block);
@@ -279,8 +338,11 @@ fn agent_turns(message: &Message, request: &Request, chat: &mut Vec<ChatMessage>
         }
     }
     flush(&mut out, &mut block);
-    calls(&mut out, &mut records, chat);
-    if !out.is_empty() || chat.last().is_none_or(|last| last.role != "tool") {
+    calls(&mut out, &mut records, &mut theirs, chat);
+    let ends_in_calls = chat
+        .last()
+        .is_some_and(|last| last.role == "tool" || !last.tool_calls.is_empty());
+    if !out.is_empty() || !ends_in_calls {
         chat.push(ChatMessage::assistant(out));
     }
 }
@@ -345,5 +407,46 @@ mod tests {
     fn a_request_without_a2ui_or_instructions_has_no_system_turn() {
         let request = Request::new(Message::user("1", vec![Part::text("hi")]), "t", "c");
         assert_eq!(chat_messages(&request, None), vec![ChatMessage::user("hi")]);
+    }
+
+    #[test]
+    fn a_call_the_client_was_asked_to_run_is_answered_by_the_next_user_message() {
+        use crate::request::client_tools::{client_call_part, client_result_part};
+        let call = |id: &str| {
+            let call = json!({"id": id, "name": "pick_date", "arguments": "{}"});
+            client_call_part(call.as_object().cloned().unwrap())
+        };
+        let earlier = vec![
+            Message::user("1", vec![Part::text("Book")]),
+            Message::agent("2", vec![Part::text("Which day?"), call("a")]),
+            // Answered with words instead of a result: the call still gets one.
+            Message::user("3", vec![Part::text("never mind")]),
+            Message::agent("4", vec![call("b")]),
+        ];
+        let answer = Message::user("5", vec![client_result_part("b", "Friday")]);
+        let request = Request::new(answer, "t", "c").with_history(earlier);
+        let chat = chat_messages(&request, None);
+        let turns: Vec<(&str, &str, Option<&str>)> = chat
+            .iter()
+            .map(|m| {
+                let called = m.tool_calls.first().map(|c| c.id.as_str());
+                (
+                    m.role,
+                    m.content.as_str(),
+                    m.tool_call_id.as_deref().or(called),
+                )
+            })
+            .collect();
+        assert_eq!(
+            turns,
+            [
+                ("user", "Book", None),
+                ("assistant", "Which day?", Some("a")),
+                ("tool", "The client gave no result.", Some("a")),
+                ("user", "never mind", None),
+                ("assistant", "", Some("b")),
+                ("tool", "Friday", Some("b")),
+            ]
+        );
     }
 }

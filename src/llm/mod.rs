@@ -142,6 +142,7 @@ impl OpenAiChat {
         let (response, started) = self
             .send(
                 messages,
+                &[],
                 &ToolChoice::None,
                 self.inner.options.temperature,
                 None,
@@ -176,6 +177,7 @@ impl OpenAiChat {
         tool_loop::reply(
             self.clone(),
             messages,
+            self.inner.options.tools.clone(),
             self.inner.options.temperature,
             None,
             self.inner.options.tool_choice.clone(),
@@ -206,10 +208,23 @@ impl OpenAiChat {
         tool_loop::reply(
             self.clone(),
             messages,
+            self.offered_tools(request),
             temperature,
             grammar,
             self.first_tool_choice(request),
         )
+    }
+
+    /// The tools offered for `request`: this client's, then those the client runs itself
+    /// ([`Request::client_tools`]) whose names are not taken by one of this client's.
+    fn offered_tools(&self, request: &Request) -> Vec<Tool> {
+        let own = &self.inner.options.tools;
+        let client = request.client_tools();
+        let theirs = client
+            .iter()
+            .filter(|tool| own.iter().all(|mine| mine.name() != tool.name))
+            .map(Tool::for_client);
+        own.iter().cloned().chain(theirs).collect()
     }
 
     /// The tool choice of the first round of `request`'s turn: the one for an action the

@@ -22,7 +22,7 @@ use serde_json::json;
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 impl OpenAiChat {
-    /// Posts the chat at `temperature` with the tools as `choice` says (none offered for
+    /// Posts the chat at `temperature` with `tools` as `choice` says (none offered for
     /// [`ToolChoice::None`]; a required call made under a grammar of the calls when the
     /// client constrains answers), under `grammar` when the client
     /// [constrains](super::OpenAiChatBuilder::constrain) answers and no tool is offered,
@@ -31,12 +31,13 @@ impl OpenAiChat {
     pub(super) async fn send(
         &self,
         messages: &[ChatMessage],
+        tools: &[Tool],
         choice: &ToolChoice,
         temperature: Option<f32>,
         grammar: Option<&str>,
     ) -> Result<(reqwest::Response, Instant), LlmError> {
         let inner = &self.inner;
-        let callable = choice.callable(&inner.options.tools);
+        let callable = choice.callable(tools);
         // A call the model must make, on a server that takes a grammar: made under one,
         // with the tools told in a last system turn instead of offered (see `required_call`).
         let forced = choice.requires_call()
@@ -56,7 +57,7 @@ impl OpenAiChat {
         let tools = if callable.is_empty() || forced {
             Vec::new()
         } else {
-            tool_specs(&inner.options.tools)
+            tool_specs(tools)
         };
         let tool_choice = tool_choice(choice, &tools);
         let body = ChatRequest {

@@ -22,6 +22,7 @@ use super::text_calls::TextCalls;
 use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
 use crate::a2a::Part;
 use crate::agent::ReplyEvent;
+use crate::request::client_tools::client_call_part;
 
 /// The status while the model has written nothing yet.
 pub(crate) const READING: &str = "The model is reading the prompt…";
@@ -31,6 +32,7 @@ pub(crate) const READING: &str = "The model is reading the prompt…";
 pub(crate) fn reply(
     chat: OpenAiChat,
     mut messages: Vec<ChatMessage>,
+    tools: Vec<Tool>,
     temperature: Option<f32>,
     grammar: Option<String>,
     first: ToolChoice,
@@ -45,7 +47,7 @@ pub(crate) fn reply(
             let mut noticed = false;
             let choice = if round == 0 { first.clone() } else { ToolChoice::Auto };
             let sent = {
-                let send = chat.send(&messages, &choice, temperature, grammar.as_deref());
+                let send = chat.send(&messages, &tools, &choice, temperature, grammar.as_deref());
                 tokio::pin!(send);
                 match before_notice(&mut send, notice.as_mut(), false).await {
                     Some(sent) => sent,
@@ -58,15 +60,12 @@ pub(crate) fn reply(
             };
             let (response, started) = match sent {
                 Ok(sent) => sent,
-                Err(error) => {
-                    yield Err(error);
-                    return;
-                }
+                Err(error) => { yield Err(error); return; }
             };
             let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round);
             tokio::pin!(answer);
             let mut begun = false;
-            let mut heard = Heard::new(!choice.callable(&inner.options.tools).is_empty());
+            let mut heard = Heard::new(!choice.callable(&tools).is_empty());
             loop {
                 let next = before_notice(answer.next(), notice.as_mut(), begun || noticed).await;
                 let Some(next) = next else {
@@ -75,35 +74,37 @@ pub(crate) fn reply(
                     continue;
                 };
                 begun = true;
-                match next {
-                    None => break,
-                    Some(Err(error)) => {
-                        yield Err(error);
-                        return;
-                    }
-                    Some(Ok(Piece::Text(text))) => {
-                        if let Some(out) = heard.text(text) {
-                            yield Ok(ReplyEvent::Text(out));
-                        }
-                    }
-                    Some(Ok(Piece::Calling)) => {}
-                    Some(Ok(Piece::Calls(asked))) => heard.calls = asked,
+                let Some(piece) = next else { break };
+                match heard.hear(piece) {
+                    Ok(out) => if let Some(out) = out { yield Ok(ReplyEvent::Text(out)) },
+                    Err(error) => { yield Err(error); return; }
                 }
             }
-            if let Some(rest) = heard.settle(&inner.options.tools, round) {
+            if let Some(rest) = heard.settle(&tools, round) {
                 yield Ok(ReplyEvent::Text(rest));
             }
-            if heard.calls.is_empty() {
+            // Calls the client runs end the reply, after ours have run.
+            let theirs = heard.take_client_calls(&tools);
+            let last = !theirs.is_empty();
+            if heard.calls.is_empty() && !last {
                 return;
             }
-            if round >= inner.options.max_tool_rounds {
+            if !last && round >= inner.options.max_tool_rounds {
                 yield Err(LlmError::ToolRounds(inner.options.max_tool_rounds));
                 return;
             }
             round += 1;
-            yield Ok(ReplyEvent::Status(calling(&heard.calls)));
-            for part in answer_calls(&mut messages, &inner.options.tools, heard.said, heard.calls).await {
+            if !heard.calls.is_empty() {
+                yield Ok(ReplyEvent::Status(calling(&heard.calls)));
+                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls).await {
+                    yield Ok(ReplyEvent::part(part));
+                }
+            }
+            for part in theirs {
                 yield Ok(ReplyEvent::part(part));
+            }
+            if last {
+                return;
             }
         }
     }
@@ -123,6 +124,22 @@ async fn before_notice<T>(
         next = next => Some(next),
         () = notice => None,
     }
+}
+
+/// Whether `call` names a tool the client runs.
+fn runs_in_client(tools: &[Tool], call: &ToolCall) -> bool {
+    tools
+        .iter()
+        .any(|tool| tool.name() == call.name && tool.runs_in_client())
+}
+
+/// The part that asks the client to run `call`.
+fn client_call(call: ToolCall) -> Part {
+    let mut asked = serde_json::Map::new();
+    asked.insert("id".into(), call.id.into());
+    asked.insert("name".into(), call.name.into());
+    asked.insert("arguments".into(), call.arguments.into());
+    client_call_part(asked)
 }
 
 /// The status while `calls` run: "Calling name, name…".
@@ -149,6 +166,29 @@ impl Heard {
             calls: Vec::new(),
             written: offered.then(TextCalls::default),
         }
+    }
+
+    /// Takes in the answer's next `piece`: the text the client sees now, if any, or the
+    /// error that ends the answer.
+    fn hear(&mut self, piece: Result<Piece, LlmError>) -> Result<Option<String>, LlmError> {
+        match piece? {
+            Piece::Text(text) => Ok(self.text(text)),
+            Piece::Calling => Ok(None),
+            Piece::Calls(asked) => {
+                self.calls = asked;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Takes the calls of tools the client runs out of the calls asked for: the parts that
+    /// ask the client to run them.
+    fn take_client_calls(&mut self, tools: &[Tool]) -> Vec<Part> {
+        let (theirs, ours) = std::mem::take(&mut self.calls)
+            .into_iter()
+            .partition(|call| runs_in_client(tools, call));
+        self.calls = ours;
+        theirs.into_iter().map(client_call).collect()
     }
 
     /// What of the answer's next `text` the client sees now: all of it, or (while text is

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::a2a::Part;
+use crate::request::ClientTool;
 
 /// The metadata member of a tool call's text part that holds its [`ToolRecord`].
 pub const TOOL_CALL_METADATA: &str = "a2uiAgentToolCall";
@@ -101,6 +102,8 @@ pub struct Tool {
     parameters: Value,
     guide: Option<String>,
     handler: Arc<Handler>,
+    /// Whether the client runs it (a [`ClientTool`]): a call to it ends the reply.
+    client: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -134,7 +137,26 @@ impl Tool {
             parameters,
             guide: None,
             handler: Arc::new(move |arguments| Box::pin(handler(arguments))),
+            client: false,
         }
+    }
+
+    /// The client's `tool`, offered to the model like the agent's own; the client runs it,
+    /// so a call to it ends the reply instead of running here.
+    pub(crate) fn for_client(tool: &ClientTool) -> Self {
+        let mut offered = Self::new(
+            tool.name.clone(),
+            tool.description.clone(),
+            tool.parameters.clone(),
+            |_| async { Err(ToolError::new("this tool runs in the client")) },
+        );
+        offered.client = true;
+        offered
+    }
+
+    /// Whether the client runs it.
+    pub(crate) fn runs_in_client(&self) -> bool {
+        self.client
     }
 
     /// What the model is told once this tool answered, in a system turn after the round's

@@ -10,6 +10,7 @@
 pub(crate) mod actions;
 pub(crate) mod activation;
 pub(crate) mod adapter;
+pub(crate) mod client_tools;
 pub(crate) mod prepared;
 mod principal;
 mod repair;
@@ -20,6 +21,9 @@ use serde_json::{Map, Value};
 
 pub use actions::{UserAction, UserActionKind};
 pub use activation::newest_extension;
+pub use client_tools::{
+    CLIENT_TOOL_CALL_METADATA, CLIENT_TOOL_RESULT_METADATA, CLIENT_TOOLS_METADATA, ClientTool,
+};
 pub use principal::Principal;
 pub use repair::Repair;
 
@@ -290,6 +294,13 @@ impl Request {
                     _ => None,
                 })
             })
+    }
+
+    /// The tools the client runs itself and offers the agent's model (AG-UI's frontend
+    /// tools; the request metadata member [`CLIENT_TOOLS_METADATA`]). The `llm` connector
+    /// offers them beside its own; a call to one ends the reply for the client to run it.
+    pub fn client_tools(&self) -> Vec<ClientTool> {
+        client_tools::from_metadata(self.request_metadata.as_ref())
     }
 
     /// The extension URIs the server activated for this request (echoed to the client in

@@ -65,6 +65,7 @@ pub struct ServerBuilder {
     cors_origins: Vec<String>,
     web_page: bool,
     push: Option<crate::push::PushSettings>,
+    ag_ui: Option<String>,
 }
 
 impl ServerBuilder {
@@ -96,6 +97,7 @@ impl ServerBuilder {
             cors_origins: Vec::new(),
             web_page: false,
             push: None,
+            ag_ui: None,
         }
     }
 }
@@ -130,6 +132,7 @@ impl fmt::Debug for ServerBuilder {
             )
             .field("web_page", &self.web_page)
             .field("push", &self.push)
+            .field("ag_ui", &self.ag_ui)
             .finish_non_exhaustive()
     }
 }
@@ -147,6 +150,8 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_SUBSCRIBERS_PER_CALLER: usize = 32;
     /// The default of [`coalesce_window`](Self::coalesce_window): none (see there why).
     pub const DEFAULT_COALESCE_WINDOW: Duration = Duration::ZERO;
+    /// Where [`ag_ui`](Self::ag_ui) serves AG-UI unless told otherwise.
+    pub const DEFAULT_AG_UI_PATH: &'static str = super::agui::DEFAULT_PATH;
     /// The longest [`coalesce_window`](Self::coalesce_window).
     pub const MAX_COALESCE_WINDOW: Duration = Duration::from_secs(1);
 
@@ -378,6 +383,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the agent over AG-UI too, at `path` (`POST`; [`Self::DEFAULT_AG_UI_PATH`]
+    /// is `/ag-ui`): CopilotKit and other AG-UI frontends send a `RunAgentInput` and read
+    /// the run as AG-UI events over SSE, the A2UI surfaces as `a2ui-surface` activities.
+    /// Off by default. The same authentication, tenants, limits, stores and tasks apply as
+    /// over A2A: a thread is an A2A context of the caller's. `build` refuses a path that is
+    /// not a plain absolute path of its own (see [`BuildError::InvalidAgUiPath`]).
+    pub fn ag_ui(mut self, path: impl Into<String>) -> Self {
+        self.ag_ui = Some(path.into());
+        self
+    }
+
     /// Turns push notifications on (default off), as `settings` say: clients may register
     /// webhooks for their tasks (with a send, or with the push config methods), the card
     /// declares `capabilities.pushNotifications`, and every status and artifact update of a
@@ -400,6 +416,7 @@ impl ServerBuilder {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
+        let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
         let other_extensions = self
             .card
             .capabilities
@@ -468,6 +485,7 @@ impl ServerBuilder {
             guard,
             cors_origins: self.cors_origins.into(),
             web_page: self.web_page,
+            ag_ui: ag_ui.map(Into::into),
         })
     }
 }

@@ -24,6 +24,9 @@ pub enum BuildError {
     /// The push notification client could not be built; the reason.
     #[error("push notifications cannot start: {0}")]
     Push(String),
+    /// The AG-UI path is not a plain absolute path apart from the A2A routes; the reason.
+    #[error("the AG-UI path {0}")]
+    InvalidAgUiPath(String),
 }
 
 /// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in

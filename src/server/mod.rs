@@ -17,7 +17,10 @@
 //!   multi-tenancy);
 //! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
 //!   [extended card](ServerBuilder::extended_card), if one is configured;
-//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces.
+//! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces;
+//! - with [`ServerBuilder::ag_ui`], `POST /ag-ui` — the same agent over AG-UI (a
+//!   `RunAgentInput` in, AG-UI events out over SSE, A2UI surfaces as `a2ui-surface`
+//!   activities), for CopilotKit and other AG-UI frontends.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
 //! `StreamResponse` objects (no `final`).
@@ -43,6 +46,7 @@
 //! message.
 
 mod admission;
+mod agui;
 mod auth;
 mod builder;
 mod card;
@@ -115,6 +119,8 @@ pub struct A2uiServer {
     guard: Option<auth::Guard>,
     cors_origins: Arc<[String]>,
     web_page: bool,
+    /// Where the AG-UI binding is served; `None`: it is not.
+    ag_ui: Option<Arc<str>>,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -162,14 +168,15 @@ impl A2uiServer {
         // body through the gate. The cards and the web page stay public. With tenants, the
         // same routes again under `/{tenant}/`.
         let tenancy = self.state.tenancy;
-        let mut api = api_routes(tenancy);
+        let ag_ui = self.ag_ui.as_deref();
+        let mut api = api_routes(tenancy, ag_ui);
         if tenancy {
             // `nest` serves the inner `/` at `/{tenant}` only; JSON-RPC clients also post
             // to `/{tenant}/`.
             api = api
                 .nest(
                     "/{tenant}",
-                    api_routes(true).layer(from_fn(tenancy::from_path)),
+                    api_routes(true, ag_ui).layer(from_fn(tenancy::from_path)),
                 )
                 .route(
                     "/{tenant}/",
@@ -218,9 +225,10 @@ impl A2uiServer {
     }
 }
 
-/// The agent's API, both bindings; `tenancy`: HTTP+JSON requests naming another tenant are
-/// refused before their handler (JSON-RPC ones in [`rpc::handle`]).
-fn api_routes(tenancy: bool) -> Router<Arc<ServerState>> {
+/// The agent's API, both A2A bindings and AG-UI at `ag_ui`; `tenancy`: HTTP+JSON and AG-UI
+/// requests naming another tenant are refused before their handler (JSON-RPC ones in
+/// [`rpc::handle`]).
+fn api_routes(tenancy: bool, ag_ui: Option<&str>) -> Router<Arc<ServerState>> {
     let rest = Router::new()
         .route("/message:send", post(rest::message_send))
         .route("/message:stream", post(rest::message_stream))
@@ -243,7 +251,16 @@ fn api_routes(tenancy: bool) -> Router<Arc<ServerState>> {
     } else {
         rest
     };
-    Router::new()
+    let api = Router::new()
         .route("/", post(rpc::handle))
-        .merge(rest.route_layer(from_fn(rest::negotiate_content_type)))
+        .merge(rest.route_layer(from_fn(rest::negotiate_content_type)));
+    let Some(path) = ag_ui else {
+        return api;
+    };
+    let ag_ui = Router::new().route(path, post(agui::handle));
+    api.merge(if tenancy {
+        ag_ui.route_layer(from_fn(tenancy::check_rest))
+    } else {
+        ag_ui
+    })
 }

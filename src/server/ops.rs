@@ -6,6 +6,8 @@
 
 use std::task::Poll;
 
+use futures::future::BoxFuture;
+
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 use serde_json::Value;
@@ -88,16 +90,67 @@ pub(crate) async fn stream(
     state: &ServerState,
     principal: Principal,
     headers: &HeaderMap,
-    mut send: SendRequest,
+    send: SendRequest,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    let history_length = send.configuration.history_length;
+    let how = StreamOptions {
+        cancel_on_disconnect: state.cancel_on_disconnect,
+        history_length: send.configuration.history_length,
+        operation: "message/stream",
+    };
+    let (opening, activated) = open(state, principal, headers, send, how).await?;
+    let response = match opening {
+        Opening::Ready(opened) => {
+            sse::event_stream(framing, async { Ok(opened) }, state.keep_alive)
+        }
+        Opening::Later(later) => sse::event_stream(framing, later, state.keep_alive),
+    };
+    Ok(with_extensions_header(response, &activated))
+}
+
+/// How a stream opens: at once, or once the agent's first answer decided whether a task
+/// exists (the stream may open before, keep-alives flowing).
+// Made once per stream and moved straight into it: boxing `Ready` would only add an
+// allocation to every stream that opens at once.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Opening {
+    /// The stream's first event and what follows are known.
+    Ready(Opened),
+    /// They will be: a refusal then is an error in the stream, named for the operation.
+    Later(BoxFuture<'static, Result<Opened, RpcError>>),
+}
+
+/// What a binding asks of the stream [`open`] opens.
+pub(crate) struct StreamOptions {
+    /// Whether dropping the stream (the client went away) cancels the task.
+    pub(crate) cancel_on_disconnect: bool,
+    /// How many history messages the first task snapshot keeps (`None`: all).
+    pub(crate) history_length: Option<usize>,
+    /// The operation a later refusal is named for (in the log).
+    pub(crate) operation: &'static str,
+}
+
+/// Sends a message for `principal` and opens the stream of its task's events, for any
+/// binding to encode its own way, as `how` says. A refusal before the agent runs is an
+/// error here (the binding answers it before its stream); one decided later comes out of
+/// [`Opening::Later`]. Also the extension URIs the request activates.
+pub(crate) async fn open(
+    state: &ServerState,
+    principal: Principal,
+    headers: &HeaderMap,
+    mut send: SendRequest,
+    how: StreamOptions,
+) -> Result<(Opening, Vec<String>), ApiError> {
+    let StreamOptions {
+        cancel_on_disconnect,
+        history_length,
+        operation,
+    } = how;
     let owner = principal.owner();
     let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
-    let cancel_on_disconnect = state.cancel_on_disconnect;
     let opened = move |begun: Begun| match begun {
         Begun::Task(started) => {
             permit.release_when_done(&started.running);
@@ -120,22 +173,16 @@ pub(crate) async fn stream(
     let tasks = state.tasks.clone();
     let mut starting =
         Box::pin(async move { tasks.start(owner, prepared, true, true, push).await });
-    let response = match futures::poll!(starting.as_mut()) {
-        Poll::Ready(begun) => {
-            let opened = opened(begun?);
-            sse::event_stream(framing, async { Ok(opened) }, state.keep_alive)
-        }
-        Poll::Pending => {
-            let later = async move {
-                match starting.await {
-                    Ok(begun) => Ok(opened(begun)),
-                    Err(error) => Err(ApiError::from(error).into_rpc("message/stream")),
-                }
-            };
-            sse::event_stream(framing, later, state.keep_alive)
-        }
+    let opening = match futures::poll!(starting.as_mut()) {
+        Poll::Ready(begun) => Opening::Ready(opened(begun?)),
+        Poll::Pending => Opening::Later(Box::pin(async move {
+            match starting.await {
+                Ok(begun) => Ok(opened(begun)),
+                Err(error) => Err(ApiError::from(error).into_rpc(operation)),
+            }
+        })),
     };
-    Ok(with_extensions_header(response, &activated))
+    Ok((opening, activated))
 }
 
 /// Checks `send`, takes a place for it under the running-task caps and runs the request

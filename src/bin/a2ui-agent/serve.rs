@@ -1,4 +1,5 @@
-//! `a2ui-agent serve`: run a model, or the built-in demo agent, over A2A.
+//! `a2ui-agent serve`: run a model, or the built-in demo agent, over A2A (and with `--ag-ui`,
+//! AG-UI).
 //!
 //! With `--model-url URL --model NAME` the agent is that model on an OpenAI-compatible
 //! server (`a2ui_agent::llm::OpenAiChat`), given the A2UI prompt of whatever the client
@@ -113,6 +114,13 @@ pub struct Args {
     /// larger than that is stored as a note saying it was not kept.
     #[arg(long, value_name = "BYTES", default_value_t = InMemoryStore::DEFAULT_MAX_PARTS_BYTES)]
     task_max_parts_bytes: usize,
+    /// Also serve the agent over AG-UI (CopilotKit and other AG-UI frontends): `POST` a
+    /// `RunAgentInput` to `--ag-ui-path`, read AG-UI events over SSE.
+    #[arg(long)]
+    ag_ui: bool,
+    /// Where `--ag-ui` serves AG-UI.
+    #[arg(long, value_name = "PATH", default_value = ServerBuilder::DEFAULT_AG_UI_PATH, requires = "ag_ui")]
+    ag_ui_path: String,
 }
 
 /// The `--store` argument.
@@ -205,6 +213,10 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .max_repairs(args.max_repairs)
         .coalesce_window(Duration::from_millis(args.coalesce_ms))
         .web_page(true);
+    let builder = match args.ag_ui {
+        true => builder.ag_ui(args.ag_ui_path.clone()),
+        false => builder,
+    };
     let builder = with_store(builder, &args).await?;
     let builder = args.push.apply(builder)?;
     let backlog = args.hardening.backlog();
@@ -218,6 +230,9 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         address = %local,
         "serving {what}: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
     );
+    if args.ag_ui {
+        tracing::info!("AG-UI at http://{local}{}", args.ag_ui_path);
+    }
     server
         .serve(listener)
         .with_graceful_shutdown(shutdown_signal())

@@ -1,0 +1,348 @@
+//! The AG-UI binding: `POST` a `RunAgentInput`, read the run as AG-UI 1.0 events over SSE.
+//!
+//! AG-UI is how CopilotKit and other agent frontends talk to an agent, and A2UI rides on it
+//! as `a2ui-surface` activities. This module is an adapter over the same operations layer
+//! as A2A ([`super::ops`]): the input becomes an A2A send — `threadId` is the conversation
+//! (the A2A context, the caller's own), the newest turn its message (`input`) — that goes
+//! through the same gate, admission, request step, task layer and reply pipeline, and the
+//! task's events are encoded as AG-UI's (`mapping`, `events`). A thread's turns continue its
+//! interrupted task, so the agent sees the earlier turns and a follow-up updates the
+//! surfaces it drew before.
+//!
+//! A2UI: the renderer's version is v0.9 with the basic catalog unless the client says
+//! otherwise in `forwardedProps`: `a2uiVersion` (`"v0.8"`, `"v0.9"`, `"v1.0"`) picks the
+//! version, and `a2uiClientCapabilities` / `a2uiClientDataModel` are what an A2A client puts
+//! in its message metadata. Input refused before the run is an HTTP error with a JSON body
+//! (the A2A HTTP+JSON error shape); a failure after the stream opened is a `RUN_ERROR`.
+//! The client closing the stream cancels the run.
+//!
+//! Frontend tools (`RunAgentInput.tools`) reach the agent as
+//! [`Request::client_tools`](crate::request::Request::client_tools); a call the agent asks the client to run is sent
+//! as `TOOL_CALL_START/ARGS/END` without a result, and the trailing tool messages of the
+//! next run answer it.
+
+mod events;
+mod input;
+mod mapping;
+mod surfaces;
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use super::ServerState;
+use super::admission::with_retry_after;
+use super::error::ApiError;
+use super::ops::{self, Opening, StreamOptions};
+use super::sse::Opened;
+use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::a2a::{Message, Part, SendRequest, Task, TaskListQuery, v1_0};
+use crate::a2ui::ProtocolVersion;
+use crate::request::client_tools::{client_call_of, client_result_part};
+use crate::request::{CLIENT_TOOLS_METADATA, Principal};
+use crate::store::Owner;
+use input::{RunInput, Turn};
+use mapping::Mapping;
+
+/// The path the binding is served at unless told otherwise.
+pub(crate) const DEFAULT_PATH: &str = "/ag-ui";
+
+/// The message metadata members a client may forward in `forwardedProps`, as an A2A client
+/// sends them in its message's metadata.
+const FORWARDED_METADATA: [&str; 2] = ["a2uiClientCapabilities", "a2uiClientDataModel"];
+
+/// Paths the A2A routes, the cards and the web page use: the AG-UI path may not start
+/// with one.
+const TAKEN: [&str; 7] = [
+    "/message:",
+    "/tasks",
+    "/extendedAgentCard",
+    "/.well-known",
+    "/web/",
+    "/{",
+    "/*",
+];
+
+/// `path` when it can serve the binding: absolute, plain (letters, digits, `-._~/`, no
+/// empty segment, no trailing `/`), at most 256 bytes, apart from the A2A routes; else
+/// why not, for [`BuildError::InvalidAgUiPath`](super::BuildError::InvalidAgUiPath).
+pub(crate) fn checked_path(path: String) -> Result<String, super::BuildError> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-._~/".contains(c);
+    let why = if !path.starts_with('/') || path.len() < 2 || path.len() > 256 {
+        "must start with `/`, name something and hold at most 256 bytes"
+    } else if !path.chars().all(plain) || path.contains("//") || path.ends_with('/') {
+        "may hold only letters, digits, `-._~` and single `/` between segments"
+    } else if TAKEN.iter().any(|taken| path.starts_with(taken)) {
+        "is taken by the A2A routes"
+    } else {
+        return Ok(path);
+    };
+    Err(super::BuildError::InvalidAgUiPath(format!(
+        "{path:?} {why}"
+    )))
+}
+
+/// `POST` a `RunAgentInput`: the run's events, or an HTTP error before any.
+pub(crate) async fn handle(
+    State(state): State<Arc<ServerState>>,
+    principal: Principal,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let input = match input::decode(&body, &state.budget) {
+        Ok(input) => input,
+        Err(refused) => {
+            let error = RpcError::new(ErrorCode::InvalidParams, refused.0);
+            return error_response(error.into());
+        }
+    };
+    let owner = principal.owner();
+    let result = async {
+        let send = send_request(&state, &owner, &input).await?;
+        let how = StreamOptions {
+            cancel_on_disconnect: true,
+            history_length: None,
+            operation: "ag-ui",
+        };
+        ops::open(&state, principal, &headers, send, how).await
+    };
+    match result.await {
+        Ok((opening, _)) => stream(&state, input, opening),
+        Err(error) => error_response(error),
+    }
+}
+
+/// The A2A send of `input`'s newest turn, in `owner`'s thread: continuing the thread's
+/// task when it waits for input.
+async fn send_request(
+    state: &ServerState,
+    owner: &Owner,
+    input: &RunInput,
+) -> Result<SendRequest, ApiError> {
+    let version = requested_version(state, &input.forwarded)?;
+    let parts = match &input.turn {
+        Turn::Text(text) => vec![Part::text(text.clone())],
+        Turn::Action(action) => {
+            let mut data = Map::new();
+            let version_name = version.map_or("v0.9", ProtocolVersion::as_str);
+            data.insert("version".into(), Value::String(version_name.to_owned()));
+            data.insert("action".into(), Value::Object(action.clone()));
+            vec![Part::data(data)]
+        }
+        Turn::ToolResults(results) => results
+            .iter()
+            .map(|(id, content)| client_result_part(id, content))
+            .collect(),
+    };
+    let mut message = Message::user(input.run_id.clone(), parts);
+    message.context_id = Some(input.thread_id.clone());
+    let waiting = waiting_task(state, owner, &input.thread_id).await?;
+    if let Turn::ToolResults(results) = &input.turn {
+        check_answers(waiting.as_ref(), results)?;
+    }
+    message.task_id = waiting.map(|task| task.id);
+    message.extensions = version
+        .map(|version| vec![version.extension_uri().to_owned()])
+        .unwrap_or_default();
+    let metadata: Map<String, Value> = FORWARDED_METADATA
+        .iter()
+        .filter_map(|key| Some(((*key).to_owned(), input.forwarded.get(*key)?.clone())))
+        .collect();
+    message.metadata = (!metadata.is_empty()).then_some(metadata);
+    let mut request_metadata = Map::new();
+    request_metadata.insert("agUi".into(), Value::Object(input.passed.clone()));
+    if let Some(tools) = input.passed.get("tools") {
+        request_metadata.insert(CLIENT_TOOLS_METADATA.into(), tools.clone());
+    }
+    Ok(SendRequest {
+        message,
+        configuration: Default::default(),
+        metadata: Some(request_metadata),
+    })
+}
+
+/// The A2UI version the client asked for (`forwardedProps.a2uiVersion`), else v0.9 when
+/// the server speaks it, else the server's first; `None` when the server speaks no A2UI.
+fn requested_version(
+    state: &ServerState,
+    forwarded: &Map<String, Value>,
+) -> Result<Option<ProtocolVersion>, ApiError> {
+    let advertised = state.a2ui.advertised();
+    let speaks = |version: &ProtocolVersion| advertised.contains(&version.extension_uri());
+    if let Some(asked) = forwarded.get("a2uiVersion") {
+        let asked = asked.as_str().unwrap_or_default();
+        return ProtocolVersion::ALL
+            .into_iter()
+            .filter(speaks)
+            .find(|version| version.as_str() == asked)
+            .map(Some)
+            .ok_or_else(|| {
+                let spoken: Vec<&str> = ProtocolVersion::ALL
+                    .into_iter()
+                    .filter(speaks)
+                    .map(ProtocolVersion::as_str)
+                    .collect();
+                RpcError::new(
+                    ErrorCode::InvalidParams,
+                    format!(
+                        "forwardedProps.a2uiVersion: this agent speaks A2UI {}",
+                        spoken.join(", ")
+                    ),
+                )
+                .into()
+            });
+    }
+    let default = ProtocolVersion::V0_9;
+    Ok(Some(default).filter(speaks).or_else(|| {
+        advertised
+            .first()
+            .and_then(|uri| ProtocolVersion::from_extension_uri(uri))
+    }))
+}
+
+/// Refuses tool `results` that answer no call the thread's `waiting` task asked the client
+/// to run.
+fn check_answers(waiting: Option<&Task>, results: &[(String, String)]) -> Result<(), ApiError> {
+    let asked: Vec<&str> = waiting
+        .and_then(|task| task.status.message.as_ref())
+        .map(|message| {
+            message
+                .parts
+                .iter()
+                .filter_map(client_call_of)
+                .filter_map(|call| call.get("id")?.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    match results.iter().find(|(id, _)| !asked.contains(&id.as_str())) {
+        None => Ok(()),
+        Some((id, _)) => Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("Invalid RunAgentInput: the tool result for {id:?} answers no call this thread is waiting for"),
+        )
+        .into()),
+    }
+}
+
+/// The task of `owner`'s thread that waits for the next turn, if its latest does.
+async fn waiting_task(
+    state: &ServerState,
+    owner: &Owner,
+    thread_id: &str,
+) -> Result<Option<Task>, ApiError> {
+    let query = TaskListQuery {
+        context_id: Some(thread_id.to_owned()),
+        page_size: 1,
+        history_length: Some(0),
+        ..TaskListQuery::default()
+    };
+    let page = state.tasks.list(owner, &query).await?;
+    Ok(page
+        .tasks
+        .into_iter()
+        .next()
+        .filter(|task| task.status.state.is_interrupted()))
+}
+
+/// The SSE response of the run: `RUN_STARTED`, the run's events, its end.
+fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
+    let (mut mapping, started) = Mapping::start(input.thread_id, input.run_id);
+    let events = async_stream::stream! {
+        yield events::frame(&started);
+        let opened = match opening {
+            Opening::Ready(opened) => Ok(opened),
+            Opening::Later(later) => later.await,
+        };
+        let Opened { first, events, guard, slot } = match opened {
+            Ok(opened) => opened,
+            Err(error) => {
+                yield events::frame(&events::Event::RunError {
+                    message: error.message,
+                    code: Some("refused"),
+                });
+                return;
+            }
+        };
+        // Held for as long as the client reads: dropping the stream cancels the run.
+        let _guard = guard;
+        let _slot = slot;
+        let mut out = Vec::new();
+        let mut ended = mapping.map(&first, &mut out);
+        drop(first);
+        for event in out.drain(..) {
+            yield events::frame(&event);
+        }
+        let mut events = events;
+        while !ended {
+            let Some(receiver) = events.as_mut() else {
+                mapping.cut_off(&mut out);
+                ended = true;
+                continue;
+            };
+            match receiver.recv().await {
+                Some(event) => ended = mapping.map(&event, &mut out),
+                None => {
+                    mapping.cut_off(&mut out);
+                    ended = true;
+                }
+            }
+            for event in out.drain(..) {
+                yield events::frame(&event);
+            }
+        }
+    };
+    let keep_alive = KeepAlive::new()
+        .interval(state.keep_alive)
+        .text("keep-alive");
+    let sse = Sse::new(events).keep_alive(keep_alive);
+    ([(axum::http::header::CACHE_CONTROL, "no-store")], sse).into_response()
+}
+
+/// An error before the stream: its HTTP status and a JSON body (`google.rpc.Status`, as
+/// the A2A HTTP+JSON binding answers).
+fn error_response(error: ApiError) -> Response {
+    let error = error.into_rpc("ag-ui");
+    let (status, body) = v1_0::rest_error_body(&error);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let response = (
+        status,
+        [(CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    );
+    with_retry_after(response.into_response(), &error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_paths_apart_from_the_a2a_routes_are_taken() {
+        for good in ["/ag-ui", "/agents/finder/ag-ui", "/v1.0/run_agent"] {
+            assert_eq!(checked_path(good.to_owned()).unwrap(), good);
+        }
+        for bad in [
+            "",
+            "/",
+            "ag-ui",
+            "/ag-ui/",
+            "//x",
+            "/a b",
+            "/{id}",
+            "/tasks",
+            "/tasks/x",
+            "/message:send",
+            "/.well-known/x",
+            "/web/x",
+            "/*rest",
+        ] {
+            assert!(checked_path(bad.to_owned()).is_err(), "{bad:?} passed");
+        }
+    }
+}
