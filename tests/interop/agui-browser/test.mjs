@@ -83,6 +83,9 @@ async function scenario(page) {
     if (message.type() === 'error') errors.push(message.text());
   });
   page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('response', (response) => {
+    if (response.status() >= 400) errors.push(`${response.status()} ${response.url()}`);
+  });
   const runs = [];
   await page.setRequestInterception(true);
   page.on('request', async (request) => {
@@ -93,6 +96,8 @@ async function scenario(page) {
       const body = await readFile(join(dist, file)).catch(() => null);
       return body ? request.respond({ status: 200, contentType: type, body }) : request.respond({ status: 404 });
     }
+    // The page has no icon; the agent's origin need not have one either.
+    if (url.pathname === '/favicon.ico') return request.respond({ status: 204 });
     if (request.method() === 'POST' && url.pathname === agentPath) {
       runs.push(JSON.parse(request.postData() ?? 'null'));
     }
@@ -127,7 +132,8 @@ async function scenario(page) {
   await name.asElement().click();
   await name.asElement().type('Ada');
   const party = await page.evaluateHandle(() => window.__field('Party size'));
-  await party.asElement().click({ clickCount: 3 });
+  await party.asElement().click();
+  await party.evaluate((input) => input.select());
   await party.asElement().type('4');
   const confirm = await page.waitForFunction(() => window.__button('Confirm'), { timeout: TIMEOUT });
   await confirm.asElement().click();
