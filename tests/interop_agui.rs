@@ -2,8 +2,9 @@
 //! alone and behind `@ag-ui/a2ui-middleware` 0.0.10's `A2UIMiddleware`, holds a conversation
 //! with the demo agent (`tests/interop/agui/conversation.mjs`: text, the restaurant surfaces
 //! drawn component by component, Book, Confirm, a follow-up on the thread), and
-//! `ag-ui-validate` 0.4.0 finds no rule broken, error or warning, on any of those streams nor
-//! on the run it starts itself. The surfaces the client drew are validated here against the
+//! `ag-ui-validate` 0.4.0 finds nothing to say (no error, warning or note) about any of
+//! those streams nor about the run it starts itself. A frontend tool round trip goes through
+//! the same client against `serve --model-url` with a scripted model. The surfaces the client drew are validated here against the
 //! basic catalog. Skipped (with a message) when the Node packages or the validator are not
 //! installed, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
@@ -79,6 +80,21 @@ async fn validate(validator: &Path, target: &str) -> Value {
     assert!(
         run.success,
         "ag-ui-validate found broken rules in {target}: {report:#}"
+    );
+    // Not even a note: every event carries its timestamp.
+    assert_eq!(
+        report["diagnostics"],
+        serde_json::json!([]),
+        "{target}: {report:#}"
+    );
+    assert_eq!(
+        report["internalErrors"],
+        serde_json::json!([]),
+        "{target}: {report:#}"
+    );
+    assert!(
+        report["eventCount"].as_u64().unwrap() > 3,
+        "{target}: {report:#}"
     );
     report
 }

@@ -253,8 +253,9 @@ async fn waiting_task(
 /// The SSE response of the run: `RUN_STARTED`, the run's events, its end.
 fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
     let (mut mapping, started) = Mapping::start(input.thread_id, input.run_id);
+    let clock = state.tasks.clock.clone();
     let events = async_stream::stream! {
-        yield events::frame(&started);
+        yield events::frame(&started, clock.now());
         let opened = match opening {
             Opening::Ready(opened) => Ok(opened),
             Opening::Later(later) => later.await,
@@ -262,10 +263,11 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let Opened { first, events, guard, slot } = match opened {
             Ok(opened) => opened,
             Err(error) => {
-                yield events::frame(&events::Event::RunError {
+                let refused = events::Event::RunError {
                     message: error.message,
                     code: Some("refused"),
-                });
+                };
+                yield events::frame(&refused, clock.now());
                 return;
             }
         };
@@ -276,7 +278,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let mut ended = mapping.map(&first, &mut out);
         drop(first);
         for event in out.drain(..) {
-            yield events::frame(&event);
+            yield events::frame(&event, clock.now());
         }
         let mut events = events;
         while !ended {
@@ -293,7 +295,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                 }
             }
             for event in out.drain(..) {
-                yield events::frame(&event);
+                yield events::frame(&event, clock.now());
             }
         }
     };
