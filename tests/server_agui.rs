@@ -171,6 +171,34 @@ async fn a2a_and_ag_ui_callers_at_once_each_see_only_their_own_thread() {
     assert_eq!(anonymous.status, 401);
 }
 
+#[tokio::test]
+async fn the_earlier_turns_the_client_sends_are_the_history_of_a_thread_the_server_has_not_kept() {
+    let server = spawn(
+        builder(interop::test_agent)
+            .ag_ui("/ag-ui")
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let conversation = |thread: &str| {
+        json!({"threadId": thread, "runId": support::unique_id(), "messages": [
+            {"id": "1", "role": "user", "content": "first"},
+            {"id": "2", "role": "assistant", "content": "echo: first"},
+            {"id": "3", "role": "user", "content": "second"},
+            {"id": "4", "role": "assistant", "content": "echo: second"},
+            {"id": "5", "role": "user", "content": "third"}]})
+        .to_string()
+    };
+    // A thread the server never saw (another server's, or one it forgot).
+    let fresh = finished(&post(&server, None, conversation("fresh")).await);
+    assert_eq!(fresh, "echo: third | history: first / second");
+    // A thread it keeps: its own record of the turns, not what the client says they were.
+    let kept = finished(&post(&server, None, said("kept", "hello")).await);
+    assert_eq!(kept, "echo: hello");
+    let next = finished(&post(&server, None, conversation("kept")).await);
+    assert_eq!(next, "echo: third | history: hello");
+}
+
 /// Says what the agent got: the action, the data model, the A2UI version, the AG-UI extras.
 async fn introspect(request: Request) -> Result<Reply, AgentError> {
     let action = request

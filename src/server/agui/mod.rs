@@ -7,7 +7,8 @@
 //! through the same gate, admission, request step, task layer and reply pipeline, and the
 //! task's events are encoded as AG-UI's (`mapping`, `events`). A thread's turns continue its
 //! interrupted task, so the agent sees the earlier turns and a follow-up updates the
-//! surfaces it drew before.
+//! surfaces it drew before; a thread the server keeps no history of gets the earlier texts
+//! the client sent as its history.
 //!
 //! A2UI: the renderer's version is v0.9 with the basic catalog unless the client says
 //! otherwise in `forwardedProps`: `a2uiVersion` (`"v0.8"`, `"v0.9"`, `"v1.0"`) picks the
@@ -109,6 +110,7 @@ pub(crate) async fn handle(
             cancel_on_disconnect: true,
             history_length: None,
             operation: "ag-ui",
+            client_history: earlier_messages(&input, state.tasks.max_history()),
         };
         ops::open(&state, principal, &headers, send, how).await
     };
@@ -165,6 +167,24 @@ async fn send_request(
         configuration: Default::default(),
         metadata: Some(request_metadata),
     })
+}
+
+/// The last `most` of the earlier turns `input` sent, as the conversation's messages.
+fn earlier_messages(input: &RunInput, most: usize) -> Vec<Message> {
+    let skip = input.earlier.len().saturating_sub(most);
+    input.earlier[skip..]
+        .iter()
+        .enumerate()
+        .map(|(index, (user, text))| {
+            let id = format!("{}-earlier-{index}", input.run_id);
+            let mut message = match user {
+                true => Message::user(id, vec![Part::text(text.clone())]),
+                false => Message::agent(id, vec![Part::text(text.clone())]),
+            };
+            message.context_id = Some(input.thread_id.clone());
+            message
+        })
+        .collect()
 }
 
 /// The A2UI version the client asked for (`forwardedProps.a2uiVersion`), else v0.9 when
