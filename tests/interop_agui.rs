@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
-use interop::{crate_root, installed, run_script};
+use interop::{crate_root, installed, node_on_path, run_script};
 use llm_support::{Answer, MockModel, call, sse, text};
 use serde_json::Value;
 use support::{serve_command, spawn_binary};
@@ -38,15 +38,6 @@ async fn serve_model(base_url: &str) -> (tokio::process::Child, String) {
     let command = serve_command(&["--ag-ui", "--model-url", base_url, "--model", "mock-model"]);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
     (child, format!("{url}ag-ui"))
-}
-
-/// `node` from `PATH`, or a path that does not exist.
-fn node_on_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }
 
 /// The Node script's folder and the validator, or `None` (skipped) when either is missing.
