@@ -2,8 +2,9 @@
 //! alone and behind `@ag-ui/a2ui-middleware` 0.0.10's `A2UIMiddleware`, holds a conversation
 //! with the demo agent (`tests/interop/agui/conversation.mjs`: text, the restaurant surfaces
 //! drawn component by component, Book, Confirm, a follow-up on the thread), and
-//! `ag-ui-validate` 0.4.0 finds no rule broken, error or warning, on any of those streams nor
-//! on the run it starts itself. The surfaces the client drew are validated here against the
+//! `ag-ui-validate` 0.4.0 finds nothing to say (no error, warning or note) about any of
+//! those streams nor about the run it starts itself. A frontend tool round trip goes through
+//! the same client against `serve --model-url` with a scripted model. The surfaces the client drew are validated here against the
 //! basic catalog. Skipped (with a message) when the Node packages or the validator are not
 //! installed, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
@@ -20,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2ui_agent::a2ui::{ProtocolVersion, Validator};
-use interop::{crate_root, installed, run_script};
+use interop::{crate_root, installed, node_on_path, run_script};
 use llm_support::{Answer, MockModel, call, sse, text};
 use serde_json::Value;
 use support::{serve_command, spawn_binary};
@@ -37,15 +38,6 @@ async fn serve_model(base_url: &str) -> (tokio::process::Child, String) {
     let command = serve_command(&["--ag-ui", "--model-url", base_url, "--model", "mock-model"]);
     let (child, url) = spawn_binary(command, Duration::from_secs(30)).await;
     (child, format!("{url}ag-ui"))
-}
-
-/// `node` from `PATH`, or a path that does not exist.
-fn node_on_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }
 
 /// The Node script's folder and the validator, or `None` (skipped) when either is missing.
@@ -79,6 +71,21 @@ async fn validate(validator: &Path, target: &str) -> Value {
     assert!(
         run.success,
         "ag-ui-validate found broken rules in {target}: {report:#}"
+    );
+    // Not even a note: every event carries its timestamp.
+    assert_eq!(
+        report["diagnostics"],
+        serde_json::json!([]),
+        "{target}: {report:#}"
+    );
+    assert_eq!(
+        report["internalErrors"],
+        serde_json::json!([]),
+        "{target}: {report:#}"
+    );
+    assert!(
+        report["eventCount"].as_u64().unwrap() > 3,
+        "{target}: {report:#}"
     );
     report
 }

@@ -87,6 +87,17 @@ async fn post(server: &TestServer, token: Option<&str>, body: impl Into<reqwest:
     }
 }
 
+/// The interop tests' echo agent (it repeats the user's earlier texts) with AG-UI on.
+async fn echo_server() -> TestServer {
+    spawn(
+        builder(interop::test_agent)
+            .ag_ui("/ag-ui")
+            .build()
+            .unwrap(),
+    )
+    .await
+}
+
 /// A `RunAgentInput` for `thread` whose newest message is the user's `text`.
 fn said(thread: &str, text: &str) -> String {
     json!({"threadId": thread, "runId": support::unique_id(),
@@ -169,6 +180,28 @@ async fn a2a_and_ag_ui_callers_at_once_each_see_only_their_own_thread() {
     // Without a token: refused before any stream.
     let anonymous = post(&server, None, said(thread, "let me in")).await;
     assert_eq!(anonymous.status, 401);
+}
+
+#[tokio::test]
+async fn the_earlier_turns_the_client_sends_are_the_history_of_a_thread_the_server_has_not_kept() {
+    let server = echo_server().await;
+    let conversation = |thread: &str| {
+        json!({"threadId": thread, "runId": support::unique_id(), "messages": [
+            {"id": "1", "role": "user", "content": "first"},
+            {"id": "2", "role": "assistant", "content": "echo: first"},
+            {"id": "3", "role": "user", "content": "second"},
+            {"id": "4", "role": "assistant", "content": "echo: second"},
+            {"id": "5", "role": "user", "content": "third"}]})
+        .to_string()
+    };
+    // A thread the server never saw (another server's, or one it forgot).
+    let fresh = finished(&post(&server, None, conversation("fresh")).await);
+    assert_eq!(fresh, "echo: third | history: first / second");
+    // A thread it keeps: its own record of the turns, not what the client says they were.
+    let kept = finished(&post(&server, None, said("kept", "hello")).await);
+    assert_eq!(kept, "echo: hello");
+    let next = finished(&post(&server, None, conversation("kept")).await);
+    assert_eq!(next, "echo: third | history: hello");
 }
 
 /// Says what the agent got: the action, the data model, the A2UI version, the AG-UI extras.
@@ -258,13 +291,7 @@ async fn actions_the_data_model_and_the_version_reach_the_agents_request() {
 
 #[tokio::test]
 async fn the_client_closing_the_stream_cancels_the_run() {
-    let server = spawn(
-        builder(interop::test_agent)
-            .ag_ui("/ag-ui")
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = echo_server().await;
     let mut response = server
         .client
         .post(format!("{}ag-ui", server.url))
@@ -405,13 +432,7 @@ fn hostile_bodies() -> Vec<(&'static str, String, u16)> {
 
 #[tokio::test]
 async fn hostile_bodies_get_a_4xx_json_answer_before_any_stream() {
-    let server = spawn(
-        builder(interop::test_agent)
-            .ag_ui("/ag-ui")
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let server = echo_server().await;
     for (what, body, status) in hostile_bodies() {
         let run = post(&server, None, body).await;
         assert_eq!(run.status, status, "{what}: {:?}", run.events);

@@ -29,6 +29,8 @@ pub(crate) struct Decided {
     adapted: Adapted,
     /// Who sends it.
     principal: Principal,
+    /// Earlier turns the client sent along, for a conversation the store keeps none of.
+    client_history: Vec<Message>,
 }
 
 impl A2uiAdapter {
@@ -59,12 +61,21 @@ impl A2uiAdapter {
                 requested_extensions,
                 adapted,
                 principal,
+                client_history: Vec::new(),
             },
         }
     }
 }
 
 impl Prepared {
+    /// The same send with the earlier turns of its conversation as the client sent them
+    /// (a binding whose clients send the whole conversation, as AG-UI's do): the agent gets
+    /// them as history when the task it runs in has none of its own (a new task).
+    pub(crate) fn with_client_history(mut self, history: Vec<Message>) -> Self {
+        self.decided.client_history = history;
+        self
+    }
+
     /// The extension URIs the request activates, to echo in the response header.
     pub(crate) fn activated(&self) -> &[String] {
         &self.decided.adapted.activated
@@ -73,8 +84,8 @@ impl Prepared {
 
 impl Decided {
     /// The agent's request for `message` (the sent one, with its task and context set) in
-    /// task `task_id`, after `history`, or why the agent must not be called; and the
-    /// extension URIs to echo.
+    /// task `task_id`, after `history` (the client's earlier turns when the task has none),
+    /// or why the agent must not be called; and the extension URIs to echo.
     pub(crate) fn into_request(
         self,
         message: Message,
@@ -87,7 +98,13 @@ impl Decided {
             requested_extensions,
             adapted: Adapted { outcome, activated },
             principal,
+            client_history,
         } = self;
+        let history = if history.is_empty() {
+            client_history
+        } else {
+            history
+        };
         let request = Request::new(message, task_id, context_id)
             .with_principal(principal)
             .with_history(history)

@@ -97,6 +97,7 @@ pub(crate) async fn stream(
         cancel_on_disconnect: state.cancel_on_disconnect,
         history_length: send.configuration.history_length,
         operation: "message/stream",
+        client_history: Vec::new(),
     };
     let (opening, activated) = open(state, principal, headers, send, how).await?;
     let response = match opening {
@@ -128,6 +129,9 @@ pub(crate) struct StreamOptions {
     pub(crate) history_length: Option<usize>,
     /// The operation a later refusal is named for (in the log).
     pub(crate) operation: &'static str,
+    /// The conversation's earlier turns as the client sent them: the agent's history when
+    /// the task keeps none (see [`Prepared::with_client_history`]).
+    pub(crate) client_history: Vec<Message>,
 }
 
 /// Sends a message for `principal` and opens the stream of its task's events, for any
@@ -145,10 +149,12 @@ pub(crate) async fn open(
         cancel_on_disconnect,
         history_length,
         operation,
+        client_history,
     } = how;
     let owner = principal.owner();
     let push = super::push_methods::inline(state, &mut send).await?;
     let (permit, prepared) = admit(state, headers, send, principal)?;
+    let prepared = prepared.with_client_history(client_history);
     // Known before the agent runs: the stream may open before the task does.
     let activated = prepared.activated().to_vec();
     let opened = move |begun: Begun| match begun {

@@ -137,6 +137,11 @@ impl TaskManager {
         self
     }
 
+    /// How many messages of each task's history are kept.
+    pub(crate) fn max_history(&self) -> usize {
+        self.max_history
+    }
+
     /// Lets at most `max` stream subscribers follow one running task (at least 1: the
     /// client that started it); more get [`TaskError::TooManySubscribers`].
     pub(crate) fn with_max_subscribers(mut self, max: usize) -> Self {

@@ -2,9 +2,11 @@
 //!
 //! Each event is one `data:` line of compact JSON (serde_json writes no line break), its
 //! `type` in AG-UI's upper snake case, its members in camelCase, optional ones left out
-//! rather than `null` (AG-UI's rule for producers).
+//! rather than `null` (AG-UI's rule for producers), and its `timestamp` in milliseconds since
+//! the Unix epoch, from the server's clock.
 
 use std::convert::Infallible;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::response::sse::Event as Frame;
 use serde::Serialize;
@@ -95,15 +97,35 @@ pub(super) enum Outcome {
     Cancelled,
 }
 
-/// The SSE frame of `event`.
-pub(super) fn frame(event: &Event) -> Result<Frame, Infallible> {
-    Ok(match serde_json::to_string(event) {
+/// An event with the time it was made.
+#[derive(Serialize)]
+struct Stamped<'e> {
+    #[serde(flatten)]
+    event: &'e Event,
+    timestamp: u64,
+}
+
+/// The SSE frame of `event`, made at `now`.
+pub(super) fn frame(event: &Event, now: SystemTime) -> Result<Frame, Infallible> {
+    Ok(match json(event, now) {
         Ok(json) => Frame::default().data(json),
         Err(error) => {
             // Serializing strings and JSON values cannot fail; keep the stream well-formed.
             tracing::error!(%error, "could not serialize an AG-UI event");
             Frame::default().data(r#"{"type":"RUN_ERROR","message":"Internal error"}"#)
         }
+    })
+}
+
+/// `event` as JSON, stamped with `now`.
+fn json(event: &Event, now: SystemTime) -> serde_json::Result<String> {
+    let millis = now
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    serde_json::to_string(&Stamped {
+        event,
+        timestamp: u64::try_from(millis).unwrap_or(u64::MAX),
     })
 }
 
@@ -165,5 +187,17 @@ mod tests {
         for (event, expected) in events {
             assert_eq!(serde_json::to_value(&event).unwrap(), expected);
         }
+    }
+
+    #[test]
+    fn an_event_is_written_with_when_it_was_made() {
+        let event = Event::TextMessageEnd {
+            message_id: "m".into(),
+        };
+        let now = UNIX_EPOCH + std::time::Duration::from_millis(1_700_000_000_123);
+        assert_eq!(
+            json(&event, now).unwrap(),
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":1700000000123}"#
+        );
     }
 }

@@ -33,6 +33,9 @@ pub(super) struct RunInput {
     pub(super) forwarded: Map<String, Value>,
     /// `state`, `context`, `tools` and `forwardedProps` as sent, for the request metadata.
     pub(super) passed: Map<String, Value>,
+    /// The earlier turns as the client sent them, oldest first: who said it (`true`: the
+    /// user) and the text, for an agent whose thread the server keeps none of.
+    pub(super) earlier: Vec<(bool, String)>,
 }
 
 /// The newest turn of the conversation.
@@ -111,6 +114,7 @@ pub(super) fn decode(body: &Bytes, budget: &DecodeBudget) -> Result<RunInput, Re
         _ => Map::new(),
     };
     let turn = newest_turn(&wire.messages, &forwarded)?;
+    let earlier = earlier_turns(&wire.messages, &turn);
     if let Turn::Text(text) = &turn {
         if text.len() > budget.max_message_bytes {
             return Err(Refused(format!(
@@ -136,7 +140,29 @@ pub(super) fn decode(body: &Bytes, budget: &DecodeBudget) -> Result<RunInput, Re
         turn,
         forwarded,
         passed,
+        earlier,
     })
+}
+
+/// The user's and the assistant's texts before the newest `turn` (whose own message, a
+/// user's text, is left out).
+fn earlier_turns(messages: &[WireMessage], turn: &Turn) -> Vec<(bool, String)> {
+    let before = match turn {
+        Turn::Text(_) => &messages[..messages.len().saturating_sub(1)],
+        Turn::Action(_) | Turn::ToolResults(_) => messages,
+    };
+    before
+        .iter()
+        .filter_map(|message| {
+            let user = match message.role.as_str() {
+                "user" => true,
+                "assistant" => false,
+                _ => return None,
+            };
+            let text = text_of(message.content.as_ref()).ok()?;
+            (!text.is_empty()).then_some((user, text))
+        })
+        .collect()
 }
 
 /// The newest turn: `forwardedProps.a2uiAction.userAction`, else a trailing
@@ -293,6 +319,22 @@ mod tests {
             panic!("not an action");
         };
         assert_eq!(action["name"], "book");
+    }
+
+    #[test]
+    fn the_earlier_turns_are_the_texts_before_the_newest() {
+        let input = decoded(base(json!([
+            {"id": "1", "role": "user", "content": "hi"},
+            {"id": "2", "role": "assistant", "content": "hello"},
+            {"id": "3", "role": "assistant", "toolCalls": []},
+            {"id": "4", "role": "activity", "activityType": "a2ui-surface", "content": {}},
+            {"id": "5", "role": "user", "content": "a table?"}
+        ])))
+        .unwrap();
+        assert_eq!(
+            input.earlier,
+            [(true, "hi".to_owned()), (false, "hello".to_owned())]
+        );
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! through the same gate, admission, request step, task layer and reply pipeline, and the
 //! task's events are encoded as AG-UI's (`mapping`, `events`). A thread's turns continue its
 //! interrupted task, so the agent sees the earlier turns and a follow-up updates the
-//! surfaces it drew before.
+//! surfaces it drew before; a thread the server keeps no history of gets the earlier texts
+//! the client sent as its history.
 //!
 //! A2UI: the renderer's version is v0.9 with the basic catalog unless the client says
 //! otherwise in `forwardedProps`: `a2uiVersion` (`"v0.8"`, `"v0.9"`, `"v1.0"`) picks the
@@ -111,6 +112,7 @@ pub(crate) async fn handle(
             cancel_on_disconnect: true,
             history_length: None,
             operation: "ag-ui",
+            client_history: earlier_messages(&input, state.tasks.max_history()),
         };
         ops::open(&state, principal, &headers, send, how).await
     };
@@ -173,6 +175,24 @@ async fn send_request(
         configuration: Default::default(),
         metadata: Some(request_metadata),
     })
+}
+
+/// The last `most` of the earlier turns `input` sent, as the conversation's messages.
+fn earlier_messages(input: &RunInput, most: usize) -> Vec<Message> {
+    let skip = input.earlier.len().saturating_sub(most);
+    input.earlier[skip..]
+        .iter()
+        .enumerate()
+        .map(|(index, (user, text))| {
+            let id = format!("{}-earlier-{index}", input.run_id);
+            let mut message = match user {
+                true => Message::user(id, vec![Part::text(text.clone())]),
+                false => Message::agent(id, vec![Part::text(text.clone())]),
+            };
+            message.context_id = Some(input.thread_id.clone());
+            message
+        })
+        .collect()
 }
 
 /// The A2UI version the client asked for (`forwardedProps.a2uiVersion`), else v0.9 when
@@ -261,8 +281,9 @@ async fn waiting_task(
 /// The SSE response of the run: `RUN_STARTED`, the run's events, its end.
 fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
     let (mut mapping, started) = Mapping::start(input.thread_id, input.run_id);
+    let clock = state.tasks.clock.clone();
     let events = async_stream::stream! {
-        yield events::frame(&started);
+        yield events::frame(&started, clock.now());
         let opened = match opening {
             Opening::Ready(opened) => Ok(opened),
             Opening::Later(later) => later.await,
@@ -270,10 +291,11 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let Opened { first, events, guard, slot } = match opened {
             Ok(opened) => opened,
             Err(error) => {
-                yield events::frame(&events::Event::RunError {
+                let refused = events::Event::RunError {
                     message: error.message,
                     code: Some("refused"),
-                });
+                };
+                yield events::frame(&refused, clock.now());
                 return;
             }
         };
@@ -284,7 +306,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let mut ended = mapping.map(&first, &mut out);
         drop(first);
         for event in out.drain(..) {
-            yield events::frame(&event);
+            yield events::frame(&event, clock.now());
         }
         let mut events = events;
         while !ended {
@@ -301,7 +323,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                 }
             }
             for event in out.drain(..) {
-                yield events::frame(&event);
+                yield events::frame(&event, clock.now());
             }
         }
     };
