@@ -167,12 +167,3 @@ pub async fn run_script(program: &Path, args: &[&str], dir: &Path) -> ScriptRun 
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
-
-/// `node` from `PATH`, or a path that does not exist (for [`installed`] to report).
-pub fn node_on_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
-}
