@@ -15,7 +15,10 @@
 //!    validation errors once the repairs ran out;
 //! 6. the grammar: the server reads the basic catalogs' Express grammars (and refuses a
 //!    broken grammar), and `serve --format express --grammar` gets an answer sampled under
-//!    it that reads and names only what the pruned catalog has.
+//!    it that reads and names only what the pruned catalog has;
+//! 7. one turn over AG-UI (`serve --ag-ui`, Express under its grammar): the run starts and
+//!    finishes (or fails naming the validation errors), and every A2UI message of its
+//!    surface activities validates.
 //!
 //! Skipped with a message when the model is not installed, unless
 //! `A2UI_REQUIRE_REAL_MODEL=1` (set by `scripts/test.sh`). It prints how long each step took.
@@ -434,6 +437,89 @@ async fn the_grammar(http: &reqwest::Client, server: &ModelServer) {
     }
 }
 
+/// Step 7: One turn over AG-UI: a `RunAgentInput` to `serve --ag-ui --model-url`, read as
+/// the SSE of AG-UI events it is.
+async fn the_ag_ui_turn(http: &reqwest::Client, server: &ModelServer) {
+    let args = [
+        "--model-url",
+        &server.base_url,
+        "--model",
+        ALIAS,
+        "--ag-ui",
+        "--format",
+        "express",
+        "--grammar",
+        "--components",
+        "Text,Column",
+        "--max-tokens",
+        "200",
+        "--max-repairs",
+        "1",
+    ];
+    let (_serve, url) =
+        support::spawn_binary(support::serve_command(&args), Duration::from_secs(30)).await;
+    let input = json!({"threadId": "real-model", "runId": "run-1", "tools": [], "context": [],
+        "messages": [{"id": "m1", "role": "user", "content": "Show a greeting card."}]});
+    let response = http
+        .post(format!("{url}ag-ui"))
+        .header("accept", "text/event-stream")
+        .json(&input)
+        .timeout(Duration::from_secs(300))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.unwrap();
+    let events: Vec<Value> = body
+        .split("\n\n")
+        .filter_map(|frame| frame.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect();
+    let types: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(types.first(), Some(&"RUN_STARTED"), "{types:?}");
+    let last = events.last().unwrap();
+    match last["type"].as_str() {
+        Some("RUN_FINISHED") => {}
+        Some("RUN_ERROR") => {
+            let message = last["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("repair") || message.contains("A2UI"),
+                "a failure names the validation errors: {message}"
+            );
+        }
+        other => panic!("the run ended with {other:?}: {types:?}"),
+    }
+    let validator = Validator::basic(ProtocolVersion::V0_9);
+    let mut messages = 0;
+    for event in &events {
+        let sent: Vec<&Value> = match event["type"].as_str() {
+            Some("ACTIVITY_SNAPSHOT") => event["content"]["a2ui_operations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .collect(),
+            Some("ACTIVITY_DELTA") => event["patch"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|op| &op["value"])
+                .collect(),
+            _ => continue,
+        };
+        for message in sent {
+            messages += 1;
+            if let Err(errors) = validator.check_message(message) {
+                panic!("an invalid A2UI message over AG-UI {message}: {errors:?}");
+            }
+        }
+    }
+    eprintln!(
+        "over AG-UI the real model's turn sent {} events, {messages} A2UI message(s), ending {}",
+        events.len(),
+        last["type"]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     let Some((python, gguf)) = installed() else {
@@ -461,5 +547,8 @@ async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     step = Instant::now();
     the_grammar(&http, &server).await;
     eprintln!("the grammar: {:?}", step.elapsed());
+    step = Instant::now();
+    the_ag_ui_turn(&http, &server).await;
+    eprintln!("the AG-UI turn: {:?}", step.elapsed());
     eprintln!("the real-model test took {:?}", started.elapsed());
 }
