@@ -10,6 +10,9 @@
 #                  ag-ui-validate==0.4.0 in .venv: the AG-UI interop test's client and oracle;
 #   web/node_modules/ (git-ignored) what builds and tests the page at GET /: esbuild, the
 #                  official A2UI renderer, puppeteer-core; pinned by web/package-lock.json;
+#   tests/interop/agui-browser/node_modules/ (git-ignored) what builds and drives the AG-UI
+#                  browser test's page: CopilotKit's A2UI renderer, @ag-ui/client, React;
+#                  pinned by its package-lock.json;
 #   chromium       Debian's, for the browser test (apt-get, only when root and missing;
 #                  never a downloaded browser);
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
@@ -124,18 +127,30 @@ fi
 
 # ---- The page's packages -----------------------------------------------------------------
 WEB_DIR="$root/web"
-web_ok() {
+# Whether DIR/node_modules holds exactly what DIR/package-lock.json pins.
+lock_ok() {
     node -e '
         const lock = require(process.argv[1]).packages;
         for (const [path, entry] of Object.entries(lock)) {
             if (!path.startsWith("node_modules/") || entry.optional) continue;
             const installed = require(process.argv[2] + "/" + path + "/package.json");
             if (installed.version !== entry.version) process.exit(1);
-        }' "$WEB_DIR/package-lock.json" "$WEB_DIR" 2>/dev/null
+        }' "$1/package-lock.json" "$1" 2>/dev/null
 }
+web_ok() { lock_ok "$WEB_DIR"; }
 if ! web_ok; then
     run npm ci --prefix "$WEB_DIR" --no-audit --no-fund --loglevel=error
     web_ok || { echo "install-test-deps: web/node_modules does not match web/package-lock.json" >&2; exit 1; }
+fi
+
+# ---- The AG-UI browser page's packages ---------------------------------------------------
+# tests/interop/agui-browser/node_modules/ (git-ignored): CopilotKit's A2UI renderer,
+# @ag-ui/client, React, esbuild and puppeteer-core, pinned by its package-lock.json.
+AGUI_PAGE_DIR="$root/tests/interop/agui-browser"
+agui_page_ok() { lock_ok "$AGUI_PAGE_DIR"; }
+if ! agui_page_ok; then
+    run npm ci --prefix "$AGUI_PAGE_DIR" --no-audit --no-fund --loglevel=error
+    agui_page_ok || { echo "install-test-deps: $AGUI_PAGE_DIR/node_modules does not match its package-lock.json" >&2; exit 1; }
 fi
 
 # ---- Chromium ----------------------------------------------------------------------------

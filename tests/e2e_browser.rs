@@ -11,7 +11,8 @@
 //! message) when Chromium or `web/node_modules` is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "cli")]
 
-// Only `installed` (skip or fail the same way as the interop tests) and `crate_root`.
+// Only `installed` (skip or fail the same way as the interop tests), `crate_root` and
+// `node_on_path`.
 #[allow(dead_code)]
 #[path = "interop/support.rs"]
 mod interop;
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use interop::{crate_root, installed};
+use interop::{crate_root, installed, node_on_path};
 use serde_json::Value;
 use support::{serve_command, spawn_binary};
 
@@ -104,13 +105,4 @@ async fn a_person_sees_the_demo_draw_itself_while_it_streams_and_books_a_table_i
         );
     }
     eprintln!("screenshots: {}", screenshots.display());
-}
-
-/// `node` from `PATH`, or a path that does not exist.
-fn node_on_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }

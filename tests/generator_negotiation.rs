@@ -77,10 +77,37 @@ fn a_v0_9_1_generator_understands_v0_9_capabilities_and_the_v0_9_1_catalog_id() 
             json!({"v0.9": {"supportedCatalogIds": [alias]}}),
         )))
         .unwrap();
-    assert_eq!(processor.catalogs()[0].id(), V0_9_BASIC);
+    // The agent is told to write the id the renderer named; the catalog's own id is as good.
+    assert_eq!(processor.catalogs()[0].id(), alias);
+    assert!(processor.prompt().contains(alias));
+    for id in [alias, V0_9_BASIC] {
+        let message =
+            json!({"version": "v0.9.1", "createSurface": {"surfaceId": "s", "catalogId": id}});
+        assert!(processor.validate(&[message]).is_ok(), "{id}");
+    }
+}
+
+#[test]
+fn a_renderer_that_knows_the_basic_catalog_by_copilotkits_id_gets_surfaces_in_that_id() {
+    let copilotkit = "https://a2ui.org/specification/v0_9/basic_catalog.json";
+    let processor = Generator::v0_9()
+        .negotiate(Some(&caps(
+            json!({"v0.9": {"supportedCatalogIds": [copilotkit, V0_9_BASIC]}}),
+        )))
+        .unwrap();
+    let ids: Vec<&str> = processor.catalogs().iter().map(Catalog::id).collect();
+    assert_eq!(
+        ids,
+        [copilotkit],
+        "one catalog, under the renderer's first name for it"
+    );
+    assert!(processor.prompt().contains(copilotkit));
     let message =
-        json!({"version": "v0.9.1", "createSurface": {"surfaceId": "s", "catalogId": alias}});
+        json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": copilotkit}});
     assert!(processor.validate(&[message]).is_ok());
+    let other =
+        json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": "acme/x"}});
+    assert!(processor.validate(&[other]).is_err());
 }
 
 #[test]

@@ -13,7 +13,7 @@
 #[path = "interop/support.rs"]
 mod support;
 
-use support::{ScriptRun, crate_root, installed, run_script, start_server};
+use support::{ScriptRun, crate_root, installed, node_on_path, run_script, start_server};
 
 /// Runs one scenario of the JS client script over `transport` against a fresh server; `None`
 /// when the client is not installed (and not required).
@@ -26,15 +26,6 @@ async fn js_scenario(scenario: &str, transport: &str) -> Option<ScriptRun> {
     let node = installed(node_on_path(), "node")?;
     let url = start_server().await;
     Some(run_script(&node, &["client.mjs", &url, scenario, transport], &dir).await)
-}
-
-/// `node` from `PATH`, or a path that does not exist.
-fn node_on_path() -> std::path::PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }
 
 /// The scenarios every transport passes, run over `$transport`.

@@ -19,7 +19,7 @@ use a2ui_agent::generator::Generator;
 use a2ui_agent::server::A2uiServer;
 use demo::{DemoConfig, RestaurantFinder};
 use serde_json::Value;
-use support::{crate_root, installed, run_script};
+use support::{crate_root, installed, node_on_path, run_script};
 use tokio::net::TcpListener;
 
 async fn start_server() -> String {
@@ -35,15 +35,6 @@ async fn start_server() -> String {
     .unwrap();
     tokio::spawn(async move { axum::serve(listener, server.router()).await });
     url
-}
-
-/// `node` from `PATH`, or a path that does not exist.
-fn node_on_path() -> std::path::PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }
 
 /// Checks one streamed turn: every A2UI part carries the v0.9 MIME type in both

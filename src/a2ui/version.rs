@@ -36,6 +36,9 @@ pub enum ProtocolVersion {
 
 const V0_9_BASIC: &str = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
 const V0_9_1_BASIC: &str = "https://a2ui.org/specification/v0_9_1/catalogs/basic/catalog.json";
+/// The id CopilotKit's A2UI renderer (`@copilotkit/a2ui-renderer`) registers the v0.9 basic
+/// catalog under, and so the id AG-UI frontends built on it name.
+const V0_9_BASIC_COPILOTKIT: &str = "https://a2ui.org/specification/v0_9/basic_catalog.json";
 
 /// Reads a version name, with or without its `v`: `"v0.9"`, `"0.9"`, `"v0.9.1"`.
 ///
@@ -148,10 +151,10 @@ impl ProtocolVersion {
     }
 
     /// Other ids renderers use for this version's basic catalog. The v0.9.1 id seen in the
-    /// wild names the same catalog as v0.9's.
+    /// wild, and the id CopilotKit's renderer registers, name the same catalog as v0.9's.
     pub fn catalog_id_aliases(self) -> &'static [&'static str] {
         match self {
-            Self::V0_9 | Self::V0_9_1 => &[V0_9_1_BASIC],
+            Self::V0_9 | Self::V0_9_1 => &[V0_9_1_BASIC, V0_9_BASIC_COPILOTKIT],
             Self::V0_8 | Self::V1_0 => &[],
         }
     }

@@ -39,7 +39,7 @@ pub enum ResolveError {
 ///
 /// - No capabilities: every registered catalog (the renderer stated no preference).
 /// - Otherwise: each registered catalog the renderer names (by id or basic-catalog alias), in
-///   the renderer's order, once; then, if the agent accepts them, each inline catalog (one
+///   the renderer's order, once, under the id the renderer named it by; then, if the agent accepts them, each inline catalog (one
 ///   whose id is already active is skipped). Unknown ids and refused inline catalogs are
 ///   passed over.
 ///
@@ -60,7 +60,8 @@ pub enum ResolveError {
 /// let caps = ClientCapabilities::parse(&json!({"v0.9": {"supportedCatalogIds": [
 ///     "https://a2ui.org/specification/v0_9_1/catalogs/basic/catalog.json"]}})).unwrap();
 /// let active = resolve_catalogs(v, &[Catalog::basic(v)], Some(&caps), false).unwrap();
-/// assert_eq!(active[0].id(), v.basic_catalog_id());
+/// // The agent writes the id the renderer knows.
+/// assert_eq!(active[0].id(), "https://a2ui.org/specification/v0_9_1/catalogs/basic/catalog.json");
 /// ```
 pub fn resolve_catalogs(
     version: ProtocolVersion,
@@ -88,14 +89,14 @@ pub fn resolve_catalogs(
     let mut active: Vec<Catalog> = Vec::new();
     for id in entry.supported_catalog_ids() {
         if let Some(catalog) = registered.iter().find(|c| c.answers_to(id)) {
-            if !active.iter().any(|a| a.id() == catalog.id()) {
-                active.push(catalog.clone());
+            if !active.iter().any(|a| a.is_same(catalog)) {
+                active.push(catalog.known_as(id));
             }
         }
     }
     if accepts_inline {
         for catalog in entry.load_inline(version).map_err(ResolveError::Catalog)? {
-            if !active.iter().any(|a| a.id() == catalog.id()) {
+            if !active.iter().any(|a| a.is_same(&catalog)) {
                 active.push(catalog);
             }
         }

@@ -41,6 +41,8 @@ use normalize::{any_of_entries, names, normalize};
 #[derive(Clone)]
 pub struct Catalog {
     inner: Arc<Inner>,
+    /// The id a renderer knows this catalog by, when it names it by an alias of its id.
+    known_as: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -58,7 +60,7 @@ struct Inner {
 impl fmt::Debug for Catalog {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Catalog")
-            .field("id", &self.inner.id)
+            .field("id", &self.id())
             .field("version", &self.inner.version)
             .field("components", &self.inner.components)
             .field("functions", &self.inner.functions)
@@ -192,6 +194,7 @@ impl Catalog {
                 message,
             })?;
         Ok(Catalog {
+            known_as: None,
             inner: Arc::new(Inner {
                 id,
                 version,
@@ -207,7 +210,22 @@ impl Catalog {
 
     /// The catalog's id, as renderers list it in `supportedCatalogIds`.
     pub fn id(&self) -> &str {
-        &self.inner.id
+        self.known_as.as_deref().unwrap_or(&self.inner.id)
+    }
+
+    /// This catalog under `id`, an alias a renderer knows it by (CopilotKit's renderer names
+    /// the v0.9 basic catalog `.../v0_9/basic_catalog.json`): what the prompt names and the
+    /// agent writes in `createSurface`, so the renderer finds it.
+    pub(crate) fn known_as(&self, id: &str) -> Catalog {
+        Catalog {
+            inner: self.inner.clone(),
+            known_as: (id != self.inner.id).then(|| Arc::from(id)),
+        }
+    }
+
+    /// Whether `other` is this catalog, whatever id each goes by.
+    pub(crate) fn is_same(&self, other: &Catalog) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner) || self.inner.id == other.inner.id
     }
 
     /// The protocol version the catalog is written for.
@@ -218,6 +236,7 @@ impl Catalog {
     /// Whether `id` names this catalog: its id, or an alias of a basic catalog's id.
     pub fn answers_to(&self, id: &str) -> bool {
         id == self.inner.id
+            || id == self.id()
             || (self.inner.version.is_basic_catalog_id(&self.inner.id)
                 && self.inner.version.is_basic_catalog_id(id))
     }
@@ -304,12 +323,13 @@ impl Catalog {
                 defs.insert(def.to_owned(), any);
             }
         }
-        Self::from_normalized(
+        let pruned = Self::from_normalized(
             self.inner.version,
             self.inner.id.clone(),
             schema,
             self.inner.order.clone(),
-        )
+        )?;
+        Ok(pruned.known_as(self.id()))
     }
 
     /// This catalog compiled for `version`: itself, or recompiled for the other version of
@@ -319,12 +339,13 @@ impl Catalog {
             return Ok(self.clone());
         }
         if self.inner.version.schema_family() == version.schema_family() {
-            return Self::from_normalized(
+            let compiled = Self::from_normalized(
                 version,
                 self.inner.id.clone(),
                 self.inner.schema.clone(),
                 self.inner.order.clone(),
-            );
+            )?;
+            return Ok(compiled.known_as(self.id()));
         }
         Err(CatalogError::VersionMismatch {
             catalog_id: self.inner.id.clone(),

@@ -118,6 +118,11 @@ pub(crate) fn script(request: &Request) -> Arc<str> {
     let Some(version) = request.a2ui_version() else {
         return plain_text(action.map(|a| a.name.as_str())).into();
     };
+    // The id the renderer knows the basic catalog by (it may name it by an alias).
+    let catalog = request
+        .a2ui()
+        .and_then(|a2ui| a2ui.catalogs().first())
+        .map_or(version.basic_catalog_id(), |c| c.id());
     match action {
         Some(action) if action.name == "book" => {
             let field = |key: &str| {
@@ -138,7 +143,7 @@ pub(crate) fn script(request: &Request) -> Arc<str> {
             };
             reply(
                 &format!("All set! Your table at {} is booked.", booking.restaurant),
-                &confirmation(version, &booking),
+                &in_catalog(confirmation(version, &booking), catalog),
                 "Enjoy your meal. Ask me if you want to find another place.",
             )
             .into()
@@ -152,13 +157,32 @@ pub(crate) fn script(request: &Request) -> Arc<str> {
                 .to_owned();
             reply(
                 &format!("Great choice. Let's book a table at {restaurant}."),
-                &booking_form(version, &restaurant),
+                &in_catalog(booking_form(version, &restaurant), catalog),
                 "Fill in the form and press Confirm.",
             )
             .into()
         }
-        _ => results_reply(version),
+        _ if catalog == version.basic_catalog_id() => results_reply(version),
+        _ => reply(
+            RESULTS_BEFORE,
+            &in_catalog(results(version), catalog),
+            RESULTS_AFTER,
+        )
+        .into(),
     }
+}
+
+const RESULTS_BEFORE: &str = "Here are three restaurants near you with tables tonight:";
+const RESULTS_AFTER: &str = "Press Book on the one you like.";
+
+/// `messages` with the surface created in `catalog`.
+fn in_catalog(mut messages: Vec<Value>, catalog: &str) -> Vec<Value> {
+    for message in &mut messages {
+        if let Some(id) = message.pointer_mut("/createSurface/catalogId") {
+            *id = Value::from(catalog);
+        }
+    }
+    messages
 }
 
 /// The first reply, a list of restaurants: written once per version.
@@ -170,15 +194,8 @@ fn results_reply(version: ProtocolVersion) -> Arc<str> {
         ProtocolVersion::V0_9_1 => &WRITTEN[2],
         ProtocolVersion::V1_0 => &WRITTEN[3],
     };
-    slot.get_or_init(|| {
-        reply(
-            "Here are three restaurants near you with tables tonight:",
-            &results(version),
-            "Press Book on the one you like.",
-        )
-        .into()
-    })
-    .clone()
+    slot.get_or_init(|| reply(RESULTS_BEFORE, &results(version), RESULTS_AFTER).into())
+        .clone()
 }
 
 fn or_default(value: String, default: &str) -> String {

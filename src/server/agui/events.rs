@@ -80,6 +80,12 @@ pub(super) enum Event {
         replace: bool,
     },
     #[serde(rename_all = "camelCase")]
+    ActivityDelta {
+        message_id: String,
+        activity_type: &'static str,
+        patch: Value,
+    },
+    #[serde(rename_all = "camelCase")]
     Custom { name: &'static str, value: Value },
 }
 

@@ -4,7 +4,7 @@
 //! each holding the new pieces of the reply, and a final update. Here those become the
 //! events an AG-UI frontend reads: the reply's text as `TEXT_MESSAGE_*` (a message closes
 //! before anything else is shown, so the conversation keeps the order the agent wrote in),
-//! each A2UI message as a new snapshot of its surface's `a2ui-surface` activity, each tool
+//! each A2UI message as its surface's `a2ui-surface` activity (a snapshot, then deltas), each tool
 //! call of the model's as `TOOL_CALL_START/ARGS/END/RESULT`, passing statuses as `CUSTOM`
 //! events, and the end as `RUN_FINISHED` or `RUN_ERROR`. The failure message is the task's,
 //! which the task layer already wrote for clients (it names no host, key or internal error).
@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::events::{A2UI_SURFACE, Event, Outcome, PROTOCOL_VERSION, STATUS_EVENT};
-use super::surfaces::Surfaces;
+use super::surfaces::{Shown, Surfaces};
 use crate::a2a::{Message, Part, Role, StreamEvent, Task, TaskState};
 use crate::agent::STATUS_METADATA;
 use crate::request::CLIENT_TOOL_CALL_METADATA;
@@ -107,7 +107,7 @@ impl Mapping {
             .flat_map(|message| &message.parts);
         for part in agent_parts {
             if let Part::Data { data, .. } = part {
-                self.surfaces.add(data);
+                self.surfaces.recall(data);
             }
         }
     }
@@ -172,16 +172,23 @@ impl Mapping {
     }
 
     fn surface(&mut self, data: &Map<String, Value>, out: &mut Vec<Event>) {
-        let Some((message_id, content)) = self.surfaces.add(data) else {
+        let Some((message_id, shown)) = self.surfaces.add(data) else {
             tracing::debug!("a data part that is no A2UI surface message is not shown");
             return;
         };
         self.close_text(out);
-        out.push(Event::ActivitySnapshot {
-            message_id,
-            activity_type: A2UI_SURFACE,
-            content,
-            replace: true,
+        out.push(match shown {
+            Shown::Snapshot(content) => Event::ActivitySnapshot {
+                message_id,
+                activity_type: A2UI_SURFACE,
+                content,
+                replace: true,
+            },
+            Shown::Delta(patch) => Event::ActivityDelta {
+                message_id,
+                activity_type: A2UI_SURFACE,
+                patch,
+            },
         });
     }
 
@@ -339,7 +346,7 @@ mod tests {
                 "TEXT_MESSAGE_CONTENT",
                 "TEXT_MESSAGE_END",
                 "ACTIVITY_SNAPSHOT",
-                "ACTIVITY_SNAPSHOT",
+                "ACTIVITY_DELTA",
                 "TEXT_MESSAGE_START",
                 "TEXT_MESSAGE_CONTENT",
                 "TEXT_MESSAGE_END",
@@ -349,11 +356,14 @@ mod tests {
         assert_ne!(events[1]["messageId"], events[7]["messageId"]);
         assert_eq!(events[6]["messageId"], "a2ui-surface-s");
         assert_eq!(
-            events[6]["content"]["a2ui_operations"]
-                .as_array()
-                .unwrap()
-                .len(),
-            2
+            events[5]["content"]["a2ui_operations"][0]["createSurface"]["surfaceId"],
+            "s"
+        );
+        assert_eq!(events[6]["activityType"], "a2ui-surface");
+        assert_eq!(events[6]["patch"][0]["path"], "/a2ui_operations/-");
+        assert_eq!(
+            events[6]["patch"][0]["value"]["updateComponents"]["components"][0]["id"],
+            "root"
         );
         assert_eq!(events[10]["threadId"], "thread");
     }

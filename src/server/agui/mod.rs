@@ -13,9 +13,10 @@
 //! A2UI: the renderer's version is v0.9 with the basic catalog unless the client says
 //! otherwise in `forwardedProps`: `a2uiVersion` (`"v0.8"`, `"v0.9"`, `"v1.0"`) picks the
 //! version, and `a2uiClientCapabilities` / `a2uiClientDataModel` are what an A2A client puts
-//! in its message metadata. Input refused before the run is an HTTP error with a JSON body
-//! (the A2A HTTP+JSON error shape); a failure after the stream opened is a `RUN_ERROR`.
-//! The client closing the stream cancels the run.
+//! in its message metadata; without them, the catalog a CopilotKit renderer names in its
+//! `context` is the one the agent draws with (`renderer`). Input refused before the run is
+//! an HTTP error with a JSON body (the A2A HTTP+JSON error shape); a failure after the
+//! stream opened is a `RUN_ERROR`. The client closing the stream cancels the run.
 //!
 //! Frontend tools (`RunAgentInput.tools`) reach the agent as
 //! [`Request::client_tools`](crate::request::Request::client_tools); a call the agent asks the client to run is sent
@@ -25,6 +26,7 @@
 mod events;
 mod input;
 mod mapping;
+mod renderer;
 mod surfaces;
 
 use std::sync::Arc;
@@ -152,10 +154,16 @@ async fn send_request(
     message.extensions = version
         .map(|version| vec![version.extension_uri().to_owned()])
         .unwrap_or_default();
-    let metadata: Map<String, Value> = FORWARDED_METADATA
+    let mut metadata: Map<String, Value> = FORWARDED_METADATA
         .iter()
         .filter_map(|key| Some(((*key).to_owned(), input.forwarded.get(*key)?.clone())))
         .collect();
+    let capabilities = version.and_then(|version| {
+        renderer::capabilities(&input.forwarded, input.passed.get("context"), version)
+    });
+    if let Some(capabilities) = capabilities {
+        metadata.insert("a2uiClientCapabilities".into(), capabilities);
+    }
     message.metadata = (!metadata.is_empty()).then_some(metadata);
     let mut request_metadata = Map::new();
     request_metadata.insert("agUi".into(), Value::Object(input.passed.clone()));

@@ -1,10 +1,12 @@
 //! The A2UI surfaces of a thread, as AG-UI activities: each surface's messages so far.
 //!
-//! An `a2ui-surface` activity snapshot replaces the activity whole, and a renderer builds
-//! the surface from the `a2ui_operations` it holds, so every snapshot carries all of the
-//! surface's messages from its creation on, not only the newest. A surface drawn in an
-//! earlier turn of the thread is known from the task's history, so a follow-up turn that
-//! only updates it still sends a snapshot the renderer can draw from scratch.
+//! A renderer builds a surface from the `a2ui_operations` its `a2ui-surface` activity holds.
+//! The first time a run shows a surface it sends an `ACTIVITY_SNAPSHOT` with all of the
+//! surface's messages from its creation on (a surface drawn in an earlier turn is known from
+//! the task's history, so a follow-up that only updates it can still be drawn from scratch);
+//! each message after that is an `ACTIVITY_DELTA` appending it (a JSON Patch `add` at
+//! `/a2ui_operations/-`), so a surface of n components costs n messages on the wire, not
+//! n²/2 as a snapshot per component would.
 
 use serde_json::{Map, Value, json};
 
@@ -26,31 +28,74 @@ const CREATES: [&str; 1] = ["createSurface"];
 /// The surfaces of one thread and their messages, in the order they were first drawn.
 #[derive(Debug, Default)]
 pub(super) struct Surfaces {
-    list: Vec<(String, Vec<Value>)>,
+    list: Vec<Surface>,
+}
+
+#[derive(Debug)]
+struct Surface {
+    id: String,
+    messages: Vec<Value>,
+    /// Whether this run sent the client the surface's activity already.
+    shown: bool,
+}
+
+/// How a surface message reaches the client: the activity's whole content, or a JSON Patch
+/// onto the content the client holds.
+#[derive(Debug, PartialEq)]
+pub(super) enum Shown {
+    Snapshot(Value),
+    Delta(Value),
 }
 
 impl Surfaces {
     /// Adds `message` (an A2UI message to the renderer) to its surface; the surface's
-    /// activity (its `messageId` and content) when it is one.
-    pub(super) fn add(&mut self, message: &Map<String, Value>) -> Option<(String, Value)> {
-        let (kind, surface) = surface_of(message)?;
-        let index = match self.list.iter().position(|(id, _)| id == surface) {
-            Some(index) => index,
-            None => {
-                self.list.push((surface.to_owned(), Vec::new()));
-                self.list.len() - 1
-            }
+    /// activity (its `messageId`) and how to show it, when it is one.
+    pub(super) fn add(&mut self, message: &Map<String, Value>) -> Option<(String, Shown)> {
+        let (index, kind, created) = self.record(message)?;
+        let surface = &mut self.list[index];
+        let shown = if surface.shown && !created {
+            Shown::Delta(json!([{"op": "add", "path": "/a2ui_operations/-",
+                "value": Value::Object(message.clone())}]))
+        } else {
+            Shown::Snapshot(json!({ "a2ui_operations": surface.messages }))
         };
-        let (_, messages) = &mut self.list[index];
-        if CREATES.contains(&kind) {
-            messages.clear();
-        }
-        messages.push(Value::Object(message.clone()));
-        let content = json!({ "a2ui_operations": messages });
+        surface.shown = true;
+        let id = activity_id(&surface.id);
         if kind == "deleteSurface" {
             self.list.remove(index);
         }
-        Some((activity_id(surface), content))
+        Some((id, shown))
+    }
+
+    /// Adds `message` of an earlier turn to its surface without showing it.
+    pub(super) fn recall(&mut self, message: &Map<String, Value>) {
+        if let Some((index, "deleteSurface", _)) = self.record(message) {
+            self.list.remove(index);
+        }
+    }
+
+    /// Records `message` on its surface: the surface's index, the message's kind and
+    /// whether it created the surface afresh.
+    fn record(&mut self, message: &Map<String, Value>) -> Option<(usize, &'static str, bool)> {
+        let (kind, surface) = surface_of(message)?;
+        let index = match self.list.iter().position(|s| s.id == surface) {
+            Some(index) => index,
+            None => {
+                self.list.push(Surface {
+                    id: surface.to_owned(),
+                    messages: Vec::new(),
+                    shown: false,
+                });
+                self.list.len() - 1
+            }
+        };
+        let surface = &mut self.list[index];
+        let created = CREATES.contains(&kind);
+        if created {
+            surface.messages.clear();
+        }
+        surface.messages.push(Value::Object(message.clone()));
+        Some((index, kind, created))
     }
 }
 
@@ -92,34 +137,86 @@ mod tests {
             .collect()
     }
 
+    /// The operations the client holds for `id` after `shown`, applied to what it held.
+    fn apply(held: &mut Value, shown: Shown) {
+        match shown {
+            Shown::Snapshot(content) => *held = content,
+            Shown::Delta(patch) => {
+                assert_eq!(patch[0]["op"], "add");
+                assert_eq!(patch[0]["path"], "/a2ui_operations/-");
+                let value = patch[0]["value"].clone();
+                held["a2ui_operations"].as_array_mut().unwrap().push(value);
+            }
+        }
+    }
+
     #[test]
-    fn each_snapshot_holds_the_surfaces_messages_from_its_creation_on() {
+    fn a_surface_is_shown_whole_once_a_run_then_grows_by_deltas() {
         let mut surfaces = Surfaces::default();
         let create = json!({"version": "v0.9", "createSurface": {"surfaceId": "a",
             "catalogId": "c"}});
-        let (id, content) = surfaces.add(&message(create.clone())).unwrap();
+        let (id, shown) = surfaces.add(&message(create.clone())).unwrap();
         assert_eq!(id, "a2ui-surface-a");
-        assert_eq!(operations(&content), ["createSurface"]);
+        assert!(matches!(shown, Shown::Snapshot(_)));
+        let mut held = json!({});
+        apply(&mut held, shown);
+        assert_eq!(operations(&held), ["createSurface"]);
         let update = json!({"version": "v0.9", "updateComponents": {"surfaceId": "a",
             "components": []}});
-        let (_, content) = surfaces.add(&message(update.clone())).unwrap();
-        assert_eq!(operations(&content), ["createSurface", "updateComponents"]);
+        let (_, shown) = surfaces.add(&message(update.clone())).unwrap();
+        assert!(matches!(shown, Shown::Delta(_)), "{shown:?}");
+        apply(&mut held, shown);
+        assert_eq!(operations(&held), ["createSurface", "updateComponents"]);
         // Another surface keeps its own list.
         let other = json!({"version": "v0.9", "updateDataModel": {"surfaceId": "b"}});
-        let (id, content) = surfaces.add(&message(other)).unwrap();
+        let (id, Shown::Snapshot(content)) = surfaces.add(&message(other)).unwrap() else {
+            panic!("a new surface is shown whole");
+        };
         assert_eq!(
             (id.as_str(), operations(&content)),
             ("a2ui-surface-b", vec!["updateDataModel"])
         );
-        // Created again: starts afresh.
-        let (_, content) = surfaces.add(&message(create)).unwrap();
-        assert_eq!(operations(&content), ["createSurface"]);
-        // Deleted: the last snapshot says so, and the surface is forgotten.
+        // Created again: shown afresh.
+        let (_, shown) = surfaces.add(&message(create)).unwrap();
+        apply(&mut held, shown);
+        assert_eq!(operations(&held), ["createSurface"]);
+        // Deleted: the last delta says so, and the surface is forgotten.
         let delete = json!({"version": "v0.9", "deleteSurface": {"surfaceId": "a"}});
-        let (_, content) = surfaces.add(&message(delete)).unwrap();
-        assert_eq!(operations(&content), ["createSurface", "deleteSurface"]);
-        let (_, content) = surfaces.add(&message(update)).unwrap();
+        let (_, shown) = surfaces.add(&message(delete)).unwrap();
+        apply(&mut held, shown);
+        assert_eq!(operations(&held), ["createSurface", "deleteSurface"]);
+        let (_, Shown::Snapshot(content)) = surfaces.add(&message(update)).unwrap() else {
+            panic!("a forgotten surface is shown whole");
+        };
         assert_eq!(operations(&content), ["updateComponents"]);
+    }
+
+    #[test]
+    fn a_surface_of_an_earlier_turn_is_shown_whole_with_its_history_when_updated() {
+        let mut surfaces = Surfaces::default();
+        let create = json!({"version": "v0.9", "createSurface": {"surfaceId": "a",
+            "catalogId": "c"}});
+        surfaces.recall(&message(create));
+        let gone = json!({"version": "v0.9", "createSurface": {"surfaceId": "g",
+            "catalogId": "c"}});
+        surfaces.recall(&message(gone));
+        surfaces.recall(&message(
+            json!({"version": "v0.9", "deleteSurface": {"surfaceId": "g"}}),
+        ));
+        let update = json!({"version": "v0.9", "updateDataModel": {"surfaceId": "a"}});
+        let (_, Shown::Snapshot(content)) = surfaces.add(&message(update.clone())).unwrap() else {
+            panic!("the first message of a run is shown whole");
+        };
+        assert_eq!(operations(&content), ["createSurface", "updateDataModel"]);
+        assert!(matches!(
+            surfaces.add(&message(update)),
+            Some((_, Shown::Delta(_)))
+        ));
+        let again = json!({"version": "v0.9", "updateDataModel": {"surfaceId": "g"}});
+        let (_, Shown::Snapshot(content)) = surfaces.add(&message(again)).unwrap() else {
+            panic!("a deleted surface is forgotten");
+        };
+        assert_eq!(operations(&content), ["updateDataModel"]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ const captures = captureResponses(captureDir, "run");
 const agent = new HttpAgent({ url, threadId: `thread-${randomUUID()}` });
 if (withMiddleware) agent.use(new A2UIMiddleware({ injectA2UITool: true }));
 
-/** One run: its event types, the snapshots of each surface (operation counts), the text. */
+/** One run: its event types, the operation counts of each surface as it grew, the text. */
 async function run(parameters) {
   const types = [];
   const snapshots = {};
@@ -28,9 +28,19 @@ async function run(parameters) {
     onEvent({ event }) {
       types.push(event.type);
     },
+    // A surface comes whole once a run, then grows by deltas: the operation count the
+    // client holds after each.
     onActivitySnapshotEvent({ event }) {
       if (event.activityType !== "a2ui-surface") fail(`activity type ${event.activityType}`);
       (snapshots[event.messageId] ??= []).push(event.content.a2ui_operations.length);
+    },
+    onActivityDeltaEvent({ event }) {
+      if (event.activityType !== "a2ui-surface") fail(`activity type ${event.activityType}`);
+      const counts = snapshots[event.messageId];
+      if (!counts) fail(`a delta of ${event.messageId} before its snapshot`);
+      const added = event.patch.filter((op) => op.op === "add" && op.path === "/a2ui_operations/-");
+      if (added.length !== event.patch.length) fail(`a patch other than appends: ${JSON.stringify(event.patch)}`);
+      counts.push(counts.at(-1) + added.length);
     },
     onTextMessageContentEvent({ event }) {
       text += event.delta;
@@ -65,7 +75,8 @@ agent.addMessage({ id: randomUUID(), role: "user", content: "Find me a table for
 const first = await run({});
 if (!first.text.includes("restaurants")) fail(`first text: ${first.text}`);
 const resultSnapshots = first.snapshots["a2ui-surface-results"] ?? [];
-if (resultSnapshots.length < 3) fail(`results drawn in ${resultSnapshots.length} snapshots`);
+if (resultSnapshots.length < 3) fail(`results drawn in ${resultSnapshots.length} events`);
+if (surface("a2ui-surface-results").length !== resultSnapshots.at(-1)) fail("the client's surface is not what was sent");
 if (resultSnapshots.some((n, i) => i > 0 && n < resultSnapshots[i - 1])) {
   fail(`a snapshot shrank: ${resultSnapshots}`);
 }
