@@ -28,8 +28,10 @@
 //!
 //! Beside ours at each level runs the floor (`streams::floor`: the same streams on tokio,
 //! hyper and axum alone, idle ones too), and the bench prints what it shows of each target.
-//! `BENCH_AGENTS` (any of `closure`, `floor-closure`, `connector`, `floor-connector`; all by
-//! default) runs only those at each level: `closure,connector` leaves the floor out,
+//! The closure agent's streams also run over AG-UI (`closure-agui`: a `RunAgentInput` to
+//! `/ag-ui`, the surface as an activity snapshot then deltas), printed against A2A's.
+//! `BENCH_AGENTS` (any of `closure`, `closure-agui`, `floor-closure`, `connector`,
+//! `floor-connector`; all by default) runs only those at each level: `closure,connector` leaves the floor out,
 //! `closure` alone serves a profile or an A/B of two builds.
 //!
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`) it
@@ -229,12 +231,14 @@ struct Setup {
 
 /// Runs one level: `streams` against `server`.
 async fn level(setup: &Setup, server: &Process, label: &str, streams: usize) -> Row {
-    level_of(setup, server, label, streams, setup.stamped.clone()).await
+    let stamped = setup.stamped.clone();
+    level_of(setup, setup.protocol, server, label, streams, stamped).await
 }
 
 /// Runs one level whose reply carries the stamps `stamped` (none: an agent of its own).
 async fn level_of(
     setup: &Setup,
+    protocol: Protocol,
     server: &Process,
     label: &str,
     streams: usize,
@@ -244,12 +248,12 @@ async fn level_of(
     // opening does not decide the latency of the streams already open.
     let ramp = Duration::from_secs_f64((streams as f64 / 500.0).max(1.0));
     let plan = Plan {
-        urls: vec![server.url.clone()],
+        urls: vec![protocol.url(&server.url)],
         streams,
         ramp,
         settle: Duration::from_secs(2),
         window: setup.window,
-        protocol: setup.protocol,
+        protocol,
         extension_uri: ProtocolVersion::V0_9.extension_uri().to_owned(),
         catalog_id: catalog_id().to_owned(),
         stamped,
@@ -355,7 +359,13 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     };
     // Ours and the floor (tokio, hyper and axum alone: `streams::floor`) at each level;
     // `BENCH_AGENTS` names only some (a profile, an A/B of builds, or no floor at all).
-    let mut agents = vec!["closure", "floor-closure", "connector", "floor-connector"];
+    let mut agents = vec![
+        "closure",
+        "closure-agui",
+        "floor-closure",
+        "connector",
+        "floor-connector",
+    ];
     if let Ok(only) = std::env::var("BENCH_AGENTS") {
         agents.retain(|a| only.split(',').any(|o| o.trim() == *a));
     }
@@ -364,8 +374,14 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     let mut rows: Vec<Row> = Vec::new();
     for &n in &levels {
         for &agent in &agents {
-            let server = server_for(agent, &setup, server_core);
-            let row = level(&setup, &server, &label(agent), n).await;
+            // `closure-agui`: the closure agent's server, its streams over AG-UI.
+            let (serves, protocol) = match agent {
+                "closure-agui" => ("closure", Protocol::AgUi),
+                agent => (agent, setup.protocol),
+            };
+            let server = server_for(serves, &setup, server_core);
+            let stamped = setup.stamped.clone();
+            let row = level_of(&setup, protocol, &server, &label(agent), n, stamped).await;
             row.print();
             rows.push(row);
         }
@@ -400,6 +416,7 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
     let demo_n = common::knob("BENCH_DEMO_STREAMS", 800, 5);
     let demo = unstamped_level(&setup, server_core, "demo", demo_n).await;
     verdicts(&rows, &idle, &demo);
+    ag_ui_against_a2a(&rows);
     if floor {
         floor_shares(&rows, &idle, idle_floor.as_ref(), &demo);
     }
@@ -418,7 +435,15 @@ async fn bench(server_core: usize, load_cores: &[usize], measuring: bool) {
 /// the demo).
 async fn unstamped_level(setup: &Setup, core: usize, agent: &str, streams: usize) -> Row {
     let server = server_for(agent, setup, core);
-    let row = level_of(setup, &server, &label(agent), streams, Arc::default()).await;
+    let row = level_of(
+        setup,
+        setup.protocol,
+        &server,
+        &label(agent),
+        streams,
+        Arc::default(),
+    )
+    .await;
     row.print();
     row
 }
@@ -514,7 +539,27 @@ fn rows_of<'a>(rows: &'a [Row], label: &'a str) -> impl Iterator<Item = &'a Row>
 fn label(agent: &str) -> String {
     match agent.strip_prefix("floor-") {
         Some(floor) => format!("floor {floor}"),
+        None if agent == "closure-agui" => "a2ui-agent closure ag-ui".to_owned(),
         None => format!("a2ui-agent {agent}"),
+    }
+}
+
+/// The same closure agent's streams over AG-UI against A2A, at each level both ran.
+fn ag_ui_against_a2a(rows: &[Row]) {
+    let a2a = label("closure");
+    for ag_ui in rows_of(rows, &label("closure-agui")) {
+        let Some(a2a) = rows_of(rows, &a2a).find(|r| r.streams == ag_ui.streams) else {
+            continue;
+        };
+        println!(
+            "  AG-UI against A2A, closure at {} streams: {:.1} us per chunk ({:.2}x A2A's {:.1}), p99 {:.1} ms (A2A {:.1} ms)",
+            ag_ui.streams,
+            ag_ui.us_per_chunk(),
+            ag_ui.us_per_chunk() / a2a.us_per_chunk(),
+            a2a.us_per_chunk(),
+            ag_ui.outcome.percentile_ms(0.99),
+            a2a.outcome.percentile_ms(0.99),
+        );
     }
 }
 

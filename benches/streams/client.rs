@@ -8,13 +8,15 @@ use tokio::time::Instant;
 
 use super::reply::{now_micros, stamps_in};
 
-/// The A2A generation the streams speak.
+/// The protocol the streams speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
     /// A2A 0.3 JSON-RPC `message/stream`.
     V0_3,
     /// A2A 1.0 JSON-RPC `SendStreamingMessage` (`A2A-Version: 1.0`).
     V1_0,
+    /// AG-UI 1.0: a `RunAgentInput` posted to `/ag-ui`.
+    AgUi,
 }
 
 impl Protocol {
@@ -31,6 +33,15 @@ impl Protocol {
         match self {
             Protocol::V0_3 => "message/stream",
             Protocol::V1_0 => "SendStreamingMessage",
+            Protocol::AgUi => "AG-UI run",
+        }
+    }
+
+    /// Where the streams go on a server at `base` (`http://ADDRESS/`).
+    pub fn url(self, base: &str) -> String {
+        match self {
+            Protocol::AgUi => format!("{base}ag-ui"),
+            Protocol::V0_3 | Protocol::V1_0 => base.to_owned(),
         }
     }
 
@@ -45,6 +56,9 @@ impl Protocol {
             ),
             Protocol::V1_0 => format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"SendStreamingMessage","params":{{"message":{{"messageId":"bench-{id}","role":"ROLE_USER","parts":[{{"text":"go"}}],"metadata":{capabilities}}}}}}}"#
+            ),
+            Protocol::AgUi => format!(
+                r#"{{"threadId":"bench-{id}","runId":"run-{id}","messages":[{{"id":"m-{id}","role":"user","content":"go"}}],"tools":[],"context":[],"forwardedProps":{capabilities}}}"#
             ),
         }
     }
@@ -174,7 +188,7 @@ async fn one(
         .body(plan.protocol.body(id, &plan.catalog_id));
     let request = match plan.protocol {
         Protocol::V1_0 => request.header("a2a-version", "1.0"),
-        Protocol::V0_3 => request,
+        Protocol::V0_3 | Protocol::AgUi => request,
     };
     let sent = tokio::time::timeout(Duration::from_secs(30), request.send()).await;
     let mut response = match sent {
@@ -227,8 +241,8 @@ async fn one(
         };
         let frames = &buffer[..end];
         if result.broke.is_none() {
-            if contains(frames, b"\"error\"") {
-                result.broke = Some("a JSON-RPC error".into());
+            if contains(frames, b"\"error\"") || contains(frames, b"RUN_ERROR") {
+                result.broke = Some("an error".into());
             } else if contains(frames, b"TASK_STATE_FAILED") || contains(frames, b"\"failed\"") {
                 result.broke = Some("the task failed".into());
             }
@@ -239,6 +253,7 @@ async fn one(
                 b"TASK_STATE_INPUT_REQUIRED",
                 b"\"completed\"",
                 b"\"input-required\"",
+                b"RUN_FINISHED",
             ]
             .iter()
             .any(|state| contains(frames, state));

@@ -84,6 +84,7 @@ async fn run_server(agent: impl Agent, options: Options) {
     };
     let server = A2uiServer::builder(AgentCard::builder("bench").url(&url).build(), agent)
         .generator(Generator::v0_9())
+        .ag_ui("/ag-ui")
         .limits(limits)
         .cancel_on_disconnect(true)
         .coalesce_window(options.coalesce);

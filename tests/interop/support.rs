@@ -129,6 +129,16 @@ pub fn event_kinds(seen: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
+/// `node` from `PATH`, or a path that does not exist (the script run then fails saying so).
+#[allow(dead_code)] // the Python interop tests run no Node script
+pub fn node_on_path() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("node"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| "node (not on PATH)".into())
+}
+
 /// Runs `program args...` from `dir`, killing it after [`SCRIPT_DEADLINE`].
 pub async fn run_script(program: &Path, args: &[&str], dir: &Path) -> ScriptRun {
     let script = format!("{} {}", program.display(), args.join(" "));
@@ -156,14 +166,4 @@ pub async fn run_script(program: &Path, args: &[&str], dir: &Path) -> ScriptRun 
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
-}
-
-/// `node` from `PATH`, or a path that does not exist (for [`installed`] to report).
-#[allow(dead_code)] // the Python interop tests run no Node script
-pub fn node_on_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| "node (not on PATH)".into())
 }

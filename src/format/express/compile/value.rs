@@ -329,3 +329,41 @@ impl Block<'_> {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::a2ui::{Catalog, ProtocolVersion};
+    use crate::format::express::Express;
+
+    #[test]
+    fn inline_ids_are_numbered_depth_first_in_the_order_the_block_is_read() {
+        // Tabs hold their children in maps, where an inline child is `_inline_<n>`: the
+        // inner Tabs' own child is numbered before the outer Tabs' second one.
+        let v = ProtocolVersion::V0_9;
+        let express = Express::bound(v, vec![Catalog::basic(v)]).unwrap();
+        let messages = express
+            .compile(
+                "root = Tabs([{title: \"a\", child: Tabs([{title: \"b\", child: Text(\"x\")}])}, \
+                 {title: \"c\", child: Text(\"y\")}])",
+            )
+            .unwrap();
+        let components = messages[1]["updateComponents"]["components"]
+            .as_array()
+            .unwrap();
+        let placed: Vec<(&str, &str)> = components
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap(), c["component"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            placed,
+            [
+                ("root", "Tabs"),
+                ("_inline_1", "Tabs"),
+                ("_inline_2", "Text"),
+                ("_inline_3", "Text")
+            ]
+        );
+        assert_eq!(components[0]["tabs"][1]["child"], "_inline_3");
+        assert_eq!(components[2]["text"], "x");
+    }
+}
