@@ -115,27 +115,37 @@ fn captures_dir() -> PathBuf {
     dir
 }
 
-/// The surfaces a capture's last snapshot of each surface holds validate against the basic
-/// v0.9 catalog.
+/// Each surface of a capture, rebuilt as a client does (its snapshot, then the operations
+/// its deltas append), validates against the basic v0.9 catalog.
 fn check_surfaces(capture: &Path) {
     let text = std::fs::read_to_string(capture).unwrap();
-    let mut last = std::collections::BTreeMap::new();
+    let mut surfaces: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
     for line in text.lines() {
         let Some(json) = line.strip_prefix("data: ") else {
             continue;
         };
         let event: Value = serde_json::from_str(json).unwrap();
-        if event["type"] == "ACTIVITY_SNAPSHOT" {
-            last.insert(
-                event["messageId"].as_str().unwrap().to_owned(),
-                event["content"]["a2ui_operations"].clone(),
-            );
+        let id = event["messageId"].as_str().unwrap_or_default().to_owned();
+        match event["type"].as_str() {
+            Some("ACTIVITY_SNAPSHOT") => {
+                let operations = event["content"]["a2ui_operations"].as_array().unwrap();
+                surfaces.insert(id, operations.clone());
+            }
+            Some("ACTIVITY_DELTA") => {
+                let surface = surfaces.get_mut(&id).expect("a delta before its snapshot");
+                for op in event["patch"].as_array().unwrap() {
+                    assert_eq!(op["op"], "add", "{op}");
+                    assert_eq!(op["path"], "/a2ui_operations/-", "{op}");
+                    surface.push(op["value"].clone());
+                }
+            }
+            _ => {}
         }
     }
-    for (surface, operations) in last {
-        let messages = operations.as_array().unwrap();
+    assert!(!surfaces.is_empty() || !text.contains("a2ui-surface"));
+    for (surface, messages) in surfaces {
         Validator::basic(ProtocolVersion::V0_9)
-            .check_response(messages)
+            .check_response(&messages)
             .unwrap_or_else(|error| panic!("{surface} in {}: {error:?}", capture.display()));
     }
 }
