@@ -34,6 +34,7 @@ pub(super) struct Surfaces {
 #[derive(Debug)]
 struct Surface {
     id: String,
+    /// The messages the client does not hold yet.
     messages: Vec<Value>,
     /// Whether this run sent the client the surface's activity already.
     shown: bool,
@@ -53,11 +54,14 @@ impl Surfaces {
     pub(super) fn add(&mut self, message: &Map<String, Value>) -> Option<(String, Shown)> {
         let (index, kind, created) = self.record(message)?;
         let surface = &mut self.list[index];
+        // Once shown, the client holds the messages: only a surface created afresh is shown
+        // whole again, so they need not be kept.
+        let messages = std::mem::take(&mut surface.messages);
         let shown = if surface.shown && !created {
             Shown::Delta(json!([{"op": "add", "path": "/a2ui_operations/-",
                 "value": Value::Object(message.clone())}]))
         } else {
-            Shown::Snapshot(json!({ "a2ui_operations": surface.messages }))
+            Shown::Snapshot(json!({ "a2ui_operations": messages }))
         };
         surface.shown = true;
         let id = activity_id(&surface.id);
