@@ -7,6 +7,8 @@
 
 pub mod a2a;
 pub mod a2ui;
+#[cfg(feature = "server")]
+mod address;
 pub mod format;
 pub mod generator;
 pub mod guide;
