@@ -13,6 +13,7 @@ pub(crate) mod adapter;
 pub(crate) mod client_tools;
 pub(crate) mod prepared;
 mod principal;
+mod provenance;
 mod repair;
 
 use std::sync::Arc;
@@ -25,6 +26,8 @@ pub use client_tools::{
     CLIENT_TOOL_CALL_METADATA, CLIENT_TOOL_RESULT_METADATA, CLIENT_TOOLS_METADATA, ClientTool,
 };
 pub use principal::Principal;
+pub(crate) use provenance::GivenText;
+pub use provenance::Provenance;
 pub use repair::Repair;
 
 use crate::a2a::{FileContent, Message, Metadata, Part};
@@ -50,6 +53,7 @@ pub struct Request {
     activated_extensions: Vec<String>,
     repairs: Vec<Repair>,
     principal: Principal,
+    provenance: Provenance,
 }
 
 impl Request {
@@ -84,6 +88,7 @@ impl Request {
             activated_extensions: Vec::new(),
             repairs: Vec::new(),
             principal: Principal::anonymous(),
+            provenance: Provenance::default(),
         }
     }
 
@@ -115,6 +120,23 @@ impl Request {
     pub fn with_principal(mut self, principal: Principal) -> Self {
         self.principal = principal;
         self
+    }
+
+    /// What the agent was given while it answers, beyond the messages (tool results, its
+    /// instructions): a URL may go out in the reply's UI only when it appeared in the user's
+    /// messages, the task's earlier tool results or here (see [`Provenance`]). Every clone of
+    /// the request shares it.
+    pub fn provenance(&self) -> &Provenance {
+        &self.provenance
+    }
+
+    /// What the reply's URLs may come from (see [`GivenText`]).
+    pub(crate) fn given(&self) -> GivenText {
+        GivenText::new(
+            self.message.clone(),
+            self.history.clone(),
+            self.provenance.clone(),
+        )
     }
 
     /// Who is asking: the caller the server authenticated (its id, tenant and scopes from a

@@ -21,8 +21,10 @@ use super::schema;
 use super::tree::{self, ComponentRefs};
 
 mod normalize;
+mod url_properties;
 
 use normalize::{any_of_entries, names, normalize};
+pub(crate) use url_properties::UrlProperties;
 
 /// A component and function catalog of one protocol version, compiled and ready to check
 /// messages. Cloning is cheap (the catalog is shared).
@@ -55,6 +57,8 @@ struct Inner {
     compiled: jsonschema::Validator,
     /// The document's property order, for positional notations.
     order: Arc<PropertyOrder>,
+    /// Its URL and Markdown properties, read when a reply first needs them.
+    url_properties: OnceLock<UrlProperties>,
 }
 
 impl fmt::Debug for Catalog {
@@ -204,6 +208,7 @@ impl Catalog {
                 refs,
                 compiled,
                 order,
+                url_properties: OnceLock::new(),
             }),
         })
     }
@@ -261,6 +266,14 @@ impl Catalog {
     /// The function names, sorted (none in v0.8).
     pub fn function_names(&self) -> impl Iterator<Item = &str> {
         self.inner.functions.iter().map(String::as_str)
+    }
+
+    /// The properties that hold URLs and Markdown (see [`UrlProperties`]), read from the
+    /// document once.
+    pub(crate) fn url_properties(&self) -> &UrlProperties {
+        self.inner
+            .url_properties
+            .get_or_init(|| UrlProperties::of(&self.inner.schema))
     }
 
     /// The normalised catalog document: what the model reads and the validator compiles.
