@@ -30,6 +30,7 @@ use super::policy::{OnInvalid, RepairPolicy};
 use super::reconcile::Held;
 use super::sent_parts::SentParts;
 use super::sink::{Batch, mime, to_parts};
+use super::urls::UrlCheck;
 
 /// Checks one reply's A2UI messages, attempt after attempt.
 pub(crate) struct Guard {
@@ -50,6 +51,8 @@ pub(crate) struct Guard {
     /// the parts sent when the first repair turn starts (the first attempt pays nothing for
     /// a repair that may never come).
     held: Held,
+    /// Where the reply's URLs may point; `None` when nothing is checked.
+    urls: Option<UrlCheck>,
 }
 
 impl Guard {
@@ -58,7 +61,10 @@ impl Guard {
         let processor = request.a2ui().cloned();
         let checking = policy.on_invalid != OnInvalid::Forward;
         Guard {
-            policy: *policy,
+            policy: policy.clone(),
+            urls: checking
+                .then(|| UrlCheck::new(policy.urls.clone(), request))
+                .flatten(),
             watch: processor
                 .as_ref()
                 .filter(|_| checking)
@@ -135,7 +141,9 @@ impl Guard {
         checked: usize,
         block_ends: &[usize],
     ) -> Option<Vec<ValidationError>> {
-        let (Some(processor), Some(watch)) = (&self.processor, &mut self.watch) else {
+        let (Some(processor), Some(watch), Some(urls)) =
+            (&self.processor, &mut self.watch, &self.urls)
+        else {
             return None;
         };
         let last = parsed.len().saturating_sub(1);
@@ -167,6 +175,7 @@ impl Guard {
                     Ok(())
                 };
                 verdict
+                    .and_then(|()| urls.check(message))
                     .and_then(|()| watch.observe(message))
                     .err()
                     .map(|error| (at, error))
@@ -346,7 +355,7 @@ mod tests {
     fn pipeline(policy: OnInvalid, request: &Request) -> Pipeline {
         let policy = RepairPolicy {
             on_invalid: policy,
-            max_repairs: 2,
+            ..RepairPolicy::default()
         };
         Pipeline::new(&policy, Arc::new(ReplyOutput::default()), request, true)
     }

@@ -17,6 +17,9 @@
 //!   once at the end);
 //! - `guard`: holds back an invalid message under the policy and builds repair requests;
 //! - `policy`: the [`OnInvalid`] policy and the most repair turns a reply may take;
+//! - `url_policy`: where a URL a model wrote may point ([`UrlPolicy`]), and `urls`: which
+//!   strings of a message are URLs (the guard refuses a message whose URL breaks it, as it
+//!   refuses one that does not validate);
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
 //! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
 //! - `mending`: a label a model wrote where a component belongs, answered by a `Text`;
@@ -29,6 +32,8 @@ mod policy;
 mod reconcile;
 mod sent_parts;
 pub(crate) mod sink;
+mod url_policy;
+mod urls;
 
 use std::sync::Arc;
 
@@ -43,6 +48,7 @@ pub use policy::OnInvalid;
 pub(crate) use policy::RepairPolicy;
 pub(crate) use sent_parts::{KeptParts, SentParts};
 use sink::{Batch, OutputError, OutputPipeline, OutputSink};
+pub use url_policy::{DEFAULT_DATA_URL_MAX, UrlPolicy};
 
 /// What one push (or the end) of a reply's text gives: the parts that may go to the client,
 /// in order, and whether the attempt ended with a problem.

@@ -6,6 +6,9 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+
+use super::url_policy::UrlPolicy;
 
 /// What the server does with a finished A2UI message that does not validate.
 ///
@@ -57,11 +60,13 @@ impl fmt::Display for OnInvalid {
     }
 }
 
-/// The server's policy: what to do, and how many repair turns a reply may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The server's policy: what to do, how many repair turns a reply may take, and where the
+/// URLs a reply shows may point.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RepairPolicy {
     pub(crate) on_invalid: OnInvalid,
     pub(crate) max_repairs: usize,
+    pub(crate) urls: Arc<UrlPolicy>,
 }
 
 impl Default for RepairPolicy {
@@ -69,6 +74,7 @@ impl Default for RepairPolicy {
         Self {
             on_invalid: OnInvalid::Repair,
             max_repairs: 2,
+            urls: Arc::default(),
         }
     }
 }

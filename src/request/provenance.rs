@@ -92,7 +92,11 @@ pub(crate) struct GivenText {
 }
 
 impl GivenText {
-    pub(crate) fn new(message: Arc<Message>, history: Arc<[Message]>, provenance: Provenance) -> Self {
+    pub(crate) fn new(
+        message: Arc<Message>,
+        history: Arc<[Message]>,
+        provenance: Provenance,
+    ) -> Self {
         Self {
             message,
             history,
@@ -175,7 +179,10 @@ mod tests {
     fn only_what_the_user_and_the_tools_gave_counts() {
         let user = Message::user("u", vec![Part::text("see https://a.example/x.png")]);
         let mut record = serde_json::Map::new();
-        record.insert("result".into(), r#"{"img": "https://t.example/y.png"}"#.into());
+        record.insert(
+            "result".into(),
+            r#"{"img": "https://t.example/y.png"}"#.into(),
+        );
         let agent = Message::agent(
             "a",
             vec![
@@ -187,9 +194,19 @@ mod tests {
             ],
         );
         let now = Message::user("n", vec![Part::text("more")]);
-        let given = GivenText::new(Arc::new(now), vec![user, agent].into(), Provenance::default());
+        let given = GivenText::new(
+            Arc::new(now),
+            vec![user, agent].into(),
+            Provenance::default(),
+        );
         assert!(given.contains("https://a.example/x.png"));
-        assert!(given.contains("https://t.example/y.png"), "a tool result in metadata");
-        assert!(!given.contains("https://evil.example/z.png"), "the agent's own text");
+        assert!(
+            given.contains("https://t.example/y.png"),
+            "a tool result in metadata"
+        );
+        assert!(
+            !given.contains("https://evil.example/z.png"),
+            "the agent's own text"
+        );
     }
 }

@@ -21,7 +21,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::generator::Generator;
 use crate::parser::EmitMode;
 use crate::pipeline::sink::ReplyOutput;
-use crate::pipeline::{OnInvalid, RepairPolicy};
+use crate::pipeline::{OnInvalid, RepairPolicy, UrlPolicy};
 use crate::request::adapter::A2uiAdapter;
 use crate::store::{InMemoryStore, TaskStore};
 use crate::task::manager::TaskManager;
@@ -324,6 +324,23 @@ impl ServerBuilder {
     /// How many repair turns one reply may take before its task fails (default 2).
     pub fn max_repairs(mut self, repairs: usize) -> Self {
         self.repair.max_repairs = repairs;
+        self
+    }
+
+    /// Where the URLs a reply's A2UI holds may point (default: [`UrlPolicy::default`],
+    /// `https` or a small `data:` image, public hosts, and only URLs that appeared in the
+    /// conversation). A message whose URL breaks it is handled like one that does not
+    /// validate, under [`on_invalid`](Self::on_invalid).
+    pub fn url_policy(mut self, policy: UrlPolicy) -> Self {
+        self.repair.urls = Arc::new(policy);
+        self
+    }
+
+    /// Allows `host` in the URLs a reply shows: its URLs pass without having appeared in
+    /// the conversation (see [`UrlPolicy::allow_host`]).
+    pub fn ui_allow_host(mut self, host: impl Into<String>) -> Self {
+        let policy = (*self.repair.urls).clone().allow_host(host);
+        self.repair.urls = Arc::new(policy);
         self
     }
 

@@ -71,7 +71,10 @@ fn has_uri_format(schema: &Value, depth: usize) -> bool {
     let Some(map) = schema.as_object() else {
         return false;
     };
-    if matches!(map.get("format").and_then(Value::as_str), Some("uri" | "uri-reference" | "iri")) {
+    if matches!(
+        map.get("format").and_then(Value::as_str),
+        Some("uri" | "uri-reference" | "iri")
+    ) {
         return true;
     }
     depth < 4 && branches(map).any(|branch| has_uri_format(branch, depth + 1))
@@ -91,11 +94,18 @@ mod tests {
 
     #[test]
     fn the_basic_catalogs_mark_media_urls_open_url_and_markdown_text() {
-        for version in [ProtocolVersion::V0_8, ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
+        for version in [
+            ProtocolVersion::V0_8,
+            ProtocolVersion::V0_9,
+            ProtocolVersion::V1_0,
+        ] {
             let found = UrlProperties::of(Catalog::basic(version).schema());
             assert!(found.is_url("url"), "{version:?}: {found:?}");
             assert!(found.is_markdown("text"), "{version:?}: {found:?}");
-            assert!(!found.is_url("text") && !found.is_url("label"), "{version:?}");
+            assert!(
+                !found.is_url("text") && !found.is_url("label"),
+                "{version:?}"
+            );
         }
         let v1 = UrlProperties::of(Catalog::basic(ProtocolVersion::V1_0).schema());
         assert!(v1.is_url("posterUrl"), "{v1:?}");
