@@ -177,10 +177,13 @@ impl OpenAiChat {
         tool_loop::reply(
             self.clone(),
             messages,
-            self.inner.options.tools.clone(),
-            self.inner.options.temperature,
-            None,
-            self.inner.options.tool_choice.clone(),
+            tool_loop::Turn {
+                tools: self.inner.options.tools.clone(),
+                temperature: self.inner.options.temperature,
+                grammar: None,
+                first: self.inner.options.tool_choice.clone(),
+                given: None,
+            },
         )
     }
 
@@ -205,13 +208,24 @@ impl OpenAiChat {
             .as_ref()
             .and_then(|_| request.a2ui()?.grammar())
             .map(str::to_owned);
+        // What the model is given may be shown: the system turns (the agent's instructions
+        // among them) and the tool results; the tool loop adds the results to come.
+        let given = request.provenance();
+        for message in &messages {
+            if matches!(message.role, "system" | "tool") {
+                given.add(message.content.clone());
+            }
+        }
         tool_loop::reply(
             self.clone(),
             messages,
-            self.offered_tools(request),
-            temperature,
-            grammar,
-            self.first_tool_choice(request),
+            tool_loop::Turn {
+                tools: self.offered_tools(request),
+                temperature,
+                grammar,
+                first: self.first_tool_choice(request),
+                given: Some(given.clone()),
+            },
         )
     }
 

@@ -22,21 +22,36 @@ use super::text_calls::TextCalls;
 use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
 use crate::a2a::Part;
 use crate::agent::ReplyEvent;
+use crate::request::Provenance;
 use crate::request::client_tools::client_call_part;
 
 /// The status while the model has written nothing yet.
 pub(crate) const READING: &str = "The model is reading the prompt…";
 
-/// The reply to `messages` at `temperature`, under `grammar` if any, tools and all: the
-/// first round with the tool choice `first`, later ones left to the model.
+/// How one turn asks: the tools offered, at `temperature`, under `grammar` if any, the
+/// first round with the tool choice `first` (later ones left to the model); each tool result
+/// is added to `given`, the request's provenance, so a URL a tool returned may be shown.
+pub(crate) struct Turn {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) temperature: Option<f32>,
+    pub(crate) grammar: Option<String>,
+    pub(crate) first: ToolChoice,
+    pub(crate) given: Option<Provenance>,
+}
+
+/// The reply to `messages` asked as `turn` says, tools and all.
 pub(crate) fn reply(
     chat: OpenAiChat,
     mut messages: Vec<ChatMessage>,
-    tools: Vec<Tool>,
-    temperature: Option<f32>,
-    grammar: Option<String>,
-    first: ToolChoice,
+    turn: Turn,
 ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
+    let Turn {
+        tools,
+        temperature,
+        grammar,
+        first,
+        given,
+    } = turn;
     let inner = chat.inner.clone();
     async_stream::stream! {
         let mut round = 0;
@@ -96,7 +111,7 @@ pub(crate) fn reply(
             round += 1;
             if !heard.calls.is_empty() {
                 yield Ok(ReplyEvent::Status(calling(&heard.calls)));
-                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls).await {
+                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls, given.as_ref()).await {
                     yield Ok(ReplyEvent::part(part));
                 }
             }
@@ -219,19 +234,24 @@ impl Heard {
 }
 
 /// Runs `calls` (together) and adds the round to `messages`: the answer's text `said` with
-/// its calls, each call's result, and the guides of the tools that answered. Returns the
+/// its calls, each call's result (also to `given`), and the guides of the tools that
+/// answered. Returns the
 /// part each call shows as to the client.
 async fn answer_calls(
     messages: &mut Vec<ChatMessage>,
     tools: &[Tool],
     said: String,
     calls: Vec<ToolCall>,
+    given: Option<&Provenance>,
 ) -> Vec<Part> {
     let records = join_all(calls.iter().cloned().map(|call| run(tools, call))).await;
     messages.push(ChatMessage::assistant_calls(said, calls));
     let mut parts = Vec::with_capacity(records.len());
     for record in &records {
         tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
+        if let Some(given) = given {
+            given.add(record.result.clone());
+        }
         messages.push(ChatMessage::tool(
             record.call.id.clone(),
             record.result.clone(),

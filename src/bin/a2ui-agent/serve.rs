@@ -17,7 +17,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::pipeline::OnInvalid;
+use a2ui_agent::pipeline::{DEFAULT_DATA_URL_MAX, OnInvalid, UrlPolicy};
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
@@ -80,6 +80,17 @@ pub struct Args {
     /// How many repair turns one reply may take before its task fails.
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_repairs: usize,
+    /// A host whose URLs a reply's UI may show without their having appeared in the
+    /// conversation (and which skips the address check); repeatable.
+    #[arg(long, value_name = "HOST")]
+    ui_allow_host: Vec<String>,
+    /// Whether a URL in a reply's UI must have appeared in the conversation (the user's
+    /// messages, tool results, the agent's instructions): `on` or `off`.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    ui_url_provenance: bool,
+    /// The largest `data:` image URL a reply's UI may hold, in bytes (0: none).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_DATA_URL_MAX)]
+    ui_data_url_max: usize,
     /// How long, in milliseconds, a chunk of the agent's output waits for more before it is
     /// parsed and sent (at most 1000). Chunks already waiting are always read together; the
     /// default 0 adds no latency (see the streams bench's coalescing curve).
@@ -211,6 +222,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .generator(generator(ProtocolVersion::V0_8)?)
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
+        .url_policy(url_policy(&args))
         .coalesce_window(Duration::from_millis(args.coalesce_ms))
         .web_page(true);
     let builder = match args.ag_ui {
@@ -348,4 +360,23 @@ async fn shutdown_signal() {
         () = terminate => {}
     }
     tracing::info!("shutting down");
+}
+
+/// The URL policy the `--ui-*` flags set.
+fn url_policy(args: &Args) -> UrlPolicy {
+    let policy = UrlPolicy::default()
+        .provenance(args.ui_url_provenance)
+        .data_url_max(args.ui_data_url_max);
+    args.ui_allow_host
+        .iter()
+        .fold(policy, |policy, host| policy.allow_host(host.as_str()))
+}
+
+/// `on` or `off`.
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("expected on or off, not '{other}'")),
+    }
 }
