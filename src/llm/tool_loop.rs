@@ -45,13 +45,8 @@ pub(crate) fn reply(
     mut messages: Vec<ChatMessage>,
     turn: Turn,
 ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
-    let Turn {
-        tools,
-        temperature,
-        grammar,
-        first,
-        given,
-    } = turn;
+    #[rustfmt::skip]
+    let Turn { tools, temperature, grammar, first, given } = turn;
     let inner = chat.inner.clone();
     async_stream::stream! {
         let mut round = 0;
