@@ -24,6 +24,7 @@ use crate::parser::ParsedPart;
 use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
+use super::echo::Echo;
 use super::follow_up::Earlier;
 use super::mending;
 use super::policy::{OnInvalid, RepairPolicy};
@@ -50,6 +51,8 @@ pub(crate) struct Guard {
     /// the parts sent when the first repair turn starts (the first attempt pays nothing for
     /// a repair that may never come).
     held: Held,
+    /// The text a repair turn repeats, so that it does not go out again.
+    echo: Echo,
 }
 
 impl Guard {
@@ -79,6 +82,7 @@ impl Guard {
             ),
             processor,
             held: Held::default(),
+            echo: Echo::default(),
         }
     }
 }
@@ -120,8 +124,11 @@ impl Guard {
         }
         if self.held.is_repairing() {
             for part in &mut parsed {
-                if let ParsedPart::A2ui(messages) = part {
-                    *messages = self.held.reconcile(std::mem::take(messages));
+                match part {
+                    ParsedPart::A2ui(messages) => {
+                        *messages = self.held.reconcile(std::mem::take(messages));
+                    }
+                    ParsedPart::Text(text) => *text = self.echo.text(std::mem::take(text)),
                 }
             }
         }
@@ -312,6 +319,7 @@ impl Guard {
             }
         }
         self.held.repairing();
+        self.echo.repair(|| sent.text());
         let repaired = request.clone().with_repair(repair);
         *request = repaired.clone();
         Ok(repaired)
