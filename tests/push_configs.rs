@@ -356,3 +356,46 @@ async fn another_callers_task_is_answered_as_a_missing_one() {
         .await;
     assert_eq!(still["result"]["configs"].as_array().map(Vec::len), Some(1));
 }
+
+/// 0.3 makes the config id optional on set and on get: a config set without one is the
+/// one a get without one reads, whatever other configs the task has.
+#[tokio::test]
+async fn a_0_3_config_set_without_an_id_is_the_one_a_get_without_an_id_reads() {
+    let server = server().await;
+    let task = server.result("message/send", text_message("hi")).await;
+    let task = task["id"].as_str().unwrap().to_owned();
+    let other = json!({"taskId": task, "pushNotificationConfig": {"id": "other", "url": hook(1)}});
+    server
+        .result("tasks/pushNotificationConfig/set", other.clone())
+        .await;
+    let set = server
+        .result(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task, "pushNotificationConfig": {"url": hook(2), "token": "t"}}),
+        )
+        .await;
+    assert_eq!(set["pushNotificationConfig"]["url"], hook(2), "{set}");
+    let got = server
+        .result("tasks/pushNotificationConfig/get", json!({"id": task}))
+        .await;
+    assert_eq!(got, set);
+    let listed = server
+        .result("tasks/pushNotificationConfig/list", json!({"id": task}))
+        .await;
+    assert_eq!(listed, json!([other, set]));
+    // Set again without an id: the same config is replaced, not a second one added.
+    let again = server
+        .result(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task, "pushNotificationConfig": {"url": hook(3)}}),
+        )
+        .await;
+    let got = server
+        .result("tasks/pushNotificationConfig/get", json!({"id": task}))
+        .await;
+    assert_eq!(got, again);
+    let listed = server
+        .result("tasks/pushNotificationConfig/list", json!({"id": task}))
+        .await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
+}
