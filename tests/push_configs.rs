@@ -93,7 +93,7 @@ async fn configs_are_created_read_listed_and_deleted_over_json_rpc() {
     assert_eq!(
         created["result"],
         json!({"id": "a", "taskId": task, "url": hook(1),
-        "token": "t1", "authentication": {"scheme": "Bearer", "credentials": "s"}})
+        "token": "t1", "authentication": {"scheme": "Bearer"}})
     );
     // No id: the server picks one.
     let second = server
@@ -259,6 +259,9 @@ async fn configs_work_over_0_3() {
     let set = server
         .result("tasks/pushNotificationConfig/set", config.clone())
         .await;
+    // Answered without the credentials (see below).
+    let config = json!({"taskId": task, "pushNotificationConfig": {"id": "c", "url": hook(1),
+        "authentication": {"schemes": ["Bearer"]}}});
     assert_eq!(set, config);
     let got = server
         .result(
@@ -355,4 +358,107 @@ async fn another_callers_task_is_answered_as_a_missing_one() {
         .call_v1("ListTaskPushNotificationConfigs", json!({"taskId": task}))
         .await;
     assert_eq!(still["result"]["configs"].as_array().map(Vec::len), Some(1));
+}
+
+/// 0.3 makes the config id optional on set and on get: a config set without one is the
+/// one a get without one reads, whatever other configs the task has.
+#[tokio::test]
+async fn a_0_3_config_set_without_an_id_is_the_one_a_get_without_an_id_reads() {
+    let server = server().await;
+    let task = server.result("message/send", text_message("hi")).await;
+    let task = task["id"].as_str().unwrap().to_owned();
+    let other = json!({"taskId": task, "pushNotificationConfig": {"id": "other", "url": hook(1)}});
+    server
+        .result("tasks/pushNotificationConfig/set", other.clone())
+        .await;
+    let set = server
+        .result(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task, "pushNotificationConfig": {"url": hook(2), "token": "t"}}),
+        )
+        .await;
+    assert_eq!(set["pushNotificationConfig"]["url"], hook(2), "{set}");
+    let got = server
+        .result("tasks/pushNotificationConfig/get", json!({"id": task}))
+        .await;
+    assert_eq!(got, set);
+    let listed = server
+        .result("tasks/pushNotificationConfig/list", json!({"id": task}))
+        .await;
+    assert_eq!(listed, json!([other, set]));
+    // Set again without an id: the same config is replaced, not a second one added.
+    let again = server
+        .result(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task, "pushNotificationConfig": {"url": hook(3)}}),
+        )
+        .await;
+    let got = server
+        .result("tasks/pushNotificationConfig/get", json!({"id": task}))
+        .await;
+    assert_eq!(got, again);
+    let listed = server
+        .result("tasks/pushNotificationConfig/list", json!({"id": task}))
+        .await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
+}
+
+/// The credentials a config's webhook is called with are the agent's to send, not to show:
+/// no answer of any binding or version holds them (the spec makes them optional in every
+/// answer); the scheme, the URL and the token the webhook checks are shown.
+#[tokio::test]
+async fn no_answer_shows_the_credentials_a_config_was_set_with() {
+    const SECRET: &str = "s3cret-credentials";
+    let server = server().await;
+    let task = new_task(&server).await;
+    let mut answers = Vec::new();
+    let auth = json!({"scheme": "Bearer", "credentials": SECRET});
+    answers.push(
+        server
+            .call_v1(
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "id": "a", "url": hook(1), "token": "t1", "authentication": auth}),
+            )
+            .await,
+    );
+    answers.push(
+        server
+            .call_v1(
+                "GetTaskPushNotificationConfig",
+                json!({"taskId": task, "id": "a"}),
+            )
+            .await,
+    );
+    answers.push(
+        server
+            .call_v1("ListTaskPushNotificationConfigs", json!({"taskId": task}))
+            .await,
+    );
+    let path = format!("tasks/{task}/pushNotificationConfigs");
+    let body = json!({"id": "r", "url": hook(2), "authentication": auth});
+    answers.push(server.rest("POST", &path, Some(body)).await.1);
+    answers.push(server.rest("GET", &format!("{path}/r"), None).await.1);
+    answers.push(server.rest("GET", &path, None).await.1);
+    let old = server.result("message/send", text_message("hi")).await;
+    let old = old["id"].as_str().unwrap().to_owned();
+    let config = json!({"taskId": old, "pushNotificationConfig": {"id": "c", "url": hook(3),
+        "authentication": {"schemes": ["Bearer"], "credentials": SECRET}}});
+    answers.push(
+        server
+            .call("tasks/pushNotificationConfig/set", config)
+            .await,
+    );
+    let query = json!({"id": old, "pushNotificationConfigId": "c"});
+    answers.push(server.call("tasks/pushNotificationConfig/get", query).await);
+    answers.push(
+        server
+            .call("tasks/pushNotificationConfig/list", json!({"id": old}))
+            .await,
+    );
+    for answer in &answers {
+        let text = answer.to_string();
+        assert!(!text.contains(SECRET), "{answer:#}");
+        assert!(text.contains("Bearer"), "the scheme is shown: {answer:#}");
+    }
+    assert_eq!(answers[0]["result"]["token"], "t1", "{:#}", answers[0]);
 }

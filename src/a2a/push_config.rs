@@ -6,6 +6,10 @@
 //! a send). 0.3 names several authentication schemes, 1.0 one; the model keeps the list.
 //! The config also remembers the protocol version it was registered in, because the
 //! webhook receives that version's payload (0.3: the task; 1.0: a `StreamResponse`).
+//!
+//! The credentials are a secret the server presents to the webhook: no answer shows them
+//! (both versions make them optional in every answer), and a config's `Debug` (what a log
+//! line would print) shows neither them nor the token.
 
 /// The protocol version a push config was registered in: its webhook gets that version's
 /// payload.
@@ -37,8 +41,8 @@ impl PushProtocol {
 }
 
 /// How the agent authenticates to a webhook (0.3 `PushNotificationAuthenticationInfo`, 1.0
-/// `AuthenticationInfo`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `AuthenticationInfo`). Its `Debug` does not show the credentials.
+#[derive(Clone, PartialEq, Eq)]
 pub struct PushAuthentication {
     /// HTTP authentication schemes (`Bearer`, `Basic`); the first is used. 1.0 names one.
     pub schemes: Vec<String>,
@@ -46,8 +50,8 @@ pub struct PushAuthentication {
     pub credentials: Option<String>,
 }
 
-/// One webhook of a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One webhook of a task. Its `Debug` shows neither the token nor the credentials.
+#[derive(Clone, PartialEq, Eq)]
 pub struct PushConfig {
     /// The config's id, unique within its task.
     pub id: String,
@@ -59,6 +63,32 @@ pub struct PushConfig {
     pub authentication: Option<PushAuthentication>,
     /// The version whose payload the webhook receives.
     pub protocol: PushProtocol,
+}
+
+/// What a `Debug` shows of a secret: whether there is one.
+fn redacted(secret: Option<&String>) -> Option<&'static str> {
+    secret.map(|_| "<redacted>")
+}
+
+impl std::fmt::Debug for PushAuthentication {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PushAuthentication")
+            .field("schemes", &self.schemes)
+            .field("credentials", &redacted(self.credentials.as_ref()))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for PushConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PushConfig")
+            .field("id", &self.id)
+            .field("url", &self.url)
+            .field("token", &redacted(self.token.as_ref()))
+            .field("authentication", &self.authentication)
+            .field("protocol", &self.protocol)
+            .finish()
+    }
 }
 
 impl PushConfig {
@@ -129,5 +159,28 @@ mod tests {
             credentials: None,
         });
         assert_eq!(config.authorization(), None);
+    }
+
+    #[test]
+    fn a_config_as_a_log_line_prints_it_shows_no_secret() {
+        let mut config = PushConfig::new("c", "https://x");
+        config.token = Some("the-token".into());
+        config.authentication = Some(PushAuthentication {
+            schemes: vec!["Bearer".into()],
+            credentials: Some("the-credentials".into()),
+        });
+        for shown in [format!("{config:?}"), format!("{config:#?}")] {
+            assert!(!shown.contains("the-token"), "{shown}");
+            assert!(!shown.contains("the-credentials"), "{shown}");
+            assert!(
+                shown.contains("Bearer") && shown.contains("https://x"),
+                "{shown}"
+            );
+        }
+        let request = PushConfigRequest {
+            task_id: "t".into(),
+            config,
+        };
+        assert!(!format!("{request:?}").contains("the-credentials"));
     }
 }

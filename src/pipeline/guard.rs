@@ -24,6 +24,7 @@ use crate::parser::ParsedPart;
 use crate::processor::RequestProcessor;
 use crate::request::{Repair, Request};
 
+use super::echo::Echo;
 use super::follow_up::Earlier;
 use super::mending;
 use super::policy::{OnInvalid, RepairPolicy};
@@ -53,6 +54,8 @@ pub(crate) struct Guard {
     held: Held,
     /// Where the reply's URLs may point; `None` when nothing is checked.
     urls: Option<UrlCheck>,
+    /// The text a repair turn repeats, so that it does not go out again.
+    echo: Echo,
 }
 
 impl Guard {
@@ -85,6 +88,7 @@ impl Guard {
             ),
             processor,
             held: Held::default(),
+            echo: Echo::default(),
         }
     }
 }
@@ -126,8 +130,11 @@ impl Guard {
         }
         if self.held.is_repairing() {
             for part in &mut parsed {
-                if let ParsedPart::A2ui(messages) = part {
-                    *messages = self.held.reconcile(std::mem::take(messages));
+                match part {
+                    ParsedPart::A2ui(messages) => {
+                        *messages = self.held.reconcile(std::mem::take(messages));
+                    }
+                    ParsedPart::Text(text) => *text = self.echo.text(std::mem::take(text)),
                 }
             }
         }
@@ -321,6 +328,7 @@ impl Guard {
             }
         }
         self.held.repairing();
+        self.echo.repair(|| sent.text());
         let repaired = request.clone().with_repair(repair);
         *request = repaired.clone();
         Ok(repaired)

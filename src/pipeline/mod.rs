@@ -21,10 +21,12 @@
 //!   strings of a message are URLs (the guard refuses a message whose URL breaks it, as it
 //!   refuses one that does not validate);
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
+//! - `echo`: the text a repair turn repeats of what the client already read;
 //! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
 //! - `mending`: a label a model wrote where a component belongs, answered by a `Text`;
 //! - `sent_parts`: the parts a reply sent so far, kept as JSON until it ends.
 
+mod echo;
 mod follow_up;
 mod guard;
 mod mending;

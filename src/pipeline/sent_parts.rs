@@ -93,6 +93,17 @@ impl SentParts {
         })
     }
 
+    /// The text of the text parts, joined, in the order they were sent.
+    pub(crate) fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|kept| match kept {
+                Kept::Other(part) => part.as_text(),
+                Kept::Data { .. } => None,
+            })
+            .collect()
+    }
+
     /// The parts, as they were sent.
     pub(crate) fn into_parts(self) -> Vec<Part> {
         self.parts

@@ -13,7 +13,7 @@ use super::ServerState;
 use super::error::ApiError;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0::PushListQuery;
-use crate::a2a::{PushConfig, PushConfigQuery, PushConfigRequest, SendRequest};
+use crate::a2a::{PushConfig, PushConfigQuery, PushConfigRequest, PushProtocol, SendRequest};
 use crate::push::Pusher;
 use crate::store::{Owner, PushConfigPut};
 use crate::task::TaskError;
@@ -43,11 +43,21 @@ fn invalid(message: String) -> ApiError {
     .into()
 }
 
-/// Checks `config` and gives it an id when it has none.
-async fn check(state: &ServerState, config: &mut PushConfig) -> Result<(), ApiError> {
+/// Checks `config` and gives it an id when it has none: a new one in 1.0; in 0.3 the id of
+/// its task (`task_id`; when not known yet, the task's start gives it), the config a get
+/// without a config id reads, as the 0.3 SDKs do.
+async fn check(
+    state: &ServerState,
+    config: &mut PushConfig,
+    task_id: Option<&str>,
+) -> Result<(), ApiError> {
     let pusher = pusher(state)?;
     if config.id.is_empty() {
-        config.id = state.tasks.ids.new_id();
+        match (config.protocol, task_id) {
+            (PushProtocol::V0_3, Some(task_id)) => config.id = task_id.to_owned(),
+            (PushProtocol::V0_3, None) => {}
+            (PushProtocol::V1_0, _) => config.id = state.tasks.ids.new_id(),
+        }
     }
     if config.id.len() > MAX_ID_LEN || config.id.contains('/') {
         return Err(invalid(format!(
@@ -95,7 +105,7 @@ pub(crate) async fn inline(
     let Some(mut config) = send.configuration.push_notification_config.take() else {
         return Ok(None);
     };
-    check(state, &mut config).await?;
+    check(state, &mut config, None).await?;
     Ok(Some(config))
 }
 
@@ -109,7 +119,7 @@ pub(crate) async fn set(
         task_id,
         mut config,
     } = request;
-    check(state, &mut config).await?;
+    check(state, &mut config, Some(&task_id)).await?;
     let max = pusher(state)?.settings().max_configs_per_task;
     let put = state
         .tasks

@@ -121,9 +121,11 @@ async fn cancel_elsewhere(
     }
 }
 
-/// Stops every running task: each ends `failed` with `reason` as its final update. Used
+/// Stops every running task: each ends `failed` with `reason` as its final update; an agent
+/// call made before its task exists ends too, its client told the server is stopping. Used
 /// when the server shuts down after its drain deadline.
 pub(super) async fn stop_all(tasks: &TaskManager, reason: &str) {
+    tasks.deciding.stop();
     let running: Vec<Arc<Running>> = tasks.running().values().cloned().collect();
     for entry in &running {
         entry.request_stop(Stop::Fail(reason.to_owned()));

@@ -90,6 +90,10 @@ pub enum TaskError {
     /// runtime is shutting down) (-32603).
     #[error("starting the task stopped: {0}")]
     StartStopped(#[source] Arc<tokio::task::JoinError>),
+    /// The server stopped (its drain deadline passed) while the agent was still deciding
+    /// its answer to a message that starts a task (-32603).
+    #[error("The server is stopping; the request was ended before the agent answered.")]
+    Stopping,
 }
 
 impl From<TaskError> for RpcError {
@@ -109,6 +113,10 @@ impl From<TaskError> for RpcError {
                     ErrorCode::ServerBusy,
                     "Server busy: the task store is full of running tasks; retry later",
                 );
+            }
+            // Said as it is: the client may retry elsewhere.
+            TaskError::Stopping => {
+                return RpcError::new(ErrorCode::InternalError, error.to_string());
             }
             TaskError::IllegalTransition { .. }
             | TaskError::Store(_)

@@ -29,6 +29,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
+use super::deciding::Deciding;
 pub(crate) use super::fanout::SharedEvent;
 use super::run_watchers::RunWatchers;
 pub(crate) use super::running::{Delivery, Done, Running, Stop};
@@ -63,6 +64,8 @@ pub(crate) struct TaskManager {
     running: Mutex<HashMap<String, Arc<Running>>>,
     /// Wakes those waiting for the running map to empty (a server shutting down).
     idle: Notify,
+    /// The agent calls made before their task exists (see [`super::deciding`]).
+    pub(super) deciding: Deciding,
     /// Subscribers waiting for an interrupted task's next run.
     pub(super) watchers: RunWatchers,
     /// Ids of idle tasks being continued or canceled here (see the module doc).
@@ -116,6 +119,7 @@ impl TaskManager {
             running: Mutex::new(HashMap::new()),
             watchers: RunWatchers::default(),
             idle: Notify::new(),
+            deciding: Deciding::default(),
             claims: Mutex::new(HashSet::new()),
             released: Notify::new(),
             cluster,
@@ -214,13 +218,18 @@ impl TaskManager {
         }
     }
 
-    /// Waits until no task runs here.
+    /// Waits until no task runs here and no agent call waits to start one.
     pub(crate) async fn wait_idle(&self) {
         loop {
             // Registered before looking, so an emptying between the two is not missed.
             let emptied = self.idle.notified();
             if self.running().is_empty() {
-                return;
+                self.deciding.wait_idle().await;
+                // A call that ended may have started a task.
+                if self.running().is_empty() {
+                    return;
+                }
+                continue;
             }
             emptied.await;
         }

@@ -13,13 +13,14 @@
 //! settles the task, `answer` turns the agent's reply into updates through the reply
 //! pipeline (and repairs), `feed` reads the agent's stream token by token. Beside the line,
 //! `reply_kinds` handles the replies that are not text (artifacts, a bare message before any
-//! task, explicit outcomes), `cancel` stops tasks and `read` answers get, list and
+//! task, explicit outcomes), `cancel` stops tasks (and `deciding` the agent calls made before a task exists) and `read` answers get, list and
 //! subscribe; `handoff` holds the types the steps hand each other, `running` the live entry
 //! of a task while it runs, and `operations` the methods the bindings call.
 
 mod answer;
 mod call;
 mod cancel;
+mod deciding;
 mod error;
 mod fanout;
 mod feed;

@@ -47,7 +47,13 @@ pub(super) async fn answer_first(
     filed.task_id = Some(task_id.clone());
     let (request, activated) = decided.into_request(filed, &task_id, &context_id, Vec::new());
     let called = match &request {
-        Ok(request) => Some(call::call(tasks, request.clone()).await),
+        // Counted, so that a shutdown stops it: no task runs it yet.
+        Ok(request) => Some(
+            tasks
+                .deciding
+                .run(call::call(tasks, request.clone()))
+                .await?,
+        ),
         Err(_) => None,
     };
     if let Some(Ok(Reply::Message { parts })) = called {

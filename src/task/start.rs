@@ -226,7 +226,11 @@ async fn open_push(
     let Some(pusher) = &tasks.push else {
         return Ok(false);
     };
-    if let Some(config) = push {
+    if let Some(mut config) = push {
+        if config.id.is_empty() {
+            // A 0.3 config given without an id is known by its task's.
+            config.id = id.to_owned();
+        }
         let max = pusher.settings().max_configs_per_task;
         match tasks.store.put_push_config(owner, id, config, max).await? {
             PushConfigPut::Kept => {

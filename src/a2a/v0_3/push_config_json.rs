@@ -113,11 +113,11 @@ struct WireConfig<'a> {
 #[derive(Serialize)]
 struct WireAuthentication<'a> {
     schemes: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    credentials: Option<&'a str>,
 }
 
-/// Encodes `config` of task `task_id` as a `TaskPushNotificationConfig`.
+/// Encodes `config` of task `task_id` as a `TaskPushNotificationConfig`, without its
+/// credentials (optional in 0.3's `PushNotificationAuthenticationInfo`): they are the
+/// server's to send to the webhook, not to show.
 pub fn encode_push_config(task_id: &str, config: &PushConfig) -> Value {
     to_value(WireTaskConfig {
         task_id,
@@ -130,7 +130,6 @@ pub fn encode_push_config(task_id: &str, config: &PushConfig) -> Value {
                 .as_ref()
                 .map(|auth| WireAuthentication {
                     schemes: &auth.schemes,
-                    credentials: auth.credentials.as_deref(),
                 }),
         },
     })
@@ -143,15 +142,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_set_request_round_trips() {
+    fn a_set_request_round_trips_without_its_credentials() {
         let params = json!({"taskId": "t", "pushNotificationConfig": {"id": "c",
             "url": "https://h/x", "token": "k",
             "authentication": {"schemes": ["Bearer"], "credentials": "s"}}});
         let request = decode_push_set_params(Some(&params)).unwrap();
         assert_eq!(request.config.protocol, PushProtocol::V0_3);
+        let auth = request.config.authentication.as_ref().unwrap();
+        assert_eq!(auth.credentials.as_deref(), Some("s"));
+        let mut shown = params;
+        shown["pushNotificationConfig"]["authentication"]
+            .as_object_mut()
+            .unwrap()
+            .remove("credentials");
         assert_eq!(
             encode_push_config(&request.task_id, &request.config),
-            params
+            shown
         );
     }
 

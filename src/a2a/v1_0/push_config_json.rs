@@ -229,8 +229,6 @@ struct WireConfigOut<'a> {
 #[derive(Serialize)]
 struct WireAuthenticationOut<'a> {
     scheme: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    credentials: Option<&'a str>,
 }
 
 fn config_out<'a>(task_id: &'a str, config: &'a PushConfig) -> WireConfigOut<'a> {
@@ -244,12 +242,13 @@ fn config_out<'a>(task_id: &'a str, config: &'a PushConfig) -> WireConfigOut<'a>
             .as_ref()
             .map(|auth| WireAuthenticationOut {
                 scheme: auth.schemes.first().map_or("", String::as_str),
-                credentials: auth.credentials.as_deref(),
             }),
     }
 }
 
-/// Encodes `config` of task `task_id` as a `TaskPushNotificationConfig`.
+/// Encodes `config` of task `task_id` as a `TaskPushNotificationConfig`, without its
+/// credentials (optional in 1.0's `AuthenticationInfo`): they are the server's to send to
+/// the webhook, not to show.
 pub fn encode_push_config(task_id: &str, config: &PushConfig) -> Value {
     to_value(config_out(task_id, config))
 }
@@ -279,14 +278,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_config_round_trips_and_the_proto_names_are_read() {
+    fn a_config_round_trips_without_its_credentials_and_the_proto_names_are_read() {
         let params = json!({"task_id": "t", "id": "c", "url": "https://h/x", "token": "k",
             "authentication": {"scheme": "Bearer", "credentials": "s"}});
         let request = decode_push_config_params(Some(&params), None).unwrap();
+        let auth = request.config.authentication.as_ref().unwrap();
+        assert_eq!(auth.credentials.as_deref(), Some("s"));
         assert_eq!(
             encode_push_config(&request.task_id, &request.config),
             json!({"id": "c", "taskId": "t", "url": "https://h/x", "token": "k",
-                "authentication": {"scheme": "Bearer", "credentials": "s"}})
+                "authentication": {"scheme": "Bearer"}})
         );
     }
 
