@@ -8,6 +8,7 @@
 //! `application/a2ui+json` (A2UI over MCP Apps). A failure is a tool error (`isError`)
 //! with the task's message, which the task layer already wrote for clients.
 
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde_json::{Map, Value, json};
 
 use super::{A2UI_MIME, CONTEXT_KEY};
@@ -16,6 +17,18 @@ use crate::agent::STATUS_METADATA;
 
 /// The MIME types the reply pipeline marks A2UI data parts with.
 const A2UI_PART_MIMES: [&str; 2] = ["application/a2ui+json", "application/json+a2ui"];
+
+/// The `_meta` key of a progress notification holding the A2UI messages new since the
+/// last one.
+const PROGRESS_KEY: &str = "a2ui-agent/messages";
+
+/// What the progress notifications of a call said so far.
+#[derive(Debug, Default)]
+pub(super) struct Sent {
+    step: u32,
+    messages: usize,
+    text: usize,
+}
 
 /// What a run produced so far.
 #[derive(Debug, Default)]
@@ -70,16 +83,24 @@ impl Collector {
         self.cut = true;
     }
 
-    /// The reply's text so far.
-    pub(super) fn text(&self) -> String {
-        self.text.clone()
-    }
-
-    /// The A2UI messages new since `*sent` (then all sent), if any.
-    pub(super) fn progress(&self, sent: &mut usize) -> Option<Vec<Value>> {
-        let new = self.messages.get(*sent..)?.to_vec();
-        *sent = self.messages.len();
-        Some(new)
+    /// The progress notification of what is new since `sent` (then sent): the reply's
+    /// text so far and the A2UI messages new since the last one; `None` when nothing is.
+    pub(super) fn progress(
+        &self,
+        token: &ProgressToken,
+        sent: &mut Sent,
+    ) -> Option<ProgressNotificationParam> {
+        let new = self.messages.get(sent.messages..).unwrap_or_default();
+        if new.is_empty() && self.text.len() == sent.text {
+            return None;
+        }
+        sent.step += 1;
+        let mut param = ProgressNotificationParam::new(token.clone(), f64::from(sent.step))
+            .with_message(self.text.clone());
+        param.meta = serde_json::from_value(json!({ PROGRESS_KEY: new })).ok();
+        sent.messages = self.messages.len();
+        sent.text = self.text.len();
+        Some(param)
     }
 
     fn parts(&mut self, parts: &[Part]) {

@@ -117,9 +117,12 @@ pub(crate) async fn owned_by_caller(
     let closing = request.method() == Method::DELETE;
     match named {
         Some(Ok(id)) if sessions.is_owned_by(&id, &owner) => {
-            let response = next.run(request).await;
+            let mut response = next.run(request).await;
             if closing && response.status().is_success() {
                 sessions.owners().remove(&id);
+                // `rmcp` answers 202; clients (Python's) expect the plain 200 of a done
+                // request.
+                *response.status_mut() = StatusCode::OK;
             }
             response
         }

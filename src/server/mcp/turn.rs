@@ -2,13 +2,13 @@
 //! operations layer, its events collected into the tool result.
 
 use axum::http::request::Parts;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, ProgressNotificationParam};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::handler::Handler;
-use super::result::Collector;
+use super::result::{Collector, Sent};
 use super::{A2UI_KEY, CONTEXT_KEY};
 use crate::a2a::jsonrpc::RpcError;
 use crate::a2a::{Message, Part, SendRequest};
@@ -123,7 +123,7 @@ async fn collect(
     let Some(mut events) = events else {
         return Ok(collector);
     };
-    let mut notified = 0;
+    let mut sent = Sent::default();
     while !ended {
         let event = tokio::select! {
             () = context.ct.cancelled() => {
@@ -138,11 +138,8 @@ async fn collect(
         ended = collector.add(&event);
         if let Some(token) = &progress
             && !ended
-            && let Some(update) = collector.progress(&mut notified)
+            && let Some(param) = collector.progress(token, &mut sent)
         {
-            let mut param = ProgressNotificationParam::new(token.clone(), notified as f64)
-                .with_message(collector.text());
-            param.meta = serde_json::from_value(json!({ "a2ui-agent/messages": update })).ok();
             let _ = context.peer.notify_progress(param).await;
         }
     }
