@@ -66,6 +66,8 @@ pub struct ServerBuilder {
     web_page: bool,
     push: Option<crate::push::PushSettings>,
     ag_ui: Option<String>,
+    #[cfg(feature = "mcp")]
+    mcp: Option<String>,
 }
 
 impl ServerBuilder {
@@ -98,6 +100,8 @@ impl ServerBuilder {
             web_page: false,
             push: None,
             ag_ui: None,
+            #[cfg(feature = "mcp")]
+            mcp: None,
         }
     }
 }
@@ -150,6 +154,9 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_SUBSCRIBERS_PER_CALLER: usize = 32;
     /// The default of [`coalesce_window`](Self::coalesce_window): none (see there why).
     pub const DEFAULT_COALESCE_WINDOW: Duration = Duration::ZERO;
+    /// Where [`mcp`](Self::mcp) serves MCP unless told otherwise.
+    #[cfg(feature = "mcp")]
+    pub const DEFAULT_MCP_PATH: &'static str = super::mcp::DEFAULT_PATH;
     /// Where [`ag_ui`](Self::ag_ui) serves AG-UI unless told otherwise.
     pub const DEFAULT_AG_UI_PATH: &'static str = super::agui::DEFAULT_PATH;
     /// The longest [`coalesce_window`](Self::coalesce_window).
@@ -411,6 +418,37 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the agent as an MCP server too, at `path` ([`Self::DEFAULT_MCP_PATH`] is
+    /// `/mcp`; Streamable HTTP: `POST`, `GET` and `DELETE`): MCP hosts list the agent as a
+    /// tool (named and described from the card and its skills), call it with the user's
+    /// message, and get the reply's text and its A2UI messages (an embedded resource of
+    /// MIME `application/a2ui+json`, as A2UI over MCP Apps says); a surface's action comes
+    /// back as `tools/call` of the event's name. Off by default. The same authentication,
+    /// tenants (`/{tenant}/mcp`), limits, stores and tasks apply as over A2A: an MCP session
+    /// is its caller's, and its conversation an A2A context of the caller's. `build`
+    /// refuses a path that is not a plain absolute path of its own (see
+    /// [`BuildError::InvalidMcpPath`]).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// use a2ui_agent::{A2uiServer, AgentCard, Reply, Request};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let card = AgentCard::builder("Echo").description("Repeats what you say").build();
+    /// let echo = |request: Request| async move { Reply::text(request.text()) };
+    /// let server = A2uiServer::builder(card, echo)
+    ///     .mcp(a2ui_agent::ServerBuilder::DEFAULT_MCP_PATH)
+    ///     .build()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "mcp")]
+    pub fn mcp(mut self, path: impl Into<String>) -> Self {
+        self.mcp = Some(path.into());
+        self
+    }
+
     /// Turns push notifications on (default off), as `settings` say: clients may register
     /// webhooks for their tasks (with a send, or with the push config methods), the card
     /// declares `capabilities.pushNotifications`, and every status and artifact update of a
@@ -434,6 +472,15 @@ impl ServerBuilder {
         }
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
         let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
+        #[cfg(feature = "mcp")]
+        let mcp = match self.mcp.map(super::mcp::checked_path).transpose()? {
+            Some(path) if ag_ui.as_ref() == Some(&path) => {
+                return Err(BuildError::InvalidMcpPath(format!(
+                    "{path:?} is taken by AG-UI"
+                )));
+            }
+            path => path,
+        };
         let other_extensions = self
             .card
             .capabilities
@@ -478,8 +525,7 @@ impl ServerBuilder {
             Some(pusher) => tasks.with_push(pusher.clone()),
             None => tasks,
         };
-        Ok(A2uiServer {
-            state: Arc::new(ServerState {
+        let state = Arc::new(ServerState {
                 card,
                 card_modified,
                 extended_card,
@@ -495,7 +541,14 @@ impl ServerBuilder {
                 tenancy,
                 tenants,
                 push,
+        });
+        Ok(A2uiServer {
+            #[cfg(feature = "mcp")]
+            mcp: mcp.map(|path| {
+                let endpoint = super::mcp::Endpoint::new(&state, self.body_limit);
+                (path.into(), endpoint)
             }),
+            state,
             body_limit: self.body_limit,
             limits: Arc::new(self.limits),
             allowed_hosts: self.allowed_hosts.map(Into::into),

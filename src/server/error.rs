@@ -27,6 +27,11 @@ pub enum BuildError {
     /// The AG-UI path is not a plain absolute path apart from the A2A routes; the reason.
     #[error("the AG-UI path {0}")]
     InvalidAgUiPath(String),
+    /// The MCP path is not a plain absolute path apart from the A2A routes and the AG-UI
+    /// path; the reason.
+    #[cfg(feature = "mcp")]
+    #[error("the MCP path {0}")]
+    InvalidMcpPath(String),
 }
 
 /// Anything a JSON-RPC method can fail with; becomes an [`RpcError`] (and a log line) in

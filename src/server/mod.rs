@@ -20,7 +20,10 @@
 //! - with [`ServerBuilder::web_page`], `GET /` — a chat page drawing the agent's surfaces;
 //! - with [`ServerBuilder::ag_ui`], `POST /ag-ui` — the same agent over AG-UI (a
 //!   `RunAgentInput` in, AG-UI events out over SSE, A2UI surfaces as `a2ui-surface`
-//!   activities), for CopilotKit and other AG-UI frontends.
+//!   activities), for CopilotKit and other AG-UI frontends;
+//! - with [`ServerBuilder::mcp`] (the `mcp` feature), `/mcp` — the same agent as a tool of
+//!   an MCP server (Streamable HTTP), its surfaces in the tool results as A2UI over MCP
+//!   Apps says, for MCP hosts.
 //!
 //! The description below uses the 0.3 names; 1.0 streams carry the same events as
 //! `StreamResponse` objects (no `final`).
@@ -54,7 +57,10 @@ mod connections;
 mod error;
 mod gate;
 mod limits;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod ops;
+mod paths;
 mod principal;
 mod push_methods;
 mod rest;
@@ -121,6 +127,9 @@ pub struct A2uiServer {
     web_page: bool,
     /// Where the AG-UI binding is served; `None`: it is not.
     ag_ui: Option<Arc<str>>,
+    /// The MCP endpoint and where it is served; `None`: it is not.
+    #[cfg(feature = "mcp")]
+    mcp: Option<(Arc<str>, mcp::Endpoint)>,
 }
 
 impl fmt::Debug for A2uiServer {
@@ -169,14 +178,15 @@ impl A2uiServer {
         // same routes again under `/{tenant}/`.
         let tenancy = self.state.tenancy;
         let ag_ui = self.ag_ui.as_deref();
-        let mut api = api_routes(tenancy, ag_ui);
+        let mut api = self.with_mcp(api_routes(tenancy, ag_ui));
         if tenancy {
             // `nest` serves the inner `/` at `/{tenant}` only; JSON-RPC clients also post
             // to `/{tenant}/`.
             api = api
                 .nest(
                     "/{tenant}",
-                    api_routes(true, ag_ui).layer(from_fn(tenancy::from_path)),
+                    self.with_mcp(api_routes(true, ag_ui))
+                        .layer(from_fn(tenancy::from_path)),
                 )
                 .route(
                     "/{tenant}/",
@@ -212,6 +222,15 @@ impl A2uiServer {
             Some(cors) => router.layer(cors),
             None => router,
         }
+    }
+
+    /// `api` and, when it is served, the MCP endpoint.
+    fn with_mcp(&self, api: Router<Arc<ServerState>>) -> Router<Arc<ServerState>> {
+        #[cfg(feature = "mcp")]
+        if let Some((path, endpoint)) = &self.mcp {
+            return api.merge(endpoint.routes(path));
+        }
+        api
     }
 
     /// The agent card served.

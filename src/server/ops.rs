@@ -18,7 +18,7 @@ use super::error::ApiError;
 use super::sse::{self, CancelOnDrop, Framing, Opened};
 use super::version::Version;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::{Message, SendRequest, StreamEvent, Task};
+use crate::a2a::{Message, SendRequest, StreamEvent, Task, TaskListQuery};
 use crate::request::Principal;
 use crate::request::prepared::Prepared;
 use crate::store::Owner;
@@ -189,6 +189,28 @@ pub(crate) async fn open(
         })),
     };
     Ok((opening, activated))
+}
+
+/// The task of `owner`'s conversation `context_id` that waits for the next turn, if its
+/// latest does: what a binding whose turns carry no task id (AG-UI threads, MCP sessions)
+/// continues.
+pub(crate) async fn waiting_task(
+    state: &ServerState,
+    owner: &Owner,
+    context_id: &str,
+) -> Result<Option<Task>, ApiError> {
+    let query = TaskListQuery {
+        context_id: Some(context_id.to_owned()),
+        page_size: 1,
+        history_length: Some(0),
+        ..TaskListQuery::default()
+    };
+    let page = state.tasks.list(owner, &query).await?;
+    Ok(page
+        .tasks
+        .into_iter()
+        .next()
+        .filter(|task| task.status.state.is_interrupted()))
 }
 
 /// Checks `send`, takes a place for it under the running-task caps and runs the request

@@ -380,6 +380,7 @@ mod tests {
             Some(version) => {
                 let generator = match version {
                     ProtocolVersion::V0_8 => Generator::v0_8(),
+                    ProtocolVersion::V1_0 => Generator::built_in(ProtocolVersion::V1_0),
                     _ => Generator::v0_9(),
                 };
                 request.with_a2ui(generator.negotiate(None).unwrap())
@@ -423,8 +424,8 @@ mod tests {
     }
 
     #[test]
-    fn every_step_of_the_demo_validates_against_the_basic_catalog_in_both_versions() {
-        for version in [ProtocolVersion::V0_8, ProtocolVersion::V0_9] {
+    fn every_step_of_the_demo_validates_against_the_basic_catalog_in_every_version() {
+        for version in [ProtocolVersion::V0_8, ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
             let (text, list) = answer(&request(Some(version), vec![Part::text("dinner?")]));
             assert!(text.contains("restaurants"), "{text}");
             assert!(list.len() >= 2);

@@ -15,16 +15,49 @@ pub(super) struct Booking {
     pub(super) time: String,
 }
 
-/// A component in either version's shape. `props` are v0.9-style; [`v0_8`] converts them.
+/// A component in its version's shape. `props` are v0.9-style; [`v0_8`] and [`v1_0`]
+/// convert them.
 fn component(version: ProtocolVersion, id: &str, kind: &str, props: Value) -> Value {
     if version == ProtocolVersion::V0_8 {
         json!({"id": id, "component": {kind: v0_8(props)}})
     } else {
+        let props = match version {
+            ProtocolVersion::V1_0 => v1_0(props),
+            _ => props,
+        };
         let mut object = json!({"id": id, "component": kind});
         if let (Some(target), Value::Object(props)) = (object.as_object_mut(), props) {
             target.extend(props);
         }
         object
+    }
+}
+
+/// v0.9-style properties in v1.0's shape: a heading `variant` (`h1`..`h5`) as Markdown
+/// `#` in the text, data bindings `{"path"}` as `{"@path"}`.
+fn v1_0(props: Value) -> Value {
+    match props {
+        Value::Object(mut props) => {
+            let level = props
+                .get("variant")
+                .and_then(Value::as_str)
+                .and_then(|variant| variant.strip_prefix('h'))
+                .and_then(|level| level.parse::<usize>().ok());
+            if let Some(level) = level {
+                props.remove("variant");
+                if let Some(Value::String(text)) = props.get_mut("text") {
+                    *text = format!("{} {text}", "#".repeat(level));
+                }
+            }
+            if props.len() == 1
+                && let Some(path) = props.remove("path")
+            {
+                return json!({ "@path": path });
+            }
+            Value::Object(props.into_iter().map(|(k, v)| (k, v1_0(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(v1_0).collect()),
+        other => other,
     }
 }
 

@@ -1,5 +1,5 @@
 //! `a2ui-agent serve`: run a model, or the built-in demo agent, over A2A (and with `--ag-ui`,
-//! AG-UI).
+//! AG-UI; with `--mcp`, as an MCP server's tool).
 //!
 //! With `--model-url URL --model NAME` the agent is that model on an OpenAI-compatible
 //! server (`a2ui_agent::llm::OpenAiChat`), given the A2UI prompt of whatever the client
@@ -132,6 +132,14 @@ pub struct Args {
     /// Where `--ag-ui` serves AG-UI.
     #[arg(long, value_name = "PATH", default_value = ServerBuilder::DEFAULT_AG_UI_PATH, requires = "ag_ui")]
     ag_ui_path: String,
+    /// Also serve the agent as an MCP server (Streamable HTTP at `--mcp-path`): MCP hosts
+    /// list it as a tool and get its A2UI surfaces in the tool results (A2UI over MCP
+    /// Apps). The agent then also speaks A2UI v1.0, the version that extension is for.
+    #[arg(long)]
+    mcp: bool,
+    /// Where `--mcp` serves MCP.
+    #[arg(long, value_name = "PATH", default_value = ServerBuilder::DEFAULT_MCP_PATH, requires = "mcp")]
+    mcp_path: String,
 }
 
 /// The `--store` argument.
@@ -217,6 +225,12 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ),
         _ => (demo_server(&args), "the demo agent"),
     };
+    let builder = match args.mcp {
+        true => builder
+            .generator(generator(ProtocolVersion::V1_0)?)
+            .mcp(args.mcp_path.clone()),
+        false => builder,
+    };
     let builder = builder
         .generator(generator(ProtocolVersion::V0_9)?)
         .generator(generator(ProtocolVersion::V0_8)?)
@@ -244,6 +258,9 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
     if args.ag_ui {
         tracing::info!("AG-UI at http://{local}{}", args.ag_ui_path);
+    }
+    if args.mcp {
+        tracing::info!("MCP at http://{local}{}", args.mcp_path);
     }
     server
         .serve(listener)

@@ -45,7 +45,7 @@ use super::error::ApiError;
 use super::ops::{self, Opening, StreamOptions};
 use super::sse::Opened;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
-use crate::a2a::{Message, Part, SendRequest, Task, TaskListQuery, v1_0};
+use crate::a2a::{Message, Part, SendRequest, Task, v1_0};
 use crate::a2ui::ProtocolVersion;
 use crate::request::client_tools::{client_call_of, client_result_part};
 use crate::request::{CLIENT_TOOLS_METADATA, Principal};
@@ -60,35 +60,10 @@ pub(crate) const DEFAULT_PATH: &str = "/ag-ui";
 /// sends them in its message's metadata.
 const FORWARDED_METADATA: [&str; 2] = ["a2uiClientCapabilities", "a2uiClientDataModel"];
 
-/// Paths the A2A routes, the cards and the web page use: the AG-UI path may not start
-/// with one.
-const TAKEN: [&str; 7] = [
-    "/message:",
-    "/tasks",
-    "/extendedAgentCard",
-    "/.well-known",
-    "/web/",
-    "/{",
-    "/*",
-];
-
-/// `path` when it can serve the binding: absolute, plain (letters, digits, `-._~/`, no
-/// empty segment, no trailing `/`), at most 256 bytes, apart from the A2A routes; else
-/// why not, for [`BuildError::InvalidAgUiPath`](super::BuildError::InvalidAgUiPath).
+/// `path` when it can serve the binding (see [`super::paths::checked`]); else why not, for
+/// [`BuildError::InvalidAgUiPath`](super::BuildError::InvalidAgUiPath).
 pub(crate) fn checked_path(path: String) -> Result<String, super::BuildError> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-._~/".contains(c);
-    let why = if !path.starts_with('/') || path.len() < 2 || path.len() > 256 {
-        "must start with `/`, name something and hold at most 256 bytes"
-    } else if !path.chars().all(plain) || path.contains("//") || path.ends_with('/') {
-        "may hold only letters, digits, `-._~` and single `/` between segments"
-    } else if TAKEN.iter().any(|taken| path.starts_with(taken)) {
-        "is taken by the A2A routes"
-    } else {
-        return Ok(path);
-    };
-    Err(super::BuildError::InvalidAgUiPath(format!(
-        "{path:?} {why}"
-    )))
+    super::paths::checked(path).map_err(super::BuildError::InvalidAgUiPath)
 }
 
 /// `POST` a `RunAgentInput`: the run's events, or an HTTP error before any.
@@ -146,7 +121,7 @@ async fn send_request(
     };
     let mut message = Message::user(input.run_id.clone(), parts);
     message.context_id = Some(input.thread_id.clone());
-    let waiting = waiting_task(state, owner, &input.thread_id).await?;
+    let waiting = ops::waiting_task(state, owner, &input.thread_id).await?;
     if let Turn::ToolResults(results) = &input.turn {
         check_answers(waiting.as_ref(), results)?;
     }
@@ -258,26 +233,6 @@ fn check_answers(waiting: Option<&Task>, results: &[(String, String)]) -> Result
     }
 }
 
-/// The task of `owner`'s thread that waits for the next turn, if its latest does.
-async fn waiting_task(
-    state: &ServerState,
-    owner: &Owner,
-    thread_id: &str,
-) -> Result<Option<Task>, ApiError> {
-    let query = TaskListQuery {
-        context_id: Some(thread_id.to_owned()),
-        page_size: 1,
-        history_length: Some(0),
-        ..TaskListQuery::default()
-    };
-    let page = state.tasks.list(owner, &query).await?;
-    Ok(page
-        .tasks
-        .into_iter()
-        .next()
-        .filter(|task| task.status.state.is_interrupted()))
-}
-
 /// The SSE response of the run: `RUN_STARTED`, the run's events, its end.
 fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
     let (mut mapping, started) = Mapping::start(input.thread_id, input.run_id);
@@ -346,33 +301,4 @@ fn error_response(error: ApiError) -> Response {
         body.to_string(),
     );
     with_retry_after(response.into_response(), &error)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_plain_paths_apart_from_the_a2a_routes_are_taken() {
-        for good in ["/ag-ui", "/agents/finder/ag-ui", "/v1.0/run_agent"] {
-            assert_eq!(checked_path(good.to_owned()).unwrap(), good);
-        }
-        for bad in [
-            "",
-            "/",
-            "ag-ui",
-            "/ag-ui/",
-            "//x",
-            "/a b",
-            "/{id}",
-            "/tasks",
-            "/tasks/x",
-            "/message:send",
-            "/.well-known/x",
-            "/web/x",
-            "/*rest",
-        ] {
-            assert!(checked_path(bad.to_owned()).is_err(), "{bad:?} passed");
-        }
-    }
 }
