@@ -64,12 +64,11 @@ struct Seen {
 async fn receive(State(seen): State<Arc<Seen>>, body: Bytes) -> &'static str {
     let now = epoch().elapsed().as_nanos() as u64;
     seen.requests.fetch_add(1, Ordering::Relaxed);
-    if let Ok(body) = serde_json::from_slice::<Value>(&body) {
-        if let Some(text) = body["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str() {
-            if let Ok(at) = text.parse::<u64>() {
-                seen.delays.lock().unwrap().push(now.saturating_sub(at));
-            }
-        }
+    if let Ok(body) = serde_json::from_slice::<Value>(&body)
+        && let Some(text) = body["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str()
+        && let Ok(at) = text.parse::<u64>()
+    {
+        seen.delays.lock().unwrap().push(now.saturating_sub(at));
     }
     *seen.last.lock().unwrap() = Some(Instant::now());
     "ok"

@@ -300,10 +300,10 @@ fn server_coalescing(agent: &str, setup: &Setup, core: usize, coalesce_ms: usize
         "--coalesce-ms".to_owned(),
         coalesce_ms.to_string(),
     ];
-    if agent.ends_with("connector") {
-        if let Some(model) = &setup.model {
-            args.extend(["--model-url".to_owned(), model.url.clone()]);
-        }
+    if agent.ends_with("connector")
+        && let Some(model) = &setup.model
+    {
+        args.extend(["--model-url".to_owned(), model.url.clone()]);
     }
     Process::this("a2ui-agent", &args, &[core])
 }

@@ -115,7 +115,7 @@ async fn measure(tasks: usize) {
 
 /// Sends the `n`th request; the size of its result's JSON.
 async fn send(client: &reqwest::Client, url: &str, n: usize) -> usize {
-    let version = if n % 2 == 0 {
+    let version = if n.is_multiple_of(2) {
         ProtocolVersion::V0_9
     } else {
         ProtocolVersion::V0_8

@@ -108,10 +108,10 @@ fn check_compiled(
                 category(&error)
             ));
         }
-        if let Some(message) = want["message"].as_str() {
-            if !error.to_string().contains(message) {
-                return Err(format!("error {error:?} lacks {message:?}"));
-            }
+        if let Some(message) = want["message"].as_str()
+            && !error.to_string().contains(message)
+        {
+            return Err(format!("error {error:?} lacks {message:?}"));
         }
         return Ok(());
     }
@@ -159,15 +159,13 @@ fn respell(value: &mut Value) {
     match value {
         Value::Object(map) => {
             let binding = map.len() == 1 && map.get("path").is_some_and(Value::is_string);
-            if binding {
-                if let Some(path) = map.remove("path") {
-                    map.insert("@path".into(), path);
-                }
+            if binding && let Some(path) = map.remove("path") {
+                map.insert("@path".into(), path);
             }
-            if map.get("call").is_some_and(Value::is_string) {
-                if let Some(name) = map.remove("call") {
-                    map.insert("@call".into(), name);
-                }
+            if map.get("call").is_some_and(Value::is_string)
+                && let Some(name) = map.remove("call")
+            {
+                map.insert("@call".into(), name);
             }
             map.values_mut().for_each(respell);
         }
@@ -202,10 +200,10 @@ fn contains_all(text: &str, case: &Value) -> Result<(), String> {
             return Err(format!("{text:?} lacks {needle:?}"));
         }
     }
-    if let Some(exact) = case["expect"].as_str() {
-        if text != exact {
-            return Err(format!("{text:?} is not {exact:?}"));
-        }
+    if let Some(exact) = case["expect"].as_str()
+        && text != exact
+    {
+        return Err(format!("{text:?} is not {exact:?}"));
     }
     Ok(())
 }

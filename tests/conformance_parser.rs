@@ -167,10 +167,10 @@ fn run_case(case: &Value, dir: &Path, catalog: Option<&CatalogSupport>) -> Outco
                 .map(str::to_owned),
         )
         .wrapped(args["wrapped"].as_bool() != Some(false));
-    if let Some((support, path)) = &support {
-        if let Some(check) = (support.readiness)(path) {
-            config = config.readiness(move |m: &Value| check(m));
-        }
+    if let Some((support, path)) = &support
+        && let Some(check) = (support.readiness)(path)
+    {
+        config = config.readiness(move |m: &Value| check(m));
     }
     let validate = |messages: &[Value]| match &support {
         Some((support, path)) => (support.validate)(path, messages),

@@ -81,13 +81,12 @@ fn known_official_bug(
     }
     // JSON Schema's `format` is an annotation unless a validator asserts it; ours asserts
     // it (`openUrl("")` is no URI), the official validator does not.
-    if let ExpressError::Invalid(errors) = ours {
-        if errors
+    if let ExpressError::Invalid(errors) = ours
+        && errors
             .iter()
             .all(|e| e.to_string().contains("fails 'format'"))
-        {
-            return Some("a value that fails its schema's format");
-        }
+    {
+        return Some("a value that fails its schema's format");
     }
     None
 }
@@ -152,13 +151,13 @@ fn every_official_example_decompiled_compiles_as_the_official_compiler_compiles_
             let ours = setup.express.decompile(messages);
             for (writer, source) in [("official", theirs), ("our", ours)] {
                 let verdict = setup.oracle.compile(&source);
-                if let Verdict::Refused { error, .. } = &verdict {
-                    if writer == "official" {
-                        failures.push(format!(
-                            "{}: the official compiler refuses its own decompiler's output: {error}",
-                            path.display()
-                        ));
-                    }
+                if let Verdict::Refused { error, .. } = &verdict
+                    && writer == "official"
+                {
+                    failures.push(format!(
+                        "{}: the official compiler refuses its own decompiler's output: {error}",
+                        path.display()
+                    ));
                 }
                 let compiled = setup.express.compile(&source);
                 let oracle = &mut setup.oracle;

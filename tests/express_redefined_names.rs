@@ -28,10 +28,11 @@ fn redefines(program: &str) -> bool {
         if line.starts_with("surface(") {
             seen.clear();
         }
-        if let Some((name, _)) = line.split_once(" = ") {
-            if !name.starts_with('$') && !seen.insert(name.trim()) {
-                return true;
-            }
+        if let Some((name, _)) = line.split_once(" = ")
+            && !name.starts_with('$')
+            && !seen.insert(name.trim())
+        {
+            return true;
         }
     }
     false

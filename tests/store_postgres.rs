@@ -604,7 +604,12 @@ async fn a_connection_that_stops_answering_is_given_up_and_replaced() {
 fn task(id: &str, state: TaskState, second: u32) -> Task {
     Task {
         id: id.into(),
-        context_id: if id.len() % 2 == 0 { "even" } else { "odd" }.into(),
+        context_id: if id.len().is_multiple_of(2) {
+            "even"
+        } else {
+            "odd"
+        }
+        .into(),
         status: TaskStatus {
             state,
             message: Some(Message::agent(format!("{id}-m"), vec![Part::text("hi")])),

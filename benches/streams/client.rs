@@ -286,11 +286,11 @@ async fn one(
     };
     // The chunks the stream got through in the window: its pace between its first and last
     // stamp there, over the whole window (every stream is open before it opens).
-    if let (Some((a, ta)), Some((b, tb))) = (first_in_window, last_in_window) {
-        if tb > ta {
-            let per_us = (chunk_at(b) - chunk_at(a)) as f64 / (tb - ta) as f64;
-            result.chunks = (per_us * (closes_us - opens_us) as f64).round() as u64;
-        }
+    if let (Some((a, ta)), Some((b, tb))) = (first_in_window, last_in_window)
+        && tb > ta
+    {
+        let per_us = (chunk_at(b) - chunk_at(a)) as f64 / (tb - ta) as f64;
+        result.chunks = (per_us * (closes_us - opens_us) as f64).round() as u64;
     }
     result
 }

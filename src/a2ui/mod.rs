@@ -42,6 +42,7 @@ pub use capabilities::{
     CAPABILITIES_KEYS, CapabilitiesError, ClientCapabilities, InlineLimits, RendererCatalogs,
 };
 pub use catalog::Catalog;
+#[cfg(feature = "server")]
 pub(crate) use catalog::UrlProperties;
 pub use client_message::check_client_message;
 pub use error::{CatalogError, ValidationError};

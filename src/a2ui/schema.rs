@@ -171,10 +171,10 @@ pub(crate) fn compile_client_message(
         return Ok(None);
     };
     let mut root = schema.clone();
-    if version == ProtocolVersion::V0_9_1 {
-        if let Some(version_schema) = root.pointer_mut("/properties/version") {
-            *version_schema = json!({"enum": ["v0.9", "v0.9.1"]});
-        }
+    if version == ProtocolVersion::V0_9_1
+        && let Some(version_schema) = root.pointer_mut("/properties/version")
+    {
+        *version_schema = json!({"enum": ["v0.9", "v0.9.1"]});
     }
     compile_with_registry(version, &root, catalog).map(Some)
 }
@@ -286,15 +286,14 @@ fn compile_v0_8(message: &Value, catalog: &Value) -> Result<jsonschema::Validato
         "properties": properties,
         "additionalProperties": false,
     });
-    if let Some(styles) = catalog.get("styles").filter(|s| s.is_object()) {
-        if let Some(slot_schema) = root.pointer_mut("/properties/beginRendering/properties/styles")
-        {
-            *slot_schema = json!({
-                "type": "object",
-                "properties": styles,
-                "additionalProperties": false,
-            });
-        }
+    if let Some(styles) = catalog.get("styles").filter(|s| s.is_object())
+        && let Some(slot_schema) = root.pointer_mut("/properties/beginRendering/properties/styles")
+    {
+        *slot_schema = json!({
+            "type": "object",
+            "properties": styles,
+            "additionalProperties": false,
+        });
     }
     build(&root, vec![(slot.to_owned(), catalog.clone())])
 }

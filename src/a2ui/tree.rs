@@ -62,12 +62,11 @@ fn shape(
         if reference.ends_with("/$defs/ChildList") {
             return Some(RefShape::ChildList);
         }
-        if let Some(pointer) = reference.strip_prefix('#') {
-            if let Some(target) = catalog.pointer(pointer) {
-                if let Some(found) = shape(version, catalog, target, name, depth + 1) {
-                    return Some(found);
-                }
-            }
+        if let Some(pointer) = reference.strip_prefix('#')
+            && let Some(target) = catalog.pointer(pointer)
+            && let Some(found) = shape(version, catalog, target, name, depth + 1)
+        {
+            return Some(found);
         }
     }
     let mut props: Vec<(String, RefShape)> = Vec::new();
@@ -99,12 +98,12 @@ fn shape(
         return inner.map(|s| RefShape::Each(Box::new(s)));
     }
     let is_string = schema.get("type").and_then(Value::as_str) == Some("string");
-    if version == ProtocolVersion::V0_8 && is_string {
-        if let Some(name) = name {
-            if name == "child" || name.ends_with("Child") || name == "componentId" {
-                return Some(RefShape::Id);
-            }
-        }
+    if version == ProtocolVersion::V0_8
+        && is_string
+        && let Some(name) = name
+        && (name == "child" || name.ends_with("Child") || name == "componentId")
+    {
+        return Some(RefShape::Id);
     }
     None
 }

@@ -271,16 +271,15 @@ impl GeneratorBuilder {
         if catalogs.is_empty() {
             return Err(GeneratorError::NoCatalog);
         }
-        if let Some(kinds) = &self.allowed {
-            if let Some(kind) = kinds
+        if let Some(kinds) = &self.allowed
+            && let Some(kind) = kinds
                 .iter()
                 .find(|k| !crate::a2ui::message_kinds(version).contains(&k.as_str()))
-            {
-                return Err(GeneratorError::UnknownMessage {
-                    kind: kind.clone(),
-                    version,
-                });
-            }
+        {
+            return Err(GeneratorError::UnknownMessage {
+                kind: kind.clone(),
+                version,
+            });
         }
         let validator = Validator::new(version, &catalogs).map_err(GeneratorError::Catalog)?;
         let catalogs = validator.catalogs().to_vec();

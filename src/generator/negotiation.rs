@@ -88,10 +88,10 @@ pub fn resolve_catalogs(
     })?;
     let mut active: Vec<Catalog> = Vec::new();
     for id in entry.supported_catalog_ids() {
-        if let Some(catalog) = registered.iter().find(|c| c.answers_to(id)) {
-            if !active.iter().any(|a| a.is_same(catalog)) {
-                active.push(catalog.known_as(id));
-            }
+        if let Some(catalog) = registered.iter().find(|c| c.answers_to(id))
+            && !active.iter().any(|a| a.is_same(catalog))
+        {
+            active.push(catalog.known_as(id));
         }
     }
     if accepts_inline {

@@ -370,12 +370,12 @@ impl OpenAiChatBuilder {
                 .map(|(_, choice)| choice),
         );
         for choice in choices {
-            if let ToolChoice::Tool(name) = choice {
-                if !self.options.tools.iter().any(|tool| tool.name() == name) {
-                    return Err(LlmError::Config(format!(
-                        "the tool choice names '{name}', which is not one of the tools"
-                    )));
-                }
+            if let ToolChoice::Tool(name) = choice
+                && !self.options.tools.iter().any(|tool| tool.name() == name)
+            {
+                return Err(LlmError::Config(format!(
+                    "the tool choice names '{name}', which is not one of the tools"
+                )));
             }
         }
         Ok(())

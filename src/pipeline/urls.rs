@@ -270,10 +270,10 @@ pub(crate) fn markdown_links(text: &str) -> Vec<(&str, bool)> {
     for (at, _) in text.match_indices('<') {
         let rest = &text[at + 1..];
         let end = rest.find(|c: char| c == '>' || c.is_whitespace());
-        if let Some(end) = end.filter(|&end| rest[end..].starts_with('>')) {
-            if rest[..end].contains(':') {
-                links.push((&rest[..end], false));
-            }
+        if let Some(end) = end.filter(|&end| rest[end..].starts_with('>'))
+            && rest[..end].contains(':')
+        {
+            links.push((&rest[..end], false));
         }
     }
     for (at, _) in text.match_indices("://") {

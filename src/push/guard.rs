@@ -147,15 +147,15 @@ impl Policy {
         };
         let host = host.trim_end_matches('.').to_owned();
         let allowed = self.allows_host(&host);
-        if let (Some(ip), false) = (ip, allowed) {
-            if let Some(class) = classify(ip) {
-                return Err(Refusal::Address {
-                    host,
-                    ip,
-                    resolved: false,
-                    class,
-                });
-            }
+        if let (Some(ip), false) = (ip, allowed)
+            && let Some(class) = classify(ip)
+        {
+            return Err(Refusal::Address {
+                host,
+                ip,
+                resolved: false,
+                class,
+            });
         }
         let port = parsed.port_or_known_default().unwrap_or(443);
         Ok(Checked {

@@ -134,12 +134,11 @@ pub(crate) fn find_capabilities(
         return Ok(Some(found));
     }
     for part in &message.parts {
-        if let Part::Data { data, .. } = part {
-            if let Some(metadata) = data.get("metadata").and_then(Value::as_object) {
-                if let Some(found) = ClientCapabilities::from_metadata(metadata)? {
-                    return Ok(Some(found));
-                }
-            }
+        if let Part::Data { data, .. } = part
+            && let Some(metadata) = data.get("metadata").and_then(Value::as_object)
+            && let Some(found) = ClientCapabilities::from_metadata(metadata)?
+        {
+            return Ok(Some(found));
         }
     }
     Ok(None)

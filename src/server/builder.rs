@@ -10,12 +10,14 @@ use std::time::Duration;
 #[cfg(feature = "jwt")]
 use super::JwtAuth;
 use super::admission::Admission;
+#[cfg(feature = "mcp")]
+use super::assembly::mcp_path;
+use super::assembly::{extension_uris, parsed_capabilities, published_cards, store_and_pusher};
 use super::{
-    A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, card, subscribers,
+    A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, subscribers,
 };
 use crate::a2a::TaskState;
 use crate::a2a::card::AgentCard;
-use crate::a2ui::ClientCapabilities;
 use crate::agent::Agent;
 use crate::clock::{Clock, SystemClock};
 use crate::generator::Generator;
@@ -23,7 +25,7 @@ use crate::parser::EmitMode;
 use crate::pipeline::sink::ReplyOutput;
 use crate::pipeline::{OnInvalid, RepairPolicy, UrlPolicy};
 use crate::request::adapter::A2uiAdapter;
-use crate::store::{InMemoryStore, TaskStore};
+use crate::store::TaskStore;
 use crate::task::manager::TaskManager;
 use crate::task::{IdGenerator, UuidIds};
 
@@ -473,21 +475,8 @@ impl ServerBuilder {
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
         let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
         #[cfg(feature = "mcp")]
-        let mcp = match self.mcp.map(super::mcp::checked_path).transpose()? {
-            Some(path) if ag_ui.as_ref() == Some(&path) => {
-                return Err(BuildError::InvalidMcpPath(format!(
-                    "{path:?} is taken by AG-UI"
-                )));
-            }
-            path => path,
-        };
-        let other_extensions = self
-            .card
-            .capabilities
-            .extensions
-            .iter()
-            .map(|e| e.uri.clone())
-            .collect();
+        let mcp = mcp_path(self.mcp, ag_ui.as_ref())?;
+        let other_extensions = extension_uris(&self.card);
         let tenancy = self.tenants.is_some();
         let tenants = self.tenants.unwrap_or_default();
         let (mut card, extended_card) = published_cards(
@@ -558,56 +547,4 @@ impl ServerBuilder {
             ag_ui: ag_ui.map(Into::into),
         })
     }
-}
-
-/// The card and the extended card as served: the A2UI extensions of `generators` advertised,
-/// the `auth` methods declared, an interface listed per tenant.
-fn published_cards(
-    mut card: AgentCard,
-    mut extended_card: Option<AgentCard>,
-    generators: &[Generator],
-    auth: &[auth::AuthMethod],
-    tenants: &[String],
-) -> Result<(AgentCard, Option<AgentCard>), BuildError> {
-    card::advertise_a2ui(&mut card, generators);
-    if let Some(extended) = &mut extended_card {
-        if auth.is_empty() {
-            return Err(BuildError::ExtendedCardWithoutAuth);
-        }
-        card.supports_authenticated_extended_card = true;
-        extended.supports_authenticated_extended_card = true;
-        auth::declare(extended, auth);
-    }
-    auth::declare(&mut card, auth);
-    if !card.url.is_empty() {
-        card::list_tenants(&mut card, tenants);
-    }
-    Ok((card, extended_card))
-}
-
-/// The store the tasks are kept in (in memory unless one was given) and, with push on, the
-/// sender of its tasks' push notifications.
-fn store_and_pusher(
-    store: Option<Arc<dyn TaskStore>>,
-    push: Option<crate::push::PushSettings>,
-    clock: &Arc<dyn Clock>,
-) -> Result<(Arc<dyn TaskStore>, Option<crate::push::Pusher>), BuildError> {
-    let store = store.unwrap_or_else(|| {
-        Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
-    });
-    let push = push
-        .map(|settings| crate::push::Pusher::new(store.clone(), settings))
-        .transpose()
-        .map_err(|error| BuildError::Push(error.to_string()))?;
-    Ok((store, push))
-}
-
-/// The capabilities a request that declares none is read with, if given.
-fn parsed_capabilities(
-    default: Option<&serde_json::Value>,
-) -> Result<Option<ClientCapabilities>, BuildError> {
-    default
-        .map(ClientCapabilities::parse)
-        .transpose()
-        .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
 }

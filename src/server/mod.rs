@@ -50,6 +50,7 @@
 
 mod admission;
 mod agui;
+mod assembly;
 mod auth;
 mod builder;
 mod card;

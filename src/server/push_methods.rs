@@ -67,13 +67,13 @@ async fn check(
     let header_safe = |text: &str| {
         text.len() <= MAX_SECRET_LEN && text.bytes().all(|byte| (0x20..0x7f).contains(&byte))
     };
-    if let Some(token) = &config.token {
-        if !header_safe(token) {
-            return Err(invalid(format!(
-                "the push notification token must be at most {MAX_SECRET_LEN} printable \
+    if let Some(token) = &config.token
+        && !header_safe(token)
+    {
+        return Err(invalid(format!(
+            "the push notification token must be at most {MAX_SECRET_LEN} printable \
                  ASCII characters (it is sent as an HTTP header)"
-            )));
-        }
+        )));
     }
     if let Some(auth) = &config.authentication {
         let scheme_ok = auth.schemes.first().is_some_and(|scheme| {

@@ -36,7 +36,7 @@ impl PageCursor {
     /// assert!(PageCursor::parse("not a token").is_none());
     /// ```
     pub fn parse(token: &str) -> Option<Self> {
-        if token.len() % 2 != 0 || token.len() > 4096 {
+        if !token.len().is_multiple_of(2) || token.len() > 4096 {
             return None;
         }
         let bytes = (0..token.len())

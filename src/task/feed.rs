@@ -178,12 +178,11 @@ impl Stream for Feed<'_> {
                     false
                 }
             };
-            if waiting {
-                if let Some(rare) = this.rare.as_deref_mut().filter(|r| !r.window.is_zero()) {
-                    let closes = Instant::now() + rare.window;
-                    rare.held = Some((chunk, Box::pin(tokio::time::sleep_until(closes))));
-                    continue;
-                }
+            if waiting && let Some(rare) = this.rare.as_deref_mut().filter(|r| !r.window.is_zero())
+            {
+                let closes = Instant::now() + rare.window;
+                rare.held = Some((chunk, Box::pin(tokio::time::sleep_until(closes))));
+                continue;
             }
             match this.feed(chunk) {
                 Some(step) => return Poll::Ready(Some(step)),

@@ -325,10 +325,10 @@ impl TaskManager {
     /// Hands `event` of `running` to its webhooks, if it has some (or may: with a shared
     /// store, another instance may have given it one). Never waits.
     pub(super) fn push_event(&self, running: &Running, event: Option<&SharedEvent>) {
-        if let (Some(pusher), Some(event)) = (&self.push, event) {
-            if running.is_pushed() || self.cluster.is_some() {
-                pusher.notify(&running.owner, event, &|| running.snapshot());
-            }
+        if let (Some(pusher), Some(event)) = (&self.push, event)
+            && (running.is_pushed() || self.cluster.is_some())
+        {
+            pusher.notify(&running.owner, event, &|| running.snapshot());
         }
     }
 

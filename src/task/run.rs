@@ -235,10 +235,8 @@ fn unjoined(running: &Running, error: JoinError) -> Outcome {
 /// The final status update of `task`; without the reply when it was streamed already.
 fn final_event(task: &Task, already_streamed: bool) -> StreamEvent {
     let mut event = status_event(task, true);
-    if already_streamed {
-        if let StreamEvent::StatusUpdate(update) = &mut event {
-            update.status.message = None;
-        }
+    if already_streamed && let StreamEvent::StatusUpdate(update) = &mut event {
+        update.status.message = None;
     }
     event
 }

@@ -107,11 +107,10 @@ pub fn decode_id_params(params: Option<&Value>) -> Result<String, WireError> {
 /// A [`WireError`] naming the first missing or ill-typed member.
 pub fn decode_message(value: &Value, path: &str) -> Result<Message, WireError> {
     let message = Obj::new(value, path.to_owned())?;
-    if let Some(kind) = message.opt_str("kind")? {
-        if kind != "message" {
+    if let Some(kind) = message.opt_str("kind")?
+        && kind != "message" {
             return Err(message.error("kind", Problem::Expected("\"message\"")));
         }
-    }
     let role = match message.req_str("role")? {
         "user" => Role::User,
         "agent" => Role::Agent,

@@ -21,9 +21,11 @@ use super::schema;
 use super::tree::{self, ComponentRefs};
 
 mod normalize;
+#[cfg(feature = "server")]
 mod url_properties;
 
 use normalize::{any_of_entries, names, normalize};
+#[cfg(feature = "server")]
 pub(crate) use url_properties::UrlProperties;
 
 /// A component and function catalog of one protocol version, compiled and ready to check
@@ -58,6 +60,7 @@ struct Inner {
     /// The document's property order, for positional notations.
     order: Arc<PropertyOrder>,
     /// Its URL and Markdown properties, read when a reply first needs them.
+    #[cfg(feature = "server")]
     url_properties: OnceLock<UrlProperties>,
 }
 
@@ -208,6 +211,7 @@ impl Catalog {
                 refs,
                 compiled,
                 order,
+                #[cfg(feature = "server")]
                 url_properties: OnceLock::new(),
             }),
         })
@@ -268,6 +272,7 @@ impl Catalog {
         self.inner.functions.iter().map(String::as_str)
     }
 
+    #[cfg(feature = "server")]
     /// The properties that hold URLs and Markdown (see [`UrlProperties`]), read from the
     /// document once.
     pub(crate) fn url_properties(&self) -> &UrlProperties {

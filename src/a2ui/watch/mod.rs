@@ -286,10 +286,11 @@ impl TreeWatch {
     pub fn finish(&self) -> Vec<ValidationError> {
         let mut errors = Vec::new();
         for surface_id in &self.order {
-            if let Some(surface) = self.surfaces.get(surface_id) {
-                if surface.created_here && !surface.children.is_empty() {
-                    surface.check(surface_id, &mut errors);
-                }
+            if let Some(surface) = self.surfaces.get(surface_id)
+                && surface.created_here
+                && !surface.children.is_empty()
+            {
+                surface.check(surface_id, &mut errors);
             }
         }
         errors.truncate(MAX_ERRORS);

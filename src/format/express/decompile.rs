@@ -462,13 +462,12 @@ fn literal(value: &Value, catalog: Option<&Catalog>, depth: usize) -> String {
         }
         Value::Object(map) => {
             let binding = map.get("path").or_else(|| map.get("@path"));
-            if let Some(Value::String(path)) = binding.filter(|_| map.len() == 1) {
-                if path
+            if let Some(Value::String(path)) = binding.filter(|_| map.len() == 1)
+                && path
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
-                {
-                    return format!("${path}");
-                }
+            {
+                return format!("${path}");
             }
             // `returnType` restates what the catalog declares for the function: a call is
             // written as one, and compiles back without it.
@@ -478,20 +477,20 @@ fn literal(value: &Value, catalog: Option<&Catalog>, depth: usize) -> String {
             if call_name(value).is_some() && plain {
                 return call(value, catalog, depth);
             }
-            if let (Some(Value::Object(event)), 1) = (map.get("event"), map.len()) {
-                if let Some(name) = event.get("name").and_then(Value::as_str) {
-                    // An empty context is written (`{}`) so that it comes back.
-                    return match event.get("context") {
-                        Some(context) if context.is_object() => {
-                            format!(
-                                "Event({}, {})",
-                                string(name),
-                                literal(context, catalog, depth + 1)
-                            )
-                        }
-                        _ => format!("Event({})", string(name)),
-                    };
-                }
+            if let (Some(Value::Object(event)), 1) = (map.get("event"), map.len())
+                && let Some(name) = event.get("name").and_then(Value::as_str)
+            {
+                // An empty context is written (`{}`) so that it comes back.
+                return match event.get("context") {
+                    Some(context) if context.is_object() => {
+                        format!(
+                            "Event({}, {})",
+                            string(name),
+                            literal(context, catalog, depth + 1)
+                        )
+                    }
+                    _ => format!("Event({})", string(name)),
+                };
             }
             if let (Some(function), 1) = (map.get("functionCall"), map.len()) {
                 return literal(function, catalog, depth);

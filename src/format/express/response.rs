@@ -126,10 +126,10 @@ fn find_open(text: &str) -> Option<(usize, usize)> {
                 Some(b'>') => return Some((at, name_end + 1)),
                 Some(c) if c.is_ascii_whitespace() => {
                     let tail = text.get(name_end..)?;
-                    if let Some(end) = tail.find(['>', '<']) {
-                        if tail.as_bytes().get(end) == Some(&b'>') {
-                            return Some((at, name_end + end + 1));
-                        }
+                    if let Some(end) = tail.find(['>', '<'])
+                        && tail.as_bytes().get(end) == Some(&b'>')
+                    {
+                        return Some((at, name_end + end + 1));
                     }
                 }
                 _ => {}

@@ -134,10 +134,8 @@ impl Block {
                 self.send_entries(entries, end, force, cx)
             }
         };
-        if sent {
-            if let Some(data) = &mut self.data {
-                data.sent_to = end;
-            }
+        if sent && let Some(data) = &mut self.data {
+            data.sent_to = end;
         }
     }
 
@@ -177,10 +175,10 @@ impl Block {
         let healed_at = self.buf.len();
         let mut member = Map::new();
         member.insert(key, value);
-        if self.send_members(member, false, cx) {
-            if let Some(data) = &mut self.data {
-                data.healed_at = healed_at;
-            }
+        if self.send_members(member, false, cx)
+            && let Some(data) = &mut self.data
+        {
+            data.healed_at = healed_at;
         }
     }
 
@@ -245,10 +243,11 @@ impl Block {
             )
         };
         let messages = if !data.started {
-            if let [lone] = entries.as_slice() {
-                if !force && entry_key(lone).is_none_or(|key| !names_segment(key)) {
-                    return false;
-                }
+            if let [lone] = entries.as_slice()
+                && !force
+                && entry_key(lone).is_none_or(|key| !names_segment(key))
+            {
+                return false;
             }
             vec![whole(entries)]
         } else {
@@ -287,12 +286,11 @@ impl Block {
 /// Sends `messages` of the stream `data` if they are ready (or `force`d). Returns whether they
 /// went out.
 fn deliver(data: &mut DataStream, messages: Vec<Value>, force: bool, cx: &mut Cx<'_>) -> bool {
-    if !force {
-        if let Some(check) = &cx.config.readiness {
-            if !messages.iter().all(|m| check.is_ready(m)) {
-                return false;
-            }
-        }
+    if !force
+        && let Some(check) = &cx.config.readiness
+        && !messages.iter().all(|m| check.is_ready(m))
+    {
+        return false;
     }
     data.started = true;
     cx.out.extend(messages);

@@ -111,11 +111,11 @@ impl Tracker {
     }
 
     pub(super) fn cache_envelope(&mut self, sig: Signature, value: Option<(Value, usize)>) {
-        if let Some((old, Some((envelope, _)))) = self.envelope.take() {
-            if self.last_sig == Some(old) {
-                self.last = Some(envelope);
-                self.last_sig = None;
-            }
+        if let Some((old, Some((envelope, _)))) = self.envelope.take()
+            && self.last_sig == Some(old)
+        {
+            self.last = Some(envelope);
+            self.last_sig = None;
         }
         self.envelope = Some((sig, value));
     }
@@ -143,13 +143,13 @@ impl Tracker {
         let carried = self.take_components(cx.config.mode);
         let count = carried.len();
         put_components(&mut message, action, carried);
-        if let Some(check) = &cx.config.readiness {
-            if !check.is_ready(&message) {
-                if cx.config.mode == EmitMode::Delta {
-                    self.components = take_last_components(&mut message, action, count);
-                }
-                return;
+        if let Some(check) = &cx.config.readiness
+            && !check.is_ready(&message)
+        {
+            if cx.config.mode == EmitMode::Delta {
+                self.components = take_last_components(&mut message, action, count);
             }
+            return;
         }
         self.sent_components = count;
         self.unsent_bytes = 0;
@@ -164,10 +164,10 @@ impl Tracker {
         if self.last_sent() == Some(&message) {
             return;
         }
-        if let Some(check) = &cx.config.readiness {
-            if !check.is_ready(&message) {
-                return;
-            }
+        if let Some(check) = &cx.config.readiness
+            && !check.is_ready(&message)
+        {
+            return;
         }
         self.sent = true;
         cx.out.push(message.clone());

@@ -115,13 +115,13 @@ pub(super) fn decode(body: &Bytes, budget: &DecodeBudget) -> Result<RunInput, Re
     };
     let turn = newest_turn(&wire.messages, &forwarded)?;
     let earlier = earlier_turns(&wire.messages, &turn);
-    if let Turn::Text(text) = &turn {
-        if text.len() > budget.max_message_bytes {
-            return Err(Refused(format!(
-                "Invalid RunAgentInput: the user message is longer than {} bytes",
-                budget.max_message_bytes
-            )));
-        }
+    if let Turn::Text(text) = &turn
+        && text.len() > budget.max_message_bytes
+    {
+        return Err(Refused(format!(
+            "Invalid RunAgentInput: the user message is longer than {} bytes",
+            budget.max_message_bytes
+        )));
     }
     let mut passed = Map::new();
     for (key, value) in [

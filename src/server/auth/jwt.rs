@@ -289,10 +289,10 @@ impl JwtAuth {
         if exp.saturating_add(leeway) <= now {
             return Err(JwtRefusal::Expired);
         }
-        if let Some(nbf) = claims.get("nbf").and_then(Value::as_u64) {
-            if nbf > now.saturating_add(leeway) {
-                return Err(JwtRefusal::NotYet);
-            }
+        if let Some(nbf) = claims.get("nbf").and_then(Value::as_u64)
+            && nbf > now.saturating_add(leeway)
+        {
+            return Err(JwtRefusal::NotYet);
         }
         let claim = |name: &str| {
             claims

@@ -7,9 +7,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
-use super::handler::Handler;
+use super::keys::{A2UI_KEY, CONTEXT_KEY};
 use super::result::{Collector, Sent};
-use super::{A2UI_KEY, CONTEXT_KEY};
+use super::session::Handler;
 use crate::a2a::jsonrpc::RpcError;
 use crate::a2a::{Message, Part, SendRequest};
 use crate::a2ui::ProtocolVersion;

@@ -232,14 +232,14 @@ impl ConfigFeed {
         else {
             return;
         };
-        if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(change) {
-            if !self.catching_up.swap(true, Ordering::AcqRel) {
-                let catching_up = self.catching_up.clone();
-                tokio::spawn(async move {
-                    let _ = sender.send(None).await;
-                    catching_up.store(false, Ordering::Release);
-                });
-            }
+        if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(change)
+            && !self.catching_up.swap(true, Ordering::AcqRel)
+        {
+            let catching_up = self.catching_up.clone();
+            tokio::spawn(async move {
+                let _ = sender.send(None).await;
+                catching_up.store(false, Ordering::Release);
+            });
         }
     }
 }

@@ -13,7 +13,12 @@ use crate::store::list_page;
 fn task(id: &str, state: TaskState, second: u32) -> Task {
     Task {
         id: id.into(),
-        context_id: if id.len() % 2 == 0 { "even" } else { "odd" }.into(),
+        context_id: if id.len().is_multiple_of(2) {
+            "even"
+        } else {
+            "odd"
+        }
+        .into(),
         status: TaskStatus {
             state,
             message: Some(Message::agent(format!("{id}-m"), vec![Part::text("hi")])),

@@ -322,18 +322,18 @@ impl Block<'_> {
         if let Some(schema) = schema.filter(|s| !allows_binding(s)) {
             fix_unbound(schema, property, value, &mut compiled)?;
         }
-        if let (Some(choices), Value::String(text)) = (schema.and_then(choices), &compiled) {
-            if !choices.iter().any(|c| c == text) {
-                return Err(invalid(
-                    value.at,
-                    format!(
-                        "'{text}' is not a valid enum choice for property '{property}'; \
+        if let (Some(choices), Value::String(text)) = (schema.and_then(choices), &compiled)
+            && !choices.iter().any(|c| c == text)
+        {
+            return Err(invalid(
+                value.at,
+                format!(
+                    "'{text}' is not a valid enum choice for property '{property}'; \
                          {} is written {}",
-                        call.name,
-                        written(catalog, &call.name)
-                    ),
-                ));
-            }
+                    call.name,
+                    written(catalog, &call.name)
+                ),
+            ));
         }
         Ok(compiled)
     }
@@ -439,11 +439,12 @@ impl Block<'_> {
             .first()
             .is_some_and(|a| matches!(a.value.kind, ExprKind::Path(_)));
         let mut start = 0;
-        if params.first().is_some_and(|p| p == "value") && !explicit_binding {
-            if let Some(own) = &cx.own {
-                compiled.insert("value".into(), own.clone());
-                start = 1;
-            }
+        if params.first().is_some_and(|p| p == "value")
+            && !explicit_binding
+            && let Some(own) = &cx.own
+        {
+            compiled.insert("value".into(), own.clone());
+            start = 1;
         }
         let mut message = default_message(&check.name);
         for (i, arg) in check.args.iter().enumerate() {

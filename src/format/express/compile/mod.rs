@@ -345,19 +345,19 @@ impl<'t> Block<'t> {
     fn close(&mut self, scope: &Scope<'_, '_>) -> Result<(), CompileError> {
         let mut components = Vec::new();
         for (name, value) in &scope.symbols.entries {
-            if let ExprKind::Call(call) = &value.kind {
-                if self.is_component(scope.catalog, &call.name) {
-                    let mut cx = Cx::new(scope.catalog, &scope.symbols, name);
-                    let id = component::explicit_id(call)?.unwrap_or_else(|| (*name).to_owned());
-                    self.component(&mut cx, &id, call, &mut components)?;
-                }
+            if let ExprKind::Call(call) = &value.kind
+                && self.is_component(scope.catalog, &call.name)
+            {
+                let mut cx = Cx::new(scope.catalog, &scope.symbols, name);
+                let id = component::explicit_id(call)?.unwrap_or_else(|| (*name).to_owned());
+                self.component(&mut cx, &id, call, &mut components)?;
             }
         }
-        if self.dialect() == Dialect::Proposal {
-            if let Some(at) = components.iter().position(|c| c["id"] == "root") {
-                let root = components.remove(at);
-                components.insert(0, root);
-            }
+        if self.dialect() == Dialect::Proposal
+            && let Some(at) = components.iter().position(|c| c["id"] == "root")
+        {
+            let root = components.remove(at);
+            components.insert(0, root);
         }
         let data = self.data(scope)?;
         self.surface_messages(scope, components, data)
@@ -442,10 +442,10 @@ impl<'t> Block<'t> {
         };
         let mut create = Map::new();
         create.insert("surfaceId".into(), json!(surface_id));
-        if has_root || self.target.version == ProtocolVersion::V1_0 {
-            if let Some(id) = &catalog_id {
-                create.insert("catalogId".into(), json!(id));
-            }
+        if (has_root || self.target.version == ProtocolVersion::V1_0)
+            && let Some(id) = &catalog_id
+        {
+            create.insert("catalogId".into(), json!(id));
         }
         if let Some(send) = scope.send_data_model {
             create.insert("sendDataModel".into(), json!(send));
@@ -500,21 +500,20 @@ impl<'t> Block<'t> {
         let mut cx = Cx::new(catalog, symbols, "");
         let mut call_id = None;
         let mut call = call.clone();
-        if self.dialect() == Dialect::Conformance {
-            if let Some(at) = call
+        if self.dialect() == Dialect::Conformance
+            && let Some(at) = call
                 .args
                 .iter()
                 .position(|a| a.name.as_deref() == Some("functionCallId"))
-            {
-                let arg = call.args.remove(at);
-                match arg.value.kind {
-                    ExprKind::Str(id) if !id.is_empty() => call_id = Some(id),
-                    _ => {
-                        return Err(invalid(
-                            arg.value.at,
-                            "functionCallId must be a non-empty string",
-                        ));
-                    }
+        {
+            let arg = call.args.remove(at);
+            match arg.value.kind {
+                ExprKind::Str(id) if !id.is_empty() => call_id = Some(id),
+                _ => {
+                    return Err(invalid(
+                        arg.value.at,
+                        "functionCallId must be a non-empty string",
+                    ));
                 }
             }
         }

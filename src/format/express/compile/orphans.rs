@@ -87,12 +87,11 @@ fn place_in_scope(
         let [(before, _), (name, true)] = pair else {
             continue;
         };
-        if let Some((owner, owner_name)) = list_holding(&out, before) {
-            if !reaches(&out, name, &owner_name) {
-                if let Statement::Assign { value, .. } = &mut out[owner] {
-                    placed |= insert_after(value, before, name);
-                }
-            }
+        if let Some((owner, owner_name)) = list_holding(&out, before)
+            && !reaches(&out, name, &owner_name)
+            && let Statement::Assign { value, .. } = &mut out[owner]
+        {
+            placed |= insert_after(value, before, name);
         }
     }
     placed.then_some(out)
@@ -156,17 +155,17 @@ fn holds_in_list(expr: &Expr, name: &str) -> bool {
 /// Puts `name` right after the first list item `before` in `expr`.
 fn insert_after(expr: &mut Expr, before: &str, name: &str) -> bool {
     let at = expr.at;
-    if let ExprKind::Array(items) = &mut expr.kind {
-        if let Some(i) = items.iter().position(|item| item.is_name(before)) {
-            items.insert(
-                i + 1,
-                Expr {
-                    at,
-                    kind: ExprKind::Name(name.to_owned()),
-                },
-            );
-            return true;
-        }
+    if let ExprKind::Array(items) = &mut expr.kind
+        && let Some(i) = items.iter().position(|item| item.is_name(before))
+    {
+        items.insert(
+            i + 1,
+            Expr {
+                at,
+                kind: ExprKind::Name(name.to_owned()),
+            },
+        );
+        return true;
     }
     let mut done = false;
     expr.each_child_mut(|child, _| done = done || insert_after(child, before, name));
@@ -186,10 +185,10 @@ fn reaches(statements: &[Statement], from: &str, to: &str) -> bool {
             continue;
         }
         for statement in statements {
-            if let Statement::Assign { name: n, value } = statement {
-                if *n == name {
-                    each_name(value, &mut |next| queue.push(next.to_owned()));
-                }
+            if let Statement::Assign { name: n, value } = statement
+                && *n == name
+            {
+                each_name(value, &mut |next| queue.push(next.to_owned()));
             }
         }
     }

@@ -122,17 +122,16 @@ pub(super) fn slot_of(schema: Option<&Value>) -> Slot {
 /// Whether a property's schema admits a data binding: a `Dynamic*` or `DataBinding`
 /// reference, a binding object, or either in its items or branches.
 pub(super) fn allows_binding(schema: &Value) -> bool {
-    if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
-        if target.contains("DataBinding") || target.contains("Dynamic") {
-            return true;
-        }
+    if let Some(target) = schema.get("$ref").and_then(Value::as_str)
+        && (target.contains("DataBinding") || target.contains("Dynamic"))
+    {
+        return true;
     }
-    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-        if (properties.contains_key("path") || properties.contains_key("@path"))
-            && !properties.contains_key("componentId")
-        {
-            return true;
-        }
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object)
+        && (properties.contains_key("path") || properties.contains_key("@path"))
+        && !properties.contains_key("componentId")
+    {
+        return true;
     }
     if schema.get("items").is_some_and(allows_binding) {
         return true;

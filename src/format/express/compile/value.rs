@@ -104,10 +104,10 @@ impl Block<'_> {
         let Some(value) = cx.symbols.get(name) else {
             return Ok(json!(name));
         };
-        if let ExprKind::Call(call) = &value.kind {
-            if self.is_component(cx.catalog, &call.name) {
-                return Ok(json!(explicit_id(call)?.unwrap_or_else(|| name.to_owned())));
-            }
+        if let ExprKind::Call(call) = &value.kind
+            && self.is_component(cx.catalog, &call.name)
+        {
+            return Ok(json!(explicit_id(call)?.unwrap_or_else(|| name.to_owned())));
         }
         if cx.resolving.iter().any(|n| n == name) || cx.resolving.len() > 32 {
             return Err(invalid(expr.at, format!("'{name}' refers to itself")));

@@ -203,10 +203,10 @@ impl Inner {
             return;
         };
         if note.ack {
-            if note.watcher == self.instance {
-                if let Some(answered) = locked(&self.interest.answers).remove(&note.nonce) {
-                    let _ = answered.send(());
-                }
+            if note.watcher == self.instance
+                && let Some(answered) = locked(&self.interest.answers).remove(&note.nonce)
+            {
+                let _ = answered.send(());
             }
             return;
         }

@@ -1,0 +1,89 @@
+//! The parts [`ServerBuilder::build`](super::ServerBuilder::build) assembles a server from:
+//! the cards as served, the store and its pusher, the checked endpoint paths.
+//!
+//! They live apart from the builder so that the builder's file stays what a newcomer reads to
+//! learn what can be set, and each step of the assembly can be read on its own.
+
+use std::sync::Arc;
+
+use super::{BuildError, auth, card};
+use crate::a2a::card::AgentCard;
+use crate::a2ui::ClientCapabilities;
+use crate::clock::Clock;
+use crate::generator::Generator;
+use crate::store::{InMemoryStore, TaskStore};
+
+/// The URIs of the extensions the card declares itself, beside A2UI's.
+pub(super) fn extension_uris(card: &AgentCard) -> Vec<String> {
+    card.capabilities
+        .extensions
+        .iter()
+        .map(|e| e.uri.clone())
+        .collect()
+}
+
+/// The MCP endpoint's path, checked, and never the AG-UI endpoint's.
+#[cfg(feature = "mcp")]
+pub(super) fn mcp_path(
+    mcp: Option<String>,
+    ag_ui: Option<&String>,
+) -> Result<Option<String>, BuildError> {
+    match mcp.map(super::mcp::checked_path).transpose()? {
+        Some(path) if ag_ui == Some(&path) => Err(BuildError::InvalidMcpPath(format!(
+            "{path:?} is taken by AG-UI"
+        ))),
+        path => Ok(path),
+    }
+}
+
+/// The card and the extended card as served: the A2UI extensions of `generators` advertised,
+/// the `auth` methods declared, an interface listed per tenant.
+pub(super) fn published_cards(
+    mut card: AgentCard,
+    mut extended_card: Option<AgentCard>,
+    generators: &[Generator],
+    auth: &[auth::AuthMethod],
+    tenants: &[String],
+) -> Result<(AgentCard, Option<AgentCard>), BuildError> {
+    card::advertise_a2ui(&mut card, generators);
+    if let Some(extended) = &mut extended_card {
+        if auth.is_empty() {
+            return Err(BuildError::ExtendedCardWithoutAuth);
+        }
+        card.supports_authenticated_extended_card = true;
+        extended.supports_authenticated_extended_card = true;
+        auth::declare(extended, auth);
+    }
+    auth::declare(&mut card, auth);
+    if !card.url.is_empty() {
+        card::list_tenants(&mut card, tenants);
+    }
+    Ok((card, extended_card))
+}
+
+/// The store the tasks are kept in (in memory unless one was given) and, with push on, the
+/// sender of its tasks' push notifications.
+pub(super) fn store_and_pusher(
+    store: Option<Arc<dyn TaskStore>>,
+    push: Option<crate::push::PushSettings>,
+    clock: &Arc<dyn Clock>,
+) -> Result<(Arc<dyn TaskStore>, Option<crate::push::Pusher>), BuildError> {
+    let store = store.unwrap_or_else(|| {
+        Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
+    });
+    let push = push
+        .map(|settings| crate::push::Pusher::new(store.clone(), settings))
+        .transpose()
+        .map_err(|error| BuildError::Push(error.to_string()))?;
+    Ok((store, push))
+}
+
+/// The capabilities a request that declares none is read with, if given.
+pub(super) fn parsed_capabilities(
+    default: Option<&serde_json::Value>,
+) -> Result<Option<ClientCapabilities>, BuildError> {
+    default
+        .map(ClientCapabilities::parse)
+        .transpose()
+        .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
+}
