@@ -264,7 +264,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Where tasks are kept (default: an [`InMemoryStore`] on the server's clock).
+    /// Where tasks are kept (default: an [`InMemoryStore`](crate::store::InMemoryStore) on the server's clock).
     pub fn store(mut self, store: impl TaskStore) -> Self {
         self.store = Some(Arc::new(store));
         self
