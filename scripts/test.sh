@@ -35,6 +35,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --quiet
 step "the parser and the A2UI knowledge build without the server"
 cargo check --lib --no-default-features
 
+step "the binary builds with the one feature the README names (--features cli)"
+cargo check --bin a2ui-agent --features cli
+
 step "the examples and our tools (tools/) build"
 # One command for both packages (scripts/tck.sh runs the same one): the library is compiled
 # once, with all features, for the examples, the tools and the tests below.

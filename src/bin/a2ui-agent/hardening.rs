@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use a2ui_agent::a2a::budget::DecodeBudget;
 use a2ui_agent::server::{DEFAULT_BACKLOG, Limits, ServerBuilder};
 
 /// Limits, hosts, authentication and CORS of `a2ui-agent serve`.
@@ -46,16 +45,16 @@ pub struct Hardening {
     #[arg(long, value_name = "BYTES", default_value_t = ServerBuilder::DEFAULT_BODY_LIMIT)]
     body_limit: usize,
     /// The most parts one message may have (then -32602, or 400).
-    #[arg(long, default_value_t = DecodeBudget::DEFAULT_MAX_PARTS)]
+    #[arg(long, default_value_t = Limits::default().max_parts_per_message)]
     max_parts_per_message: usize,
     /// The most bytes one part may take as sent (then -32602, or 400).
-    #[arg(long, value_name = "BYTES", default_value_t = DecodeBudget::DEFAULT_MAX_PART_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_part_bytes)]
     max_part_bytes: usize,
     /// The most bytes one message may take as sent (then -32602, or 400).
-    #[arg(long, value_name = "BYTES", default_value_t = DecodeBudget::DEFAULT_MAX_MESSAGE_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_message_bytes)]
     max_message_bytes: usize,
     /// The most JSON values one request body may hold (then -32602, or 400).
-    #[arg(long, default_value_t = DecodeBudget::DEFAULT_MAX_VALUES)]
+    #[arg(long, default_value_t = Limits::default().max_json_values)]
     max_json_values: usize,
     /// How many proxies in front of the server append the client's address to
     /// X-Forwarded-For; the per-client cap then keys clients by the entry the outermost one
