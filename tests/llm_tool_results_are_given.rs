@@ -38,9 +38,12 @@ fn draws(url: &str) -> Answer {
 async fn turn(url: &str) -> Value {
     let calls = answer(&[call(0, Some("c1"), Some("photos"), "{}")], "tool_calls");
     let mock = MockModel::start(vec![calls, draws(url)]).await;
-    let photos = Tool::new("photos", "Photos of a place.", json!({"type": "object"}), |_| async {
-        Ok(json!({"photo": "https://images.example.com/sushi.png"}))
-    });
+    let photos = Tool::new(
+        "photos",
+        "Photos of a place.",
+        json!({"type": "object"}),
+        |_| async { Ok(json!({"photo": "https://images.example.com/sushi.png"})) },
+    );
     let chat = OpenAiChat::builder(&mock.base_url, "mock-model")
         .idle_timeout(Duration::from_secs(5))
         .retries(0, Duration::ZERO, Duration::ZERO)
@@ -54,7 +57,11 @@ async fn turn(url: &str) -> Value {
             .unwrap(),
     )
     .await;
-    server.ask("message/stream", V, "Sushi?").await.last().clone()
+    server
+        .ask("message/stream", V, "Sushi?")
+        .await
+        .last()
+        .clone()
 }
 
 #[tokio::test]
