@@ -42,7 +42,9 @@
 //! (`llm::RepairTurns::Retry`; default `continue`). `--grammar` sends the format's grammar
 //! with each call (`OpenAiChatBuilder::constrain("grammar")`, llama.cpp's member), so the
 //! model samples only blocks that read (Express only). `--example FILE` (repeatable) shows
-//! one more example after the built-in one, named by the file's stem.
+//! one more example after the built-in one, named by the file's stem. `--ui-url-provenance
+//! off` lets the server's URL policy pass URLs the conversation did not give (as `serve`'s
+//! flag of the same name; default `on`), to measure what the rule costs honest requests.
 
 mod relay;
 
@@ -61,7 +63,7 @@ use a2ui_agent::agent::{Agent, AgentError, Reply};
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::{OpenAiChat, RepairTurns};
-use a2ui_agent::pipeline::{MENDED_KEY, OnInvalid};
+use a2ui_agent::pipeline::{MENDED_KEY, OnInvalid, UrlPolicy};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -103,6 +105,7 @@ struct Args {
     repair_turns: RepairTurns,
     grammar: bool,
     examples: Vec<PathBuf>,
+    url_provenance: bool,
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
@@ -119,7 +122,7 @@ impl Args {
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
                      [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
                      [--repair-temperature T] [--repair-turns continue|retry] [--grammar] \
-                     [--example FILE]...";
+                     [--example FILE]... [--ui-url-provenance on|off]";
         let root = repository();
         let number = |name: &str, default: usize| -> Result<usize, Error> {
             Ok(flag(&args, name).map_or(Ok(default), |n| n.parse())?)
@@ -133,6 +136,13 @@ impl Args {
             None | Some("direct") => false,
             Some("express") => true,
             Some(other) => return Err(format!("unknown format '{other}'; {usage}").into()),
+        };
+        let url_provenance = match flag(&args, "--ui-url-provenance").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                return Err(format!("unknown URL provenance '{other}'; {usage}").into());
+            }
         };
         if official && express {
             return Err("the official SDK's prompt is Direct JSON only".into());
@@ -176,6 +186,7 @@ impl Args {
                 .filter(|pair| pair[0] == "--example")
                 .map(|pair| PathBuf::from(&pair[1]))
                 .collect(),
+            url_provenance,
         })
     }
 }
@@ -448,6 +459,7 @@ async fn main() -> Result<(), Error> {
         .generator(generator)
         .on_invalid(OnInvalid::Repair)
         .max_repairs(2)
+        .url_policy(UrlPolicy::default().provenance(args.url_provenance))
         .build()?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/", listener.local_addr()?);
@@ -663,6 +675,7 @@ fn summary(args: &Args, label: &str, prompt_tokens: Option<usize>, scored: &[Sco
         .and_then(|r| r.first_component.map(|d| d.as_secs_f64()));
     json!({
         "label": label, "model": args.model, "requests": scored.len(),
+        "url_provenance": args.url_provenance,
         "prompt_tokens": prompt_tokens, "first_try": first, "valid_after_repair": valid,
         "draws": draws, "median_first_component_s": median, "cold_first_component_s": cold,
         "completion_tokens": scored.iter().map(|r| r.usage.completion).sum::<u64>(),
