@@ -8,7 +8,6 @@ mod support;
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
-use serde_json::json;
 use support::*;
 
 const INTRO: &str = "Here is your order, ready to confirm.\n";

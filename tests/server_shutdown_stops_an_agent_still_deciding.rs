@@ -101,7 +101,7 @@ async fn a_shutdown_past_its_deadline_stops_an_agent_that_has_not_answered_yet()
     let last: Value = stream
         .lines()
         .filter_map(|line| line.strip_prefix("data: "))
-        .last()
+        .next_back()
         .map(|data| serde_json::from_str(data).unwrap())
         .unwrap_or_default();
     let message = last["error"]["message"].as_str().unwrap_or_default();
