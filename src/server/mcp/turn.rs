@@ -43,7 +43,13 @@ pub(super) async fn call(
         .cloned()
         .unwrap_or_default();
     let headers = http.map(|parts| parts.headers.clone()).unwrap_or_default();
-    let meta = request.meta.as_ref().map(|meta| &meta.0.0);
+    // `rmcp` moves the call's `_meta` into the context.
+    let meta = request
+        .meta
+        .as_ref()
+        .filter(|meta| !meta.0.0.is_empty())
+        .unwrap_or(&context.meta);
+    let meta = Some(&meta.0.0);
     let a2ui = meta
         .and_then(|meta| meta.get(A2UI_KEY))
         .and_then(Value::as_object);
