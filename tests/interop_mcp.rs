@@ -60,7 +60,10 @@ fn check_conversation(seen: &Value, version: ProtocolVersion) {
     );
     // The confirmation shows what the form sent back through the action's context.
     let confirmation = results[2].to_string();
-    assert!(confirmation.contains(&format!("at {restaurant}, 2 people, 19:30")), "{confirmation}");
+    assert!(
+        confirmation.contains(&format!("at {restaurant}, 2 people, 19:30")),
+        "{confirmation}"
+    );
     assert_eq!(seen["tools"].as_array().unwrap().len(), 1, "{seen}");
 }
 
@@ -105,10 +108,16 @@ async fn the_python_mcp_client_books_a_table_through_the_tool_and_its_actions() 
     assert!(progress.len() > 3, "{seen}");
     let first = progress[0]["message"].as_str().unwrap();
     let last = progress[progress.len() - 1]["message"].as_str().unwrap();
-    assert!(last.len() > first.len() && last.starts_with(first), "{progress:?}");
+    assert!(
+        last.len() > first.len() && last.starts_with(first),
+        "{progress:?}"
+    );
     // The surfaces' action became an app-only tool of the session; one conversation.
     assert!(seen["toolsAfter"].to_string().contains("select"), "{seen}");
-    assert_eq!(seen["selectMeta"]["ui"]["visibility"], serde_json::json!(["app"]));
+    assert_eq!(
+        seen["selectMeta"]["ui"]["visibility"],
+        serde_json::json!(["app"])
+    );
     let contexts = seen["contextIds"].as_array().unwrap();
     assert!(contexts[0].is_string() && contexts.iter().all(|id| *id == contexts[0]));
 }

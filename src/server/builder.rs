@@ -509,21 +509,21 @@ impl ServerBuilder {
             None => tasks,
         };
         let state = Arc::new(ServerState {
-                card,
-                card_modified,
-                extended_card,
-                tasks: Arc::new(tasks),
-                a2ui,
-                keep_alive: self.keep_alive,
-                cancel_on_disconnect: self.cancel_on_disconnect,
-                admission: Arc::new(Admission::new(&self.limits)),
-                subscribers: Arc::new(subscribers::CallerSubscribers::new(
-                    self.max_subscribers_per_caller,
-                )),
-                budget: self.limits.decode_budget(),
-                tenancy,
-                tenants,
-                push,
+            card,
+            card_modified,
+            extended_card,
+            tasks: Arc::new(tasks),
+            a2ui,
+            keep_alive: self.keep_alive,
+            cancel_on_disconnect: self.cancel_on_disconnect,
+            admission: Arc::new(Admission::new(&self.limits)),
+            subscribers: Arc::new(subscribers::CallerSubscribers::new(
+                self.max_subscribers_per_caller,
+            )),
+            budget: self.limits.decode_budget(),
+            tenancy,
+            tenants,
+            push,
         });
         Ok(A2uiServer {
             #[cfg(feature = "mcp")]

@@ -425,7 +425,11 @@ mod tests {
 
     #[test]
     fn every_step_of_the_demo_validates_against_the_basic_catalog_in_every_version() {
-        for version in [ProtocolVersion::V0_8, ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
+        for version in [
+            ProtocolVersion::V0_8,
+            ProtocolVersion::V0_9,
+            ProtocolVersion::V1_0,
+        ] {
             let (text, list) = answer(&request(Some(version), vec![Part::text("dinner?")]));
             assert!(text.contains("restaurants"), "{text}");
             assert!(list.len() >= 2);

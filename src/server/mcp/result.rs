@@ -145,7 +145,12 @@ impl Collector {
             meta["a2ui-agent/taskId"] = Value::String(id.clone());
         }
         let failed = match &self.end {
-            Some((state, said)) if matches!(state, TaskState::Failed | TaskState::Rejected | TaskState::Canceled) => {
+            Some((state, said))
+                if matches!(
+                    state,
+                    TaskState::Failed | TaskState::Rejected | TaskState::Canceled
+                ) =>
+            {
                 let said = match said.is_empty() {
                     true => format!("The agent's turn ended: {}", state_name(*state)),
                     false => said.clone(),
@@ -225,7 +230,9 @@ fn action_names(value: &Value, names: &mut Vec<String>) {
                     names.push(name.to_owned());
                 }
             }
-            members.values().for_each(|value| action_names(value, names));
+            members
+                .values()
+                .for_each(|value| action_names(value, names));
         }
         Value::Array(items) => items.iter().for_each(|value| action_names(value, names)),
         _ => {}

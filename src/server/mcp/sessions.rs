@@ -146,7 +146,8 @@ pub(crate) async fn owned_by_caller(
 
 /// The answer to a request naming a session that is not there (for this caller).
 fn not_found() -> Response {
-    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#;
+    let body =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#;
     let mut response = (StatusCode::NOT_FOUND, Body::from(body)).into_response();
     response
         .headers_mut()
