@@ -456,21 +456,9 @@ impl ServerBuilder {
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
         let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
         #[cfg(feature = "mcp")]
-        let mcp = match self.mcp.map(super::mcp::checked_path).transpose()? {
-            Some(path) if ag_ui.as_ref() == Some(&path) => {
-                return Err(BuildError::InvalidMcpPath(format!(
-                    "{path:?} is taken by AG-UI"
-                )));
-            }
-            path => path,
-        };
-        let other_extensions = self
-            .card
-            .capabilities
-            .extensions
-            .iter()
-            .map(|e| e.uri.clone())
-            .collect();
+        let mcp = mcp_path(self.mcp, ag_ui.as_deref())?;
+        let other_extensions = self.card.capabilities.extensions.iter();
+        let other_extensions = other_extensions.map(|e| e.uri.clone()).collect();
         let tenancy = self.tenants.is_some();
         let tenants = self.tenants.unwrap_or_default();
         let (mut card, extended_card) = published_cards(
@@ -540,6 +528,17 @@ impl ServerBuilder {
             web_page: self.web_page,
             ag_ui: ag_ui.map(Into::into),
         })
+    }
+}
+
+/// The MCP endpoint's path, checked, and not the one AG-UI is served at.
+#[cfg(feature = "mcp")]
+fn mcp_path(mcp: Option<String>, ag_ui: Option<&str>) -> Result<Option<String>, BuildError> {
+    match mcp.map(super::mcp::checked_path).transpose()? {
+        Some(path) if ag_ui == Some(path.as_str()) => Err(BuildError::InvalidMcpPath(format!(
+            "{path:?} is taken by AG-UI"
+        ))),
+        path => Ok(path),
     }
 }
 

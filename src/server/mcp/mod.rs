@@ -31,10 +31,10 @@
 //! presenting its id is answered as if it did not exist.
 
 mod handler;
+mod keys;
 mod result;
 mod sessions;
 mod tools;
-mod turn;
 
 use std::sync::Arc;
 
@@ -49,15 +49,6 @@ use sessions::Sessions;
 
 /// The path the binding is served at unless told otherwise.
 pub(crate) const DEFAULT_PATH: &str = "/mcp";
-
-/// The capability and `_meta` key of A2UI over MCP Apps.
-const A2UI_KEY: &str = "org.a2ui/ui";
-
-/// The MIME type of A2UI messages in a tool result.
-const A2UI_MIME: &str = "application/a2ui+json";
-
-/// The `_meta` key of a result (and of a stateless client's call) naming the conversation.
-const CONTEXT_KEY: &str = "a2ui-agent/contextId";
 
 /// How many sessions one caller may hold open; opening one more closes its oldest.
 const SESSIONS_PER_CALLER: usize = 32;

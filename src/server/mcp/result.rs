@@ -11,7 +11,7 @@
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde_json::{Map, Value, json};
 
-use super::{A2UI_MIME, CONTEXT_KEY};
+use super::keys::{A2UI_MIME, CONTEXT_KEY};
 use crate::a2a::{Part, StreamEvent, TaskState};
 use crate::agent::STATUS_METADATA;
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::A2UI_KEY;
+use super::keys::A2UI_KEY;
 use crate::a2a::card::AgentCard;
 use crate::a2ui::ProtocolVersion;
 use crate::server::ServerState;
