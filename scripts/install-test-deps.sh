@@ -13,6 +13,10 @@
 #   tests/interop/agui-browser/node_modules/ (git-ignored) what builds and drives the AG-UI
 #                  browser test's page: CopilotKit's A2UI renderer, @ag-ui/client, React;
 #                  pinned by its package-lock.json;
+#   .venv-mcp/     (git-ignored) mcp==2.3.0 from PyPI, the official Python MCP client, and
+#   tests/interop/mcp-js/node_modules/ (git-ignored) @modelcontextprotocol/sdk@1.32.2, the
+#                  official TypeScript one, pinned by its package-lock.json: the MCP interop
+#                  test's clients;
 #   chromium       Debian's, for the browser test (apt-get, only when root and missing;
 #                  never a downloaded browser);
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
@@ -141,6 +145,30 @@ web_ok() { lock_ok "$WEB_DIR"; }
 if ! web_ok; then
     run npm ci --prefix "$WEB_DIR" --no-audit --no-fund --loglevel=error
     web_ok || { echo "install-test-deps: web/node_modules does not match web/package-lock.json" >&2; exit 1; }
+fi
+
+# ---- MCP: the official Python and TypeScript clients -------------------------------------
+MCP_PY_VERSION='2.3.0'
+MCP_JS_DIR="$root/tests/interop/mcp-js"
+mcp_py_ok() {
+    [[ -x .venv-mcp/bin/python ]] &&
+        .venv-mcp/bin/python - "$MCP_PY_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+assert version("mcp") == sys.argv[1]
+import mcp.client.streamable_http
+PY
+}
+if ! mcp_py_ok; then
+    if [[ ! -x .venv-mcp/bin/python ]]; then
+        run "${PYTHON:-python3}" -m venv .venv-mcp
+    fi
+    run .venv-mcp/bin/python -m pip install --quiet --disable-pip-version-check "mcp==$MCP_PY_VERSION"
+    mcp_py_ok || { echo "install-test-deps: mcp $MCP_PY_VERSION not importable after install" >&2; exit 1; }
+fi
+if ! lock_ok "$MCP_JS_DIR"; then
+    run npm ci --prefix "$MCP_JS_DIR" --no-audit --no-fund --loglevel=error
+    lock_ok "$MCP_JS_DIR" || { echo "install-test-deps: tests/interop/mcp-js/node_modules does not match its package-lock.json" >&2; exit 1; }
 fi
 
 # ---- The AG-UI browser page's packages ---------------------------------------------------

@@ -1,5 +1,5 @@
-//! The names A2UI over MCP Apps gives its keys and types, in one place so that the session,
-//! the tool and the result read the same ones.
+//! The names A2UI over MCP Apps and our results use in `_meta` and in embedded resources,
+//! shared by the handler, the tool and the result builder.
 
 /// The capability and `_meta` key of A2UI over MCP Apps.
 pub(super) const A2UI_KEY: &str = "org.a2ui/ui";

@@ -33,10 +33,8 @@
 mod handler;
 mod keys;
 mod result;
-mod session;
 mod sessions;
 mod tools;
-mod turn;
 
 use std::sync::Arc;
 
@@ -46,7 +44,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::ServerState;
-use session::Handler;
+use handler::Handler;
 use sessions::Sessions;
 
 /// The path the binding is served at unless told otherwise.
