@@ -210,8 +210,8 @@ async fn a_repaired_answer_renders(script: Script) {
     }
     assert_eq!(
         text_of(&answer.reply_parts()),
-        "Here it is.Here it is.",
-        "each attempt's text goes out"
+        "Here it is.",
+        "the repair turn's repeat of the text the client read does not go out again"
     );
 }
 
