@@ -12,7 +12,7 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde_json::{Map, Value, json};
 
 use super::keys::{A2UI_MIME, CONTEXT_KEY};
-use crate::a2a::{Part, StreamEvent, TaskState};
+use crate::a2a::{Message, Part, StreamEvent, TaskState};
 use crate::agent::STATUS_METADATA;
 
 /// The MIME types the reply pipeline marks A2UI data parts with.
@@ -48,7 +48,7 @@ impl Collector {
             StreamEvent::Task(task) => {
                 self.task_id = Some(task.id.clone());
                 if task.status.state.is_settled() {
-                    let said = task.status.message.as_ref().map(|m| texts(&m.parts));
+                    let said = task.status.message.as_ref().map(Message::text);
                     self.end = Some((task.status.state, said.unwrap_or_default()));
                     return true;
                 }
@@ -62,7 +62,7 @@ impl Collector {
             StreamEvent::StatusUpdate(update) => {
                 let message = update.status.message.as_ref();
                 if update.is_final {
-                    let said = message.map(|m| texts(&m.parts)).unwrap_or_default();
+                    let said = message.map(Message::text).unwrap_or_default();
                     self.end = Some((update.status.state, said));
                     return true;
                 }
@@ -152,7 +152,7 @@ impl Collector {
                 ) =>
             {
                 let said = match said.is_empty() {
-                    true => format!("The agent's turn ended: {}", state_name(*state)),
+                    true => format!("The agent's turn ended: {}", state.as_str()),
                     false => said.clone(),
                 };
                 Some(said)
@@ -191,26 +191,6 @@ impl Collector {
                 "The agent's reply could not be sent",
             )])
         })
-    }
-}
-
-/// The plain text of `parts`.
-fn texts(parts: &[Part]) -> String {
-    parts
-        .iter()
-        .filter_map(|part| match part {
-            Part::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Failed => "failed",
-        TaskState::Rejected => "rejected",
-        TaskState::Canceled => "canceled",
-        _ => "stopped",
     }
 }
 
