@@ -72,6 +72,7 @@ mod state;
 mod subscribers;
 mod tenancy;
 mod throttle;
+mod turn;
 mod version;
 mod web;
 

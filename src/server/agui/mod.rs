@@ -44,6 +44,7 @@ use super::admission::with_retry_after;
 use super::error::ApiError;
 use super::ops::{self, Opening, StreamOptions};
 use super::sse::Opened;
+use super::turn::{CLIENT_CAPABILITIES, CLIENT_DATA_MODEL, Said, Turn as TurnOf};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{Message, Part, SendRequest, Task, v1_0};
 use crate::a2ui::ProtocolVersion;
@@ -55,10 +56,6 @@ use mapping::Mapping;
 
 /// The path the binding is served at unless told otherwise.
 pub(crate) const DEFAULT_PATH: &str = "/ag-ui";
-
-/// The message metadata members a client may forward in `forwardedProps`, as an A2A client
-/// sends them in its message's metadata.
-const FORWARDED_METADATA: [&str; 2] = ["a2uiClientCapabilities", "a2uiClientDataModel"];
 
 /// `path` when it can serve the binding (see [`super::paths::checked`]); else why not, for
 /// [`BuildError::InvalidAgUiPath`](super::BuildError::InvalidAgUiPath).
@@ -105,41 +102,35 @@ async fn send_request(
     input: &RunInput,
 ) -> Result<SendRequest, ApiError> {
     let version = requested_version(state, &input.forwarded)?;
-    let parts = match &input.turn {
-        Turn::Text(text) => vec![Part::text(text.clone())],
-        Turn::Action(action) => {
-            let mut data = Map::new();
-            let version_name = version.map_or("v0.9", ProtocolVersion::as_str);
-            data.insert("version".into(), Value::String(version_name.to_owned()));
-            data.insert("action".into(), Value::Object(action.clone()));
-            vec![Part::data(data)]
-        }
-        Turn::ToolResults(results) => results
-            .iter()
-            .map(|(id, content)| client_result_part(id, content))
-            .collect(),
+    let said = match &input.turn {
+        Turn::Text(text) => Said::Text(text.clone()),
+        Turn::Action(action) => Said::Action(action.clone()),
+        Turn::ToolResults(results) => Said::Parts(
+            results
+                .iter()
+                .map(|(id, content)| client_result_part(id, content))
+                .collect(),
+        ),
     };
-    let mut message = Message::user(input.run_id.clone(), parts);
-    message.context_id = Some(input.thread_id.clone());
     let waiting = ops::waiting_task(state, owner, &input.thread_id).await?;
     if let Turn::ToolResults(results) = &input.turn {
         check_answers(waiting.as_ref(), results)?;
     }
-    message.task_id = waiting.map(|task| task.id);
-    message.extensions = version
-        .map(|version| vec![version.extension_uri().to_owned()])
-        .unwrap_or_default();
-    let mut metadata: Map<String, Value> = FORWARDED_METADATA
-        .iter()
-        .filter_map(|key| Some(((*key).to_owned(), input.forwarded.get(*key)?.clone())))
-        .collect();
-    let capabilities = version.and_then(|version| {
-        renderer::capabilities(&input.forwarded, input.passed.get("context"), version)
-    });
-    if let Some(capabilities) = capabilities {
-        metadata.insert("a2uiClientCapabilities".into(), capabilities);
-    }
-    message.metadata = (!metadata.is_empty()).then_some(metadata);
+    let forwarded = |key: &str| input.forwarded.get(key).cloned();
+    let capabilities = version
+        .and_then(|version| {
+            renderer::capabilities(&input.forwarded, input.passed.get("context"), version)
+        })
+        .or_else(|| forwarded(CLIENT_CAPABILITIES));
+    let turn = TurnOf {
+        id: input.run_id.clone(),
+        conversation: input.thread_id.clone(),
+        version,
+        said,
+        capabilities,
+        data_model: forwarded(CLIENT_DATA_MODEL),
+    };
+    let message = turn.into_message(waiting.as_ref());
     let mut request_metadata = Map::new();
     request_metadata.insert("agUi".into(), Value::Object(input.passed.clone()));
     if let Some(tools) = input.passed.get("tools") {

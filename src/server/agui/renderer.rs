@@ -10,6 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::a2ui::ProtocolVersion;
+use crate::server::turn::CLIENT_CAPABILITIES;
 
 /// The description of the context entry CopilotKit's renderer and the A2UI middleware use
 /// for the renderer's catalog (`A2UI_SCHEMA_CONTEXT_DESCRIPTION`).
@@ -24,7 +25,7 @@ pub(super) fn capabilities(
     context: Option<&Value>,
     version: ProtocolVersion,
 ) -> Option<Value> {
-    if let Some(sent) = forwarded.get("a2uiClientCapabilities") {
+    if let Some(sent) = forwarded.get(CLIENT_CAPABILITIES) {
         return Some(sent.clone());
     }
     let catalog = context?

@@ -13,18 +13,19 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::tools::{AgentTool, MAX_ACTIONS};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::keys::{A2UI_KEY, CONTEXT_KEY};
 use super::result::{Collector, Sent};
+use crate::a2a::SendRequest;
 use crate::a2a::jsonrpc::RpcError;
-use crate::a2a::{Message, Part, SendRequest};
 use crate::a2ui::ProtocolVersion;
 use crate::clock::timestamp;
 use crate::request::Principal;
 use crate::server::ServerState;
 use crate::server::ops::{self, Opening, StreamOptions};
 use crate::server::sse::Opened;
+use crate::server::turn::{Said, Turn};
 
 /// One session's handler: the server, the agent's tool, the session's conversation and
 /// the action events its surfaces named.
@@ -135,31 +136,26 @@ pub(super) async fn call(
     let waiting = ops::waiting_task(state, &owner, &conversation)
         .await
         .map_err(|error| refusal(error.into_rpc("mcp tools/call")))?;
-    let parts = match &ask {
-        Ask::Message(text) => vec![Part::text(text.clone())],
+    let said = match ask {
+        Ask::Message(text) => Said::Text(text),
         Ask::Action { name, context } => {
             if waiting.is_none() {
-                return Err(unknown_tool(name));
+                return Err(unknown_tool(&name));
             }
-            let surface = a2ui.and_then(|a2ui| a2ui.get("surfaceId")).cloned();
+            let surface = surface_of(a2ui)?;
             let now = timestamp(state.tasks.clock.now());
-            vec![action_part(version, name, context, surface, now)]
+            Said::Action(action(name, context, surface, now))
         }
     };
-    let mut message = Message::user(state.tasks.ids.new_id(), parts);
-    message.context_id = Some(conversation.clone());
-    message.task_id = waiting.map(|task| task.id);
-    message.extensions = version
-        .map(|version| vec![version.extension_uri().to_owned()])
-        .unwrap_or_default();
-    let mut metadata = Map::new();
-    if let (Some(_), Some(declared)) = (version, declared) {
-        metadata.insert("a2uiClientCapabilities".into(), declared);
-    }
-    if let Some(model) = a2ui.and_then(|a2ui| a2ui.get("dataModel")) {
-        metadata.insert("a2uiClientDataModel".into(), model.clone());
-    }
-    message.metadata = (!metadata.is_empty()).then_some(metadata);
+    let turn = Turn {
+        id: state.tasks.ids.new_id(),
+        conversation: conversation.clone(),
+        version,
+        said,
+        capabilities: declared.filter(|_| version.is_some()),
+        data_model: a2ui.and_then(|a2ui| a2ui.get("dataModel")).cloned(),
+    };
+    let message = turn.into_message(waiting.as_ref());
     let send = SendRequest {
         message,
         configuration: Default::default(),
@@ -305,31 +301,32 @@ fn chosen_version(handler: &Handler, declared: Option<&Value>) -> Option<Protoco
     }
 }
 
-/// The A2A data part of the user's action `name`, as a renderer of `version` sends it.
-fn action_part(
-    version: Option<ProtocolVersion>,
-    name: &str,
-    context: &Map<String, Value>,
-    surface: Option<Value>,
+/// The A2UI action object of the user's action `name` on `surface`.
+fn action(
+    name: String,
+    context: Map<String, Value>,
+    surface: Value,
     now: String,
-) -> Part {
-    let body = json!({
-        "name": name,
-        "surfaceId": surface.unwrap_or(Value::Null),
-        "sourceComponentId": "",
-        "timestamp": now,
-        "context": context,
-    });
-    let data = match version {
-        Some(ProtocolVersion::V0_8) => json!({ "userAction": body }),
-        version => json!({
-            "version": version.unwrap_or(ProtocolVersion::V0_9).as_str(),
-            "action": body,
-        }),
-    };
-    match data {
-        Value::Object(data) => Part::data(data),
-        _ => Part::text(name.to_owned()),
+) -> Map<String, Value> {
+    let mut action = Map::new();
+    action.insert("name".into(), Value::String(name));
+    action.insert("surfaceId".into(), surface);
+    action.insert("sourceComponentId".into(), Value::String(String::new()));
+    action.insert("timestamp".into(), Value::String(now));
+    action.insert("context".into(), Value::Object(context));
+    action
+}
+
+/// The surface an action names (`_meta["org.a2ui/ui"].surfaceId`): a string, or `null`
+/// when the client named none.
+fn surface_of(a2ui: Option<&Map<String, Value>>) -> Result<Value, ErrorData> {
+    match a2ui.and_then(|a2ui| a2ui.get("surfaceId")) {
+        None | Some(Value::Null) => Ok(Value::Null),
+        Some(Value::String(id)) => Ok(Value::String(id.clone())),
+        Some(_) => Err(ErrorData::invalid_params(
+            format!("_meta[\"{A2UI_KEY}\"].surfaceId: a string when given"),
+            None,
+        )),
     }
 }
 
