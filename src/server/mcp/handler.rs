@@ -139,7 +139,7 @@ pub(super) async fn call(
     let said = match ask {
         Ask::Message(text) => Said::Text(text),
         Ask::Action { name, context } => {
-            if waiting.is_none() {
+            if waiting.is_none() || !handler.actions().contains(&name) {
                 return Err(unknown_tool(&name));
             }
             let surface = surface_of(a2ui)?;
@@ -330,8 +330,8 @@ fn surface_of(a2ui: Option<&Map<String, Value>>) -> Result<Value, ErrorData> {
     }
 }
 
-/// A tool the server does not have (an action with no surface waiting for it): MCP's
-/// invalid-params error, naming the tool.
+/// A tool the server does not have (no surface of the session named the action, or none
+/// waits for it): MCP's invalid-params error, naming the tool.
 fn unknown_tool(name: &str) -> ErrorData {
     let shown: String = name.chars().take(64).collect();
     ErrorData::invalid_params(format!("Unknown tool: {shown:?}"), None)

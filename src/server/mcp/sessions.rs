@@ -115,9 +115,14 @@ pub(crate) async fn owned_by_caller(
         .get(SESSION_HEADER)
         .map(|id| id.to_str().map(str::to_owned));
     let closing = request.method() == Method::DELETE;
+    let json = request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.trim_start().starts_with("application/json"));
     match named {
         Some(Ok(id)) if sessions.is_owned_by(&id, &owner) => {
-            let mut response = next.run(request).await;
+            let mut response = parse_error_for_unreadable(json, next.run(request).await);
             if closing && response.status().is_success() {
                 sessions.owners().remove(&id);
                 // `rmcp` answers 202; clients (Python's) expect the plain 200 of a done
@@ -131,7 +136,7 @@ pub(crate) async fn owned_by_caller(
             not_found()
         }
         None => {
-            let response = next.run(request).await;
+            let response = parse_error_for_unreadable(json, next.run(request).await);
             let opened = response
                 .headers()
                 .get(SESSION_HEADER)
@@ -144,11 +149,27 @@ pub(crate) async fn owned_by_caller(
     }
 }
 
+/// `rmcp` answers a JSON body it cannot read as one JSON-RPC message with 415 and the
+/// parser's words; for a body that says it is JSON that is JSON-RPC's parse error, a 400
+/// with a JSON-RPC error that says no more than that.
+fn parse_error_for_unreadable(json: bool, response: Response) -> Response {
+    if !json || response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not one JSON-RPC 2.0 message"}}"#;
+    json_response(StatusCode::BAD_REQUEST, body)
+}
+
 /// The answer to a request naming a session that is not there (for this caller).
 fn not_found() -> Response {
     let body =
         r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#;
-    let mut response = (StatusCode::NOT_FOUND, Body::from(body)).into_response();
+    json_response(StatusCode::NOT_FOUND, body)
+}
+
+/// A JSON `body` with `status`.
+fn json_response(status: StatusCode, body: &'static str) -> Response {
+    let mut response = (status, Body::from(body)).into_response();
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
