@@ -4,8 +4,9 @@
 //! per call in `_meta`) each list the agent's tool, call it against the demo agent with a
 //! progress token, press Book (the `select` action as `tools/call`) and Confirm (`book`),
 //! and get the surfaces and the booking; every A2UI message of every result validates
-//! against the basic catalog of the version the client declared. Behind bearer tokens, the
-//! same. Skipped (with a message) when the clients are not installed, unless
+//! against the basic catalog of the version the client declared, by our validator and by the
+//! official one (`a2ui-agent-sdk`'s `validate_payload`, `tests/interop/mcp/official_validate.py`,
+//! over each conversation's results as one stream). Behind bearer tokens, the same. Skipped (with a message) when the clients are not installed, unless
 //! `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(all(feature = "cli", feature = "mcp"))]
 
@@ -31,8 +32,40 @@ async fn serve(extra: &[&str]) -> (tokio::process::Child, String) {
     (child, format!("{url}mcp"))
 }
 
-/// What a client saw holds the demo's three steps, each result's A2UI valid in `version`.
-fn check_conversation(seen: &Value, version: ProtocolVersion) {
+/// The official A2UI validator (`a2ui-agent-sdk` in `.venv`) accepts the A2UI messages of
+/// `results`, read in order as one stream, in `version`; skipped (with a message) when the
+/// SDK is not installed, unless `A2UI_REQUIRE_INTEROP=1`.
+async fn officially_valid(results: &Value, version: ProtocolVersion) {
+    let Some(python) = installed(
+        crate_root().join(".venv/bin/python"),
+        "a2ui-agent-sdk (.venv)",
+    ) else {
+        return;
+    };
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path =
+        std::env::temp_dir().join(format!("a2ui-mcp-results-{}-{n}.json", std::process::id()));
+    std::fs::write(&path, results.to_string()).unwrap();
+    let script = "tests/interop/mcp/official_validate.py";
+    let args = [script, version.as_str(), path.to_str().unwrap()];
+    let verdict = run_script(&python, &args, crate_root())
+        .await
+        .passed("the official validator");
+    let _ = std::fs::remove_file(&path);
+    let count: usize = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_array().unwrap().len())
+        .sum();
+    assert_eq!(verdict["validated"], count, "{verdict}");
+}
+
+/// What a client saw holds the demo's three steps, each result's A2UI valid in `version`,
+/// by our validator and by the official one.
+async fn check_conversation(seen: &Value, version: ProtocolVersion) {
+    officially_valid(&seen["results"], version).await;
     let results = seen["results"].as_array().unwrap();
     assert_eq!(results.len(), 3, "{seen}");
     for messages in results {
@@ -102,7 +135,7 @@ async fn the_python_mcp_client_books_a_table_through_the_tool_and_its_actions() 
     let Some(seen) = python(&url, None).await else {
         return;
     };
-    check_conversation(&seen, ProtocolVersion::V1_0);
+    check_conversation(&seen, ProtocolVersion::V1_0).await;
     // Progress came while the model wrote: the text grew from one notification to the next.
     let progress = seen["progress"].as_array().unwrap();
     assert!(progress.len() > 3, "{seen}");
@@ -128,7 +161,7 @@ async fn the_typescript_mcp_client_gets_the_version_it_asks_for_per_call() {
     let Some(seen) = typescript(&url, None).await else {
         return;
     };
-    check_conversation(&seen, ProtocolVersion::V0_9);
+    check_conversation(&seen, ProtocolVersion::V0_9).await;
     assert!(seen["progress"].as_u64().unwrap() > 3, "{seen}");
 }
 
@@ -147,10 +180,10 @@ async fn both_clients_converse_behind_bearer_tokens() {
         .unwrap();
     assert_eq!(response.status(), 401);
     if let Some(seen) = python(&url, Some("tok-alice-1")).await {
-        check_conversation(&seen, ProtocolVersion::V1_0);
+        check_conversation(&seen, ProtocolVersion::V1_0).await;
     }
     if let Some(seen) = typescript(&url, Some("tok-bob-2")).await {
-        check_conversation(&seen, ProtocolVersion::V0_9);
+        check_conversation(&seen, ProtocolVersion::V0_9).await;
     }
     let _ = std::fs::remove_file(path);
 }

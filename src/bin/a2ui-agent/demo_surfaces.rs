@@ -158,41 +158,43 @@ pub(super) fn results(v: ProtocolVersion) -> Vec<Value> {
     let ids: Vec<String> = (0..RESTAURANTS.len()).map(|i| format!("r{i}")).collect();
     components.push(component(v, "list", "List", json!({"children": ids})));
     for (i, (name, cuisine, rating)) in RESTAURANTS.iter().enumerate() {
+        // Ids are UAX #31 identifiers (`_`, never `-`): the official v1.0 validator
+        // (`a2ui-agent-sdk`) refuses any other component id.
         let id = |suffix: &str| format!("r{i}{suffix}");
         components.extend([
-            component(v, &id(""), "Card", json!({"child": id("-row")})),
+            component(v, &id(""), "Card", json!({"child": id("_row")})),
             component(
                 v,
-                &id("-row"),
+                &id("_row"),
                 "Row",
-                json!({"children": [id("-info"), id("-book")]}),
+                json!({"children": [id("_info"), id("_book")]}),
             ),
             component(
                 v,
-                &id("-info"),
+                &id("_info"),
                 "Column",
-                json!({"children": [id("-name"), id("-about")]}),
+                json!({"children": [id("_name"), id("_about")]}),
             ),
             component(
                 v,
-                &id("-name"),
+                &id("_name"),
                 "Text",
                 json!({"text": name, "variant": "h4"}),
             ),
             component(
                 v,
-                &id("-about"),
+                &id("_about"),
                 "Text",
                 json!({"text": format!("{cuisine} · rated {rating}"), "variant": "caption"}),
             ),
             component(
                 v,
-                &id("-book"),
+                &id("_book"),
                 "Button",
-                json!({"child": id("-label"),
+                json!({"child": id("_label"),
                     "action": {"event": {"name": "select", "context": {"restaurant": name}}}}),
             ),
-            component(v, &id("-label"), "Text", json!({"text": "Book"})),
+            component(v, &id("_label"), "Text", json!({"text": "Book"})),
         ]);
     }
     surface(v, "results", components, None)
@@ -235,13 +237,13 @@ pub(super) fn booking_form(v: ProtocolVersion, restaurant: &str) -> Vec<Value> {
             v,
             "confirm",
             "Button",
-            json!({"child": "confirm-label", "action": {"event": {"name": "book", "context": {
+            json!({"child": "confirm_label", "action": {"event": {"name": "book", "context": {
                 "restaurant": restaurant,
                 "name": {"path": "/name"},
                 "partySize": {"path": "/partySize"},
                 "time": {"path": "/time"}}}}}),
         ),
-        component(v, "confirm-label", "Text", json!({"text": "Confirm"})),
+        component(v, "confirm_label", "Text", json!({"text": "Confirm"})),
     ];
     let data = json!({"name": "", "partySize": "2", "time": "19:30"});
     surface(v, "booking", components, Some(data))
