@@ -17,6 +17,9 @@
 #   tests/interop/mcp-js/node_modules/ (git-ignored) @modelcontextprotocol/sdk@1.32.2, the
 #                  official TypeScript one, pinned by its package-lock.json: the MCP interop
 #                  test's clients;
+#   tests/interop/mcp-conformance/node_modules/ (git-ignored)
+#                  @modelcontextprotocol/conformance@0.1.16, pinned by its package-lock.json:
+#                  the MCP project's conformance suite (tests/mcp_conformance.rs);
 #   chromium       Debian's, for the browser test (apt-get, only when root and missing;
 #                  never a downloaded browser);
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
@@ -169,6 +172,11 @@ fi
 if ! lock_ok "$MCP_JS_DIR"; then
     run npm ci --prefix "$MCP_JS_DIR" --no-audit --no-fund --loglevel=error
     lock_ok "$MCP_JS_DIR" || { echo "install-test-deps: tests/interop/mcp-js/node_modules does not match its package-lock.json" >&2; exit 1; }
+fi
+MCP_CONFORMANCE_DIR="$root/tests/interop/mcp-conformance"
+if ! lock_ok "$MCP_CONFORMANCE_DIR"; then
+    run npm ci --prefix "$MCP_CONFORMANCE_DIR" --no-audit --no-fund --loglevel=error
+    lock_ok "$MCP_CONFORMANCE_DIR" || { echo "install-test-deps: tests/interop/mcp-conformance/node_modules does not match its package-lock.json" >&2; exit 1; }
 fi
 
 # ---- The AG-UI browser page's packages ---------------------------------------------------
