@@ -201,9 +201,9 @@ fn wrong_types(tool: &str) -> Vec<(&'static str, String)> {
         (
             "deep params",
             format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}{}}}",
+                "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}1{}}}",
                 "{\"a\":".repeat(5000),
-                format!("1{}", "}".repeat(5000))
+                "}".repeat(5000)
             ),
         ),
         (
