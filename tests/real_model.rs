@@ -20,10 +20,16 @@
 //!    finishes (or fails naming the validation errors), and every A2UI message of its
 //!    surface activities validates.
 //!
+//! 8. one turn over MCP (`serve --mcp`, Express under its grammar): `initialize`, then a
+//!    `tools/call` of the agent's tool declaring A2UI v0.9 in `_meta`: the result is the
+//!    reply (or a tool error naming the validation errors), and every A2UI message of its
+//!    `application/a2ui+json` resource validates.
+//!
 //! Skipped with a message when the model is not installed, unless
 //! `A2UI_REQUIRE_REAL_MODEL=1` (set by `scripts/test.sh`). It prints how long each step took.
 #![cfg(feature = "cli")]
 
+mod mcp_client;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -520,6 +526,75 @@ async fn the_ag_ui_turn(http: &reqwest::Client, server: &ModelServer) {
     );
 }
 
+/// Step 8: One turn over MCP: `tools/call` of the agent's tool on `serve --mcp --model-url`,
+/// the A2UI messages of its result validated.
+async fn the_mcp_turn(server: &ModelServer) {
+    let args = [
+        "--model-url",
+        &server.base_url,
+        "--model",
+        ALIAS,
+        "--mcp",
+        "--format",
+        "express",
+        "--grammar",
+        "--components",
+        "Text,Column",
+        "--max-tokens",
+        "200",
+        "--max-repairs",
+        "1",
+    ];
+    let (_serve, url) =
+        support::spawn_binary(support::serve_command(&args), Duration::from_secs(30)).await;
+    let mut client = mcp_client::Mcp::new(format!("{url}mcp"), None);
+    client.initialize().await;
+    let tool = client.tool_name().await;
+    let basic = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
+    let params = json!({"name": tool, "arguments": {"message": "Show a greeting card."},
+        "_meta": {"org.a2ui/ui": {"rendererCapabilities": {"v0.9": {"supportedCatalogIds": [basic]}}}}});
+    let answer = tokio::time::timeout(
+        Duration::from_secs(300),
+        client.request(3, "tools/call", params),
+    )
+    .await
+    .expect("no tool result in 300 s");
+    let result = &answer.body["result"];
+    assert!(result["content"].is_array(), "{answer:?}");
+    let text: String = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item["text"].as_str())
+        .collect();
+    if result["isError"] == true {
+        assert!(
+            text.contains("repair") || text.contains("A2UI"),
+            "a failure names the validation errors: {text}"
+        );
+    }
+    let validator = Validator::basic(ProtocolVersion::V0_9);
+    let mut messages = Vec::new();
+    for item in result["content"].as_array().unwrap() {
+        let resource = &item["resource"];
+        if item["type"] == "resource" && resource["mimeType"] == "application/a2ui+json" {
+            let payload: Value = serde_json::from_str(resource["text"].as_str().unwrap()).unwrap();
+            messages.extend(payload.as_array().cloned().unwrap_or_else(|| vec![payload]));
+        }
+    }
+    for message in &messages {
+        if let Err(errors) = validator.check_message(message) {
+            panic!("an invalid A2UI message over MCP {message}: {errors:?}");
+        }
+    }
+    eprintln!(
+        "over MCP the real model's turn sent {} A2UI message(s), isError {}, text {:?}",
+        messages.len(),
+        result["isError"],
+        text.chars().take(120).collect::<String>()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     let Some((python, gguf)) = installed() else {
@@ -550,5 +625,8 @@ async fn a_real_model_streams_stops_when_dropped_and_draws_valid_a2ui() {
     step = Instant::now();
     the_ag_ui_turn(&http, &server).await;
     eprintln!("the AG-UI turn: {:?}", step.elapsed());
+    step = Instant::now();
+    the_mcp_turn(&server).await;
+    eprintln!("the MCP turn: {:?}", step.elapsed());
     eprintln!("the real-model test took {:?}", started.elapsed());
 }
