@@ -206,10 +206,10 @@ async fn the_earlier_turns_the_client_sends_are_the_history_of_a_thread_the_serv
 
 /// Says what the agent got: the action, the data model, the A2UI version, the AG-UI extras.
 async fn introspect(request: Request) -> Result<Reply, AgentError> {
-    let action = request
-        .actions()
-        .first()
-        .map(|a| json!({"name": a.name, "surface": a.surface_id, "context": a.context}));
+    let action = request.actions().first().map(|a| {
+        json!({"name": a.name, "surface": a.surface_id, "context": a.context,
+            "message": a.message})
+    });
     let seen = json!({
         "text": request.text(),
         "action": action,
@@ -274,6 +274,19 @@ async fn actions_the_data_model_and_the_version_reach_the_agents_request() {
         (older["version"].clone(), older["text"].clone()),
         (json!("v0.8"), json!("hi"))
     );
+    // A v0.8 renderer's action reaches the agent in v0.8's own shape, `userAction`.
+    let v08 = seen(
+        &server,
+        json!({"threadId": "t5", "runId": "r5", "messages": [],
+        "forwardedProps": {"a2uiVersion": "v0.8", "a2uiAction": {"userAction": user_action}}}),
+    )
+    .await;
+    assert_eq!(v08["version"], "v0.8", "{v08}");
+    assert_eq!(
+        v08["action"]["message"]["userAction"]["name"], "book",
+        "{v08}"
+    );
+    assert!(v08["action"]["message"].get("version").is_none(), "{v08}");
     // One the agent does not speak: refused before the stream.
     let refused = post(
         &server,
