@@ -5,7 +5,8 @@
 //! connection however long it takes. One client holding sockets open can then lock everyone
 //! out, and one half-sent request keeps the process alive after SIGTERM. This module serves
 //! each connection with hyper-util's connection builder instead, so it can set the
-//! [`Limits`]: a header-read timeout, a bound on a request's head, an idle timeout (a
+//! [`Limits`]: a header-read timeout, a bound on a request's head, a send timeout (a client
+//! that stops taking bytes), an idle timeout (a
 //! connection with a request or an SSE stream in flight is never idle), a cap on open
 //! connections, and a shutdown that drains up to a deadline, ends the tasks still running
 //! with a `failed` update and then exits.
@@ -32,6 +33,7 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 
 use super::connections::{Idle, Slot, Slots};
+use super::send_timeout::SendTimeout;
 use super::{A2uiServer, Limits};
 
 /// What a task still running at the drain deadline ends with.
@@ -187,6 +189,7 @@ async fn run(
             },
             stopping.clone(),
             slots.occupy(vacancy),
+            limits.send_timeout,
         ));
     }
     drop(listener);
@@ -275,6 +278,7 @@ async fn connection(
     idle: Idle,
     mut stopping: watch::Receiver<bool>,
     slot: Slot,
+    send_timeout: Duration,
 ) {
     let activity = slot.activity().clone();
     let evicted = slot.evicted().clone();
@@ -296,7 +300,10 @@ async fn connection(
             }
         })
     };
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    // A client that takes no bytes for `send_timeout` fails the connection's write, which
+    // ends it (and the stream it stopped reading).
+    let io = TokioIo::new(SendTimeout::new(stream, send_timeout));
+    let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
     let mut closing = false;
     let mut drop_at: Option<Instant> = None;
