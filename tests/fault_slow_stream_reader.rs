@@ -64,10 +64,10 @@ async fn subscribe_then_stop(address: SocketAddr, body: &Value) -> (TcpStream, V
         assert!(read > 0, "closed before the first event");
         seen.extend_from_slice(&buffer[..read]);
         let text = String::from_utf8_lossy(&seen);
-        if let Some(start) = text.find("data: ") {
-            if let Some(end) = text[start..].find('\n') {
-                break serde_json::from_str(&text[start + 6..start + end]).unwrap();
-            }
+        if let Some(start) = text.find("data: ")
+            && let Some(end) = text[start..].find('\n')
+        {
+            break serde_json::from_str(&text[start + 6..start + end]).unwrap();
         }
     };
     (stream, first)

@@ -169,7 +169,7 @@ async fn a_read_only_database_file_still_serves_its_tasks_and_refuses_new_ones_c
         .map(|entry| entry.unwrap().path())
         .collect();
     chmod("a-w", &files);
-    chmod("a-w", &[dir.clone()]);
+    chmod("a-w", std::slice::from_ref(&dir));
     // Root writes whatever the mode says, unless the process cannot override permissions.
     let prelude = if is_root() {
         "exec setpriv --bounding-set=-dac_override,-dac_read_search,-fowner -- \"$0\" \"$@\""
@@ -193,7 +193,7 @@ async fn a_read_only_database_file_still_serves_its_tasks_and_refuses_new_ones_c
     assert_eq!(kept["status"]["state"], "input-required", "{kept}");
     kill_hard(child).await;
 
-    chmod("u+w", &[dir.clone()]);
+    chmod("u+w", std::slice::from_ref(&dir));
     chmod("u+w", &files);
     assert_eq!(check_database(&db), 1);
     let _ = std::fs::remove_dir_all(&dir);

@@ -178,10 +178,12 @@ async fn run(
             vacancy = slots.take() => vacancy,
         };
         while connections.try_join_next().is_some() {}
+        // A client that takes no bytes for the send timeout fails the connection's write,
+        // which ends it (and the stream it stopped reading).
         connections.spawn(connection(
             builder.clone(),
             router.clone(),
-            stream,
+            SendTimeout::new(stream, limits.send_timeout),
             peer,
             Idle {
                 first: limits.header_read_timeout.min(limits.idle_timeout),
@@ -189,7 +191,6 @@ async fn run(
             },
             stopping.clone(),
             slots.occupy(vacancy),
-            limits.send_timeout,
         ));
     }
     drop(listener);
@@ -273,12 +274,11 @@ async fn accept_failed(error: &io::Error) {
 async fn connection(
     builder: Arc<auto::Builder<TokioExecutor>>,
     router: Router,
-    stream: TcpStream,
+    stream: SendTimeout<TcpStream>,
     peer: SocketAddr,
     idle: Idle,
     mut stopping: watch::Receiver<bool>,
     slot: Slot,
-    send_timeout: Duration,
 ) {
     let activity = slot.activity().clone();
     let evicted = slot.evicted().clone();
@@ -300,10 +300,7 @@ async fn connection(
             }
         })
     };
-    // A client that takes no bytes for `send_timeout` fails the connection's write, which
-    // ends it (and the stream it stopped reading).
-    let io = TokioIo::new(SendTimeout::new(stream, send_timeout));
-    let connection = builder.serve_connection(io, service);
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     let mut closing = false;
     let mut drop_at: Option<Instant> = None;
