@@ -7,8 +7,8 @@ use crate::a2a::budget::DecodeBudget;
 
 /// Time and count limits of a server; see [`ServerBuilder::limits`](super::ServerBuilder::limits).
 ///
-/// The connection limits (`header_read_timeout`, `max_request_head_bytes`, `idle_timeout`,
-/// `max_connections`, `drain_deadline`) apply when the server accepts its own connections with
+/// The connection limits (`header_read_timeout`, `max_request_head_bytes`, `send_timeout`,
+/// `idle_timeout`, `max_connections`, `drain_deadline`) apply when the server accepts its own connections with
 /// [`A2uiServer::serve`](super::A2uiServer::serve); the others also apply to the
 /// [`router`](super::A2uiServer::router) mounted elsewhere.
 ///
@@ -42,6 +42,13 @@ pub struct Limits {
     /// How long a client may take to send a whole request body; then it gets 408 and the
     /// connection is closed (default 30 s).
     pub body_timeout: Duration,
+    /// How long a client may take no bytes while the server has bytes for it (an SSE stream
+    /// it stopped reading, a response it does not read); then its connection is closed
+    /// (default 30 s). The time counts only while a write waits and starts again at every
+    /// byte the client takes: a slow reader that keeps reading stays, and so does a quiet
+    /// stream; zero turns it off. (A stream's task stops waiting for such a client sooner;
+    /// see the stream limits in the production guide.)
+    pub send_timeout: Duration,
     /// How long a connection may sit with no request in flight before it is closed
     /// (default 60 s). A connection carrying an SSE stream is never idle: its `: keep-alive`
     /// comments keep it open as long as the task runs. On HTTP/1.1 the wait for the next
@@ -100,6 +107,8 @@ impl Limits {
     pub const DEFAULT_MAX_REQUEST_HEAD_BYTES: usize = 8 * 1024;
     /// The default of [`Limits::body_timeout`]: 30 s.
     pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default of [`Limits::send_timeout`]: 30 s.
+    pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
     /// The default of [`Limits::idle_timeout`]: 60 s.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
     /// The default of [`Limits::max_connections`]: 512, well under the usual limit of 1024
@@ -129,6 +138,7 @@ impl Default for Limits {
             header_read_timeout: Self::DEFAULT_HEADER_READ_TIMEOUT,
             max_request_head_bytes: Self::DEFAULT_MAX_REQUEST_HEAD_BYTES,
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+            send_timeout: Self::DEFAULT_SEND_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             drain_deadline: Self::DEFAULT_DRAIN_DEADLINE,

@@ -66,6 +66,7 @@ mod principal;
 mod push_methods;
 mod rest;
 mod rpc;
+mod send_timeout;
 mod serve;
 mod sse;
 mod state;

@@ -5,7 +5,8 @@
 //! connection however long it takes. One client holding sockets open can then lock everyone
 //! out, and one half-sent request keeps the process alive after SIGTERM. This module serves
 //! each connection with hyper-util's connection builder instead, so it can set the
-//! [`Limits`]: a header-read timeout, a bound on a request's head, an idle timeout (a
+//! [`Limits`]: a header-read timeout, a bound on a request's head, a send timeout (a client
+//! that stops taking bytes), an idle timeout (a
 //! connection with a request or an SSE stream in flight is never idle), a cap on open
 //! connections, and a shutdown that drains up to a deadline, ends the tasks still running
 //! with a `failed` update and then exits.
@@ -32,6 +33,7 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 
 use super::connections::{Idle, Slot, Slots};
+use super::send_timeout::SendTimeout;
 use super::{A2uiServer, Limits};
 
 /// What a task still running at the drain deadline ends with.
@@ -176,10 +178,12 @@ async fn run(
             vacancy = slots.take() => vacancy,
         };
         while connections.try_join_next().is_some() {}
+        // A client that takes no bytes for the send timeout fails the connection's write,
+        // which ends it (and the stream it stopped reading).
         connections.spawn(connection(
             builder.clone(),
             router.clone(),
-            stream,
+            SendTimeout::new(stream, limits.send_timeout),
             peer,
             Idle {
                 first: limits.header_read_timeout.min(limits.idle_timeout),
@@ -270,7 +274,7 @@ async fn accept_failed(error: &io::Error) {
 async fn connection(
     builder: Arc<auto::Builder<TokioExecutor>>,
     router: Router,
-    stream: TcpStream,
+    stream: SendTimeout<TcpStream>,
     peer: SocketAddr,
     idle: Idle,
     mut stopping: watch::Receiver<bool>,

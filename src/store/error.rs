@@ -165,6 +165,44 @@ impl StoreError {
         StoreError::Backend(Arc::from(error.into()))
     }
 
+    /// Whether the database refused to write because it cannot take writes now: its disk
+    /// (or file size limit) is full, or its file or database is read-only. The client is told
+    /// the task could not be stored, which it may act on (retry later, elsewhere); which file
+    /// or why stays in the log.
+    pub(crate) fn cannot_write(&self) -> bool {
+        let StoreError::Database { source, .. } = self else {
+            return false;
+        };
+        #[cfg(feature = "sqlite")]
+        if let Some(rusqlite::Error::SqliteFailure(failure, _)) =
+            source.downcast_ref::<rusqlite::Error>()
+        {
+            use rusqlite::ffi;
+            return matches!(
+                failure.code,
+                rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::ReadOnly
+            ) || matches!(
+                failure.extended_code,
+                ffi::SQLITE_IOERR_WRITE | ffi::SQLITE_IOERR_FSYNC | ffi::SQLITE_IOERR_TRUNCATE
+            );
+        }
+        #[cfg(feature = "postgres")]
+        if let Some(code) = source
+            .downcast_ref::<tokio_postgres::Error>()
+            .and_then(tokio_postgres::Error::code)
+        {
+            use tokio_postgres::error::SqlState;
+            return [
+                SqlState::DISK_FULL,
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                SqlState::INSUFFICIENT_RESOURCES,
+            ]
+            .contains(code);
+        }
+        let _ = source;
+        false
+    }
+
     /// A database error of `engine`, kept as the source.
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn database(

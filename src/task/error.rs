@@ -96,6 +96,9 @@ pub enum TaskError {
     Stopping,
 }
 
+/// What a client is told when the task store takes no writes (disk full, read-only).
+const STORE_CANNOT_WRITE: &str = "The task could not be stored: the server's task store takes no writes now (full or read-only); retry later";
+
 impl From<TaskError> for RpcError {
     fn from(error: TaskError) -> Self {
         let code = match &error {
@@ -113,6 +116,10 @@ impl From<TaskError> for RpcError {
                     ErrorCode::ServerBusy,
                     "Server busy: the task store is full of running tasks; retry later",
                 );
+            }
+            TaskError::Store(store) if store.cannot_write() => {
+                // What the client can act on (retry later or elsewhere); not the file or why.
+                return RpcError::new(ErrorCode::InternalError, STORE_CANNOT_WRITE);
             }
             // Said as it is: the client may retry elsewhere.
             TaskError::Stopping => {

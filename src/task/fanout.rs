@@ -3,11 +3,13 @@
 //! Each subscriber has a bounded buffer of [`EVENT_BUFFER`] events and is fed on its own. A
 //! subscriber that keeps reading, if more slowly than the agent writes, holds the run back
 //! when its buffer is full (so a fast agent does not outrun a reader that keeps up on
-//! average); one that took nothing for [`STALL`] is cut off instead, at once when its buffer
-//! fills, or after waiting at most [`STALL`] for it, all such waits at the same time. So a
-//! client that stops reading costs the run and the other streams at most one [`STALL`],
-//! however many of them stop, and never holds more than its buffer. A subscriber never
-//! misses an event: it gets every one, or its stream ends (with an error the client sees).
+//! average), but by at most [`HOLD`] in all: a reader that never catches up (a trickle) is
+//! then cut off rather than setting the pace of the run for everyone. One that took nothing
+//! for [`STALL`] is cut off at once when its buffer fills, or after waiting at most [`STALL`]
+//! for it, all such waits at the same time. So a client that stops reading costs the run and
+//! the other streams at most one [`STALL`], however many of them stop, a slow one at most
+//! [`HOLD`], and neither ever holds more than its buffer. A subscriber never misses an event:
+//! it gets every one, or its stream ends (with an error the client sees).
 
 use std::time::Duration;
 
@@ -26,6 +28,9 @@ const EVENT_BUFFER: usize = 64;
 /// How long a subscriber may take nothing, while events wait for it, before it is cut off.
 pub(super) const STALL: Duration = Duration::from_secs(2);
 
+/// The most time the run may spend, in all, waiting for one subscriber's full buffer.
+const HOLD: Duration = Duration::from_secs(5);
+
 /// The stream subscribers of one running task.
 #[derive(Default)]
 pub(super) struct Subscribers {
@@ -41,6 +46,8 @@ struct Subscriber {
     waiting: usize,
     /// When it was last seen taking an event, or with nothing left to take.
     took_at: Instant,
+    /// How long the run has waited for it so far, in all.
+    held: Duration,
 }
 
 /// A subscriber whose buffer is full though it was reading lately: the run waits for it.
@@ -65,6 +72,7 @@ impl Subscribers {
             sender,
             waiting: 0,
             took_at: Instant::now(),
+            held: Duration::ZERO,
         });
         self.next_id += 1;
         receiver
@@ -97,6 +105,10 @@ impl Subscribers {
                     tracing::debug!("cutting off a stream subscriber that stopped reading");
                     false
                 }
+                Err(TrySendError::Full(_)) if subscriber.held >= HOLD => {
+                    tracing::debug!("cutting off a stream subscriber that cannot keep up");
+                    false
+                }
                 Err(TrySendError::Full(_)) => {
                     full.push(Full {
                         id: subscriber.id,
@@ -109,9 +121,9 @@ impl Subscribers {
         full
     }
 
-    /// After the run waited for the full subscribers: each of `waited` took an event at
-    /// `now` (`true`), or took nothing in time and is cut off (`false`).
-    pub(super) fn waited(&mut self, waited: &[(u64, bool)], now: Instant) {
+    /// After the run waited for the full subscribers from `since`: each of `waited` took an
+    /// event by `now` (`true`), or took nothing in time and is cut off (`false`).
+    pub(super) fn waited(&mut self, waited: &[(u64, bool)], since: Instant, now: Instant) {
         let cut = waited.iter().filter(|(_, took)| !took).count();
         if cut > 0 {
             tracing::debug!(
@@ -125,6 +137,7 @@ impl Subscribers {
             };
             subscriber.waiting = EVENT_BUFFER - subscriber.sender.capacity();
             subscriber.took_at = now;
+            subscriber.held += now - since;
             took
         });
     }
@@ -184,8 +197,39 @@ mod tests {
         let full = subscribers.offer(&event(), subscribers.mark(), now);
         assert_eq!(full.len(), 1);
         assert!(slow.try_recv().is_ok());
-        subscribers.waited(&[(full[0].id, true)], now);
+        subscribers.waited(&[(full[0].id, true)], now, now);
         assert_eq!(subscribers.live(), 1);
+    }
+
+    #[test]
+    fn a_subscriber_that_never_catches_up_holds_the_run_back_for_a_bounded_time() {
+        let mut subscribers = Subscribers::default();
+        let mut trickle = subscribers.add();
+        let mut now = Instant::now();
+        for _ in 0..EVENT_BUFFER {
+            assert!(
+                subscribers
+                    .offer(&event(), subscribers.mark(), now)
+                    .is_empty()
+            );
+        }
+        // Each event waits a second for the reader to take one: never STALL without taking,
+        // but the waits add up.
+        let mut waits = 0;
+        loop {
+            let full = subscribers.offer(&event(), subscribers.mark(), now);
+            let Some(full) = full.first() else { break };
+            // A second later the reader took one, and the run's event went in its place.
+            assert!(trickle.try_recv().is_ok());
+            assert!(full.sender.try_send(event()).is_ok());
+            let since = now;
+            now += Duration::from_secs(1);
+            subscribers.waited(&[(full.id, true)], since, now);
+            waits += 1;
+            assert!(waits < 100, "the run waits for the trickle forever");
+        }
+        assert_eq!(Duration::from_secs(waits), HOLD);
+        assert_eq!(subscribers.live(), 0, "the trickle is cut off");
     }
 
     #[test]

@@ -224,7 +224,8 @@ impl Running {
     }
 
     /// Sends an event to its subscribers (see [`super::fanout`]): waits only for full ones
-    /// that were reading lately, all at once, each at most [`STALL`]; cuts off the others.
+    /// that were reading lately and have not held the run back too long already, all at
+    /// once, each at most [`STALL`]; cuts off the others.
     pub(super) async fn deliver(&self, delivery: Option<Delivery>) {
         let Some(Delivery { event, upto, .. }) = delivery else {
             return;
@@ -236,6 +237,7 @@ impl Running {
         if full.is_empty() {
             return;
         }
+        let since = tokio::time::Instant::now();
         let sends = full
             .iter()
             .map(|full| tokio::time::timeout(STALL, full.sender.send(event.clone())));
@@ -247,7 +249,7 @@ impl Running {
             .collect();
         self.lock()
             .subscribers
-            .waited(&waited, tokio::time::Instant::now());
+            .waited(&waited, since, tokio::time::Instant::now());
     }
 
     /// From now on, every event of the run is built for the task's webhooks too.

@@ -25,6 +25,10 @@ pub struct Postgres {
     bin: PathBuf,
     port: u16,
     as_postgres: bool,
+    /// The data dir, the log file and the server options: what [`Postgres::start`] needs.
+    data: PathBuf,
+    log: PathBuf,
+    options: String,
 }
 
 /// The cluster of this test binary, started on first use; `None` when PostgreSQL is absent.
@@ -187,10 +191,18 @@ fn start_with(name: &str, setup: impl FnOnce(&Path) -> String) -> Option<Postgre
             .arg(&dir));
     }
     let data = dir.join("data");
+    let port = free_port();
+    let options = format!(
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100{more_options}",
+        dir.display()
+    );
     let cluster = Postgres {
         bin,
-        port: free_port(),
+        port,
         as_postgres,
+        data: data.clone(),
+        log: dir.join("log"),
+        options,
     };
     run(cluster.command("initdb").arg("-D").arg(&data).args([
         "-U",
@@ -200,18 +212,7 @@ fn start_with(name: &str, setup: impl FnOnce(&Path) -> String) -> Option<Postgre
         "UTF8",
         "--no-sync",
     ]));
-    let options = format!(
-        "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100{more_options}",
-        cluster.port,
-        dir.display()
-    );
-    run(cluster
-        .command("pg_ctl")
-        .arg("-D")
-        .arg(&data)
-        .arg("-l")
-        .arg(dir.join("log"))
-        .args(["-w", "-o", &options, "start"]));
+    cluster.start();
     cluster.watch(&dir, &data);
     Some(cluster)
 }
@@ -236,6 +237,28 @@ impl Postgres {
             &database,
         ]));
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// Starts the server (again, after [`Postgres::stop`]) and waits until it takes
+    /// connections.
+    pub fn start(&self) {
+        run(self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(&self.log)
+            .args(["-w", "-o", &self.options, "start"]));
+    }
+
+    /// Stops the server as an operator restarting it would (`pg_ctl stop -m fast`: every
+    /// session is ended, the data is kept) and waits until it is down.
+    pub fn stop(&self) {
+        run(self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-w", "-m", "fast", "stop"]));
     }
 
     /// A PostgreSQL program, run as `postgres` when this is root.

@@ -20,6 +20,11 @@ pub struct Hardening {
     #[arg(long, value_name = "SECONDS", value_parser = seconds,
           default_value_t = Limits::DEFAULT_BODY_TIMEOUT.as_secs_f64())]
     body_timeout: f64,
+    /// Seconds a client may take no bytes while the server has some for it (a stream it
+    /// stopped reading); then its connection is closed (0: never).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds,
+          default_value_t = Limits::DEFAULT_SEND_TIMEOUT.as_secs_f64())]
+    send_timeout: f64,
     /// Seconds a connection may stay open with no request or stream in flight.
     #[arg(long, value_name = "SECONDS", value_parser = seconds,
           default_value_t = Limits::DEFAULT_IDLE_TIMEOUT.as_secs_f64())]
@@ -102,6 +107,7 @@ impl Hardening {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
             max_request_head_bytes: self.max_request_head_bytes,
             body_timeout: Duration::from_secs_f64(self.body_timeout),
+            send_timeout: Duration::from_secs_f64(self.send_timeout),
             idle_timeout: Duration::from_secs_f64(self.idle_timeout),
             max_connections: self.max_connections,
             drain_deadline: Duration::from_secs_f64(self.drain_deadline),

@@ -56,6 +56,10 @@ pub struct Args {
     /// prompt first: minutes for a long prompt on a small local model).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     first_token_timeout_secs: u64,
+    /// How long the model may go silent once it has started answering, in seconds; then
+    /// its connection is closed and the task fails ("The model server stopped answering").
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    model_idle_timeout_secs: u64,
     /// Describe only these components of the basic catalogs to the model, e.g.
     /// `Text,Column,Button` (a shorter prompt, read sooner by a small local model).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -317,7 +321,8 @@ fn model_server(
     args: &Args,
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
     let mut chat = OpenAiChat::builder(url, model)
-        .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs));
+        .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs))
+        .idle_timeout(Duration::from_secs(args.model_idle_timeout_secs));
     if let Some(tokens) = args.max_tokens {
         chat = chat.max_tokens(tokens);
     }

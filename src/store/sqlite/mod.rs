@@ -208,6 +208,11 @@ impl SqliteStore {
             .map_err(sql_error)?;
         migrate(&mut connection)?;
         fail_orphans(&mut connection, now)?;
+        if connection.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            tracing::warn!(
+                "the SQLite task store is read-only: its tasks are served, but no task can be stored"
+            );
+        }
         Ok(Self {
             worker: Worker::start(connection)?,
             limits: Limits::DEFAULT,
