@@ -213,3 +213,77 @@ fn a_repair_request_carries_the_answer_and_the_errors() {
     let reason = guard.next(vec![error], String::new(), &sent).unwrap_err();
     assert!(reason.contains("after 2 repair turns"), "{reason}");
 }
+
+/// A reply whose second message shows an image on `host`, with text after its block.
+fn image_reply(host: &str) -> String {
+    format!(
+        r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Image", "url": "https://{host}/p.png"}}]}}}}]</a2ui-json>After."#,
+        create()
+    )
+}
+
+#[tokio::test]
+async fn a_message_naming_an_unjudged_host_waits_with_what_follows_then_goes_out_in_order() {
+    use crate::pipeline::hosts::{HostVerdict, Resolved};
+
+    let processor = Generator::v0_9().negotiate(None).unwrap();
+    let given = Message::user("m", vec![Part::text("show https://pics.example/p.png")]);
+    let request = Request::new(given, "t", "c").with_a2ui(processor);
+    for (verdict, passes) in [
+        (HostVerdict::Public, true),
+        (
+            HostVerdict::Inside(
+                "10.0.0.1".parse().unwrap(),
+                crate::address::Forbidden::Private,
+            ),
+            false,
+        ),
+    ] {
+        let mut pipeline = pipeline(OnInvalid::Fail, &request);
+        let step = pipeline.push(&image_reply("pics.example"));
+        assert_eq!(step.send.len(), 1, "only createSurface before the wait");
+        assert!(step.end.is_none());
+        assert!(step.wait.is_some(), "the image waits for its host");
+        let mut resumed = pipeline.resume(Resolved(vec![("pics.example".into(), verdict)]));
+        assert!(resumed.wait.is_none());
+        if passes {
+            assert_eq!(resumed.end, None);
+            let last = pipeline.finish();
+            assert_eq!(last.end, None, "the whole answer checked at its end");
+            resumed.send.extend(last.send);
+            assert_eq!(resumed.send.len(), 2, "the image, then the text");
+            assert_eq!(texts(&resumed.send), "After.");
+        } else {
+            let errors = invalid(&resumed).unwrap();
+            assert!(
+                errors[0].message.contains("resolves to a private"),
+                "{errors:?}"
+            );
+            assert!(resumed.send.is_empty(), "{:?}", resumed.send);
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_answer_read_at_its_end_is_checked_whole_once_its_hosts_are_judged() {
+    use crate::pipeline::hosts::{HostVerdict, Resolved};
+
+    let processor = Generator::v0_9().negotiate(None).unwrap();
+    let given = Message::user("m", vec![Part::text("show https://pics.example/p.png")]);
+    let request = Request::new(given, "t", "c").with_a2ui(processor);
+    let policy = RepairPolicy {
+        on_invalid: OnInvalid::Fail,
+        ..RepairPolicy::default()
+    };
+    let mut pipeline = Pipeline::new(&policy, Arc::new(ReplyOutput::default()), &request, false);
+    // The surface's root is missing: only the end of the answer tells.
+    let reply = image_reply("pics.example").replace(r#""id": "root""#, r#""id": "pic""#);
+    let pushed = pipeline.push(&reply);
+    assert!(pushed.wait.is_none() && pushed.end.is_none());
+    let last = pipeline.finish();
+    assert!(last.wait.is_some(), "{last:?}");
+    assert!(last.end.is_none(), "the end waits for the lookup");
+    let resumed = pipeline.resume(Resolved(vec![("pics.example".into(), HostVerdict::Public)]));
+    let errors = invalid(&resumed).expect("the missing root, found at the end");
+    assert!(errors[0].message.contains("root"), "{errors:?}");
+}
