@@ -1,9 +1,10 @@
 //! The URL and media policy on real sockets, over A2A and AG-UI: prompt-injection fixtures
 //! a scripted model falls for (a tool result asking to send the conversation in an image
 //! URL, a user message smuggling a `javascript:` link, a host that is this machine, a
-//! `data:` image past the limit) are stopped before any byte of them reaches the client,
-//! under each `OnInvalid` policy; honest URLs from a tool result, an allowed host, and (with
-//! the provenance rule off) any public https URL go out.
+//! `data:` image past the limit, a name that resolves to this machine or does not resolve)
+//! are stopped before any byte of them reaches the client, under each `OnInvalid` policy;
+//! honest URLs from a tool result, an allowed host, and (with the provenance rule off) any
+//! public https URL go out. Names resolve through a resolver the test gives the server.
 #![cfg(feature = "server")]
 
 mod support;
@@ -13,8 +14,9 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{AgentError, Reply};
-use a2ui_agent::pipeline::{OnInvalid, UrlPolicy};
+use a2ui_agent::pipeline::{HostResolver, OnInvalid, UrlPolicy};
 use a2ui_agent::request::Request;
+use a2ui_agent::server::ServerBuilder;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use support::*;
@@ -81,16 +83,44 @@ impl Script {
     }
 }
 
+/// The name a poisoned page gives for a photo: public-looking, it resolves to this machine.
+const REBOUND: &str = "https://photos.rebound.example/cat.png";
+
+/// The fixtures' DNS: the honest hosts are public, `photos.rebound.example` is this machine
+/// (and a public address besides, as a rebinding answer may be), and no other name
+/// resolves.
+struct Names;
+
+impl HostResolver for Names {
+    fn resolve(
+        &self,
+        host: &str,
+    ) -> futures::future::BoxFuture<'static, std::io::Result<Vec<std::net::IpAddr>>> {
+        let found: Result<Vec<std::net::IpAddr>, _> = match host {
+            "images.example.com" | "cdn.example.com" => Ok(vec!["93.184.215.14".parse().unwrap()]),
+            "photos.rebound.example" => Ok(vec![
+                "93.184.215.14".parse().unwrap(),
+                "127.0.0.1".parse().unwrap(),
+            ]),
+            _ => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such name",
+            )),
+        };
+        Box::pin(async move { found })
+    }
+}
+
+fn url_builder(script: &Script, on_invalid: OnInvalid, urls: UrlPolicy) -> ServerBuilder {
+    a2ui_builder(script.clone().agent())
+        .on_invalid(on_invalid)
+        .url_policy(urls)
+        .ui_host_resolver(Names)
+        .ag_ui("/ag-ui")
+}
+
 async fn serve(script: &Script, on_invalid: OnInvalid, urls: UrlPolicy) -> TestServer {
-    spawn(
-        a2ui_builder(script.clone().agent())
-            .on_invalid(on_invalid)
-            .url_policy(urls)
-            .ag_ui("/ag-ui")
-            .build()
-            .unwrap(),
-    )
-    .await
+    spawn(url_builder(script, on_invalid, urls).build().unwrap()).await
 }
 
 /// Streams the user's `text` over A2A; the answer, and everything the client received as
@@ -382,6 +412,193 @@ async fn over_ag_ui_the_injection_is_repaired_and_an_inside_host_fails_the_run()
         !serde_json::to_string(&snapshots)
             .unwrap()
             .contains("localhost"),
+        "the image went out: {all}"
+    );
+}
+
+#[tokio::test]
+async fn a_name_that_resolves_to_this_machine_is_stopped_over_a2a_and_ag_ui() {
+    let script = Script {
+        first: image(REBOUND),
+        ..Script::default()
+    };
+    let server = serve(&script, OnInvalid::Fail, UrlPolicy::default()).await;
+    let (answer, all) = ask(&server, &format!("Show me {REBOUND}")).await;
+    assert_eq!(state(&answer), "failed", "{all}");
+    let why = failure(&answer);
+    assert!(
+        why.contains("photos.rebound.example") && why.contains("resolves to a loopback address"),
+        "{why}"
+    );
+    assert!(
+        !why.contains("127.0.0.1"),
+        "the inside address is shown: {why}"
+    );
+    assert!(image_urls(&answer).is_empty(), "{all}");
+
+    let events = run_agui(&server, &format!("Show me {REBOUND}")).await;
+    let all = serde_json::to_string(&events).unwrap();
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_ERROR", "{all}");
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("resolves to a loopback"),
+        "{all}"
+    );
+    let snapshots: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "ACTIVITY_SNAPSHOT")
+        .collect();
+    assert!(
+        !serde_json::to_string(&snapshots)
+            .unwrap()
+            .contains("rebound"),
+        "the image went out: {all}"
+    );
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_refused_and_repaired_with_an_honest_url() {
+    let nowhere = "https://nowhere.example.org/x.png";
+    let script = Script {
+        tool: Some(POISONED_TOOL_RESULT),
+        first: image(nowhere),
+        repaired: image("https://images.example.com/sushi.png"),
+        ..Script::default()
+    };
+    let server = serve(&script, OnInvalid::Repair, UrlPolicy::default()).await;
+    let (answer, all) = ask(&server, &format!("Show me {nowhere} and find sushi")).await;
+    assert_eq!(state(&answer), "done", "{all}");
+    assert_eq!(
+        image_urls(&answer),
+        ["https://images.example.com/sushi.png"]
+    );
+    let shown = script.shown.lock().unwrap().join("\n");
+    assert!(
+        shown.contains("nowhere.example.org")
+            && shown
+                .contains("does not resolve to a public address: this server could not resolve it"),
+        "{shown}"
+    );
+}
+
+#[tokio::test]
+async fn without_provenance_a_made_up_name_must_still_resolve_to_a_public_address() {
+    for (url, passes) in [
+        ("https://cdn.example.com/made-up.png", true),
+        (REBOUND, false),
+        ("https://made-up.example.net/p.png", false),
+    ] {
+        let script = Script {
+            first: image(url),
+            ..Script::default()
+        };
+        let urls = UrlPolicy::default().provenance(false);
+        let server = serve(&script, OnInvalid::Fail, urls).await;
+        let (answer, all) = ask(&server, "Show a picture").await;
+        if passes {
+            assert_eq!(state(&answer), "done", "{url}: {all}");
+            assert_eq!(image_urls(&answer), [url]);
+        } else {
+            assert_eq!(state(&answer), "failed", "{url}: {all}");
+            assert!(image_urls(&answer).is_empty(), "{url}: {all}");
+        }
+    }
+}
+
+/// One JSON-RPC request to the MCP endpoint: the response's JSON (read from an SSE stream
+/// when the server answers with one) and the session id it carries.
+#[cfg(feature = "mcp")]
+async fn mcp(server: &TestServer, session: Option<&str>, body: Value) -> (Value, Option<String>) {
+    let mut request = server
+        .client
+        .post(format!("{}mcp", server.url))
+        .header("accept", "application/json, text/event-stream")
+        .json(&body);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let text = tokio::time::timeout(Duration::from_secs(30), response.text())
+        .await
+        .expect("the MCP answer did not end in time")
+        .unwrap();
+    let found = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message.get("id").is_some())
+        .or_else(|| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    (found, session)
+}
+
+#[cfg(feature = "mcp")]
+#[tokio::test]
+async fn over_mcp_a_name_that_resolves_to_this_machine_is_stopped() {
+    let script = Script {
+        first: image(REBOUND),
+        ..Script::default()
+    };
+    let built = url_builder(&script, OnInvalid::Fail, UrlPolicy::default())
+        .mcp("/mcp")
+        .build()
+        .unwrap();
+    let server = spawn(built).await;
+    let capabilities = json!({"extensions": {"org.a2ui/ui": {"rendererCapabilities":
+        {"v0.9": {"supportedCatalogIds": [V.basic_catalog_id()]}}}}});
+    let (init, session) = mcp(
+        &server,
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    )
+    .await;
+    assert!(init["result"].is_object(), "{init}");
+    let session = session.expect("a session id");
+    mcp(
+        &server,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    let (tools, _) = mcp(
+        &server,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await;
+    let tool = tools["result"]["tools"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (called, _) = mcp(
+        &server,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": tool, "arguments": {"message": format!("Show me {REBOUND}")}}}),
+    )
+    .await;
+    let all = called.to_string();
+    assert_eq!(called["result"]["isError"], true, "{all}");
+    assert!(all.contains("resolves to a loopback address"), "{all}");
+    let resources: Vec<&Value> = called["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|block| block["type"] == "resource")
+        .collect();
+    assert!(
+        !serde_json::to_string(&resources)
+            .unwrap()
+            .contains("rebound"),
         "the image went out: {all}"
     );
 }

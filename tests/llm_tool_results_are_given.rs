@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::llm::{OpenAiChat, Tool};
-use a2ui_agent::pipeline::OnInvalid;
+use a2ui_agent::pipeline::{HostResolver, OnInvalid};
 use llm_support::{Answer, MockModel, call, sse, text};
 use serde_json::{Value, json};
 
@@ -20,6 +20,18 @@ fn answer(deltas: &[Value], finish: &str) -> Answer {
     Answer::Sse {
         body: sse(deltas, finish),
         pause: Duration::ZERO,
+    }
+}
+
+/// The test's DNS: every name is one public address.
+struct Public;
+
+impl HostResolver for Public {
+    fn resolve(
+        &self,
+        _host: &str,
+    ) -> futures::future::BoxFuture<'static, std::io::Result<Vec<std::net::IpAddr>>> {
+        Box::pin(async { Ok(vec!["93.184.215.14".parse().unwrap()]) })
     }
 }
 
@@ -53,6 +65,7 @@ async fn turn(url: &str) -> Value {
     let server = support::spawn(
         support::a2ui_builder(chat)
             .on_invalid(OnInvalid::Fail)
+            .ui_host_resolver(Public)
             .build()
             .unwrap(),
     )

@@ -232,3 +232,28 @@ async fn a_fast_agent_streaming_thousands_of_chunks_loses_none_to_a_slower_clien
     assert_eq!(received, CHUNKS);
     assert_eq!(last.unwrap()["result"]["final"], true);
 }
+
+#[tokio::test]
+async fn a_large_request_metadata_is_not_repeated_in_the_streamed_updates() {
+    let agent = |_request: Request| async {
+        let chunks = (0..50).map(|at| Ok::<_, AgentError>(format!("chunk {at} ")));
+        Ok::<_, AgentError>(Reply::stream(futures::stream::iter(chunks)))
+    };
+    let server = spawn(builder(agent).build().unwrap()).await;
+    let mut message = text_message("go");
+    let capabilities = "c".repeat(256 * 1024);
+    message["message"]["metadata"] = json!({"note": capabilities});
+    let sse = server.stream("message/stream", message).await;
+    let results = sse.results();
+    assert!(results.len() > 2, "{} events", results.len());
+    // The first event is the task as created (its history holds the request once); every
+    // update after it is the size of what it adds.
+    for update in &results[1..] {
+        let bytes = update.to_string().len();
+        assert!(
+            bytes < 4096,
+            "an update of {bytes} bytes: {}",
+            &update.to_string()[..200]
+        );
+    }
+}

@@ -92,8 +92,8 @@ async fn stream_dinner(server: &TestServer) -> (SseReader, String) {
     (events, id)
 }
 
-/// Reads `events` to the end of the stream, or until it got `upto` chunks (at most 20 s):
-/// the parts of each update that carried some, in order.
+/// Reads `events` to the end of the reply (its update that leaves `working`), or until it
+/// got `upto` chunks (at most 20 s): the parts of each update that carried some, in order.
 async fn chunks(events: &mut SseReader, upto: usize) -> Vec<Value> {
     let reading = async {
         let mut chunks = Vec::new();
@@ -102,9 +102,14 @@ async fn chunks(events: &mut SseReader, upto: usize) -> Vec<Value> {
                 break;
             };
             assert!(event.get("error").is_none(), "{event}");
-            let parts = &event["result"]["statusUpdate"]["status"]["message"]["parts"];
+            let status = &event["result"]["statusUpdate"]["status"];
+            let parts = &status["message"]["parts"];
             if parts.is_array() {
                 chunks.push(parts.clone());
+            }
+            // The reply's end: a `SubscribeToTask` stream goes on past an interruption.
+            if status["state"] != "TASK_STATE_WORKING" && status["state"].is_string() {
+                break;
             }
         }
         chunks

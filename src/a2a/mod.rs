@@ -94,7 +94,10 @@ pub struct Message {
     pub reference_task_ids: Vec<String>,
     /// Extension URIs that contributed to the message.
     pub extensions: Vec<String>,
-    /// Free-form metadata.
+    /// Free-form metadata (a user's message carries the renderer's capabilities here, inline
+    /// catalogs included). Not shared behind an `Arc` as a part's is: a message's metadata
+    /// is copied when the message enters the task's history or a task snapshot (once per
+    /// request), never per streamed update, which carries the agent's reply message alone.
     pub metadata: Option<Metadata>,
 }
 

@@ -26,6 +26,7 @@ use crate::request::{Repair, Request};
 
 use super::echo::Echo;
 use super::follow_up::Earlier;
+use super::hosts::{Lookup, Resolved};
 use super::mending;
 use super::policy::{OnInvalid, RepairPolicy};
 use super::reconcile::Held;
@@ -56,6 +57,18 @@ pub(crate) struct Guard {
     urls: Option<UrlCheck>,
     /// The text a repair turn repeats, so that it does not go out again.
     echo: Echo,
+    /// What waits for host names to be judged: the first message whose URLs named one not
+    /// judged yet, and everything after it.
+    waiting: Option<Batch>,
+}
+
+/// Where screening a batch stopped.
+enum Stop {
+    /// A problem: the batch is cut before it.
+    Invalid(Vec<ValidationError>),
+    /// A message waits for its hosts to be judged: the batch is cut before it, and the rest
+    /// is kept.
+    Wait(Vec<String>, Batch),
 }
 
 impl Guard {
@@ -66,7 +79,7 @@ impl Guard {
         Guard {
             policy: policy.clone(),
             urls: checking
-                .then(|| UrlCheck::new(policy.urls.clone(), request))
+                .then(|| UrlCheck::new(policy.urls.clone(), policy.hosts.clone(), request))
                 .flatten(),
             watch: processor
                 .as_ref()
@@ -89,6 +102,7 @@ impl Guard {
             processor,
             held: Held::default(),
             echo: Echo::default(),
+            waiting: None,
         }
     }
 }
@@ -105,15 +119,52 @@ impl Guard {
     /// (see [`Held`]). A problem is an A2UI message that does not validate (the
     /// last `batch.checked` messages already passed the same check while they arrived), one
     /// that breaks its surface's tree, or, where a block closes, a component the root of a
-    /// surface created in it cannot reach.
-    pub(crate) fn screen(&mut self, batch: Batch) -> (Vec<Part>, Option<Vec<ValidationError>>) {
+    /// surface created in it cannot reach. A message whose URLs name a host not judged yet
+    /// stops the screening: it and what follows wait for the [`Lookup`] returned, then
+    /// [`resume`](Self::resume).
+    pub(crate) fn screen(
+        &mut self,
+        batch: Batch,
+    ) -> (Vec<Part>, Option<Vec<ValidationError>>, Option<Lookup>) {
         let Batch {
             mut parsed,
             checked,
             block_ends,
-        } = batch;
-        let invalid = self.first_problem(&mut parsed, checked, &block_ends);
-        (self.out(parsed), invalid)
+        } = match self.waiting.take() {
+            Some(waiting) => waiting.then(batch),
+            None => batch,
+        };
+        let stop = self.first_problem(&mut parsed, checked, &block_ends);
+        let sent = self.out(parsed);
+        match stop {
+            None => (sent, None, None),
+            Some(Stop::Invalid(errors)) => (sent, Some(errors), None),
+            Some(Stop::Wait(hosts, rest)) => {
+                self.waiting = Some(rest);
+                let hosts_check = self.urls.as_ref().map(|urls| urls.hosts().clone());
+                (
+                    sent,
+                    None,
+                    hosts_check.map(|check| Lookup::new(hosts, check)),
+                )
+            }
+        }
+    }
+
+    /// Screens what waited for a [`Lookup`], with its verdicts (see [`Self::screen`]).
+    pub(crate) fn resume(
+        &mut self,
+        resolved: Resolved,
+    ) -> (Vec<Part>, Option<Vec<ValidationError>>, Option<Lookup>) {
+        if let Some(urls) = &mut self.urls {
+            urls.resolved(resolved);
+        }
+        self.screen(Batch::default())
+    }
+
+    /// Forgets what waits for a lookup (the attempt ended without it).
+    pub(crate) fn drop_waiting(&mut self) {
+        self.waiting = None;
     }
 
     /// The parts `parsed` (checked already) becomes on its way to the client: a follow-up's
@@ -147,9 +198,9 @@ impl Guard {
         parsed: &mut Vec<ParsedPart>,
         checked: usize,
         block_ends: &[usize],
-    ) -> Option<Vec<ValidationError>> {
+    ) -> Option<Stop> {
         let (Some(processor), Some(watch), Some(urls)) =
-            (&self.processor, &mut self.watch, &self.urls)
+            (&self.processor, &mut self.watch, &mut self.urls)
         else {
             return None;
         };
@@ -160,7 +211,7 @@ impl Guard {
                 let errors = watch.block_closed();
                 if !errors.is_empty() {
                     parsed.truncate(index);
-                    return Some(errors);
+                    return Some(Stop::Invalid(errors));
                 }
             }
             let Some(ParsedPart::A2ui(messages)) = parsed.get_mut(index) else {
@@ -181,22 +232,38 @@ impl Guard {
                 } else {
                     Ok(())
                 };
-                verdict
-                    .and_then(|()| urls.check(message))
-                    .and_then(|()| watch.observe(message))
-                    .err()
-                    .map(|error| (at, error))
+                match verdict.and_then(|()| urls.check(message)) {
+                    Ok(hosts) if hosts.is_empty() => watch
+                        .observe(message)
+                        .err()
+                        .map(|e| (at, Stop::Invalid(vec![e]))),
+                    Ok(hosts) => Some((at, Stop::Wait(hosts, Batch::default()))),
+                    Err(error) => Some((at, Stop::Invalid(vec![error]))),
+                }
             });
-            if let Some((at, error)) = verdict {
-                messages.truncate(at);
-                parsed.truncate(index + 1);
-                return Some(vec![error]);
+            match verdict {
+                None => {}
+                Some((at, Stop::Wait(hosts, _))) => {
+                    let mut rest = vec![ParsedPart::A2ui(messages.split_off(at))];
+                    rest.extend(parsed.drain(index + 1..));
+                    let rest = Batch {
+                        parsed: rest,
+                        checked: 0,
+                        block_ends: ends.map(|end| end - index).collect(),
+                    };
+                    return Some(Stop::Wait(hosts, rest));
+                }
+                Some((at, stop)) => {
+                    messages.truncate(at);
+                    parsed.truncate(index + 1);
+                    return Some(stop);
+                }
             }
         }
         if ends.next().is_some() {
             let errors = watch.block_closed();
             if !errors.is_empty() {
-                return Some(errors);
+                return Some(Stop::Invalid(errors));
             }
         }
         None
@@ -340,220 +407,5 @@ fn plural(count: usize) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::a2a::Message;
-    use crate::generator::Generator;
-    use crate::pipeline::sink::ReplyOutput;
-    use crate::pipeline::{End, Pipeline, Step};
-
-    fn create() -> String {
-        serde_json::json!({"version": "v0.9", "createSurface": {"surfaceId": "s",
-            "catalogId": ProtocolVersion::V0_9.basic_catalog_id()}})
-        .to_string()
-    }
-
-    fn request() -> Request {
-        let processor = Generator::v0_9().negotiate(None).unwrap();
-        Request::new(Message::user("m", vec![Part::text("draw")]), "t", "c").with_a2ui(processor)
-    }
-
-    /// The server's pipeline for the reply to `request` under `policy`, as the task runner
-    /// makes it.
-    fn pipeline(policy: OnInvalid, request: &Request) -> Pipeline {
-        let policy = RepairPolicy {
-            on_invalid: policy,
-            ..RepairPolicy::default()
-        };
-        Pipeline::new(&policy, Arc::new(ReplyOutput::default()), request, true)
-    }
-
-    /// The validation errors that ended a step, if it ended with them.
-    fn invalid(step: &Step) -> Option<Vec<ValidationError>> {
-        match &step.end {
-            Some(End::Invalid(errors)) => Some(errors.clone()),
-            None => None,
-            Some(other) => panic!("not a validation problem: {other:?}"),
-        }
-    }
-
-    /// Streams `chunks` through the server's pipeline under `policy`, as the task runner
-    /// does: the parts sent, and the first problem.
-    fn run(policy: OnInvalid, chunks: &[&str]) -> (Vec<Part>, Option<Vec<ValidationError>>) {
-        let mut pipeline = pipeline(policy, &request());
-        let mut sent = Vec::new();
-        for chunk in chunks {
-            let step = pipeline.push(chunk);
-            let invalid = invalid(&step);
-            sent.extend(step.send);
-            if invalid.is_some() {
-                return (sent, invalid);
-            }
-        }
-        let last = pipeline.finish();
-        let invalid = invalid(&last);
-        sent.extend(last.send);
-        (sent, invalid)
-    }
-
-    fn texts(parts: &[Part]) -> String {
-        parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn stray_block() -> String {
-        format!(
-            r#"Here.<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Text", "text": "hi"}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]"#,
-            create()
-        )
-    }
-
-    #[test]
-    fn an_orphan_is_found_when_its_block_closes_before_the_text_after_it() {
-        let later = r#"</a2ui-json>Later text.<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "root", "component": "Column", "children": ["stray"]}]}}]</a2ui-json>"#;
-        let (sent, invalid) = run(OnInvalid::Fail, &[&stray_block(), later]);
-        let errors = invalid.unwrap();
-        assert!(
-            errors[0]
-                .message
-                .contains("component 'stray' is not reachable"),
-            "{errors:?}"
-        );
-        assert_eq!(texts(&sent), "Here.");
-        assert_eq!(sent.len(), 3, "the block's two messages went out: {sent:?}");
-    }
-
-    #[test]
-    fn the_parts_before_a_problem_in_one_read_still_go_out() {
-        let reply = format!("{}</a2ui-json>Later text.", stray_block());
-        let (sent, invalid) = run(OnInvalid::Repair, &[&reply]);
-        assert!(invalid.unwrap()[0].message.contains("not reachable"));
-        assert_eq!(texts(&sent), "Here.");
-    }
-
-    #[test]
-    fn a_child_a_later_block_sends_passes() {
-        let first = format!(
-            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "body"}}]}}}}]</a2ui-json>"#,
-            create()
-        );
-        let last = r#"<a2ui-json>[{"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [{"id": "body", "component": "Text", "text": "hi"}]}}]</a2ui-json>"#;
-        let (sent, invalid) = run(OnInvalid::Fail, &[&first, "Meanwhile.", last]);
-        assert_eq!(invalid, None);
-        assert_eq!(texts(&sent), "Meanwhile.");
-        assert_eq!(sent.len(), 4);
-    }
-
-    #[test]
-    fn a_cycle_holds_back_its_message_and_what_follows_unless_forwarded() {
-        let reply = format!(
-            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Card", "child": "root"}}]}}}}]</a2ui-json>After."#,
-            create()
-        );
-        for policy in [OnInvalid::Repair, OnInvalid::Fail] {
-            let (sent, invalid) = run(policy, &[&reply]);
-            assert!(
-                invalid.unwrap()[0].message.contains("root -> root"),
-                "{policy}"
-            );
-            assert_eq!(sent.len(), 1, "{policy}: only createSurface: {sent:?}");
-        }
-        let (sent, invalid) = run(OnInvalid::Forward, &[&reply]);
-        assert_eq!(invalid, None);
-        assert_eq!(sent.len(), 3);
-    }
-
-    #[test]
-    fn a_label_written_as_a_child_is_mended_and_the_mending_part_says_so() {
-        let reply = format!(
-            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Column", "children": ["send", "note"]}}, {{"id": "send", "component": "Button", "child": "Send", "action": {{"event": {{"name": "send"}}}}}}]}}}}]</a2ui-json>"#,
-            create()
-        );
-        let (sent, invalid) = run(OnInvalid::Fail, &[&reply]);
-        let errors = invalid.expect("'note' reads as an id and is not mended");
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].message.contains("refers to 'note'"), "{errors:?}");
-        let Some(Part::Data { data, metadata }) = sent.last() else {
-            panic!("no mending part: {sent:?}");
-        };
-        assert_eq!(
-            data["updateComponents"]["components"][0],
-            serde_json::json!({"id": "Send", "component": "Text", "text": "Send"})
-        );
-        let metadata = metadata.as_deref().unwrap();
-        assert_eq!(metadata[mending::MENDED_KEY], serde_json::json!(["Send"]));
-        assert!(metadata["mimeType"].is_string(), "{metadata:?}");
-
-        let whole = reply.replace(r#", "note""#, "");
-        let (sent, invalid) = run(OnInvalid::Repair, &[&whole]);
-        assert_eq!(invalid, None, "mended, nothing is left to repair");
-        assert_eq!(sent.len(), 3, "{sent:?}");
-    }
-
-    #[test]
-    fn a_repair_turn_leaves_out_what_the_parts_sent_so_far_gave_the_client() {
-        let request = request();
-        let mut pipeline = pipeline(OnInvalid::Repair, &request);
-        let mut sent = SentParts::default();
-        let first = format!("{}</a2ui-json>", stray_block());
-        let step = pipeline.push(&first);
-        sent.extend(&step.send);
-        let end = step.end.expect("'stray' is not reachable");
-        let repaired = pipeline.retry(end, &sent).unwrap();
-        assert_eq!(
-            repaired.repairs()[0].answer(),
-            first,
-            "the repair shows what it wrote"
-        );
-
-        // The repair writes the whole answer again, the stray component placed.
-        let again = format!(
-            r#"<a2ui-json>[{}, {{"version": "v0.9", "updateComponents": {{"surfaceId": "s", "components": [{{"id": "root", "component": "Column", "children": ["stray"]}}, {{"id": "stray", "component": "Text", "text": "lost"}}]}}}}]</a2ui-json>"#,
-            create()
-        );
-        let step = pipeline.push(&again);
-        assert_eq!(step.end, None);
-        let messages: Vec<&Map<String, Value>> = step
-            .send
-            .iter()
-            .filter_map(|part| match part {
-                Part::Data { data, .. } => Some(&**data),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            messages.len(),
-            1,
-            "the surface the client holds is not created again: {messages:?}"
-        );
-        let components = &messages[0]["updateComponents"]["components"];
-        assert_eq!(
-            components,
-            &serde_json::json!([{"id": "root", "component": "Column", "children": ["stray"]}]),
-            "only the component that changed goes out"
-        );
-    }
-
-    #[test]
-    fn a_repair_request_carries_the_answer_and_the_errors() {
-        let request = request();
-        let mut guard = Guard::new(&RepairPolicy::default(), &request);
-        let error = ValidationError::new("", "broken", Some("s"), None);
-        let sent = SentParts::default();
-        let answer = "Hi<a2ui-json>".to_owned();
-        let next = guard.next(vec![error.clone()], answer, &sent).unwrap();
-        assert_eq!(next.repairs().len(), 1);
-        assert_eq!(next.repairs()[0].answer(), "Hi<a2ui-json>");
-        assert_eq!(next.repairs()[0].errors(), std::slice::from_ref(&error));
-        guard
-            .next(vec![error.clone()], String::new(), &sent)
-            .unwrap();
-        let reason = guard.next(vec![error], String::new(), &sent).unwrap_err();
-        assert!(reason.contains("after 2 repair turns"), "{reason}");
-    }
-}
+#[path = "guard_tests.rs"]
+mod tests;

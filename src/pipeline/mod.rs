@@ -20,6 +20,8 @@
 //! - `url_policy`: where a URL a model wrote may point ([`UrlPolicy`]), and `urls`: which
 //!   strings of a message are URLs (the guard refuses a message whose URL breaks it, as it
 //!   refuses one that does not validate);
+//! - `hosts`: what a URL's host name resolves to, looked up off the per-chunk path while the
+//!   message that names it waits;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
 //! - `echo`: the text a repair turn repeats of what the client already read;
 //! - `follow_up`: what a follow-up turn sends for a surface an earlier turn created;
@@ -29,6 +31,7 @@
 mod echo;
 mod follow_up;
 mod guard;
+mod hosts;
 mod mending;
 mod policy;
 mod reconcile;
@@ -45,6 +48,9 @@ use crate::parser::ParseErrorKind;
 use crate::request::Request;
 
 use guard::Guard;
+pub(crate) use hosts::HostCheck;
+pub use hosts::{HostResolver, LOOKUP_TIMEOUT, SystemResolver};
+pub(crate) use hosts::{Lookup, Resolved};
 pub use mending::MENDED_KEY;
 pub use policy::OnInvalid;
 pub(crate) use policy::RepairPolicy;
@@ -61,12 +67,16 @@ pub(crate) struct Step {
     /// Why the attempt cannot go on: what follows it is the pipeline's to
     /// [`retry`](Pipeline::retry).
     pub(crate) end: Option<End>,
+    /// Host names a message waits for: the runner awaits its `run` and hands the
+    /// verdicts to [`Pipeline::resume`] before pushing more.
+    pub(crate) wait: Option<Lookup>,
 }
 
 impl Step {
-    /// Whether the step sends nothing and ends nothing (most chunks of a stream).
+    /// Whether the step sends nothing, ends nothing and waits for nothing (most chunks of a
+    /// stream).
     pub(crate) fn is_empty(&self) -> bool {
-        self.send.is_empty() && self.end.is_none()
+        self.send.is_empty() && self.end.is_none() && self.wait.is_none()
     }
 }
 
@@ -100,6 +110,9 @@ pub(crate) struct Pipeline {
     output: Arc<dyn OutputPipeline>,
     /// Whether the client reads the reply as it comes.
     streaming: bool,
+    /// The attempt's text ended while a message waited for a lookup: its end is checked
+    /// once nothing waits.
+    finishing: bool,
 }
 
 impl Pipeline {
@@ -118,6 +131,7 @@ impl Pipeline {
             guard,
             output,
             streaming,
+            finishing: false,
         }
     }
 
@@ -139,10 +153,35 @@ impl Pipeline {
     /// and what the component trees of the whole reply still lack.
     pub(crate) fn finish(&mut self) -> Step {
         let sink = std::mem::replace(&mut self.sink, Box::new(sink::TextOutput));
-        let mut step = match sink.finish() {
+        let step = match sink.finish() {
             Ok(batch) => self.screen(batch),
             Err(error) => return self.unreadable(error),
         };
+        if step.wait.is_some() {
+            self.finishing = true;
+            return step;
+        }
+        self.finished(step)
+    }
+
+    /// After the lookup a step waited for: what waited, screened with its verdicts (and,
+    /// when the attempt's text had ended, what the whole answer still lacks).
+    pub(crate) fn resume(&mut self, resolved: Resolved) -> Step {
+        let (send, invalid, wait) = self.guard.resume(resolved);
+        let step = Step {
+            send,
+            end: invalid.map(End::Invalid),
+            wait,
+        };
+        if !self.finishing || step.wait.is_some() {
+            return step;
+        }
+        self.finishing = false;
+        self.finished(step)
+    }
+
+    /// `step`, the last of an attempt, with what mends the answer and what it still lacks.
+    fn finished(&mut self, mut step: Step) -> Step {
         if step.end.is_none() {
             let (mended, invalid) = self.guard.finish();
             step.send.extend(mended);
@@ -160,6 +199,8 @@ impl Pipeline {
     /// The reason the task fails: the policy does not repair, the repair turns are spent,
     /// or the output broke a limit.
     pub(crate) fn retry(&mut self, end: End, sent: &SentParts) -> Result<Request, String> {
+        self.guard.drop_waiting();
+        self.finishing = false;
         let said = self.said.as_mut().map(std::mem::take).unwrap_or_default();
         let next = match end {
             End::Invalid(errors) => self.guard.next(errors, said, sent)?,
@@ -178,10 +219,11 @@ impl Pipeline {
 
     /// The parts of `batch` that may go out, and the first problem in it.
     fn screen(&mut self, batch: Batch) -> Step {
-        let (send, invalid) = self.guard.screen(batch);
+        let (send, invalid, wait) = self.guard.screen(batch);
         Step {
             send,
             end: invalid.map(End::Invalid),
+            wait,
         }
     }
 
@@ -189,7 +231,9 @@ impl Pipeline {
     /// a block that cannot be read, or an answer cut off inside a message, may be repaired;
     /// a limit exceeded fails the task.
     fn unreadable(&mut self, error: OutputError) -> Step {
-        let (send, _) = self.guard.screen(error.before);
+        // What waits for a lookup is not sent: the attempt ends here.
+        let (send, _, _) = self.guard.screen(error.before);
+        self.guard.drop_waiting();
         let end = match error.kind {
             Some(ParseErrorKind::Truncated) => End::Unreadable {
                 reason: error.reason,
@@ -204,6 +248,7 @@ impl Pipeline {
         Step {
             send,
             end: Some(end),
+            wait: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use super::hosts::HostCheck;
 use super::url_policy::UrlPolicy;
 
 /// What the server does with a finished A2UI message that does not validate.
@@ -61,12 +62,13 @@ impl fmt::Display for OnInvalid {
 }
 
 /// The server's policy: what to do, how many repair turns a reply may take, and where the
-/// URLs a reply shows may point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// URLs a reply shows may point (with the resolver that judges their host names).
+#[derive(Debug, Clone)]
 pub(crate) struct RepairPolicy {
     pub(crate) on_invalid: OnInvalid,
     pub(crate) max_repairs: usize,
     pub(crate) urls: Arc<UrlPolicy>,
+    pub(crate) hosts: Arc<HostCheck>,
 }
 
 impl Default for RepairPolicy {
@@ -75,6 +77,7 @@ impl Default for RepairPolicy {
             on_invalid: OnInvalid::Repair,
             max_repairs: 2,
             urls: Arc::default(),
+            hosts: Arc::default(),
         }
     }
 }

@@ -62,6 +62,18 @@ impl Batch {
     pub(crate) fn is_empty(&self) -> bool {
         self.parsed.is_empty() && self.block_ends.is_empty()
     }
+
+    /// This batch followed by `next`.
+    pub(crate) fn then(mut self, next: Batch) -> Batch {
+        let before = self.parsed.len();
+        self.block_ends
+            .extend(next.block_ends.iter().map(|end| end + before));
+        if !next.parsed.is_empty() {
+            self.checked = next.checked;
+        }
+        self.parsed.extend(next.parsed);
+        self
+    }
 }
 
 /// The agent's output cannot be read; fails the task with this reason.

@@ -19,16 +19,17 @@
 //! - with the provenance rule (on by default), the URL appeared, as written, in what the
 //!   agent was given this conversation ([`crate::request::Provenance`]), unless its host is
 //!   one the operator allowed ([`UrlPolicy::allow_host`]). An allowed host also skips the
-//!   address check.
+//!   address check;
+//! - a host name is resolved before the URL goes out (see the pipeline's `hosts`): any
+//!   address it resolves to that is not public refuses it, and so does a name this server
+//!   cannot resolve. Literal addresses and inside names are refused without a lookup, and a
+//!   URL the other rules refuse is never looked up; an allowed host is not looked up either.
+//!   A public-looking name must also have come from the conversation (or the allowlist),
+//!   which is what stops a model from choosing it.
 //!
-//! Names are not resolved here. The renderer resolves a name on its own network, which the
-//! server cannot see: a DNS answer on the server proves little about the one the browser
-//! gets, and a lookup per URL would put a network round trip (and its failure modes) on
-//! every reply. Literal addresses and inside names are refused at once; a public-looking
-//! name must have come from the conversation (or the allowlist), which is what stops a
-//! model from choosing it. Parsing follows the URL standard browsers implement (the `url`
-//! crate): tabs and newlines inside, and spaces and control characters around, are dropped,
-//! schemes and hosts lowercased, so what is checked is what a browser would fetch.
+//! Parsing follows the URL standard browsers implement (the `url` crate): tabs and newlines
+//! inside, and spaces and control characters around, are dropped, schemes and hosts
+//! lowercased, so what is checked is what a browser would fetch.
 
 use std::fmt;
 
@@ -109,31 +110,44 @@ impl UrlPolicy {
     }
 
     /// Checks `raw`, used as `what`, against the policy; `given` says whether a URL
-    /// appeared in what the agent was given.
+    /// appeared in what the agent was given. Without resolving its host (see [`Self::screen`]).
+    #[cfg(test)]
     pub(crate) fn check(
         &self,
         raw: &str,
         what: Use,
         given: impl FnOnce(&str) -> bool,
     ) -> Result<(), UrlRefusal> {
+        self.screen(raw, what, given).map(drop)
+    }
+
+    /// Checks `raw`, used as `what`, against every rule but the host's resolution: the host
+    /// name still to resolve (lowercase, no trailing dot), if it passed as a name; `given`
+    /// says whether a URL appeared in what the agent was given.
+    pub(crate) fn screen(
+        &self,
+        raw: &str,
+        what: Use,
+        given: impl FnOnce(&str) -> bool,
+    ) -> Result<Option<String>, UrlRefusal> {
         let url = Url::parse(raw).map_err(|_| UrlRefusal::NotAbsolute)?;
         match url.scheme() {
             "https" => {}
-            "data" => return self.data(&url, raw, what),
+            "data" => return self.data(&url, raw, what).map(|()| None),
             "http" => return Err(UrlRefusal::PlainHttp),
             other => return Err(UrlRefusal::Scheme(scheme_shown(other))),
         }
         if !url.username().is_empty() || url.password().is_some() {
             return Err(UrlRefusal::Credentials);
         }
-        let host = match url.host() {
-            Some(Host::Domain(name)) => name.trim_end_matches('.').to_owned(),
-            Some(Host::Ipv4(ip)) => self.address(ip.into())?,
-            Some(Host::Ipv6(ip)) => self.address(ip.into())?,
+        let (host, name) = match url.host() {
+            Some(Host::Domain(name)) => (name.trim_end_matches('.').to_owned(), true),
+            Some(Host::Ipv4(ip)) => (self.address(ip.into())?, false),
+            Some(Host::Ipv6(ip)) => (self.address(ip.into())?, false),
             None => return Err(UrlRefusal::NotAbsolute),
         };
         if self.allows(&host) {
-            return Ok(());
+            return Ok(None);
         }
         if let Some(why) = inside_name(&host) {
             return Err(UrlRefusal::InsideName(host, why));
@@ -141,7 +155,7 @@ impl UrlPolicy {
         if self.provenance && !given(raw.trim()) {
             return Err(UrlRefusal::NotGiven(host));
         }
-        Ok(())
+        Ok(name.then_some(host))
     }
 
     fn allows(&self, host: &str) -> bool {
@@ -214,6 +228,10 @@ pub(crate) enum UrlRefusal {
     Address(std::net::IpAddr, &'static str),
     #[error("points at {0}, {1}; only public hosts may be shown")]
     InsideName(String, &'static str),
+    #[error("(host {0}) resolves to {1}; only public hosts may be shown")]
+    ResolvesInside(String, &'static str),
+    #[error("(host {0}) does not resolve to a public address: {1}; only public hosts may be shown")]
+    Unresolved(String, &'static str),
     #[error(
         "(host {0}) did not appear in the conversation (the user's messages, tool results or \
          your instructions); use a URL exactly as it was given to you, or leave it out"

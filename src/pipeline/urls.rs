@@ -9,9 +9,14 @@
 //! may bind its URL to it (`{"path": "/item/photo"}`). A URL under a function call's `args`
 //! (`openUrl`) is a place a person goes, so no `data:` URL stands in for it.
 //!
+//! A URL whose host is a name passes only once the name is judged (see `hosts`): the check
+//! of a message with a name not judged yet says which names to look up, and the message is
+//! checked again with their verdicts.
+//!
 //! The walk allocates nothing unless it finds a URL to check, and the JSON pointer of a
 //! refused one is built only then.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -19,6 +24,7 @@ use serde_json::Value;
 use crate::a2ui::{Catalog, UrlProperties, ValidationError};
 use crate::request::{GivenText, Request};
 
+use super::hosts::{HostCheck, HostVerdict, Resolved};
 use super::url_policy::{UrlPolicy, UrlRefusal, Use};
 
 /// How deep a message is walked; a deeper value is not a place a catalog puts a URL.
@@ -29,6 +35,12 @@ pub(crate) struct UrlCheck {
     policy: Arc<UrlPolicy>,
     catalogs: Vec<Catalog>,
     given: GivenText,
+    /// The server's resolver and cache.
+    hosts: Arc<HostCheck>,
+    /// The verdicts on the names this reply's URLs used: each judged once per reply.
+    verdicts: HashMap<String, HostVerdict>,
+    /// The names the message being checked waits for.
+    pending: Vec<String>,
 }
 
 /// Where the walk is.
@@ -48,26 +60,45 @@ struct Refused {
 
 impl UrlCheck {
     /// The check of the reply to `request` under `policy` (`None`: the reply is plain text).
-    pub(crate) fn new(policy: Arc<UrlPolicy>, request: &Request) -> Option<Self> {
+    pub(crate) fn new(
+        policy: Arc<UrlPolicy>,
+        hosts: Arc<HostCheck>,
+        request: &Request,
+    ) -> Option<Self> {
         let processor = request.a2ui()?;
         Some(UrlCheck {
             policy,
             catalogs: processor.catalogs().to_vec(),
             given: request.given(),
+            hosts,
+            verdicts: HashMap::new(),
+            pending: Vec::new(),
         })
     }
 
-    /// Whether `message`'s URLs pass the policy; the error names the first that does not.
-    pub(crate) fn check(&self, message: &Value) -> Result<(), ValidationError> {
+    /// The server's resolver and cache, to look up what a check waits for.
+    pub(crate) fn hosts(&self) -> &Arc<HostCheck> {
+        &self.hosts
+    }
+
+    /// Takes the verdicts of a lookup for the checks that follow.
+    pub(crate) fn resolved(&mut self, resolved: Resolved) {
+        self.verdicts.extend(resolved.0);
+    }
+
+    /// Whether `message`'s URLs pass the policy: the host names still to look up before it
+    /// can be told (none: it passes); the error names the first URL that does not.
+    pub(crate) fn check(&mut self, message: &Value) -> Result<Vec<String>, ValidationError> {
         let Some(map) = message.as_object() else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let place = Place {
             data_model: map.keys().any(|kind| kind.contains("DataModel")),
             opened: false,
         };
+        self.pending.clear();
         let Err(refused) = self.walk(message, place, 0) else {
-            return Ok(());
+            return Ok(std::mem::take(&mut self.pending));
         };
         let pointer: String = refused
             .segments
@@ -101,7 +132,7 @@ impl UrlCheck {
         self.properties().any(|found| found.is_markdown(key))
     }
 
-    fn walk(&self, value: &Value, place: Place, depth: usize) -> Result<(), Refused> {
+    fn walk(&mut self, value: &Value, place: Place, depth: usize) -> Result<(), Refused> {
         if depth > MAX_DEPTH {
             return Ok(());
         }
@@ -138,7 +169,7 @@ impl UrlCheck {
 
     /// A URL property's value: the URL itself, v0.8's `{"literalString": ...}`, or a
     /// binding (`{"path": ...}`, a function call) walked as any value.
-    fn url_value(&self, value: &Value, place: Place, depth: usize) -> Result<(), Refused> {
+    fn url_value(&mut self, value: &Value, place: Place, depth: usize) -> Result<(), Refused> {
         match value {
             Value::String(text) => self.url(text, place),
             Value::Object(map) => {
@@ -155,7 +186,7 @@ impl UrlCheck {
     }
 
     /// A Markdown property's value: each link and image in its text.
-    fn markdown_value(&self, value: &Value) -> Result<(), Refused> {
+    fn markdown_value(&mut self, value: &Value) -> Result<(), Refused> {
         match value {
             Value::String(text) => self.markdown(text),
             Value::Object(map) => {
@@ -170,7 +201,7 @@ impl UrlCheck {
         }
     }
 
-    fn markdown(&self, text: &str) -> Result<(), Refused> {
+    fn markdown(&mut self, text: &str) -> Result<(), Refused> {
         for (link, image) in markdown_links(text) {
             let what = if image { Use::Media } else { Use::Open };
             self.judge(link, what)?;
@@ -178,18 +209,46 @@ impl UrlCheck {
         Ok(())
     }
 
-    fn url(&self, text: &str, place: Place) -> Result<(), Refused> {
+    fn url(&mut self, text: &str, place: Place) -> Result<(), Refused> {
         let what = if place.opened { Use::Open } else { Use::Media };
         self.judge(text, what)
     }
 
-    fn judge(&self, text: &str, what: Use) -> Result<(), Refused> {
-        self.policy
-            .check(text, what, |url| self.given.contains(url))
-            .map_err(|why| Refused {
-                segments: Vec::new(),
-                why,
-            })
+    fn judge(&mut self, text: &str, what: Use) -> Result<(), Refused> {
+        let refused = |why| Refused {
+            segments: Vec::new(),
+            why,
+        };
+        let given = &self.given;
+        let Some(host) = self
+            .policy
+            .screen(text, what, |url| given.contains(url))
+            .map_err(refused)?
+        else {
+            return Ok(());
+        };
+        let verdict = match self.verdicts.get(&host) {
+            Some(verdict) => verdict.clone(),
+            None => match self.hosts.cached(&host) {
+                Some(verdict) => {
+                    self.verdicts.insert(host.clone(), verdict.clone());
+                    verdict
+                }
+                None => {
+                    if !self.pending.contains(&host) {
+                        self.pending.push(host);
+                    }
+                    return Ok(());
+                }
+            },
+        };
+        match verdict {
+            HostVerdict::Public => Ok(()),
+            HostVerdict::Inside(_, class) => {
+                Err(refused(UrlRefusal::ResolvesInside(host, class.describe())))
+            }
+            HostVerdict::Unresolved(why) => Err(refused(UrlRefusal::Unresolved(host, why))),
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+use crate::address::Forbidden;
 use serde_json::json;
 
 use super::*;
@@ -47,17 +48,27 @@ fn check_of(given: &str) -> UrlCheck {
     let processor = crate::generator::Generator::v0_9().negotiate(None).unwrap();
     let message = crate::a2a::Message::user("m", vec![crate::a2a::Part::text(given)]);
     let request = Request::new(message, "t", "c").with_a2ui(processor);
-    UrlCheck::new(Arc::default(), &request).unwrap()
+    UrlCheck::new(Arc::default(), Arc::default(), &request).unwrap()
 }
 
 #[test]
 fn an_image_url_not_given_is_refused_with_its_pointer() {
-    let check = check_of("show https://ok.example/cat.png");
+    let mut check = check_of("show https://ok.example/cat.png");
     let message = |url: &str| {
         json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
             {"id": "root", "component": "Image", "url": url}]}})
     };
-    assert_eq!(check.check(&message("https://ok.example/cat.png")), Ok(()));
+    let url = message("https://ok.example/cat.png");
+    assert_eq!(check.check(&url), Ok(vec!["ok.example".to_owned()]));
+    check.resolved(Resolved(vec![("ok.example".into(), HostVerdict::Public)]));
+    assert_eq!(check.check(&url), Ok(vec![]), "judged: it passes");
+    check.resolved(Resolved(vec![(
+        "ok.example".into(),
+        HostVerdict::Inside("127.0.0.1".parse().unwrap(), Forbidden::Loopback),
+    )]));
+    let error = check.check(&url).unwrap_err();
+    assert!(error.message.contains("resolves to a loopback"), "{error}");
+    assert!(!error.message.contains("127.0.0.1"), "{error}");
     let error = check
         .check(&message("https://ok.example/cat.png?d=secret"))
         .unwrap_err();
@@ -68,7 +79,7 @@ fn an_image_url_not_given_is_refused_with_its_pointer() {
 
 #[test]
 fn open_url_arguments_markdown_and_bound_data_are_checked() {
-    let check = check_of("nothing given");
+    let mut check = check_of("nothing given");
     let open = json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
         {"id": "b", "component": "Button", "child": "t", "action": {"functionCall":
             {"call": "openUrl", "args": {"url": "data:image/png;base64,AAAA"}}}}]}});
@@ -89,5 +100,5 @@ fn open_url_arguments_markdown_and_bound_data_are_checked() {
     assert_eq!(error.pointer, "/updateDataModel/value/items/0/photo");
     let plain = json!({"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
         {"id": "t", "component": "Text", "text": "Dinner at 12:30, **bold**"}]}});
-    assert_eq!(check.check(&plain), Ok(()));
+    assert_eq!(check.check(&plain), Ok(vec![]));
 }

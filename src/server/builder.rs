@@ -353,6 +353,17 @@ impl ServerBuilder {
         self
     }
 
+    /// The resolver that judges the host names of the URLs a reply shows (default:
+    /// [`SystemResolver`](crate::pipeline::SystemResolver)): a URL whose host resolves to an
+    /// address that is not public, or does not resolve within
+    /// [`LOOKUP_TIMEOUT`](crate::pipeline::LOOKUP_TIMEOUT), is refused like one that breaks
+    /// the [`url_policy`](Self::url_policy). Verdicts are cached for a minute, shared by
+    /// every reply.
+    pub fn ui_host_resolver(mut self, resolver: impl crate::pipeline::HostResolver) -> Self {
+        self.repair.hosts = Arc::new(crate::pipeline::HostCheck::new(Arc::new(resolver)));
+        self
+    }
+
     /// The time and count [`Limits`] (default: [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;

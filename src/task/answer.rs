@@ -12,7 +12,7 @@ use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::reply_kinds::{self, ArtifactLog};
 use crate::a2a::{Part, Task, TaskState};
 use crate::agent::{Reply, ReplyEvent};
-use crate::pipeline::{End, Pipeline, SentParts};
+use crate::pipeline::{End, Pipeline, Resolved, SentParts, Step};
 use crate::request::Request;
 
 /// The reply being written in one run: what every attempt, update and failure of it shares.
@@ -124,22 +124,39 @@ async fn attempt(
                 return Attempt::Done(failed(tasks, answer.running, failure));
             }
         };
-        progress(tasks, answer, step.send).await;
-        if let Some(end) = step.end {
+        if let Some(end) = settle(tasks, answer, step, |resolved| feed.resume(resolved)).await {
             // Dropping the rest of the reply stops the agent (and its model).
             return Attempt::Ended(end);
         }
     }
     drop(feed);
     let last = pipeline.finish();
-    progress(tasks, answer, last.send).await;
-    if let Some(end) = last.end {
+    if let Some(end) = settle(tasks, answer, last, |resolved| pipeline.resume(resolved)).await {
         return Attempt::Ended(end);
     }
     Attempt::Done(Outcome::Finished {
         state: final_state,
         parts: std::mem::take(&mut answer.parts).into_parts(),
     })
+}
+
+/// Sends `step`'s parts; while it waits for host names to be judged, looks them up (the
+/// agent's stream is not read meanwhile) and sends what then passes. How the attempt ends,
+/// if it does.
+async fn settle(
+    tasks: &TaskManager,
+    answer: &mut Answer<'_>,
+    mut step: Step,
+    mut resume: impl FnMut(Resolved) -> Step,
+) -> Option<End> {
+    loop {
+        let Step { send, end, wait } = step;
+        progress(tasks, answer, send).await;
+        if end.is_some() {
+            return end;
+        }
+        step = resume(wait?.run().await);
+    }
 }
 
 /// Sends a `working` update holding `new` parts (none: nothing to send).

@@ -75,10 +75,12 @@ async fn cancel_idle(
     let kept = tasks.store.replace(owner, &read, task.clone()).await?;
     if kept {
         tasks.watchers.settled(&task);
+        let event = Arc::new(status_event(&task, true));
         if let Some(pusher) = &tasks.push {
-            let event = Arc::new(status_event(&task, true));
             pusher.notify(owner, &event, &|| task.clone());
         }
+        // Subscribers following it through other instances hear that it ended.
+        tasks.publish(Some(event)).await;
     }
     Ok(kept.then_some(task))
 }

@@ -114,6 +114,11 @@ impl<'p> Feed<'p> {
         Fed::Failed(failure)
     }
 
+    /// What waited for a lookup, screened with its verdicts (see [`Pipeline::resume`]).
+    pub(super) fn resume(&mut self, resolved: pipeline::Resolved) -> pipeline::Step {
+        self.pipeline.resume(resolved)
+    }
+
     /// Pushes `chunk` through the pipeline: what it completed, if anything.
     fn feed(&mut self, chunk: String) -> Option<Fed> {
         let step = self.pipeline.push(&chunk);

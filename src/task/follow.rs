@@ -4,6 +4,12 @@
 //! (`input-required`, `auth-required`); 1.0 says a subscription ends when the task reaches a
 //! terminal state. So [`follow`] chains the runs' events into one stream that ends with the
 //! terminal update, waiting between runs for the next one (see [`super::run_watchers`]).
+//!
+//! With a store shared by several instances (a cluster), the next run may start on any of
+//! them: the wait also watches the task through the cluster, and whichever brings the next
+//! run's first event first (a run here, or an event another instance published) is
+//! followed. A run that started elsewhere before the watch began is told by the task's
+//! stored status, sent as the first update of that run.
 
 use std::sync::Arc;
 
@@ -57,6 +63,12 @@ pub(crate) fn follow(
             };
             match next {
                 Ok(Next::Run(events)) => current = Some(events),
+                Ok(Next::Elsewhere(first, events)) => {
+                    if sender.send(first).await.is_err() {
+                        return;
+                    }
+                    current = Some(events);
+                }
                 Ok(Next::Settled(task)) => {
                     let last = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, true));
                     let _ = sender.send(Arc::new(last)).await;
@@ -72,8 +84,8 @@ pub(crate) fn follow(
     receiver
 }
 
-/// What comes after `owner`'s task `id`'s interruption: the next run's events, or the
-/// task if it settled without one.
+/// What comes after `owner`'s task `id`'s interruption: the next run's events (here, or
+/// on another instance of a cluster), or the task if it settled without one.
 pub(super) async fn next_run(
     tasks: &TaskManager,
     owner: &Owner,
@@ -84,13 +96,32 @@ pub(super) async fn next_run(
         let (_, events) = tasks.subscribe_to(&running, id)?;
         return Ok(Next::Run(events));
     }
+    // Watched before the task is read, so no run's event falls in between.
+    let mut elsewhere = match &tasks.cluster {
+        Some(cluster) => Some(cluster.watch(id).await?),
+        None => None,
+    };
     let task = tasks.load(owner, id).await?;
-    if task.status.state.is_terminal() {
+    let state = task.status.state;
+    if state.is_terminal() {
         return Ok(Next::Settled(Box::new(task)));
     }
-    waiting
-        .await
-        .map_err(|_| TaskError::NotFound { id: id.to_owned() })
+    if let Some(events) = elsewhere.take_if(|_| !state.is_interrupted()) {
+        // A run on another instance continued it before the watch began.
+        let first = StreamEvent::StatusUpdate(TaskStatusUpdateEvent::of(&task, false));
+        return Ok(Next::Elsewhere(Arc::new(first), events));
+    }
+    let lost = || TaskError::NotFound { id: id.to_owned() };
+    let Some(mut events) = elsewhere else {
+        return waiting.await.map_err(|_| lost());
+    };
+    tokio::select! {
+        next = waiting => next.map_err(|_| lost()),
+        first = events.recv() => match first {
+            Some(first) => Ok(Next::Elsewhere(first, events)),
+            None => Err(lost()),
+        },
+    }
 }
 
 fn is_terminal(event: &StreamEvent) -> bool {

@@ -59,17 +59,14 @@ pub(super) async fn list(
 }
 
 /// Like [`subscribe`](TaskManager::subscribe), but the events go on across the runs that
-/// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`).
-/// Across instances (a cluster) a subscription still ends at an interruption.
+/// continue an interrupted task, until its terminal update (A2A 1.0 `SubscribeToTask`),
+/// wherever they run when the store is shared by several instances.
 pub(super) async fn subscribe_until_terminal(
     tasks: &Arc<TaskManager>,
     owner: &Owner,
     id: &str,
 ) -> Result<Subscription, TaskError> {
     let subscription = subscribe(tasks, owner, id).await?;
-    if tasks.cluster.is_some() {
-        return Ok(subscription);
-    }
     let events = follow::follow(
         tasks.clone(),
         owner.clone(),

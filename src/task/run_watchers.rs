@@ -66,4 +66,7 @@ pub(crate) enum Next {
     Run(mpsc::Receiver<SharedEvent>),
     /// The task reached a terminal state without a run here (canceled, say).
     Settled(Box<Task>),
+    /// A run on another instance of a cluster continues the task: its first event, and the
+    /// events that follow it.
+    Elsewhere(SharedEvent, mpsc::Receiver<SharedEvent>),
 }
