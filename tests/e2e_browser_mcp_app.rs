@@ -44,7 +44,11 @@ async fn a_plain_mcp_apps_host_shows_the_demo_in_the_renderer_bundle_and_books_a
         return;
     };
     let built = run_script(&node, &["build.mjs"], &dir).await;
-    assert!(built.success, "the host page does not build:\n{}", built.stderr);
+    assert!(
+        built.success,
+        "the host page does not build:\n{}",
+        built.stderr
+    );
 
     let command = serve_command(&["--mcp", "--min-delay-ms", "0", "--max-delay-ms", "0"]);
     let (_server, url) = spawn_binary(command, Duration::from_secs(30)).await;
@@ -63,7 +67,11 @@ async fn a_plain_mcp_apps_host_shows_the_demo_in_the_renderer_bundle_and_books_a
     )
     .await;
     let seen = run.passed("the MCP Apps host in Chromium");
-    assert_eq!(seen["actions"], serde_json::json!(["select", "book"]), "{seen}");
+    assert_eq!(
+        seen["actions"],
+        serde_json::json!(["select", "book"]),
+        "{seen}"
+    );
     let ms = |key: &str| seen[key].as_i64().unwrap_or(-1);
     eprintln!(
         "in an MCP Apps host in Chromium, ms: tool call to first card {}, to last card {}; \

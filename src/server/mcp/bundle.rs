@@ -80,7 +80,10 @@ mod tests {
         let (page, rest) = HTML.split_once("<script type=\"module\">").unwrap();
         let (_, tail) = rest.rsplit_once("</script>").unwrap();
         for outside in ["src=", "href=", "@import"] {
-            assert!(!page.contains(outside) && !tail.contains(outside), "{outside}");
+            assert!(
+                !page.contains(outside) && !tail.contains(outside),
+                "{outside}"
+            );
         }
         let listed = list();
         assert_eq!(listed.resources.len(), 1);
