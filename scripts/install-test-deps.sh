@@ -20,6 +20,11 @@
 #   tests/interop/mcp-conformance/node_modules/ (git-ignored)
 #                  @modelcontextprotocol/conformance@0.1.16, pinned by its package-lock.json:
 #                  the MCP project's conformance suite (tests/mcp_conformance.rs);
+#   web/mcp-app/node_modules/ (git-ignored) what builds the MCP Apps renderer bundle
+#                  (web/mcp-app/dist, committed): the official A2UI renderer and ext-apps;
+#   tests/interop/mcp-host/node_modules/ (git-ignored) the MCP Apps browser test's host page:
+#                  @modelcontextprotocol/ext-apps@2.0.4 (AppBridge) and the v2 MCP client
+#                  it is built on, esbuild, puppeteer-core; each pinned by its package-lock.json;
 #   chromium       Debian's, for the browser test (apt-get, only when root and missing;
 #                  never a downloaded browser);
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
@@ -188,6 +193,14 @@ if ! agui_page_ok; then
     run npm ci --prefix "$AGUI_PAGE_DIR" --no-audit --no-fund --loglevel=error
     agui_page_ok || { echo "install-test-deps: $AGUI_PAGE_DIR/node_modules does not match its package-lock.json" >&2; exit 1; }
 fi
+
+# ---- MCP Apps: the renderer bundle's packages and the browser test's host page ---------
+for MCP_APPS_DIR in "$root/web/mcp-app" "$root/tests/interop/mcp-host"; do
+    if ! lock_ok "$MCP_APPS_DIR"; then
+        run npm ci --prefix "$MCP_APPS_DIR" --no-audit --no-fund --loglevel=error
+        lock_ok "$MCP_APPS_DIR" || { echo "install-test-deps: $MCP_APPS_DIR/node_modules does not match its package-lock.json" >&2; exit 1; }
+    fi
+done
 
 # ---- Chromium ----------------------------------------------------------------------------
 if [[ ! -x /usr/bin/chromium ]]; then

@@ -11,8 +11,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "installing test dependencies (reused when present)"
 scripts/install-test-deps.sh
 
-step "the page's committed bundle (web/dist) matches its sources, and its unit tests"
+step "the page's and the MCP Apps renderer's committed bundles (web/dist, web/mcp-app/dist) match their sources, and the page's unit tests"
 node web/build.mjs --check
+node web/mcp-app/build.mjs --check
 node --test web/test/*.test.mjs
 
 step "cargo fmt --check"

@@ -6,12 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::request::Parts;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, ListToolsResult,
-    PaginatedRequestParams, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::bundle;
 use super::tools::{AgentTool, MAX_ACTIONS};
 use serde_json::{Map, Value};
 
@@ -82,6 +84,22 @@ impl ServerHandler for Handler {
     ) -> Result<ListToolsResult, ErrorData> {
         let actions = self.actions().clone();
         Ok(ListToolsResult::with_all_items(self.tool.list(&actions)))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(bundle::list())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        bundle::read(&request.uri).map(Into::into)
     }
 
     async fn call_tool(
@@ -284,15 +302,22 @@ fn declared_capabilities(
 }
 
 /// The A2UI version of the turn: the newest the agent speaks among those the client
-/// declared; the newest the agent speaks when the client declared none; `None` (text only)
-/// when they share none or the agent speaks no A2UI.
+/// declared; when the client declared none, the renderer bundle's (it is how such a client
+/// shows surfaces) or else the newest the agent speaks; `None` (text only) when they share
+/// none or the agent speaks no A2UI.
 fn chosen_version(handler: &Handler, declared: Option<&Value>) -> Option<ProtocolVersion> {
     let advertised = handler.state.a2ui.advertised();
     let mut spoken = ProtocolVersion::ALL
         .into_iter()
         .filter(|version| advertised.contains(&version.extension_uri()));
     match declared.and_then(Value::as_object) {
-        None => spoken.next(),
+        None => {
+            let all: Vec<ProtocolVersion> = spoken.collect();
+            all.iter()
+                .find(|version| **version == bundle::VERSION)
+                .or(all.first())
+                .copied()
+        }
         Some(declared) => spoken.find(|version| {
             declared
                 .keys()

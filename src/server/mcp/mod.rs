@@ -12,16 +12,20 @@
 //! reply pipeline, and the task's events are collected into the tool result (`result`).
 //!
 //! - `tools/list`: the agent's tool (named for the card, described by its description and
-//!   skills, taking the user's `message` and an optional `context`), and the action events
-//!   the session's surfaces may send back, as app-only tools (`_meta.ui.visibility`).
+//!   skills, taking the user's `message` and an optional `context`, its `_meta.ui.resourceUri`
+//!   the renderer bundle), and the action events the session's surfaces may send back, as
+//!   app-only tools (`_meta.ui.visibility`).
+//! - `resources/list`, `resources/read`: the renderer bundle (`bundle`), the HTML an MCP
+//!   Apps host that does not draw A2UI itself shows the surfaces with.
 //! - `tools/call` of the agent's tool: one turn; a tool named for an action event: the
 //!   user's action (arguments: its resolved context; `_meta["org.a2ui/ui"].surfaceId` and
 //!   `.dataModel`), which reaches the agent as the A2A action a renderer would send, in the
 //!   conversation's waiting task, so the agent answers with an update of its surfaces.
 //! - A2UI version and catalogs: what the client declared under
 //!   `capabilities.extensions["org.a2ui/ui"].rendererCapabilities` in `initialize` (or per
-//!   call in `_meta["org.a2ui/ui"]`), the newest version both speak; the agent's own are
-//!   in the `initialize` result (`agentCapabilities`).
+//!   call in `_meta["org.a2ui/ui"]`), the newest version both speak; a client that declared
+//!   none gets the version the renderer bundle draws (when the agent speaks it). The agent's
+//!   own are in the `initialize` result (`agentCapabilities`).
 //! - While the model writes, a client that sent a `progressToken` gets progress
 //!   notifications: the reply's text so far and the A2UI messages new since the last one
 //!   (`_meta["a2ui-agent/messages"]`). `notifications/cancelled` stops the model.
@@ -30,6 +34,7 @@
 //! an MCP session belongs to the caller that opened it (`sessions`): another caller
 //! presenting its id is answered as if it did not exist.
 
+mod bundle;
 mod handler;
 mod keys;
 mod result;

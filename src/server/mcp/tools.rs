@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::bundle;
 use super::keys::A2UI_KEY;
 use crate::a2a::card::AgentCard;
 use crate::a2ui::ProtocolVersion;
@@ -50,6 +51,7 @@ impl AgentTool {
                 },
                 "required": ["message"]
             },
+            "_meta": bundle::tool_meta(),
         });
         Self {
             name,
@@ -128,7 +130,7 @@ fn description(card: &AgentCard) -> String {
     text
 }
 
-/// The `initialize` result: tools, and the A2UI versions and catalogs the agent speaks
+/// The `initialize` result: tools, resources (the renderer bundle), and the A2UI versions and catalogs the agent speaks
 /// (`capabilities.extensions["org.a2ui/ui"].agentCapabilities`, from the card's A2UI
 /// extensions).
 fn server_info(card: &AgentCard) -> rmcp::model::ServerConfig {
@@ -139,7 +141,7 @@ fn server_info(card: &AgentCard) -> rmcp::model::ServerConfig {
             agent.entry(version.as_str()).or_insert(params);
         }
     }
-    let mut capabilities = json!({"tools": {"listChanged": false}});
+    let mut capabilities = json!({"tools": {"listChanged": false}, "resources": {}});
     if !agent.is_empty() {
         capabilities["extensions"] = json!({ A2UI_KEY: {"agentCapabilities": agent} });
     }
@@ -156,6 +158,7 @@ fn server_info(card: &AgentCard) -> rmcp::model::ServerConfig {
             rmcp::model::ServerConfig::new(
                 rmcp::model::ServerCapabilities::builder()
                     .enable_tools()
+                    .enable_resources()
                     .build(),
             )
         }
