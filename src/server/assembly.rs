@@ -11,6 +11,9 @@ use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
 use crate::clock::Clock;
 use crate::generator::Generator;
+#[cfg(feature = "metrics")]
+use crate::observe::Metrics;
+use crate::observe::{Meter, TimedStore};
 use crate::store::{InMemoryStore, TaskStore};
 
 /// The URIs of the extensions the card declares itself, beside A2UI's.
@@ -63,14 +66,22 @@ pub(super) fn published_cards(
 
 /// The store the tasks are kept in (in memory unless one was given) and, with push on, the
 /// sender of its tasks' push notifications.
+///
+/// With metrics on (`meter`), every store operation is timed.
 pub(super) fn store_and_pusher(
     store: Option<Arc<dyn TaskStore>>,
     push: Option<crate::push::PushSettings>,
     clock: &Arc<dyn Clock>,
+    meter: &Meter,
 ) -> Result<(Arc<dyn TaskStore>, Option<crate::push::Pusher>), BuildError> {
     let store = store.unwrap_or_else(|| {
         Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
     });
+    let store = if meter.is_on() {
+        TimedStore::wrap(store, meter.clone())
+    } else {
+        store
+    };
     let push = push
         .map(|settings| crate::push::Pusher::new(store.clone(), settings))
         .transpose()
@@ -86,4 +97,19 @@ pub(super) fn parsed_capabilities(
         .map(ClientCapabilities::parse)
         .transpose()
         .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
+}
+
+/// Where the server records: `metrics`' meter, or one that records nothing.
+#[cfg(feature = "metrics")]
+pub(super) fn meter(metrics: Option<&Metrics>) -> Meter {
+    metrics.map(Metrics::meter).unwrap_or_default()
+}
+
+/// Reads `pusher`'s counters into `metrics` at every scrape.
+#[cfg(feature = "metrics")]
+pub(super) fn watch_push(metrics: Option<&Metrics>, pusher: Option<&crate::push::Pusher>) {
+    if let (Some(metrics), Some(pusher)) = (metrics, pusher) {
+        let pusher = pusher.clone();
+        metrics.watch_push(move || pusher.stats());
+    }
 }

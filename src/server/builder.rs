@@ -12,7 +12,9 @@ use super::JwtAuth;
 use super::admission::Admission;
 #[cfg(feature = "mcp")]
 use super::assembly::mcp_path;
-use super::assembly::{extension_uris, parsed_capabilities, published_cards, store_and_pusher};
+use super::assembly::{
+    self, extension_uris, parsed_capabilities, published_cards, store_and_pusher,
+};
 use super::{
     A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, subscribers,
 };
@@ -70,6 +72,8 @@ pub struct ServerBuilder {
     ag_ui: Option<String>,
     #[cfg(feature = "mcp")]
     mcp: Option<String>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<crate::observe::Metrics>,
 }
 
 impl ServerBuilder {
@@ -104,6 +108,8 @@ impl ServerBuilder {
             ag_ui: None,
             #[cfg(feature = "mcp")]
             mcp: None,
+            #[cfg(feature = "metrics")]
+            metrics: None,
         }
     }
 }
@@ -451,6 +457,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Records the server's figures in `metrics` (default: none recorded): requests, tasks,
+    /// streams, A2UI messages, repairs, store latency, push deliveries, shed requests. Serve
+    /// them with [`A2uiServer::metrics_router`], on a listener of their own.
+    #[cfg(feature = "metrics")]
+    pub fn metrics(mut self, metrics: &crate::observe::Metrics) -> Self {
+        self.metrics = Some(metrics.clone());
+        self
+    }
+
     /// Turns push notifications on (default off), as `settings` say: clients may register
     /// webhooks for their tasks (with a send, or with the push config methods), the card
     /// declares `capabilities.pushNotifications`, and every status and artifact update of a
@@ -494,7 +509,11 @@ impl ServerBuilder {
             clock: self.clock.clone(),
         });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
-        let (store, push) = store_and_pusher(self.store, self.push, &self.clock)?;
+        #[cfg(feature = "metrics")]
+        let meter = assembly::meter(self.metrics.as_ref());
+        #[cfg(not(feature = "metrics"))]
+        let meter = crate::observe::Meter::default();
+        let (store, push) = store_and_pusher(self.store, self.push, &self.clock, &meter)?;
         card.capabilities.push_notifications = push.is_some();
         let tasks = TaskManager::new(
             store,
@@ -513,7 +532,10 @@ impl ServerBuilder {
         let tasks = match &push {
             Some(pusher) => tasks.with_push(pusher.clone()),
             None => tasks,
-        };
+        }
+        .with_meter(meter.clone());
+        #[cfg(feature = "metrics")]
+        assembly::watch_push(self.metrics.as_ref(), push.as_ref());
         let state = Arc::new(ServerState {
             card,
             card_modified,
@@ -530,6 +552,9 @@ impl ServerBuilder {
             tenancy,
             tenants,
             push,
+            meter,
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics,
         });
         Ok(A2uiServer {
             #[cfg(feature = "mcp")]

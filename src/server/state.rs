@@ -32,4 +32,9 @@ pub(crate) struct ServerState {
     pub(crate) budget: DecodeBudget,
     /// The push notification sender; `None`: push is off.
     pub(crate) push: Option<crate::push::Pusher>,
+    /// Where requests, streams and shed requests are counted.
+    pub(crate) meter: crate::observe::Meter,
+    /// The metrics `GET /metrics` serves, when they are on.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<crate::observe::Metrics>,
 }
