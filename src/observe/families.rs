@@ -196,8 +196,10 @@ impl Families {
         )
     }
 
-    pub(super) fn sse_event(&self, binding: &'static str) {
-        self.sse_events.get_or_create(&[("binding", binding)]).inc();
+    pub(super) fn sse_events(&self, binding: &'static str, count: u64) {
+        self.sse_events
+            .get_or_create(&[("binding", binding)])
+            .inc_by(count);
     }
 
     pub(super) fn chunk_to_frame(&self, seconds: f64) {

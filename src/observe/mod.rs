@@ -174,10 +174,10 @@ impl Meter {
         Gauged::default()
     }
 
-    /// An SSE event written to a stream of `binding`.
+    /// `count` SSE events written to a stream of `binding`.
     #[inline]
-    pub(crate) fn sse_event(&self, binding: Binding) {
-        record!(self, |f| f.sse_event(binding.as_str()));
+    pub(crate) fn sse_events(&self, binding: Binding, count: usize) {
+        record!(self, |f| f.sse_events(binding.as_str(), count as u64));
     }
 
     /// A chunk of agent output that completed parts became an update to every stream

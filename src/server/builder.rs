@@ -544,7 +544,7 @@ impl ServerBuilder {
             a2ui,
             keep_alive: self.keep_alive,
             cancel_on_disconnect: self.cancel_on_disconnect,
-            admission: Arc::new(Admission::new(&self.limits)),
+            admission: Arc::new(Admission::new(&self.limits).metered(meter.clone())),
             subscribers: Arc::new(subscribers::CallerSubscribers::new(
                 self.max_subscribers_per_caller,
             )),

@@ -3,6 +3,7 @@
 //! wrote (a repair turn).
 
 use futures::stream::StreamExt;
+use std::time::Instant;
 
 use super::call::{call, failed};
 use super::feed::{Fed, Feed};
@@ -12,6 +13,7 @@ use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::reply_kinds::{self, ArtifactLog};
 use crate::a2a::{Part, Task, TaskState};
 use crate::agent::{Reply, ReplyEvent};
+use crate::observe::Meter;
 use crate::pipeline::{End, Pipeline, SentParts};
 use crate::request::Request;
 
@@ -52,15 +54,32 @@ pub(super) async fn drive(
         parts: SentParts::default(),
         artifacts: ArtifactLog::default(),
     };
+    let mut repairs = 0_u32;
     loop {
         let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take()).await;
         let end = match attempt {
-            Attempt::Done(outcome) => return outcome,
+            Attempt::Done(outcome) => {
+                if repairs > 0 {
+                    let mended = matches!(outcome, Outcome::Finished { .. });
+                    tasks.meter.repair(if mended { "mended" } else { "failed" });
+                }
+                return outcome;
+            }
             Attempt::Ended(end) => end,
         };
+        refused(&tasks.meter, &end);
         request = match pipeline.retry(end, &answer.parts) {
-            Ok(next) => Box::new(next),
-            Err(reason) => return Outcome::Failed(reason),
+            Ok(next) => {
+                repairs += 1;
+                tasks.meter.repair("started");
+                Box::new(next)
+            }
+            Err(reason) => {
+                tasks
+                    .meter
+                    .repair(if repairs > 0 { "failed" } else { "not_allowed" });
+                return Outcome::Failed(reason);
+            }
         };
     }
 }
@@ -124,7 +143,13 @@ async fn attempt(
                 return Attempt::Done(failed(tasks, answer.running, failure));
             }
         };
+        let arrived = tasks.meter.is_on().then(Instant::now);
+        let sent = a2ui_messages(&step.send);
         progress(tasks, answer, step.send).await;
+        if let Some(arrived) = arrived {
+            tasks.meter.chunk_to_frame(arrived);
+            tasks.meter.a2ui_sent(sent);
+        }
         if let Some(end) = step.end {
             // Dropping the rest of the reply stops the agent (and its model).
             return Attempt::Ended(end);
@@ -132,6 +157,7 @@ async fn attempt(
     }
     drop(feed);
     let last = pipeline.finish();
+    tasks.meter.a2ui_sent(a2ui_messages(&last.send));
     progress(tasks, answer, last.send).await;
     if let Some(end) = last.end {
         return Attempt::Ended(end);
@@ -156,4 +182,31 @@ async fn progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) 
         Some(|task: &Task| status_event(task, false))
     });
     tasks.send(answer.running, delivery).await;
+}
+
+/// How many of `parts` are A2UI messages (data parts with an A2UI media type).
+fn a2ui_messages(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .filter(|part| match part {
+            Part::Data {
+                metadata: Some(metadata),
+                ..
+            } => metadata
+                .get("mimeType")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|mime| mime.contains("a2ui")),
+            _ => false,
+        })
+        .count()
+}
+
+/// Counts what the pipeline refused at `end`, by kind.
+fn refused(meter: &Meter, end: &End) {
+    match end {
+        End::Invalid(errors) => meter.a2ui_refused("invalid", errors.len()),
+        End::Unreadable { cut: true, .. } => meter.a2ui_refused("truncated", 1),
+        End::Unreadable { cut: false, .. } => meter.a2ui_refused("unreadable", 1),
+        End::Failed(_) => meter.a2ui_refused("limit", 1),
+    }
 }
