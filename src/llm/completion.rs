@@ -19,6 +19,7 @@ use super::sse::{Decoder, SseError};
 use super::tools::ToolCall;
 use super::wire::Chunk;
 use crate::error_chain::chain;
+use crate::observe::ModelCall;
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,7 @@ pub(crate) fn pieces(
     first_token: Duration,
     inner: Arc<Inner>,
     round: u32,
+    mut call: ModelCall,
 ) -> impl futures::Stream<Item = Result<Piece, LlmError>> + Send + 'static {
     let idle = inner.options.idle_timeout;
     async_stream::stream! {
@@ -56,20 +58,24 @@ pub(crate) fn pieces(
                 Ok(Some(Ok(data))) => data,
                 Ok(None) if finished => break,
                 Err(()) if wait.begun() => {
+                    call.ended("error");
                     yield Err(LlmError::Idle(idle));
                     return;
                 }
                 Err(()) => {
+                    call.ended("error");
                     yield Err(LlmError::FirstToken(first_token));
                     return;
                 }
                 Ok(None) => {
+                    call.ended("error");
                     yield Err(LlmError::Interrupted(
                         "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
                     ));
                     return;
                 }
                 Ok(Some(Err(error))) => {
+                    call.ended("error");
                     yield Err(error.into_llm_error(&inner));
                     return;
                 }
@@ -83,8 +89,15 @@ pub(crate) fn pieces(
                 continue;
             }
             let chunk = match read_chunk(data, &inner) {
-                Ok(chunk) => chunk,
+                Ok(chunk) => {
+                    if let Some(usage) = &chunk.usage {
+                        let count = |name| usage.get(name).and_then(serde_json::Value::as_u64).unwrap_or(0);
+                        call.usage(count("prompt_tokens"), count("completion_tokens"));
+                    }
+                    chunk
+                }
                 Err(error) => {
+                    call.ended("error");
                     yield Err(error);
                     return;
                 }
@@ -93,6 +106,7 @@ pub(crate) fn pieces(
                 if let Some(delta) = choice.delta {
                     if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
                         wait.begin();
+                        call.token();
                         yield Ok(Piece::Text(content));
                     }
                     if let Some(pieces) = delta.tool_calls.filter(|pieces| !pieces.is_empty()) {
@@ -100,7 +114,9 @@ pub(crate) fn pieces(
                             yield Ok(Piece::Calling);
                         }
                         wait.begin();
+                        call.token();
                         if let Err(error) = calls.add(pieces) {
+                            call.ended("error");
                             yield Err(error);
                             return;
                         }
@@ -109,6 +125,7 @@ pub(crate) fn pieces(
                 finished |= has_finished(choice.finish_reason);
             }
         }
+        call.ended("ok");
         if !calls.is_empty() {
             yield Ok(Piece::Calls(calls.finish(round)));
         }

@@ -233,6 +233,7 @@ impl Meter {
                 )
             }),
             first: false,
+            outcome: "interrupted",
         }
     }
 }
@@ -244,6 +245,9 @@ pub(crate) struct ModelCall {
     #[cfg(feature = "metrics")]
     on: Option<(Arc<families::Families>, Arc<str>, Arc<str>, Instant)>,
     first: bool,
+    /// How the answer ended, recorded with its duration when the call is dropped:
+    /// `interrupted` until [`ModelCall::ended`] says otherwise.
+    outcome: &'static str,
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
@@ -269,11 +273,17 @@ impl ModelCall {
         }
     }
 
-    /// The answer ended with `outcome` (`ok`, or why not).
-    pub(crate) fn end(self, outcome: &'static str) {
+    /// The answer ended with `outcome` (`ok`, or `error`).
+    pub(crate) fn ended(&mut self, outcome: &'static str) {
+        self.outcome = outcome;
+    }
+}
+
+impl Drop for ModelCall {
+    fn drop(&mut self) {
         #[cfg(feature = "metrics")]
         if let Some((families, model, _, started)) = &self.on {
-            families.model_duration(model, outcome, started.elapsed().as_secs_f64());
+            families.model_duration(model, self.outcome, started.elapsed().as_secs_f64());
         }
     }
 }
