@@ -127,12 +127,12 @@ impl Families {
             self.tokens.clone(),
         );
         r.register(
-            "a2ui_messages_sent",
+            "messages_sent",
             "A2UI messages sent to clients",
             self.a2ui_sent.clone(),
         );
         r.register(
-            "a2ui_messages_refused",
+            "messages_refused",
             "A2UI messages refused, by error code",
             self.a2ui_refused.clone(),
         );
