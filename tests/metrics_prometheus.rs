@@ -59,7 +59,10 @@ fn start_prometheus(binary: &Path, target: &str) -> (tokio::process::Child, Stri
     let port = free_port();
     let child = tokio::process::Command::new(binary)
         .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", dir.0.join("data").display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.0.join("data").display()
+        ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -170,9 +173,11 @@ async fn prometheus_scrapes_the_counts_of_the_requests_the_demo_answered() {
     assert!(text.ends_with("# EOF\n"), "{text}");
 
     let (_prometheus, prometheus_url, _dir) = start_prometheus(binary, &metrics_addr);
-    let sends = r#"sum(a2ui_requests_total{binding="a2a-jsonrpc",method="message/send",outcome="ok"})"#;
+    let sends =
+        r#"sum(a2ui_requests_total{binding="a2a-jsonrpc",method="message/send",outcome="ok"})"#;
     until_equal(&client, &prometheus_url, sends, 3.0).await;
-    let streams = r#"sum(a2ui_requests_total{binding="a2a-jsonrpc",method="message/stream",outcome="ok"})"#;
+    let streams =
+        r#"sum(a2ui_requests_total{binding="a2a-jsonrpc",method="message/stream",outcome="ok"})"#;
     until_equal(&client, &prometheus_url, streams, 1.0).await;
     let not_found = r#"sum(a2ui_requests_total{method="tasks/get",outcome="not_found"})"#;
     until_equal(&client, &prometheus_url, not_found, 1.0).await;
@@ -182,7 +187,11 @@ async fn prometheus_scrapes_the_counts_of_the_requests_the_demo_answered() {
     // Every A2UI message the client read was counted as sent, and every SSE event written.
     let sent = query(&client, &prometheus_url, "a2ui_messages_sent_total").await;
     let per_reply = support::a2ui_messages(&streamed.reply_parts(), version).len() as f64;
-    assert_eq!(sent, Some(4.0 * per_reply), "four replies of {per_reply} messages");
+    assert_eq!(
+        sent,
+        Some(4.0 * per_reply),
+        "four replies of {per_reply} messages"
+    );
     let events = query(
         &client,
         &prometheus_url,

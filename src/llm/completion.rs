@@ -58,24 +58,20 @@ pub(crate) fn pieces(
                 Ok(Some(Ok(data))) => data,
                 Ok(None) if finished => break,
                 Err(()) if wait.begun() => {
-                    call.ended("error");
                     yield Err(LlmError::Idle(idle));
                     return;
                 }
                 Err(()) => {
-                    call.ended("error");
                     yield Err(LlmError::FirstToken(first_token));
                     return;
                 }
                 Ok(None) => {
-                    call.ended("error");
                     yield Err(LlmError::Interrupted(
                         "the stream ended before the model finished (no finish_reason, no [DONE])".into(),
                     ));
                     return;
                 }
                 Ok(Some(Err(error))) => {
-                    call.ended("error");
                     yield Err(error.into_llm_error(&inner));
                     return;
                 }
@@ -88,19 +84,9 @@ pub(crate) fn pieces(
             if data.is_empty() {
                 continue;
             }
-            let chunk = match read_chunk(data, &inner) {
-                Ok(chunk) => {
-                    if let Some(usage) = &chunk.usage {
-                        let count = |name| usage.get(name).and_then(serde_json::Value::as_u64).unwrap_or(0);
-                        call.usage(count("prompt_tokens"), count("completion_tokens"));
-                    }
-                    chunk
-                }
-                Err(error) => {
-                    call.ended("error");
-                    yield Err(error);
-                    return;
-                }
+            let chunk = match read_chunk(data, &inner, &call) {
+                Ok(chunk) => chunk,
+                Err(error) => { yield Err(error); return; }
             };
             for choice in chunk.choices.into_iter().take(1) {
                 if let Some(delta) = choice.delta {
@@ -116,8 +102,7 @@ pub(crate) fn pieces(
                         wait.begin();
                         call.token();
                         if let Err(error) = calls.add(pieces) {
-                            call.ended("error");
-                            yield Err(error);
+                                    yield Err(error);
                             return;
                         }
                     }
@@ -125,7 +110,7 @@ pub(crate) fn pieces(
                 finished |= has_finished(choice.finish_reason);
             }
         }
-        call.ended("ok");
+        call.finished();
         if !calls.is_empty() {
             yield Ok(Piece::Calls(calls.finish(round)));
         }
@@ -209,7 +194,7 @@ impl Wait {
 
 /// One event's data as a chunk of the answer: an error when it is not JSON or is the
 /// server's error, the usage it reports logged.
-fn read_chunk(data: &str, inner: &Inner) -> Result<Chunk, LlmError> {
+fn read_chunk(data: &str, inner: &Inner, call: &ModelCall) -> Result<Chunk, LlmError> {
     let chunk: Chunk = serde_json::from_str(data)
         .map_err(|error| LlmError::Protocol(format!("an event is not a JSON chunk ({error})")))?;
     if let Some(error) = &chunk.error {
@@ -217,6 +202,11 @@ fn read_chunk(data: &str, inner: &Inner) -> Result<Chunk, LlmError> {
     }
     if let Some(usage) = &chunk.usage {
         tracing::debug!(%usage, "model usage");
+        let count = |name| usage.get(name).and_then(serde_json::Value::as_u64);
+        call.usage(
+            count("prompt_tokens").unwrap_or(0),
+            count("completion_tokens").unwrap_or(0),
+        );
     }
     Ok(chunk)
 }

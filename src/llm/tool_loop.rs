@@ -75,8 +75,7 @@ pub(crate) fn reply(
                 Ok(sent) => sent,
                 Err(error) => { yield Err(error); return; }
             };
-            let call = inner.options.meter.model_call(&inner.options.model, tenant.as_deref());
-            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, call);
+            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, inner.options.meter.model_call(&inner.options.model, tenant.as_deref()));
             tokio::pin!(answer);
             let mut begun = false;
             let mut heard = Heard::new(!choice.callable(&tools).is_empty());
@@ -110,8 +109,7 @@ pub(crate) fn reply(
             round += 1;
             if !heard.calls.is_empty() {
                 yield Ok(ReplyEvent::Status(calling(&heard.calls)));
-                let meter = &inner.options.meter;
-                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls, given.as_ref(), meter).await {
+                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls, given.as_ref(), &inner.options.meter).await {
                     yield Ok(ReplyEvent::part(part));
                 }
             }

@@ -1,7 +1,7 @@
 //! The Prometheus side of [`super::Metrics`]: one family per figure, registered once, and
 //! the push sender's counters read at each scrape.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -29,7 +29,6 @@ fn short() -> Histogram {
 }
 
 /// Every family, and the registry that encodes them.
-#[derive(Debug)]
 pub(super) struct Families {
     /// Locked only to scrape and to add a collector, never on a recording path.
     registry: Mutex<Registry>,
@@ -47,6 +46,17 @@ pub(super) struct Families {
     repairs: Family<Static<1>, Counter>,
     tool_calls: Family<[(&'static str, String); 2], Counter>,
     store_ops: Histograms<Static<1>>,
+    /// The push sender's counters, once there is one.
+    push: Arc<PushSource>,
+}
+
+/// Reads the push sender's counters; none (zeros) until a server with push is built.
+type PushSource = Mutex<Option<Box<dyn Fn() -> PushStats + Send + Sync>>>;
+
+impl std::fmt::Debug for Families {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Families").finish_non_exhaustive()
+    }
 }
 
 impl Families {
@@ -67,6 +77,7 @@ impl Families {
             repairs: Family::default(),
             tool_calls: Family::default(),
             store_ops: Family::new_with_constructor(short),
+            push: Arc::new(Mutex::new(None)),
         };
         families.register();
         families
@@ -148,6 +159,7 @@ impl Families {
             Unit::Seconds,
             self.store_ops.clone(),
         );
+        r.register_collector(Box::new(PushCollector(self.push.clone())));
     }
 
     pub(super) fn encode(&self) -> String {
@@ -160,8 +172,8 @@ impl Families {
     }
 
     pub(super) fn watch_push(&self, stats: Box<dyn Fn() -> PushStats + Send + Sync>) {
-        if let Ok(mut registry) = self.registry.lock() {
-            registry.register_collector(Box::new(PushCollector(stats)));
+        if let Ok(mut source) = self.push.lock() {
+            *source = Some(stats);
         }
     }
 
@@ -258,7 +270,7 @@ impl Families {
 }
 
 /// The push sender's counters, read at each scrape.
-struct PushCollector(Box<dyn Fn() -> PushStats + Send + Sync>);
+struct PushCollector(Arc<PushSource>);
 
 impl std::fmt::Debug for PushCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -268,7 +280,10 @@ impl std::fmt::Debug for PushCollector {
 
 impl Collector for PushCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let stats = (self.0)();
+        let stats = match self.0.lock() {
+            Ok(source) => source.as_ref().map(|read| read()).unwrap_or_default(),
+            Err(_) => PushStats::default(),
+        };
         let figures = [
             (
                 "push_delivered",

@@ -15,6 +15,8 @@
 //! name, a tool the agent offers, a tenant the server knows): nothing a client writes becomes
 //! a label, so no request can grow the metrics without bound.
 
+#[cfg(all(test, feature = "metrics"))]
+mod dashboard_tests;
 #[cfg(feature = "metrics")]
 mod families;
 mod store;
@@ -75,14 +77,6 @@ impl Metrics {
         Meter {
             families: Some(self.families.clone()),
         }
-    }
-
-    /// Reads `stats` at every scrape as the push sender's counters.
-    pub(crate) fn watch_push(
-        &self,
-        stats: impl Fn() -> crate::push::PushStats + Send + Sync + 'static,
-    ) {
-        self.families.watch_push(Box::new(stats));
     }
 }
 
@@ -161,6 +155,21 @@ impl Meter {
         record!(self, |f| f.shed(reason));
     }
 
+    /// The metrics recorded here, when any are.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics(&self) -> Option<Metrics> {
+        let families = self.families.clone()?;
+        Some(Metrics { families })
+    }
+
+    /// Reads `stats` at every scrape as the push sender's counters.
+    pub(crate) fn watch_push(
+        &self,
+        stats: impl Fn() -> crate::push::PushStats + Send + Sync + 'static,
+    ) {
+        record!(self, |f| f.watch_push(Box::new(stats)));
+    }
+
     /// `count` tasks run here now.
     #[inline]
     pub(crate) fn tasks_running(&self, count: usize) {
@@ -233,7 +242,7 @@ impl Meter {
                 )
             }),
             first: false,
-            outcome: "interrupted",
+            finished: false,
         }
     }
 }
@@ -245,9 +254,9 @@ pub(crate) struct ModelCall {
     #[cfg(feature = "metrics")]
     on: Option<(Arc<families::Families>, Arc<str>, Arc<str>, Instant)>,
     first: bool,
-    /// How the answer ended, recorded with its duration when the call is dropped:
-    /// `interrupted` until [`ModelCall::ended`] says otherwise.
-    outcome: &'static str,
+    /// Whether the model finished its answer; recorded with the duration when the call is
+    /// dropped (`ok`, else `unfinished`: it failed, timed out, or its reader stopped).
+    finished: bool,
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
@@ -273,9 +282,9 @@ impl ModelCall {
         }
     }
 
-    /// The answer ended with `outcome` (`ok`, or `error`).
-    pub(crate) fn ended(&mut self, outcome: &'static str) {
-        self.outcome = outcome;
+    /// The model finished its answer.
+    pub(crate) fn finished(&mut self) {
+        self.finished = true;
     }
 }
 
@@ -283,7 +292,8 @@ impl Drop for ModelCall {
     fn drop(&mut self) {
         #[cfg(feature = "metrics")]
         if let Some((families, model, _, started)) = &self.on {
-            families.model_duration(model, self.outcome, started.elapsed().as_secs_f64());
+            let outcome = if self.finished { "ok" } else { "unfinished" };
+            families.model_duration(model, outcome, started.elapsed().as_secs_f64());
         }
     }
 }

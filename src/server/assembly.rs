@@ -11,8 +11,6 @@ use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
 use crate::clock::Clock;
 use crate::generator::Generator;
-#[cfg(feature = "metrics")]
-use crate::observe::Metrics;
 use crate::observe::{Meter, TimedStore};
 use crate::store::{InMemoryStore, TaskStore};
 
@@ -67,7 +65,8 @@ pub(super) fn published_cards(
 /// The store the tasks are kept in (in memory unless one was given) and, with push on, the
 /// sender of its tasks' push notifications.
 ///
-/// With metrics on (`meter`), every store operation is timed.
+/// With metrics on (`meter`), every store operation is timed and the pusher's counters are
+/// read at every scrape.
 pub(super) fn store_and_pusher(
     store: Option<Arc<dyn TaskStore>>,
     push: Option<crate::push::PushSettings>,
@@ -86,6 +85,10 @@ pub(super) fn store_and_pusher(
         .map(|settings| crate::push::Pusher::new(store.clone(), settings))
         .transpose()
         .map_err(|error| BuildError::Push(error.to_string()))?;
+    if let Some(pusher) = &push {
+        let pusher = pusher.clone();
+        meter.watch_push(move || pusher.stats());
+    }
     Ok((store, push))
 }
 
@@ -97,19 +100,4 @@ pub(super) fn parsed_capabilities(
         .map(ClientCapabilities::parse)
         .transpose()
         .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
-}
-
-/// Where the server records: `metrics`' meter, or one that records nothing.
-#[cfg(feature = "metrics")]
-pub(super) fn meter(metrics: Option<&Metrics>) -> Meter {
-    metrics.map(Metrics::meter).unwrap_or_default()
-}
-
-/// Reads `pusher`'s counters into `metrics` at every scrape.
-#[cfg(feature = "metrics")]
-pub(super) fn watch_push(metrics: Option<&Metrics>, pusher: Option<&crate::push::Pusher>) {
-    if let (Some(metrics), Some(pusher)) = (metrics, pusher) {
-        let pusher = pusher.clone();
-        metrics.watch_push(move || pusher.stats());
-    }
 }

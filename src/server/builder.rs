@@ -12,9 +12,7 @@ use super::JwtAuth;
 use super::admission::Admission;
 #[cfg(feature = "mcp")]
 use super::assembly::mcp_path;
-use super::assembly::{
-    self, extension_uris, parsed_capabilities, published_cards, store_and_pusher,
-};
+use super::assembly::{extension_uris, parsed_capabilities, published_cards, store_and_pusher};
 use super::{
     A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, subscribers,
 };
@@ -111,6 +109,18 @@ impl ServerBuilder {
             #[cfg(feature = "metrics")]
             metrics: None,
         }
+    }
+}
+
+impl ServerBuilder {
+    /// Where the server records: the [`metrics`](Self::metrics)' meter, or one that records
+    /// nothing.
+    fn meter(&self) -> crate::observe::Meter {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            return metrics.meter();
+        }
+        crate::observe::Meter::default()
     }
 }
 
@@ -487,6 +497,7 @@ impl ServerBuilder {
         if !self.final_state.is_settled() {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
+        let meter = self.meter();
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
         let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
         #[cfg(feature = "mcp")]
@@ -501,24 +512,18 @@ impl ServerBuilder {
             &self.auth,
             &tenants,
         )?;
-        let agent = self.agent;
-        let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
             #[cfg(feature = "jwt")]
             clock: self.clock.clone(),
         });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
-        #[cfg(feature = "metrics")]
-        let meter = assembly::meter(self.metrics.as_ref());
-        #[cfg(not(feature = "metrics"))]
-        let meter = crate::observe::Meter::default();
         let (store, push) = store_and_pusher(self.store, self.push, &self.clock, &meter)?;
         card.capabilities.push_notifications = push.is_some();
         let tasks = TaskManager::new(
             store,
-            agent,
-            self.clock,
+            self.agent,
+            self.clock.clone(),
             self.ids,
             Arc::new(ReplyOutput {
                 emission_mode: self.emission_mode,
@@ -528,17 +533,15 @@ impl ServerBuilder {
         .with_max_history(self.max_history)
         .with_max_subscribers(self.max_subscribers)
         .with_coalesce_window(self.coalesce_window)
-        .with_repair(self.repair);
+        .with_repair(self.repair)
+        .with_meter(meter.clone());
         let tasks = match &push {
             Some(pusher) => tasks.with_push(pusher.clone()),
             None => tasks,
-        }
-        .with_meter(meter.clone());
-        #[cfg(feature = "metrics")]
-        assembly::watch_push(self.metrics.as_ref(), push.as_ref());
+        };
         let state = Arc::new(ServerState {
             card,
-            card_modified,
+            card_modified: self.clock.now(),
             extended_card,
             tasks: Arc::new(tasks),
             a2ui,
@@ -553,8 +556,6 @@ impl ServerBuilder {
             tenants,
             push,
             meter,
-            #[cfg(feature = "metrics")]
-            metrics: self.metrics,
         });
         Ok(A2uiServer {
             #[cfg(feature = "mcp")]

@@ -267,7 +267,7 @@ impl A2uiServer {
     /// ```
     #[cfg(feature = "metrics")]
     pub fn metrics_router(&self) -> Option<Router> {
-        let metrics = self.state.metrics.clone()?;
+        let metrics = self.state.meter.metrics()?;
         Some(Router::new().route(
             "/metrics",
             get(move || {

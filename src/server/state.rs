@@ -34,7 +34,4 @@ pub(crate) struct ServerState {
     pub(crate) push: Option<crate::push::Pusher>,
     /// Where requests, streams and shed requests are counted.
     pub(crate) meter: crate::observe::Meter,
-    /// The metrics `GET /metrics` serves, when they are on.
-    #[cfg(feature = "metrics")]
-    pub(crate) metrics: Option<crate::observe::Metrics>,
 }

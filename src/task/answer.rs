@@ -143,13 +143,7 @@ async fn attempt(
                 return Attempt::Done(failed(tasks, answer.running, failure));
             }
         };
-        let arrived = tasks.meter.is_on().then(Instant::now);
-        let sent = a2ui_messages(&step.send);
-        progress(tasks, answer, step.send).await;
-        if let Some(arrived) = arrived {
-            tasks.meter.chunk_to_frame(arrived);
-            tasks.meter.a2ui_sent(sent);
-        }
+        metered_progress(tasks, answer, step.send).await;
         if let Some(end) = step.end {
             // Dropping the rest of the reply stops the agent (and its model).
             return Attempt::Ended(end);
@@ -157,8 +151,7 @@ async fn attempt(
     }
     drop(feed);
     let last = pipeline.finish();
-    tasks.meter.a2ui_sent(a2ui_messages(&last.send));
-    progress(tasks, answer, last.send).await;
+    metered_progress(tasks, answer, last.send).await;
     if let Some(end) = last.end {
         return Attempt::Ended(end);
     }
@@ -182,6 +175,18 @@ async fn progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) 
         Some(|task: &Task| status_event(task, false))
     });
     tasks.send(answer.running, delivery).await;
+}
+
+/// [`progress`] with `new`, the A2UI messages among them counted and the time it took (the
+/// chunk's way to its frame) recorded.
+async fn metered_progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) {
+    let arrived = tasks.meter.is_on().then(Instant::now);
+    let sent = a2ui_messages(&new);
+    progress(tasks, answer, new).await;
+    if let Some(arrived) = arrived {
+        tasks.meter.chunk_to_frame(arrived);
+        tasks.meter.a2ui_sent(sent);
+    }
 }
 
 /// How many of `parts` are A2UI messages (data parts with an A2UI media type).
