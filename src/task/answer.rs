@@ -136,7 +136,7 @@ async fn attempt(
                 continue;
             }
             Fed::Event(ReplyEvent::Part(part)) => {
-                progress(tasks, answer, vec![*part]).await;
+                metered_progress(tasks, answer, vec![*part]).await;
                 continue;
             }
             Fed::Failed(failure) => {
