@@ -93,11 +93,13 @@ pub(crate) enum Binding {
     JsonRpc,
     Rest,
     AgUi,
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     Mcp,
 }
 
 impl Binding {
     /// The label value.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Binding::JsonRpc => "a2a-jsonrpc",
@@ -224,22 +226,22 @@ impl Meter {
 
     /// A call of the tool `tool` (a name the agent offers) ended with `outcome`.
     #[inline]
+    #[cfg_attr(not(feature = "llm"), allow(dead_code))]
     pub(crate) fn tool_call(&self, tool: &str, outcome: &'static str) {
         record!(self, |f| f.tool_call(tool, outcome));
     }
 
     /// One request to `model` for `tenant` (none: the default tenant), sent now.
     #[inline]
+    #[cfg_attr(not(feature = "llm"), allow(dead_code))]
     pub(crate) fn model_call(&self, model: &str, tenant: Option<&str>) -> ModelCall {
         ModelCall {
             #[cfg(feature = "metrics")]
-            on: self.families.as_ref().map(|families| {
-                (
-                    families.clone(),
-                    Arc::<str>::from(model),
-                    Arc::<str>::from(tenant.unwrap_or("")),
-                    Instant::now(),
-                )
+            on: self.families.as_ref().map(|families| Labelled {
+                families: families.clone(),
+                model: model.to_owned(),
+                tenant: tenant.unwrap_or_default().to_owned(),
+                started: Instant::now(),
             }),
             first: false,
             finished: false,
@@ -252,7 +254,7 @@ impl Meter {
 #[derive(Debug)]
 pub(crate) struct ModelCall {
     #[cfg(feature = "metrics")]
-    on: Option<(Arc<families::Families>, Arc<str>, Arc<str>, Instant)>,
+    on: Option<Labelled>,
     first: bool,
     /// Whether the model finished its answer; recorded with the duration when the call is
     /// dropped (`ok`, else `unfinished`: it failed, timed out, or its reader stopped).
@@ -260,6 +262,7 @@ pub(crate) struct ModelCall {
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
 impl ModelCall {
     /// A token came; the first one's time is recorded.
     #[inline]
@@ -269,16 +272,17 @@ impl ModelCall {
         }
         self.first = true;
         #[cfg(feature = "metrics")]
-        if let Some((families, model, _, started)) = &self.on {
-            families.first_token(model, started.elapsed().as_secs_f64());
+        if let Some(on) = &self.on {
+            let seconds = on.started.elapsed().as_secs_f64();
+            on.families.first_token(&on.model, seconds);
         }
     }
 
     /// The usage the model reported: `input` prompt tokens, `output` completion tokens.
     pub(crate) fn usage(&self, input: u64, output: u64) {
         #[cfg(feature = "metrics")]
-        if let Some((families, model, tenant, _)) = &self.on {
-            families.tokens(model, tenant, input, output);
+        if let Some(on) = &self.on {
+            on.families.tokens(&on.model, &on.tenant, input, output);
         }
     }
 
@@ -291,11 +295,22 @@ impl ModelCall {
 impl Drop for ModelCall {
     fn drop(&mut self) {
         #[cfg(feature = "metrics")]
-        if let Some((families, model, _, started)) = &self.on {
+        if let Some(on) = &self.on {
             let outcome = if self.finished { "ok" } else { "unfinished" };
-            families.model_duration(model, outcome, started.elapsed().as_secs_f64());
+            let seconds = on.started.elapsed().as_secs_f64();
+            on.families.model_duration(&on.model, outcome, seconds);
         }
     }
+}
+
+/// Where a [`ModelCall`] records, and its labels.
+#[cfg(feature = "metrics")]
+#[derive(Debug)]
+struct Labelled {
+    families: Arc<families::Families>,
+    model: String,
+    tenant: String,
+    started: Instant,
 }
 
 /// A gauge's count of one thing, taken back when dropped.
