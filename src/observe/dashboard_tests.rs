@@ -15,7 +15,7 @@ fn every_family() -> String {
     meter.shed("tasks");
     meter.tasks_running(1);
     let _open = meter.stream_open(Binding::Rest);
-    meter.sse_events(Binding::Rest, 1);
+    meter.sse_events(Binding::Rest).add(1);
     meter.chunk_to_frame(Instant::now());
     meter.a2ui_sent(1);
     meter.a2ui_refused("invalid", 1);

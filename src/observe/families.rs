@@ -208,10 +208,8 @@ impl Families {
         )
     }
 
-    pub(super) fn sse_events(&self, binding: &'static str, count: u64) {
-        self.sse_events
-            .get_or_create(&[("binding", binding)])
-            .inc_by(count);
+    pub(super) fn sse_events(&self, binding: &'static str) -> Counter {
+        self.sse_events.get_or_create_owned(&[("binding", binding)])
     }
 
     pub(super) fn chunk_to_frame(&self, seconds: f64) {

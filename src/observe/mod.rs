@@ -185,10 +185,13 @@ impl Meter {
         Gauged::default()
     }
 
-    /// `count` SSE events written to a stream of `binding`.
+    /// The count of SSE events written to streams of `binding`, looked up once per stream.
     #[inline]
-    pub(crate) fn sse_events(&self, binding: Binding, count: usize) {
-        record!(self, |f| f.sse_events(binding.as_str(), count as u64));
+    pub(crate) fn sse_events(&self, binding: Binding) -> Events {
+        record!(self, |f| return Events {
+            counter: Some(f.sse_events(binding.as_str()))
+        });
+        Events::default()
     }
 
     /// A chunk of agent output that completed parts became an update to every stream
@@ -311,6 +314,25 @@ struct Labelled {
     model: String,
     tenant: String,
     started: Instant,
+}
+
+/// One stream's SSE event count: a counter of its binding, looked up once.
+#[derive(Debug, Default)]
+pub(crate) struct Events {
+    #[cfg(feature = "metrics")]
+    counter: Option<prometheus_client::metrics::counter::Counter>,
+}
+
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+impl Events {
+    /// `count` more events written.
+    #[inline]
+    pub(crate) fn add(&self, count: usize) {
+        #[cfg(feature = "metrics")]
+        if let Some(counter) = &self.counter {
+            counter.inc_by(count as u64);
+        }
+    }
 }
 
 /// A gauge's count of one thing, taken back when dropped.

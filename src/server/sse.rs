@@ -95,10 +95,11 @@ pub(crate) fn event_stream(
     let opening = Box::pin(opening);
     let stream = async_stream::stream! {
         let _open = meter.stream_open(binding);
+        let written = meter.sse_events(binding);
         let Opened { first, events, guard, slot } = match opening.await {
             Ok(opened) => opened,
             Err(error) => {
-                meter.sse_events(binding, 1);
+                written.add(1);
                 yield frame(&framing.error(&error));
                 return;
             }
@@ -111,14 +112,14 @@ pub(crate) fn event_stream(
         // Sent, the snapshot (the task, its history and the user's message) is not kept for
         // as long as the stream stays open: about 2 KiB of every idle stream's memory.
         drop(first);
-        meter.sse_events(binding, 1);
+        written.add(1);
         yield opening_event;
         let Some(mut events) = events.filter(|_| !last) else { return };
         loop {
             match events.recv().await {
                 Some(event) => {
                     let last = event.is_final();
-                    meter.sse_events(binding, 1);
+                    written.add(1);
                     yield framing.event(&event);
                     if last {
                         break;
@@ -130,7 +131,7 @@ pub(crate) fn event_stream(
                         ErrorCode::InternalError,
                         "The stream ended early; use tasks/get or tasks/resubscribe",
                     );
-                    meter.sse_events(binding, 1);
+                    written.add(1);
                     yield frame(&framing.error(&error));
                     break;
                 }

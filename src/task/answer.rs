@@ -180,13 +180,14 @@ async fn progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) 
 /// [`progress`] with `new`, the A2UI messages among them counted and the time it took (the
 /// chunk's way to its frame) recorded.
 async fn metered_progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) {
-    let arrived = tasks.meter.is_on().then(Instant::now);
+    if !tasks.meter.is_on() {
+        return progress(tasks, answer, new).await;
+    }
+    let arrived = Instant::now();
     let sent = a2ui_messages(&new);
     progress(tasks, answer, new).await;
-    if let Some(arrived) = arrived {
-        tasks.meter.chunk_to_frame(arrived);
-        tasks.meter.a2ui_sent(sent);
-    }
+    tasks.meter.chunk_to_frame(arrived);
+    tasks.meter.a2ui_sent(sent);
 }
 
 /// How many of `parts` are A2UI messages (data parts with an A2UI media type).

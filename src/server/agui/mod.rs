@@ -245,7 +245,8 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
     let meter = state.meter.clone();
     let events = async_stream::stream! {
         let _open = meter.stream_open(Binding::AgUi);
-        meter.sse_events(Binding::AgUi, 1);
+        let written = meter.sse_events(Binding::AgUi);
+        written.add(1);
         yield events::frame(&started, clock.now());
         let opened = match opening {
             Opening::Ready(opened) => Ok(opened),
@@ -258,7 +259,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                     message: error.message,
                     code: Some("refused"),
                 };
-                meter.sse_events(Binding::AgUi, 1);
+                written.add(1);
                 yield events::frame(&refused, clock.now());
                 return;
             }
@@ -269,7 +270,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let mut out = Vec::new();
         let mut ended = mapping.map(&first, &mut out);
         drop(first);
-        meter.sse_events(Binding::AgUi, out.len());
+        written.add(out.len());
         for event in out.drain(..) {
             yield events::frame(&event, clock.now());
         }
@@ -287,7 +288,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                     ended = true;
                 }
             }
-            meter.sse_events(Binding::AgUi, out.len());
+            written.add(out.len());
             for event in out.drain(..) {
                 yield events::frame(&event, clock.now());
             }
