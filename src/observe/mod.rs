@@ -7,7 +7,7 @@
 //! `GET /metrics` ([`A2uiServer::metrics_router`](crate::A2uiServer::metrics_router)).
 //!
 //! The module is binding-neutral: the server, the task runner, the model connector and the
-//! store wrapper all record through one crate-private handle, the [`Meter`], and none of them
+//! store wrapper all record through one crate-private handle, the `Meter`, and none of them
 //! knows Prometheus. A meter is cheap to clone; one made without [`Metrics`] records nothing,
 //! and without the `metrics` feature it is an empty type whose calls compile to nothing.
 //!
