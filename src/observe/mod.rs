@@ -42,7 +42,7 @@ use std::time::Instant;
 ///
 /// let metrics = Metrics::new();
 /// let text = metrics.encode();
-/// assert!(text.contains("# TYPE a2ui_requests counter"));
+/// assert!(text.contains("a2ui_tasks_running 0"));
 /// assert!(text.ends_with("# EOF\n"));
 /// ```
 #[cfg(feature = "metrics")]
