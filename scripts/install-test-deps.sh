@@ -30,6 +30,8 @@
 #   postgresql     Debian's server binaries (initdb, pg_ctl), for the PostgreSQL store tests,
 #                  which start a throwaway cluster of their own (apt-get, only when root and
 #                  missing; the packaged cluster is not used);
+#   prometheus     Debian's, for the metrics test, which starts one of its own on a free
+#                  port (apt-get, only when root and missing; the packaged service is not used);
 #   .venv-tck/     (git-ignored) the A2A 1.0 TCK from ../shared/reference/a2a-tck (or
 #                  $A2A_TCK_DIR), its dependencies from PyPI, for scripts/tck.sh; skipped when
 #                  the TCK is absent.
@@ -219,6 +221,16 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
         run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
     else
         echo "install-test-deps: PostgreSQL (initdb) is missing and this is not root with apt-get; install Debian's postgresql for the PostgreSQL store tests" >&2
+    fi
+fi
+
+# ---- Prometheus (tests/metrics_prometheus.rs scrapes `serve --metrics` with it) ----------
+if [[ ! -x /usr/bin/prometheus ]]; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus
+    else
+        echo "install-test-deps: /usr/bin/prometheus is missing and this is not root with apt-get; install Debian's prometheus for the metrics test" >&2
     fi
 fi
 

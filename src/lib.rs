@@ -22,6 +22,10 @@ pub mod clock;
 mod error_chain;
 #[cfg(feature = "llm")]
 pub mod llm;
+#[cfg(feature = "metrics")]
+pub mod observe;
+#[cfg(all(feature = "server", not(feature = "metrics")))]
+mod observe;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

@@ -70,6 +70,7 @@ impl OpenAiChatBuilder {
                 grammar_member: None,
                 tool_choice: ToolChoice::Auto,
                 action_tool_choices: Vec::new(),
+                meter: crate::observe::Meter::default(),
             },
         }
     }
@@ -234,6 +235,16 @@ impl OpenAiChatBuilder {
     #[must_use]
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.options.tool_choice = choice;
+        self
+    }
+
+    /// Records the model's figures in `metrics` (default: none recorded): time to first
+    /// token and duration by model, tokens in and out by model and tenant, tool calls by
+    /// tool and outcome. Give the server's builder the same [`Metrics`](crate::observe::Metrics).
+    #[cfg(feature = "metrics")]
+    #[must_use]
+    pub fn metrics(mut self, metrics: &crate::observe::Metrics) -> Self {
+        self.options.meter = metrics.meter();
         self
     }
 

@@ -58,6 +58,8 @@ pub(super) struct Options {
     pub(super) grammar_member: Option<String>,
     pub(super) tool_choice: ToolChoice,
     pub(super) action_tool_choices: Vec<(String, ToolChoice)>,
+    /// Where model latency, tokens and tool calls are counted.
+    pub(super) meter: crate::observe::Meter,
 }
 
 impl Inner {

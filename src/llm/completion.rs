@@ -19,6 +19,7 @@ use super::sse::{Decoder, SseError};
 use super::tools::ToolCall;
 use super::wire::Chunk;
 use crate::error_chain::chain;
+use crate::observe::ModelCall;
 
 /// What an answer streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,7 @@ pub(crate) fn pieces(
     first_token: Duration,
     inner: Arc<Inner>,
     round: u32,
+    mut call: ModelCall,
 ) -> impl futures::Stream<Item = Result<Piece, LlmError>> + Send + 'static {
     let idle = inner.options.idle_timeout;
     async_stream::stream! {
@@ -82,17 +84,15 @@ pub(crate) fn pieces(
             if data.is_empty() {
                 continue;
             }
-            let chunk = match read_chunk(data, &inner) {
+            let chunk = match read_chunk(data, &inner, &call) {
                 Ok(chunk) => chunk,
-                Err(error) => {
-                    yield Err(error);
-                    return;
-                }
+                Err(error) => { yield Err(error); return; }
             };
             for choice in chunk.choices.into_iter().take(1) {
                 if let Some(delta) = choice.delta {
                     if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
                         wait.begin();
+                        call.token();
                         yield Ok(Piece::Text(content));
                     }
                     if let Some(pieces) = delta.tool_calls.filter(|pieces| !pieces.is_empty()) {
@@ -100,8 +100,9 @@ pub(crate) fn pieces(
                             yield Ok(Piece::Calling);
                         }
                         wait.begin();
+                        call.token();
                         if let Err(error) = calls.add(pieces) {
-                            yield Err(error);
+                                    yield Err(error);
                             return;
                         }
                     }
@@ -109,6 +110,7 @@ pub(crate) fn pieces(
                 finished |= has_finished(choice.finish_reason);
             }
         }
+        call.finished();
         if !calls.is_empty() {
             yield Ok(Piece::Calls(calls.finish(round)));
         }
@@ -192,7 +194,7 @@ impl Wait {
 
 /// One event's data as a chunk of the answer: an error when it is not JSON or is the
 /// server's error, the usage it reports logged.
-fn read_chunk(data: &str, inner: &Inner) -> Result<Chunk, LlmError> {
+fn read_chunk(data: &str, inner: &Inner, call: &ModelCall) -> Result<Chunk, LlmError> {
     let chunk: Chunk = serde_json::from_str(data)
         .map_err(|error| LlmError::Protocol(format!("an event is not a JSON chunk ({error})")))?;
     if let Some(error) = &chunk.error {
@@ -200,6 +202,11 @@ fn read_chunk(data: &str, inner: &Inner) -> Result<Chunk, LlmError> {
     }
     if let Some(usage) = &chunk.usage {
         tracing::debug!(%usage, "model usage");
+        let count = |name| usage.get(name).and_then(serde_json::Value::as_u64);
+        call.usage(
+            count("prompt_tokens").unwrap_or(0),
+            count("completion_tokens").unwrap_or(0),
+        );
     }
     Ok(chunk)
 }

@@ -154,6 +154,10 @@ impl OpenAiChat {
             self.inner.options.first_token_timeout,
             self.inner.clone(),
             0,
+            self.inner
+                .options
+                .meter
+                .model_call(&self.inner.options.model, None),
         );
         Ok(pieces.filter_map(|piece| async move {
             match piece {
@@ -183,6 +187,7 @@ impl OpenAiChat {
                 grammar: None,
                 first: self.inner.options.tool_choice.clone(),
                 given: None,
+                tenant: None,
             },
         )
     }
@@ -225,6 +230,7 @@ impl OpenAiChat {
                 grammar,
                 first: self.first_tool_choice(request),
                 given: Some(given.clone()),
+                tenant: request.principal().tenant().map(str::to_owned),
             },
         )
     }

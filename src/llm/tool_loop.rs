@@ -22,6 +22,7 @@ use super::text_calls::TextCalls;
 use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
 use crate::a2a::Part;
 use crate::agent::ReplyEvent;
+use crate::observe::Meter;
 use crate::request::Provenance;
 use crate::request::client_tools::client_call_part;
 
@@ -37,6 +38,8 @@ pub(crate) struct Turn {
     pub(crate) grammar: Option<String>,
     pub(crate) first: ToolChoice,
     pub(crate) given: Option<Provenance>,
+    /// The caller's tenant, a label of the token counts.
+    pub(crate) tenant: Option<String>,
 }
 
 /// The reply to `messages` asked as `turn` says, tools and all.
@@ -46,7 +49,7 @@ pub(crate) fn reply(
     turn: Turn,
 ) -> impl futures::Stream<Item = Result<ReplyEvent, LlmError>> + Send + 'static {
     #[rustfmt::skip]
-    let Turn { tools, temperature, grammar, first, given } = turn;
+    let Turn { tools, temperature, grammar, first, given, tenant } = turn;
     let inner = chat.inner.clone();
     async_stream::stream! {
         let mut round = 0;
@@ -72,7 +75,7 @@ pub(crate) fn reply(
                 Ok(sent) => sent,
                 Err(error) => { yield Err(error); return; }
             };
-            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round);
+            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, inner.options.meter.model_call(&inner.options.model, tenant.as_deref()));
             tokio::pin!(answer);
             let mut begun = false;
             let mut heard = Heard::new(!choice.callable(&tools).is_empty());
@@ -106,7 +109,7 @@ pub(crate) fn reply(
             round += 1;
             if !heard.calls.is_empty() {
                 yield Ok(ReplyEvent::Status(calling(&heard.calls)));
-                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls, given.as_ref()).await {
+                for part in answer_calls(&mut messages, &tools, heard.said, heard.calls, given.as_ref(), &inner.options.meter).await {
                     yield Ok(ReplyEvent::part(part));
                 }
             }
@@ -118,6 +121,21 @@ pub(crate) fn reply(
             }
         }
     }
+}
+
+/// Counts the call of `record` by tool and outcome; a name the agent does not offer is
+/// `unknown` (a label never holds a name the model made up).
+fn count_call(meter: &Meter, tools: &[Tool], record: &ToolRecord) {
+    if !meter.is_on() {
+        return;
+    }
+    let offered = tools.iter().any(|tool| tool.name() == record.call.name);
+    let name = if offered {
+        &record.call.name
+    } else {
+        "unknown"
+    };
+    meter.tool_call(name, if record.is_error { "error" } else { "ok" });
 }
 
 /// `next`, or `None` when the `notice` comes first; once `noticed`, only `next` is awaited.
@@ -238,12 +256,14 @@ async fn answer_calls(
     said: String,
     calls: Vec<ToolCall>,
     given: Option<&Provenance>,
+    meter: &Meter,
 ) -> Vec<Part> {
     let records = join_all(calls.iter().cloned().map(|call| run(tools, call))).await;
     messages.push(ChatMessage::assistant_calls(said, calls));
     let mut parts = Vec::with_capacity(records.len());
     for record in &records {
         tracing::debug!(tool = %record.call.name, failed = record.is_error, "tool called");
+        count_call(meter, tools, record);
         if let Some(given) = given {
             given.add(record.result.clone());
         }

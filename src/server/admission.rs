@@ -23,6 +23,7 @@ use axum::response::Response;
 use super::limits::Limits;
 use super::throttle::Throttle;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
+use crate::observe::Meter;
 use crate::request::Principal;
 use crate::task::manager::Running;
 
@@ -78,6 +79,8 @@ pub(crate) struct Admission {
     forwarded: Option<(String, usize)>,
     counts: Mutex<Counts>,
     busy_log: Throttle,
+    /// Where refused tasks are counted (`shed_requests{reason}`).
+    meter: Meter,
 }
 
 #[derive(Debug, Default)]
@@ -106,7 +109,14 @@ impl Admission {
             },
             counts: Mutex::new(Counts::default()),
             busy_log: Throttle::per_second(),
+            meter: Meter::default(),
         }
+    }
+
+    /// Counts the tasks it refuses on `meter`.
+    pub(crate) fn metered(mut self, meter: Meter) -> Self {
+        self.meter = meter;
+        self
     }
 
     fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
@@ -136,11 +146,13 @@ impl Admission {
             .and_then(|client| counts.per_client.get(client).copied())
             .unwrap_or(0);
         let refusal = if counts.total >= self.max {
+            self.meter.shed("tasks");
             Some(format!(
                 "Server busy: {} tasks are running, the most it runs at once; retry later",
                 self.max
             ))
         } else if of_client >= self.max_per_client {
+            self.meter.shed("client_tasks");
             Some(format!(
                 "Server busy: you have {} tasks running, the most one client may; \
                  retry when one ends",

@@ -11,6 +11,7 @@ use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
 use crate::clock::Clock;
 use crate::generator::Generator;
+use crate::observe::{Meter, TimedStore};
 use crate::store::{InMemoryStore, TaskStore};
 
 /// The URIs of the extensions the card declares itself, beside A2UI's.
@@ -63,18 +64,31 @@ pub(super) fn published_cards(
 
 /// The store the tasks are kept in (in memory unless one was given) and, with push on, the
 /// sender of its tasks' push notifications.
+///
+/// With metrics on (`meter`), every store operation is timed and the pusher's counters are
+/// read at every scrape.
 pub(super) fn store_and_pusher(
     store: Option<Arc<dyn TaskStore>>,
     push: Option<crate::push::PushSettings>,
     clock: &Arc<dyn Clock>,
+    meter: &Meter,
 ) -> Result<(Arc<dyn TaskStore>, Option<crate::push::Pusher>), BuildError> {
     let store = store.unwrap_or_else(|| {
         Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
     });
+    let store = if meter.is_on() {
+        TimedStore::wrap(store, meter.clone())
+    } else {
+        store
+    };
     let push = push
         .map(|settings| crate::push::Pusher::new(store.clone(), settings))
         .transpose()
         .map_err(|error| BuildError::Push(error.to_string()))?;
+    if let Some(pusher) = &push {
+        let pusher = pusher.clone();
+        meter.watch_push(move || pusher.stats());
+    }
     Ok((store, push))
 }
 

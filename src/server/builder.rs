@@ -70,6 +70,8 @@ pub struct ServerBuilder {
     ag_ui: Option<String>,
     #[cfg(feature = "mcp")]
     mcp: Option<String>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<crate::observe::Metrics>,
 }
 
 impl ServerBuilder {
@@ -104,7 +106,21 @@ impl ServerBuilder {
             ag_ui: None,
             #[cfg(feature = "mcp")]
             mcp: None,
+            #[cfg(feature = "metrics")]
+            metrics: None,
         }
+    }
+}
+
+impl ServerBuilder {
+    /// Where the server records: the [`metrics`](Self::metrics)' meter, or one that records
+    /// nothing.
+    fn meter(&self) -> crate::observe::Meter {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            return metrics.meter();
+        }
+        crate::observe::Meter::default()
     }
 }
 
@@ -462,6 +478,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Records the server's figures in `metrics` (default: none recorded): requests, tasks,
+    /// streams, A2UI messages, repairs, store latency, push deliveries, shed requests. Serve
+    /// them with [`A2uiServer::metrics_router`], on a listener of their own.
+    #[cfg(feature = "metrics")]
+    pub fn metrics(mut self, metrics: &crate::observe::Metrics) -> Self {
+        self.metrics = Some(metrics.clone());
+        self
+    }
+
     /// Turns push notifications on (default off), as `settings` say: clients may register
     /// webhooks for their tasks (with a send, or with the push config methods), the card
     /// declares `capabilities.pushNotifications`, and every status and artifact update of a
@@ -483,6 +508,7 @@ impl ServerBuilder {
         if !self.final_state.is_settled() {
             return Err(BuildError::InvalidFinalState(self.final_state));
         }
+        let meter = self.meter();
         let default_capabilities = parsed_capabilities(self.default_capabilities.as_ref())?;
         let ag_ui = self.ag_ui.map(super::agui::checked_path).transpose()?;
         #[cfg(feature = "mcp")]
@@ -497,20 +523,18 @@ impl ServerBuilder {
             &self.auth,
             &tenants,
         )?;
-        let agent = self.agent;
-        let card_modified = self.clock.now();
         let guard = (!self.auth.is_empty()).then(|| auth::Guard {
             methods: self.auth.into(),
             #[cfg(feature = "jwt")]
             clock: self.clock.clone(),
         });
         let a2ui = A2uiAdapter::new(self.generators, default_capabilities, other_extensions);
-        let (store, push) = store_and_pusher(self.store, self.push, &self.clock)?;
+        let (store, push) = store_and_pusher(self.store, self.push, &self.clock, &meter)?;
         card.capabilities.push_notifications = push.is_some();
         let tasks = TaskManager::new(
             store,
-            agent,
-            self.clock,
+            self.agent,
+            self.clock.clone(),
             self.ids,
             Arc::new(ReplyOutput {
                 emission_mode: self.emission_mode,
@@ -520,20 +544,21 @@ impl ServerBuilder {
         .with_max_history(self.max_history)
         .with_max_subscribers(self.max_subscribers)
         .with_coalesce_window(self.coalesce_window)
-        .with_repair(self.repair);
+        .with_repair(self.repair)
+        .with_meter(meter.clone());
         let tasks = match &push {
             Some(pusher) => tasks.with_push(pusher.clone()),
             None => tasks,
         };
         let state = Arc::new(ServerState {
             card,
-            card_modified,
+            card_modified: self.clock.now(),
             extended_card,
             tasks: Arc::new(tasks),
             a2ui,
             keep_alive: self.keep_alive,
             cancel_on_disconnect: self.cancel_on_disconnect,
-            admission: Arc::new(Admission::new(&self.limits)),
+            admission: Arc::new(Admission::new(&self.limits).metered(meter.clone())),
             subscribers: Arc::new(subscribers::CallerSubscribers::new(
                 self.max_subscribers_per_caller,
             )),
@@ -541,6 +566,7 @@ impl ServerBuilder {
             tenancy,
             tenants,
             push,
+            meter,
         });
         Ok(A2uiServer {
             #[cfg(feature = "mcp")]

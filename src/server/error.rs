@@ -92,3 +92,31 @@ impl ApiError {
         error
     }
 }
+
+/// The `outcome` label of a request that failed with `code`: what an operator tells apart
+/// (the client's fault, the server's, the server too busy), never the client's words.
+pub(crate) fn outcome_label(code: crate::a2a::jsonrpc::ErrorCode) -> &'static str {
+    use crate::a2a::jsonrpc::ErrorCode;
+    match code {
+        ErrorCode::ServerBusy => "busy",
+        ErrorCode::InternalError | ErrorCode::InvalidAgentResponse => "server_error",
+        ErrorCode::TaskNotFound => "not_found",
+        _ => "client_error",
+    }
+}
+
+/// The `outcome` label of an HTTP answer with `status` (see [`outcome_label`]).
+pub(crate) fn status_outcome(status: axum::http::StatusCode) -> &'static str {
+    use axum::http::StatusCode;
+    if status.is_success() {
+        "ok"
+    } else if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
+        "busy"
+    } else if status == StatusCode::NOT_FOUND {
+        "not_found"
+    } else if status.is_server_error() {
+        "server_error"
+    } else {
+        "client_error"
+    }
+}

@@ -241,6 +241,52 @@ impl A2uiServer {
         &self.state.card
     }
 
+    /// `GET /metrics`: the [`metrics`](ServerBuilder::metrics) given to the builder, in the
+    /// Prometheus text format; `None` when none were given.
+    ///
+    /// Serve it on a listener of its own, one Prometheus reaches and clients do not (the
+    /// command-line tool's `serve --metrics` listens on loopback by default): the figures
+    /// span every caller and tenant, so the API's callers must not read them, and the
+    /// scraper needs no credential of theirs.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// use a2ui_agent::observe::Metrics;
+    /// use a2ui_agent::{A2uiServer, AgentCard, Reply, Request};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let metrics = Metrics::new();
+    /// let card = AgentCard::builder("Echo").build();
+    /// let echo = |request: Request| async move { Reply::text(request.text()) };
+    /// let server = A2uiServer::builder(card, echo).metrics(&metrics).build()?;
+    /// let scrape = tokio::net::TcpListener::bind("127.0.0.1:9464").await?;
+    /// let router = server.metrics_router().expect("metrics were given");
+    /// tokio::spawn(async move { axum::serve(scrape, router).await });
+    /// server.serve(tokio::net::TcpListener::bind("127.0.0.1:8080").await?).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "metrics")]
+    pub fn metrics_router(&self) -> Option<Router> {
+        let metrics = self.state.meter.metrics()?;
+        Some(Router::new().route(
+            "/metrics",
+            get(move || {
+                let metrics = metrics.clone();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            crate::observe::Metrics::CONTENT_TYPE,
+                        )],
+                        metrics.encode(),
+                    )
+                }
+            }),
+        ))
+    }
+
     /// What the push notification sender did so far; `None` when push is off.
     pub fn push_stats(&self) -> Option<crate::push::PushStats> {
         self.state.push.as_ref().map(crate::push::Pusher::stats)

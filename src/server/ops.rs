@@ -101,10 +101,15 @@ pub(crate) async fn stream(
     };
     let (opening, activated) = open(state, principal, headers, send, how).await?;
     let response = match opening {
-        Opening::Ready(opened) => {
-            sse::event_stream(framing, async { Ok(opened) }, state.keep_alive)
+        Opening::Ready(opened) => sse::event_stream(
+            framing,
+            async { Ok(opened) },
+            state.keep_alive,
+            state.meter.clone(),
+        ),
+        Opening::Later(later) => {
+            sse::event_stream(framing, later, state.keep_alive, state.meter.clone())
         }
-        Opening::Later(later) => sse::event_stream(framing, later, state.keep_alive),
     };
     Ok(with_extensions_header(response, &activated))
 }
@@ -242,7 +247,10 @@ pub(crate) async fn subscribe(
     id: &str,
     framing: Framing,
 ) -> Result<Response, ApiError> {
-    let slot = state.subscribers.claim(owner)?;
+    let slot = state
+        .subscribers
+        .claim(owner)
+        .inspect_err(|_| state.meter.shed("caller_streams"))?;
     let subscription = match framing {
         Framing::Rpc(_, Version::V0_3) => state.tasks.subscribe(owner, id).await?,
         Framing::Rpc(_, Version::V1_0) | Framing::Rest => {
@@ -259,6 +267,7 @@ pub(crate) async fn subscribe(
         framing,
         async { Ok(opened) },
         state.keep_alive,
+        state.meter.clone(),
     ))
 }
 

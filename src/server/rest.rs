@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use super::ServerState;
 use super::admission::with_retry_after;
-use super::error::ApiError;
+use super::error::{ApiError, status_outcome};
 use super::ops::{self, with_extensions_header};
 use super::push_methods;
 use super::sse::Framing;
@@ -40,6 +40,7 @@ use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{PushConfigQuery, v1_0};
+use crate::observe::Binding;
 use crate::request::Principal;
 
 const CONTENT_TYPE_A2A: &str = "application/a2a+json";
@@ -118,8 +119,16 @@ pub(crate) fn refusal(error: RpcError) -> Response {
     error_response(error.into(), "tenant")
 }
 
-fn answer(result: Result<Response, ApiError>, operation: &str) -> Response {
-    result.unwrap_or_else(|error| error_response(error, operation))
+/// The answer to `operation`, counted in the request metrics.
+fn answer(
+    state: &ServerState,
+    result: Result<Response, ApiError>,
+    operation: &'static str,
+) -> Response {
+    let response = result.unwrap_or_else(|error| error_response(error, operation));
+    let outcome = status_outcome(response.status());
+    state.meter.request(Binding::Rest, operation, outcome);
+    response
 }
 
 /// The version check of every route: absent or 1.0.
@@ -170,7 +179,7 @@ pub(crate) async fn message_send(
         };
         Ok(with_extensions_header(response, &sent.activated))
     };
-    answer(result.await, "message:send")
+    answer(&state, result.await, "message:send")
 }
 
 /// `POST /message:stream`.
@@ -186,7 +195,7 @@ pub(crate) async fn message_stream(
         let send = send_body(&state, &body)?;
         ops::stream(&state, principal, &headers, send, Framing::Rest).await
     };
-    answer(result.await, "message:stream")
+    answer(&state, result.await, "message:stream")
 }
 
 /// `GET /tasks`: one page of tasks.
@@ -203,7 +212,7 @@ pub(crate) async fn list_tasks(
         let page = state.tasks.list(&principal.owner(), &query).await?;
         Ok(encoded(&v1_0::page_result(&page, query.include_artifacts))?)
     };
-    answer(result.await, "tasks:list")
+    answer(&state, result.await, "tasks:list")
 }
 
 /// The `{target}` of a task route (`id`, `id:cancel`, ...); under `/{tenant}/` the path
@@ -237,7 +246,7 @@ pub(crate) async fn get_task(
             &v1_0::encode_task(&task.with_history_length(query.history_length)),
         ))
     };
-    answer(result.await, "tasks:get")
+    answer(&state, result.await, "tasks:get")
 }
 
 /// `POST /tasks/{id}:cancel` and `POST /tasks/{id}:subscribe`.
@@ -259,7 +268,7 @@ pub(crate) async fn task_action(
         let task = state.tasks.cancel(&principal.owner(), id).await?;
         Ok(json(StatusCode::OK, &v1_0::encode_task(&task)))
     };
-    answer(result.await, "tasks:cancel")
+    answer(&state, result.await, "tasks:cancel")
 }
 
 async fn subscribe(
@@ -273,7 +282,7 @@ async fn subscribe(
         check_version(headers, query)?;
         ops::subscribe(state, &principal.owner(), id, Framing::Rest).await
     };
-    answer(result.await, "tasks:subscribe")
+    answer(state, result.await, "tasks:subscribe")
 }
 
 /// The task and config of a push-config route.
@@ -339,7 +348,7 @@ pub(crate) async fn push_configs(
             .into()),
         }
     };
-    answer(result.await, "pushNotificationConfigs")
+    answer(&state, result.await, "pushNotificationConfigs")
 }
 
 /// `GET /extendedAgentCard`.
@@ -351,7 +360,7 @@ pub(crate) async fn extended_card(
     let result = check_version(&headers, query.as_deref())
         .and_then(|()| ops::extended_card(&state, &headers, Version::V1_0))
         .map(|card| json(StatusCode::OK, &card));
-    answer(result, "extendedAgentCard")
+    answer(&state, result, "extendedAgentCard")
 }
 
 fn not_found(target: &str) -> ApiError {

@@ -25,7 +25,7 @@ use serde_json::value::RawValue;
 
 use super::ServerState;
 use super::admission::with_retry_after;
-use super::error::ApiError;
+use super::error::{ApiError, outcome_label};
 use super::ops::{self, with_extensions_header};
 use super::push_methods;
 use super::sse::{self, Framing};
@@ -34,6 +34,7 @@ use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{SendRequest, v0_3, v1_0};
+use crate::observe::Binding;
 use crate::request::Principal;
 use crate::store::Owner;
 
@@ -93,6 +94,9 @@ pub(crate) async fn handle(
         Ok(request) => request,
         Err((id, error)) => {
             tracing::debug!(code = error.code.code(), message = %error.message, "bad envelope");
+            state
+                .meter
+                .request(Binding::JsonRpc, "none", outcome_label(error.code));
             return RpcResponse {
                 id,
                 version: header_version,
@@ -142,6 +146,10 @@ fn respond(
     streaming: bool,
     state: &ServerState,
 ) -> Response {
+    let label = known_method(method);
+    if outcome.is_ok() {
+        state.meter.request(Binding::JsonRpc, label, "ok");
+    }
     match outcome {
         Ok(Answer::Json(result)) => RpcResponse {
             id,
@@ -161,6 +169,9 @@ fn respond(
         Ok(Answer::Stream(response)) => response,
         Err(error) => {
             let error = error.into_rpc(method);
+            state
+                .meter
+                .request(Binding::JsonRpc, label, outcome_label(error.code));
             // A 0.3 stream that fails before it starts still answers as a stream (one error
             // event), which 0.3 clients expect; a 1.0 one answers the JSON-RPC error as plain
             // JSON, which the 1.x SDKs read (and the A2A TCK requires).
@@ -178,6 +189,44 @@ fn respond(
             }
         }
     }
+}
+
+/// The methods of both versions, as the `method` label of the request metrics; any other
+/// name a client sends is `other` (a label never holds what a client wrote).
+const METHODS: [&str; 24] = [
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+    "tasks/list",
+    "GetAuthenticatedExtendedCard",
+    "other",
+];
+
+/// `method` as a label: one of [`METHODS`], else `other`.
+fn known_method(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("other")
 }
 
 /// The id and error of a body the decoding budget refused. Only a body that is JSON and a

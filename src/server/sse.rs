@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 use super::version::Version;
 use crate::a2a::jsonrpc::{self, ErrorCode, Id, RpcError, Success};
 use crate::a2a::{StreamEvent, v0_3, v1_0};
+use crate::observe::{Binding, Meter};
 use crate::task::manager::{Running, SharedEvent};
 
 /// How each event is framed in a `data:` line.
@@ -83,14 +84,22 @@ pub(crate) fn event_stream(
     framing: Framing,
     opening: impl Future<Output = Result<Opened, RpcError>> + Send + 'static,
     keep_alive: Duration,
+    meter: Meter,
 ) -> Response {
+    let binding = match framing {
+        Framing::Rest => Binding::Rest,
+        Framing::Rpc(..) => Binding::JsonRpc,
+    };
     // Boxed: the stream lives as long as the client reads, the opening only until the task
     // starts; inline, its state would widen every open stream by its size.
     let opening = Box::pin(opening);
     let stream = async_stream::stream! {
+        let _open = meter.stream_open(binding);
+        let written = meter.sse_events(binding);
         let Opened { first, events, guard, slot } = match opening.await {
             Ok(opened) => opened,
             Err(error) => {
+                written.add(1);
                 yield frame(&framing.error(&error));
                 return;
             }
@@ -103,12 +112,14 @@ pub(crate) fn event_stream(
         // Sent, the snapshot (the task, its history and the user's message) is not kept for
         // as long as the stream stays open: about 2 KiB of every idle stream's memory.
         drop(first);
+        written.add(1);
         yield opening_event;
         let Some(mut events) = events.filter(|_| !last) else { return };
         loop {
             match events.recv().await {
                 Some(event) => {
                     let last = event.is_final();
+                    written.add(1);
                     yield framing.event(&event);
                     if last {
                         break;
@@ -120,6 +131,7 @@ pub(crate) fn event_stream(
                         ErrorCode::InternalError,
                         "The stream ended early; use tasks/get or tasks/resubscribe",
                     );
+                    written.add(1);
                     yield frame(&framing.error(&error));
                     break;
                 }

@@ -32,4 +32,6 @@ pub(crate) struct ServerState {
     pub(crate) budget: DecodeBudget,
     /// The push notification sender; `None`: push is off.
     pub(crate) push: Option<crate::push::Pusher>,
+    /// Where requests, streams and shed requests are counted.
+    pub(crate) meter: crate::observe::Meter,
 }

@@ -3,6 +3,7 @@
 //! wrote (a repair turn).
 
 use futures::stream::StreamExt;
+use std::time::Instant;
 
 use super::call::{call, failed};
 use super::feed::{Fed, Feed};
@@ -12,6 +13,7 @@ use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::reply_kinds::{self, ArtifactLog};
 use crate::a2a::{Part, Task, TaskState};
 use crate::agent::{Reply, ReplyEvent};
+use crate::observe::Meter;
 use crate::pipeline::{End, Pipeline, Resolved, SentParts, Step};
 use crate::request::Request;
 
@@ -52,15 +54,32 @@ pub(super) async fn drive(
         parts: SentParts::default(),
         artifacts: ArtifactLog::default(),
     };
+    let mut repairs = 0_u32;
     loop {
         let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take()).await;
         let end = match attempt {
-            Attempt::Done(outcome) => return outcome,
+            Attempt::Done(outcome) => {
+                if repairs > 0 {
+                    let mended = matches!(outcome, Outcome::Finished { .. });
+                    tasks.meter.repair(if mended { "mended" } else { "failed" });
+                }
+                return outcome;
+            }
             Attempt::Ended(end) => end,
         };
+        refused(&tasks.meter, &end);
         request = match pipeline.retry(end, &answer.parts) {
-            Ok(next) => Box::new(next),
-            Err(reason) => return Outcome::Failed(reason),
+            Ok(next) => {
+                repairs += 1;
+                tasks.meter.repair("started");
+                Box::new(next)
+            }
+            Err(reason) => {
+                tasks
+                    .meter
+                    .repair(if repairs > 0 { "failed" } else { "not_allowed" });
+                return Outcome::Failed(reason);
+            }
         };
     }
 }
@@ -117,7 +136,7 @@ async fn attempt(
                 continue;
             }
             Fed::Event(ReplyEvent::Part(part)) => {
-                progress(tasks, answer, vec![*part]).await;
+                metered_progress(tasks, answer, vec![*part]).await;
                 continue;
             }
             Fed::Failed(failure) => {
@@ -151,7 +170,7 @@ async fn settle(
 ) -> Option<End> {
     loop {
         let Step { send, end, wait } = step;
-        progress(tasks, answer, send).await;
+        metered_progress(tasks, answer, send).await;
         if end.is_some() {
             return end;
         }
@@ -173,4 +192,44 @@ async fn progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) 
         Some(|task: &Task| status_event(task, false))
     });
     tasks.send(answer.running, delivery).await;
+}
+
+/// [`progress`] with `new`, the A2UI messages among them counted and the time it took (the
+/// chunk's way to its frame) recorded.
+async fn metered_progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) {
+    if !tasks.meter.is_on() {
+        return progress(tasks, answer, new).await;
+    }
+    let arrived = Instant::now();
+    let sent = a2ui_messages(&new);
+    progress(tasks, answer, new).await;
+    tasks.meter.chunk_to_frame(arrived);
+    tasks.meter.a2ui_sent(sent);
+}
+
+/// How many of `parts` are A2UI messages (data parts with an A2UI media type).
+fn a2ui_messages(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .filter(|part| match part {
+            Part::Data {
+                metadata: Some(metadata),
+                ..
+            } => metadata
+                .get("mimeType")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|mime| mime.contains("a2ui")),
+            _ => false,
+        })
+        .count()
+}
+
+/// Counts what the pipeline refused at `end`, by kind.
+fn refused(meter: &Meter, end: &End) {
+    match end {
+        End::Invalid(errors) => meter.a2ui_refused("invalid", errors.len()),
+        End::Unreadable { cut: true, .. } => meter.a2ui_refused("truncated", 1),
+        End::Unreadable { cut: false, .. } => meter.a2ui_refused("unreadable", 1),
+        End::Failed(_) => meter.a2ui_refused("limit", 1),
+    }
 }

@@ -37,6 +37,7 @@ use super::{IdGenerator, TaskError};
 use crate::a2a::{Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 use crate::agent::Agent;
 use crate::clock::{Clock, timestamp};
+use crate::observe::Meter;
 use crate::pipeline::RepairPolicy;
 use crate::pipeline::sink::OutputPipeline;
 use crate::push::Pusher;
@@ -80,6 +81,8 @@ pub(crate) struct TaskManager {
     publish_failing: AtomicBool,
     /// Where the updates of tasks with webhooks go, when push is on.
     pub(crate) push: Option<Pusher>,
+    /// Where runs, A2UI messages, repairs and latencies are counted.
+    pub(crate) meter: Meter,
 }
 
 /// An id claimed by [`TaskManager::try_claim`]; released when dropped.
@@ -126,7 +129,14 @@ impl TaskManager {
             listening: AtomicBool::new(false),
             publish_failing: AtomicBool::new(false),
             push: None,
+            meter: Meter::default(),
         }
+    }
+
+    /// Counts runs, A2UI messages, repairs and latencies on `meter`.
+    pub(crate) fn with_meter(mut self, meter: Meter) -> Self {
+        self.meter = meter;
+        self
     }
 
     /// Sends the updates of tasks with push configs to their webhooks through `pusher`.
@@ -204,7 +214,9 @@ impl TaskManager {
 
     /// Registers `running` as the run of its task.
     pub(super) fn register(&self, id: &str, running: Arc<Running>) {
-        self.running().insert(id.to_owned(), running);
+        let mut map = self.running();
+        map.insert(id.to_owned(), running);
+        self.meter.tasks_running(map.len());
     }
 
     /// Removes `running` from the map, unless a newer run of the same task replaced it.
@@ -212,6 +224,7 @@ impl TaskManager {
         let mut map = self.running();
         if map.get(id).is_some_and(|entry| Arc::ptr_eq(entry, running)) {
             map.remove(id);
+            self.meter.tasks_running(map.len());
             if map.is_empty() {
                 self.idle.notify_waiters();
             }

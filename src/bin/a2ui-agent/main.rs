@@ -4,6 +4,7 @@
 mod callers;
 mod demo;
 mod hardening;
+mod metrics_options;
 mod parse;
 mod prompt;
 mod push_options;

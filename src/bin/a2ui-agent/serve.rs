@@ -17,6 +17,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::observe::Metrics;
 use a2ui_agent::pipeline::{DEFAULT_DATA_URL_MAX, OnInvalid, UrlPolicy};
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
@@ -24,6 +25,7 @@ use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 use crate::Format;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
+use crate::metrics_options::MetricsArgs;
 use crate::push_options::PushArgs;
 
 /// Arguments of `a2ui-agent serve`.
@@ -144,6 +146,8 @@ pub struct Args {
     /// Where `--mcp` serves MCP.
     #[arg(long, value_name = "PATH", default_value = ServerBuilder::DEFAULT_MCP_PATH, requires = "mcp")]
     mcp_path: String,
+    #[command(flatten)]
+    metrics: MetricsArgs,
 }
 
 /// The `--store` argument.
@@ -222,9 +226,10 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .build()
             .map_err(|error| format!("--components: {error}"))
     };
+    let metrics = args.metrics.metrics();
     let (builder, what) = match (&args.model_url, &args.model) {
         (Some(url), Some(model)) => (
-            model_server(url, model, &args.api_key_env, &args)?,
+            model_server(url, model, &args.api_key_env, &args, metrics.as_ref())?,
             "the model",
         ),
         _ => (demo_server(&args), "the demo agent"),
@@ -247,6 +252,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         true => builder.ag_ui(args.ag_ui_path.clone()),
         false => builder,
     };
+    let builder = MetricsArgs::apply(metrics.as_ref(), builder);
     let builder = with_store(builder, &args).await?;
     let builder = args.push.apply(builder)?;
     let backlog = args.hardening.backlog();
@@ -255,6 +261,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .parse()
         .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
     let listener = server::bind(address, backlog)?;
+    args.metrics.serve(&server).await?;
     let local = listener.local_addr()?;
     tracing::info!(
         address = %local,
@@ -319,6 +326,7 @@ fn model_server(
     model: &str,
     key_env: &str,
     args: &Args,
+    metrics: Option<&Metrics>,
 ) -> Result<ServerBuilder, Box<dyn std::error::Error>> {
     let mut chat = OpenAiChat::builder(url, model)
         .first_token_timeout(Duration::from_secs(args.first_token_timeout_secs))
@@ -331,6 +339,9 @@ fn model_server(
     }
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);
+    }
+    if let Some(metrics) = metrics {
+        chat = chat.metrics(metrics);
     }
     let chat = chat.build()?;
     tracing::info!(model, url, "answering with a model");

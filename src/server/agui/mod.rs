@@ -48,6 +48,7 @@ use super::turn::{CLIENT_CAPABILITIES, CLIENT_DATA_MODEL, Said, Turn as TurnOf};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{Message, Part, SendRequest, Task, v1_0};
 use crate::a2ui::ProtocolVersion;
+use crate::observe::Binding;
 use crate::request::client_tools::{client_call_of, client_result_part};
 use crate::request::{CLIENT_TOOLS_METADATA, Principal};
 use crate::store::Owner;
@@ -74,6 +75,7 @@ pub(crate) async fn handle(
         Ok(input) => input,
         Err(refused) => {
             let error = RpcError::new(ErrorCode::InvalidParams, refused.0);
+            state.meter.request(Binding::AgUi, "run", "client_error");
             return error_response(error.into());
         }
     };
@@ -88,10 +90,13 @@ pub(crate) async fn handle(
         };
         ops::open(&state, principal, &headers, send, how).await
     };
-    match result.await {
+    let response = match result.await {
         Ok((opening, _)) => stream(&state, input, opening),
         Err(error) => error_response(error),
-    }
+    };
+    let outcome = super::error::status_outcome(response.status());
+    state.meter.request(Binding::AgUi, "run", outcome);
+    response
 }
 
 /// The A2A send of `input`'s newest turn, in `owner`'s thread: continuing the thread's
@@ -228,7 +233,11 @@ fn check_answers(waiting: Option<&Task>, results: &[(String, String)]) -> Result
 fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
     let (mut mapping, started) = Mapping::start(input.thread_id, input.run_id);
     let clock = state.tasks.clock.clone();
+    let meter = state.meter.clone();
     let events = async_stream::stream! {
+        let _open = meter.stream_open(Binding::AgUi);
+        let written = meter.sse_events(Binding::AgUi);
+        written.add(1);
         yield events::frame(&started, clock.now());
         let opened = match opening {
             Opening::Ready(opened) => Ok(opened),
@@ -241,6 +250,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                     message: error.message,
                     code: Some("refused"),
                 };
+                written.add(1);
                 yield events::frame(&refused, clock.now());
                 return;
             }
@@ -251,6 +261,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
         let mut out = Vec::new();
         let mut ended = mapping.map(&first, &mut out);
         drop(first);
+        written.add(out.len());
         for event in out.drain(..) {
             yield events::frame(&event, clock.now());
         }
@@ -268,6 +279,7 @@ fn stream(state: &ServerState, input: RunInput, opening: Opening) -> Response {
                     ended = true;
                 }
             }
+            written.add(out.len());
             for event in out.drain(..) {
                 yield events::frame(&event, clock.now());
             }

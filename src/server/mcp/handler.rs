@@ -123,8 +123,28 @@ enum Ask {
     },
 }
 
-/// Runs the call `request` of `handler`'s session and answers with its result.
+/// Runs the call `request` of `handler`'s session and answers with its result, counted in
+/// the request metrics.
 pub(super) async fn call(
+    handler: &Handler,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let result = run_call(handler, request, context).await;
+    let outcome = match &result {
+        Ok(result) if result.is_error != Some(true) => "ok",
+        Ok(_) => "server_error",
+        Err(_) => "client_error",
+    };
+    handler
+        .state
+        .meter
+        .request(crate::observe::Binding::Mcp, "tools/call", outcome);
+    result
+}
+
+/// The call `request` of `handler`'s session, run.
+async fn run_call(
     handler: &Handler,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
