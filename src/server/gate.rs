@@ -134,6 +134,12 @@ pub(crate) async fn read_body(
     ) {
         return next.run(request).await;
     }
+    // gRPC (`application/grpc`, which no browser form sends) reads its own messages, under
+    // its own size limit, answering with gRPC statuses.
+    #[cfg(feature = "grpc")]
+    if is_grpc(request.headers()) {
+        return next.run(request).await;
+    }
     if !is_json(request.headers()) && !is_bodiless_read(&request) {
         return refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -193,6 +199,15 @@ fn is_json(headers: &HeaderMap) -> bool {
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or("").trim())
         .is_some_and(|essence| JSON_TYPES.iter().any(|t| t.eq_ignore_ascii_case(essence)))
+}
+
+/// Whether the request is a gRPC call (`application/grpc`, `application/grpc+proto`).
+#[cfg(feature = "grpc")]
+fn is_grpc(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/grpc"))
 }
 
 enum Collected {

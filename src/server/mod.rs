@@ -57,6 +57,8 @@ mod card;
 mod connections;
 mod error;
 mod gate;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod limits;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -179,14 +181,14 @@ impl A2uiServer {
         // same routes again under `/{tenant}/`.
         let tenancy = self.state.tenancy;
         let ag_ui = self.ag_ui.as_deref();
-        let mut api = self.with_mcp(api_routes(tenancy, ag_ui));
+        let mut api = self.with_grpc(self.with_mcp(api_routes(tenancy, ag_ui)));
         if tenancy {
             // `nest` serves the inner `/` at `/{tenant}` only; JSON-RPC clients also post
             // to `/{tenant}/`.
             api = api
                 .nest(
                     "/{tenant}",
-                    self.with_mcp(api_routes(true, ag_ui))
+                    self.with_grpc(self.with_mcp(api_routes(true, ag_ui)))
                         .layer(from_fn(tenancy::from_path)),
                 )
                 .route(
@@ -230,6 +232,16 @@ impl A2uiServer {
         #[cfg(feature = "mcp")]
         if let Some((path, endpoint)) = &self.mcp {
             return api.merge(endpoint.routes(path));
+        }
+        api
+    }
+
+    /// `api` and the gRPC service (the `grpc` feature).
+    fn with_grpc(&self, api: Router<Arc<ServerState>>) -> Router<Arc<ServerState>> {
+        #[cfg(feature = "grpc")]
+        if let Some(service) = grpc::service(self.state.clone(), self.body_limit) {
+            let path = format!("{}{{method}}", grpc::PATH_PREFIX);
+            return api.route_service(&path, service);
         }
         api
     }
