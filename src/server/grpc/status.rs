@@ -1,5 +1,6 @@
-//! A2A errors as gRPC statuses (spec §10.6): the code of spec §5.4 (the same name the
-//! HTTP+JSON binding's `google.rpc.Status` carries), the message, and one
+//! A2A errors as gRPC statuses (spec §10.6): the code of the spec's §5.4 table as A2A
+//! v1.0.0 has it (the A2A TCK checks it: `UNIMPLEMENTED` for an unsupported operation,
+//! push or version, where earlier drafts said `FAILED_PRECONDITION`), the message, and one
 //! `google.rpc.ErrorInfo` in the details (reason `TASK_NOT_FOUND` and the like, domain
 //! `a2a-protocol.org`, the error's data as string metadata), in `grpc-status-details-bin`.
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::a2a::jsonrpc::RpcError;
+use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::server::error::ApiError;
 
 const DOMAIN: &str = "a2a-protocol.org";
@@ -21,7 +22,6 @@ pub(super) fn of(error: ApiError, operation: &str) -> Status {
 
 /// The status of `error`.
 pub(super) fn from_rpc(error: &RpcError) -> Status {
-    let (_, name) = error.code.http_status();
     let metadata: HashMap<String, String> = match &error.data {
         Some(Value::Object(data)) => data
             .iter()
@@ -36,28 +36,32 @@ pub(super) fn from_rpc(error: &RpcError) -> Status {
         _ => HashMap::new(),
     };
     let details = ErrorDetails::with_error_info(error.code.reason(), DOMAIN, metadata);
-    Status::with_error_details(code_named(name), error.message.clone(), details)
+    Status::with_error_details(code(error.code), error.message.clone(), details)
 }
 
-/// The gRPC code of a `google.rpc.Code` name.
-fn code_named(name: &str) -> Code {
-    match name {
-        "NOT_FOUND" => Code::NotFound,
-        "INVALID_ARGUMENT" => Code::InvalidArgument,
-        "FAILED_PRECONDITION" => Code::FailedPrecondition,
-        "UNAVAILABLE" => Code::Unavailable,
-        "UNAUTHENTICATED" => Code::Unauthenticated,
-        "PERMISSION_DENIED" => Code::PermissionDenied,
-        "RESOURCE_EXHAUSTED" => Code::ResourceExhausted,
-        "UNIMPLEMENTED" => Code::Unimplemented,
-        _ => Code::Internal,
+/// The gRPC code of an A2A (or JSON-RPC) error.
+fn code(code: ErrorCode) -> Code {
+    match code {
+        ErrorCode::TaskNotFound => Code::NotFound,
+        ErrorCode::MethodNotFound
+        | ErrorCode::PushNotificationNotSupported
+        | ErrorCode::UnsupportedOperation
+        | ErrorCode::VersionNotSupported => Code::Unimplemented,
+        ErrorCode::ParseError
+        | ErrorCode::InvalidRequest
+        | ErrorCode::InvalidParams
+        | ErrorCode::ContentTypeNotSupported => Code::InvalidArgument,
+        ErrorCode::TaskNotCancelable
+        | ErrorCode::AuthenticatedExtendedCardNotConfigured
+        | ErrorCode::ExtensionSupportRequired => Code::FailedPrecondition,
+        ErrorCode::InternalError | ErrorCode::InvalidAgentResponse => Code::Internal,
+        ErrorCode::ServerBusy => Code::Unavailable,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::jsonrpc::ErrorCode;
 
     #[test]
     fn a2a_errors_carry_the_spec_code_and_an_error_info() {
@@ -79,7 +83,11 @@ mod tests {
             (ErrorCode::UnsupportedOperation, Code::FailedPrecondition),
             (ErrorCode::ContentTypeNotSupported, Code::InvalidArgument),
             (ErrorCode::InvalidAgentResponse, Code::Internal),
-            (ErrorCode::VersionNotSupported, Code::FailedPrecondition),
+            (ErrorCode::VersionNotSupported, Code::Unimplemented),
+            (
+                ErrorCode::AuthenticatedExtendedCardNotConfigured,
+                Code::FailedPrecondition,
+            ),
             (ErrorCode::InvalidParams, Code::InvalidArgument),
             (ErrorCode::ServerBusy, Code::Unavailable),
         ];
