@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the real A2A clients the interop tests and the server benchmark talk to:
-#   .venv/         (git-ignored) a2a-sdk[http-server]==1.3.0 from PyPI: the Python client,
+#   .venv/         (git-ignored) a2a-sdk[http-server,grpc]==1.3.0 from PyPI: the Python client,
 #                  and the Python reference server the benchmark compares against; and
 #                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
@@ -32,7 +32,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-PY_SPEC='a2a-sdk[http-server]==1.3.0'
+PY_SPEC='a2a-sdk[http-server,grpc]==1.3.0'
 PY_VERSION='1.3.0'
 JS_VERSION='1.3.0'
 JS_DIR="$root/tests/interop/js"
@@ -56,7 +56,8 @@ python_ok() {
 import sys
 from importlib.metadata import version
 assert version("a2a-sdk") == sys.argv[1]
-for extra in ("starlette", "sse-starlette", "uvicorn"):  # the http-server extra, and uvicorn
+# the http-server extra, the grpc extra (the gRPC interop tests), and uvicorn
+for extra in ("starlette", "sse-starlette", "grpcio", "uvicorn"):
     version(extra)
 PY
 }
