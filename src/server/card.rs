@@ -89,7 +89,8 @@ pub(crate) async fn legacy_agent_card(
 
 /// Adds the gRPC interface (the `grpc` feature) after the card's other 1.0 ones: gRPC is
 /// served on the same port, and a gRPC target is `host:port` (gRPC clients take no scheme
-/// and no path), so its URL is the card URL's host and port.
+/// and no path), so its URL is the card URL's host and port. A card URL with a path (the
+/// router mounted under a prefix) lists none: gRPC clients cannot reach a prefix.
 pub(crate) fn list_grpc(card: &mut AgentCard) {
     #[cfg(feature = "grpc")]
     {
@@ -97,6 +98,9 @@ pub(crate) fn list_grpc(card: &mut AgentCard) {
         let Ok(url) = url::Url::parse(&card.url) else {
             return;
         };
+        if url.path() != "/" {
+            return;
+        }
         let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
             return;
         };

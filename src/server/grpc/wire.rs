@@ -79,3 +79,70 @@ fn invalid(detail: &str) -> RpcError {
         format!("Invalid params: {detail}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::proto::{SendMessageRequest, StreamResponse};
+    use super::*;
+
+    fn wire() -> Wire {
+        Wire::new().expect("the compiled descriptors decode")
+    }
+
+    #[test]
+    fn an_a2ui_update_survives_the_trip_through_the_proto_unchanged() {
+        let update = json!({"statusUpdate": {
+            "taskId": "t1",
+            "contextId": "c1",
+            "status": {
+                "state": "TASK_STATE_WORKING",
+                "timestamp": "2026-12-04T10:00:00.123Z",
+                "message": {
+                    "messageId": "m1",
+                    "role": "ROLE_AGENT",
+                    "parts": [
+                        {"text": "Here you go"},
+                        {
+                            "data": {"version": "v0.9", "createSurface": {
+                                "surfaceId": "s", "catalogId": "basic", "nested": [1, 2.5, null, true]
+                            }},
+                            "mediaType": "application/a2ui+json",
+                            "metadata": {"mimeType": "application/a2ui+json"}
+                        }
+                    ]
+                }
+            },
+            "metadata": {"a2ui": {"surface": "s"}}
+        }});
+        let wire = wire();
+        let message: StreamResponse = wire.from_json(&update, "StreamResponse").unwrap();
+        let back: Value = serde_json::from_str(&wire.to_json(&message, "StreamResponse").unwrap())
+            .unwrap();
+        assert_eq!(back, update);
+    }
+
+    #[test]
+    fn a_request_reads_as_the_protojson_the_json_bindings_get() {
+        let request = SendMessageRequest {
+            message: Some(super::super::proto::Message {
+                message_id: "m1".into(),
+                role: 1,
+                parts: vec![super::super::proto::Part {
+                    content: Some(super::super::proto::part::Content::Text("hi".into())),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let json: Value =
+            serde_json::from_str(&wire().to_json(&request, "SendMessageRequest").unwrap())
+                .unwrap();
+        assert_eq!(
+            json,
+            json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}})
+        );
+    }
+}
