@@ -84,22 +84,27 @@ def data_part(data: dict) -> Part:
     return part
 
 
-class EchoRecorder(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+class EchoRecorder:
     """Records the `a2a-extensions` response metadata of each gRPC call."""
 
     def __init__(self, echoed: list[str | None]):
         self.echoed = echoed
 
-    async def _record(self, call):
+    async def record(self, call):
         metadata = await call.initial_metadata()
         self.echoed.append(metadata.get('a2a-extensions') if metadata else None)
         return call
 
-    async def intercept_unary_unary(self, continuation, details, request):
-        return await self._record(await continuation(details, request))
 
+# One instance per kind: grpc.aio files an interceptor under the first kind it is.
+class UnaryEchoRecorder(EchoRecorder, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, details, request):
+        return await self.record(await continuation(details, request))
+
+
+class StreamEchoRecorder(EchoRecorder, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation, details, request):
-        return await self._record(await continuation(details, request))
+        return await self.record(await continuation(details, request))
 
 
 class Host:
@@ -118,12 +123,12 @@ class Host:
 
         self.http = httpx.AsyncClient(timeout=30, event_hooks={'response': [on_response]})
         bindings = {'rest': ['HTTP+JSON'], 'grpc': ['GRPC']}.get(TRANSPORT, [])
-        recorder = EchoRecorder(self.echoed)
+        recorders = [UnaryEchoRecorder(self.echoed), StreamEchoRecorder(self.echoed)]
         config = ClientConfig(
             streaming=True,
             httpx_client=self.http,
             supported_protocol_bindings=bindings,
-            grpc_channel_factory=lambda url: grpc.aio.insecure_channel(url, interceptors=[recorder]),
+            grpc_channel_factory=lambda url: grpc.aio.insecure_channel(url, interceptors=recorders),
         )
         if TRANSPORT == '0.3':
             card = await A2ACardResolver(self.http, self.base_url).get_agent_card()

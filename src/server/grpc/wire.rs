@@ -118,8 +118,8 @@ mod tests {
         }});
         let wire = wire();
         let message: StreamResponse = wire.from_json(&update, "StreamResponse").unwrap();
-        let back: Value = serde_json::from_str(&wire.to_json(&message, "StreamResponse").unwrap())
-            .unwrap();
+        let back: Value =
+            serde_json::from_str(&wire.to_json(&message, "StreamResponse").unwrap()).unwrap();
         assert_eq!(back, update);
     }
 
@@ -138,8 +138,7 @@ mod tests {
             ..Default::default()
         };
         let json: Value =
-            serde_json::from_str(&wire().to_json(&request, "SendMessageRequest").unwrap())
-                .unwrap();
+            serde_json::from_str(&wire().to_json(&request, "SendMessageRequest").unwrap()).unwrap();
         assert_eq!(
             json,
             json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}})

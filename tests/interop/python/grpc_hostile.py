@@ -4,7 +4,7 @@
 Usage: python grpc_hostile.py HOST:PORT SCENARIO
 Scenarios (the server under test: tests/server_grpc.rs; tokens `alice-token`, `bob-token`,
 a 64 KiB message limit, cancel on disconnect, one subscription per caller):
-  oversized  a message over the size limit              -> RESOURCE_EXHAUSTED
+  oversized  a message over the size limit              -> OUT_OF_RANGE (tonic's code)
   deep       a data part nested 300 lists deep          -> INVALID_ARGUMENT
   utf8       a string field holding invalid UTF-8        -> INVALID_ARGUMENT
   garbage    bytes that are no protobuf message          -> INVALID_ARGUMENT
