@@ -76,11 +76,8 @@ mod tests {
         assert_eq!(info.metadata.get("taskId").map(String::as_str), Some("t1"));
         let cases = [
             (ErrorCode::TaskNotCancelable, Code::FailedPrecondition),
-            (
-                ErrorCode::PushNotificationNotSupported,
-                Code::FailedPrecondition,
-            ),
-            (ErrorCode::UnsupportedOperation, Code::FailedPrecondition),
+            (ErrorCode::PushNotificationNotSupported, Code::Unimplemented),
+            (ErrorCode::UnsupportedOperation, Code::Unimplemented),
             (ErrorCode::ContentTypeNotSupported, Code::InvalidArgument),
             (ErrorCode::InvalidAgentResponse, Code::Internal),
             (ErrorCode::VersionNotSupported, Code::Unimplemented),

@@ -44,12 +44,17 @@ impl Wire {
             })
     }
 
-    /// `message` (an A2A message named `name`) as ProtoJSON text.
+    /// `message` (an A2A message named `name`) as ProtoJSON text. A `google.protobuf.Value`
+    /// number is a double, which ProtoJSON writes `1.0`: a whole one is written `1`, as a
+    /// JSON client would have sent it (a2a.proto has no double field of its own).
     pub(super) fn to_json(&self, message: &impl Message, name: &str) -> Result<String, RpcError> {
         let descriptor = self.descriptor(name).map_err(|_| RpcError::internal())?;
         let dynamic = DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())
             .map_err(|error| invalid(&error.to_string()))?;
-        serde_json::to_string(&dynamic).map_err(|error| invalid(&error.to_string()))
+        let mut json =
+            serde_json::to_value(&dynamic).map_err(|error| invalid(&error.to_string()))?;
+        whole_numbers_as_integers(&mut json);
+        serde_json::to_string(&json).map_err(|error| invalid(&error.to_string()))
     }
 
     /// The A2A message named `name` whose ProtoJSON `json` (the 1.0 codec's output) is.
@@ -70,6 +75,28 @@ impl Wire {
         dynamic
             .transcode_to::<M>()
             .map_err(|_| Status::internal("Internal error"))
+    }
+}
+
+/// Writes every whole double of `json` within ±2^53 as an integer. The depth is bounded by
+/// the decoding that made `json` (prost's recursion limit).
+fn whole_numbers_as_integers(json: &mut serde_json::Value) {
+    use serde_json::Value;
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match json {
+        Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64()) {
+                if float.fract() == 0.0 && float.abs() <= EXACT {
+                    // Exact: a whole double within ±2^53 is an i64.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let whole = float as i64;
+                    *json = Value::from(whole);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(members) => members.values_mut().for_each(whole_numbers_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
     }
 }
 
