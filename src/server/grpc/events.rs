@@ -120,5 +120,5 @@ fn events(
 
 /// `event` as a `StreamResponse`.
 fn message(wire: &Wire, event: &StreamEvent) -> Result<StreamResponse, Status> {
-    wire.from_json(&v1_0::event_result(event), "StreamResponse")
+    wire.message_of(&v1_0::event_result(event), "StreamResponse")
 }

@@ -121,7 +121,7 @@ impl Grpc {
         json: &impl Serialize,
         name: &str,
     ) -> Result<Response<M>, Status> {
-        self.wire.from_json(json, name).map(Response::new)
+        self.wire.message_of(json, name).map(Response::new)
     }
 }
 

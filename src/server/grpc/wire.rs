@@ -59,7 +59,7 @@ impl Wire {
 
     /// The A2A message named `name` whose ProtoJSON `json` (the 1.0 codec's output) is.
     /// Members the proto does not define are dropped.
-    pub(super) fn from_json<M: Message + Default>(
+    pub(super) fn message_of<M: Message + Default>(
         &self,
         json: &impl Serialize,
         name: &str,
@@ -85,13 +85,14 @@ fn whole_numbers_as_integers(json: &mut serde_json::Value) {
     const EXACT: f64 = 9_007_199_254_740_992.0;
     match json {
         Value::Number(number) => {
-            if let Some(float) = number.as_f64().filter(|_| number.is_f64()) {
-                if float.fract() == 0.0 && float.abs() <= EXACT {
-                    // Exact: a whole double within ±2^53 is an i64.
-                    #[allow(clippy::cast_possible_truncation)]
-                    let whole = float as i64;
-                    *json = Value::from(whole);
-                }
+            let whole = number
+                .as_f64()
+                .filter(|float| number.is_f64() && float.fract() == 0.0 && float.abs() <= EXACT);
+            if let Some(float) = whole {
+                // Exact: a whole double within ±2^53 is an i64.
+                #[allow(clippy::cast_possible_truncation)]
+                let whole = float as i64;
+                *json = Value::from(whole);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
@@ -144,7 +145,7 @@ mod tests {
             "metadata": {"a2ui": {"surface": "s"}}
         }});
         let wire = wire();
-        let message: StreamResponse = wire.from_json(&update, "StreamResponse").unwrap();
+        let message: StreamResponse = wire.message_of(&update, "StreamResponse").unwrap();
         let back: Value =
             serde_json::from_str(&wire.to_json(&message, "StreamResponse").unwrap()).unwrap();
         assert_eq!(back, update);
