@@ -10,6 +10,9 @@
 //! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
+//! - with the `grpc` feature, the gRPC binding of 1.0 on the same port: the `A2AService` of
+//!   `a2a.proto` at `/lf.a2a.v1.A2AService/{Method}` (HTTP/2), every method, listed in the
+//!   card as `GRPC` at the server's `host:port`;
 //! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
 //!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
 //!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
