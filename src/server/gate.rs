@@ -134,10 +134,10 @@ pub(crate) async fn read_body(
     ) {
         return next.run(request).await;
     }
-    // gRPC (`application/grpc`, which no browser form sends) reads its own messages, under
-    // its own size limit, answering with gRPC statuses.
+    // A gRPC call (`application/grpc`, which no browser form sends, to the service's path)
+    // reads its own messages, under the same size limit, answering with gRPC statuses.
     #[cfg(feature = "grpc")]
-    if is_grpc(request.headers()) {
+    if is_grpc(&request) {
         return next.run(request).await;
     }
     if !is_json(request.headers()) && !is_bodiless_read(&request) {
@@ -201,13 +201,16 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|essence| JSON_TYPES.iter().any(|t| t.eq_ignore_ascii_case(essence)))
 }
 
-/// Whether the request is a gRPC call (`application/grpc`, `application/grpc+proto`).
+/// Whether the request is a gRPC call (`application/grpc`, `application/grpc+proto`) to the
+/// A2A service (under a tenant's path too).
 #[cfg(feature = "grpc")]
-fn is_grpc(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/grpc"))
+fn is_grpc(request: &Request) -> bool {
+    request.uri().path().contains(super::grpc::PATH_PREFIX)
+        && request
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/grpc"))
 }
 
 enum Collected {
