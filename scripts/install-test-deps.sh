@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the real A2A clients the interop tests and the server benchmark talk to:
-#   .venv/         (git-ignored) a2a-sdk[http-server]==1.3.0 from PyPI: the Python client,
+#   .venv/         (git-ignored) a2a-sdk[http-server,grpc]==1.3.0 from PyPI: the Python client,
 #                  and the Python reference server the benchmark compares against; and
 #                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
-#   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, pinned by tests/interop/js's
+#   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, with @grpc/grpc-js and
+#                  @bufbuild/protobuf for its gRPC transport, pinned by tests/interop/js's
 #                  package-lock.json;
 #   tests/interop/agui/node_modules/ (git-ignored) @ag-ui/client@1.0.0 and
 #                  @ag-ui/a2ui-middleware@0.0.10, pinned by its package-lock.json, and
@@ -42,7 +43,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-PY_SPEC='a2a-sdk[http-server]==1.3.0'
+PY_SPEC='a2a-sdk[http-server,grpc]==1.3.0'
 PY_VERSION='1.3.0'
 JS_VERSION='1.3.0'
 JS_DIR="$root/tests/interop/js"
@@ -66,7 +67,8 @@ python_ok() {
 import sys
 from importlib.metadata import version
 assert version("a2a-sdk") == sys.argv[1]
-for extra in ("starlette", "sse-starlette", "uvicorn"):  # the http-server extra, and uvicorn
+# the http-server extra, the grpc extra (the gRPC interop tests), and uvicorn
+for extra in ("starlette", "sse-starlette", "grpcio", "uvicorn"):
     version(extra)
 PY
 }
@@ -98,7 +100,10 @@ fi
 
 # ---- JavaScript --------------------------------------------------------------------------
 js_ok() {
+    # The gRPC transport's peers (@grpc/grpc-js, @bufbuild/protobuf) come with it.
     [[ -f "$JS_DIR/node_modules/@a2a-js/sdk/package.json" ]] &&
+        [[ -f "$JS_DIR/node_modules/@grpc/grpc-js/package.json" ]] &&
+        [[ -f "$JS_DIR/node_modules/@bufbuild/protobuf/package.json" ]] &&
         node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' \
             "$JS_DIR/node_modules/@a2a-js/sdk/package.json" "$JS_VERSION" 2>/dev/null
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The official A2A 1.0 TCK against tools/src/bin/tck_sut.rs, over JSON-RPC and HTTP+JSON.
+# The official A2A 1.0 TCK against tools/src/bin/tck_sut.rs, over JSON-RPC, HTTP+JSON and gRPC.
 #
 #   scripts/tck.sh            # after scripts/install-test-deps.sh (it makes .venv-tck/)
 #
@@ -87,7 +87,7 @@ run_pass() {
         cd "$work"
         TCK_OUTCOMES="$outcomes_file" PYTHONPATH="$root/scripts" \
             "$root/.venv-tck/bin/python" run_tck.py --sut-host "${url%/}" \
-            --transport jsonrpc,http_json -- -p tck_report "$@"
+            --transport jsonrpc,http_json,grpc -- -p tck_report "$@"
     ) >"$work/run-$name.log" 2>&1 || status=$?
     stop_sut
     if [[ ! -s "$outcomes_file" ]]; then

@@ -140,7 +140,12 @@ async fn with_tenants_on_each_tenant_of_the_token_file_sees_only_its_own_tasks()
             .filter(|interface| interface["tenant"] == tenant)
             .map(|interface| &interface["protocolBinding"])
             .collect();
-        assert_eq!(bindings, [&json!("JSONRPC"), &json!("HTTP+JSON")], "{card}");
+        // The binary is built with gRPC (the `cli` feature turns it on).
+        assert_eq!(
+            bindings,
+            [&json!("JSONRPC"), &json!("HTTP+JSON"), &json!("GRPC")],
+            "{card}"
+        );
     }
 
     // Acme's tasks: one over JSON-RPC at /acme/, one over HTTP+JSON at /acme/message:send.

@@ -1,9 +1,10 @@
 //! Our server against the real JavaScript A2A client, `@a2a-js/sdk` 1.3.0, over TCP, on each
 //! of its transports our card leads to.
 //!
-//! Our card offers JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3. With the SDK's default
-//! options (no `legacyCompat`) it picks JSON-RPC 1.0 (module `jsonrpc_1_0`); preferring
-//! `HTTP+JSON`, the REST binding (`rest_1_0`); with `legacyCompat` and the card's 0.3 interface
+//! Our card offers JSON-RPC 1.0, HTTP+JSON 1.0, gRPC 1.0 and JSON-RPC 0.3. With the SDK's
+//! default options (no `legacyCompat`) it picks JSON-RPC 1.0 (module `jsonrpc_1_0`);
+//! preferring `HTTP+JSON`, the REST binding (`rest_1_0`); preferring `GRPC` with its gRPC
+//! transport factory, gRPC (`grpc_1_0`); with `legacyCompat` and the card's 0.3 interface
 //! alone, its 0.3 transport (`jsonrpc_0_3`). Each test runs one scenario of
 //! `tests/interop/js/client.mjs` against a fresh server; the script exits non-zero with
 //! `FAIL: why` when the client sees something wrong. Skipped (with a message) when
@@ -103,11 +104,12 @@ macro_rules! scenarios {
 scenarios!(jsonrpc_1_0, "jsonrpc");
 scenarios!(rest_1_0, "rest");
 scenarios!(jsonrpc_0_3, "0.3");
+scenarios!(grpc_1_0, "grpc");
 
 /// ListTasks, one task per page: the 1.0 transports only (0.3 has no listing).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_js_client_pages_through_a_contexts_tasks_over_both_1_0_bindings() {
-    for transport in ["jsonrpc", "rest"] {
+async fn the_js_client_pages_through_a_contexts_tasks_over_every_1_0_binding() {
+    for transport in ["jsonrpc", "rest", "grpc"] {
         let Some(run) = js_scenario("list", transport).await else {
             return;
         };

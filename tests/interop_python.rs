@@ -1,9 +1,10 @@
 //! Our server against the real Python A2A client, `a2a-sdk` 1.3.0, over TCP, on each of its
 //! transports our card leads to.
 //!
-//! Our card offers JSON-RPC 1.0, HTTP+JSON 1.0 and JSON-RPC 0.3. With its default config the
-//! SDK picks JSON-RPC 1.0 (module `jsonrpc_1_0`); with `supported_protocol_bindings=
-//! ["HTTP+JSON"]` the REST binding (`rest_1_0`); given the card's 0.3 interface alone, as a 0.3
+//! Our card offers JSON-RPC 1.0, HTTP+JSON 1.0, gRPC 1.0 (the `grpc` feature) and JSON-RPC
+//! 0.3. With its default config the SDK picks JSON-RPC 1.0 (module `jsonrpc_1_0`); with
+//! `supported_protocol_bindings=["HTTP+JSON"]` the REST binding (`rest_1_0`); with `["GRPC"]`
+//! and its `grpc` extra, gRPC (`grpc_1_0`); given the card's 0.3 interface alone, as a 0.3
 //! agent's card would read, its 0.3 compat transport (`jsonrpc_0_3`). Each test runs one
 //! scenario of `tests/interop/python/client.py` (card resolution, send, stream, get, list,
 //! cancel, continuation, keep-alive, resubscribe) against a fresh server; the script exits
@@ -32,7 +33,7 @@ async fn python_scenario(scenario: &str, transport: &str) -> Option<(ScriptRun, 
 /// The scenarios every transport passes, run over `$transport` whose client class is
 /// `$class`.
 macro_rules! scenarios {
-    ($module:ident, $transport:literal, $class:literal) => {
+    ($module:ident, $transport:literal, $class:literal $(, $keepalive:ident)?) => {
         mod $module {
             use super::python_scenario;
             use super::support::event_kinds;
@@ -117,6 +118,11 @@ macro_rules! scenarios {
                 assert_eq!(seen["text"], "echo: second | history: first", "{seen}");
             }
 
+            $(
+            #[doc = concat!(
+                "Over HTTP only (", stringify!($keepalive), "): the client's read timeout ",
+                "between stream events."
+            )]
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_stream_from_an_agent_silent_for_8_s_completes_under_the_python_clients_5_s_read_timeout()
             {
@@ -133,6 +139,7 @@ macro_rules! scenarios {
                     "{seen}"
                 );
             }
+            )?
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_python_client_resubscribed_to_a_running_task_sees_it_canceled_and_the_stream_end() {
@@ -147,14 +154,16 @@ macro_rules! scenarios {
     };
 }
 
-scenarios!(jsonrpc_1_0, "jsonrpc", "JsonRpcTransport");
-scenarios!(rest_1_0, "rest", "RestTransport");
-scenarios!(jsonrpc_0_3, "0.3", "CompatJsonRpcTransport");
+scenarios!(jsonrpc_1_0, "jsonrpc", "JsonRpcTransport", keepalive);
+scenarios!(rest_1_0, "rest", "RestTransport", keepalive);
+scenarios!(jsonrpc_0_3, "0.3", "CompatJsonRpcTransport", keepalive);
+// gRPC streams have no read timeout between messages: no keep-alive scenario.
+scenarios!(grpc_1_0, "grpc", "GrpcTransport");
 
 /// ListTasks, one task per page: the 1.0 transports only (0.3 has no listing).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_python_client_pages_through_a_contexts_tasks_over_both_1_0_bindings() {
-    for transport in ["jsonrpc", "rest"] {
+async fn the_python_client_pages_through_a_contexts_tasks_over_every_1_0_binding() {
+    for transport in ["jsonrpc", "rest", "grpc"] {
         let Some((run, _)) = python_scenario("list", transport).await else {
             return;
         };

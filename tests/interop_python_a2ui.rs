@@ -3,7 +3,7 @@
 //! streamed surfaces and sends a user action back (`tests/interop/a2ui_e2e.py`). The messages
 //! it received are validated here against the catalog. The client takes its default transport
 //! (JSON-RPC 1.0, where parts carry `mediaType` too); the v0.9 flow also runs over HTTP+JSON
-//! 1.0 and JSON-RPC 0.3. Skipped (with a message) when `.venv` is absent, unless
+//! 1.0, gRPC 1.0 (the A2UI messages travel as the proto's data parts) and JSON-RPC 0.3. Skipped (with a message) when `.venv` is absent, unless
 //! `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "server")]
 
@@ -56,7 +56,7 @@ async fn scenario(name: &str, version: ProtocolVersion) -> Option<Value> {
     scenario_over(name, version, "jsonrpc").await
 }
 
-/// Runs scenario `name` with the client on `transport` (`jsonrpc`, `rest` or `0.3`).
+/// Runs scenario `name` with the client on `transport` (`jsonrpc`, `rest`, `grpc` or `0.3`).
 async fn scenario_over(name: &str, version: ProtocolVersion, transport: &str) -> Option<Value> {
     let python = installed(
         crate_root().join(".venv/bin/python"),
@@ -139,6 +139,11 @@ async fn the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_a
 async fn over_http_json_the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent()
  {
     the_flow_over(ProtocolVersion::V0_9, "rest", "RestTransport").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_grpc_the_python_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent() {
+    the_flow_over(ProtocolVersion::V0_9, "grpc", "GrpcTransport").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -363,14 +363,17 @@ async fn the_card_lists_both_generations_at_the_url_it_was_reached_by() {
         .collect();
     let url = server.url.as_str();
     let rest_url = url.trim_end_matches('/');
-    assert_eq!(
-        interfaces,
-        [
-            ("JSONRPC", "1.0", url),
-            ("HTTP+JSON", "1.0", rest_url),
-            ("JSONRPC", "0.3", url)
-        ]
-    );
+    // gRPC (its feature) is served on the same port: its target is `host:port`.
+    #[cfg(feature = "grpc")]
+    let grpc_url = url.trim_start_matches("http://").trim_end_matches('/');
+    let expected = [
+        ("JSONRPC", "1.0", url),
+        ("HTTP+JSON", "1.0", rest_url),
+        #[cfg(feature = "grpc")]
+        ("GRPC", "1.0", grpc_url),
+        ("JSONRPC", "0.3", url),
+    ];
+    assert_eq!(interfaces, expected);
     // The 0.3 members are in the 0.3 card only.
     assert!(card.get("url").is_none());
     let legacy: Value = server

@@ -39,6 +39,8 @@ pub mod binding {
     pub const JSONRPC: &str = "JSONRPC";
     /// The HTTP+JSON (REST) binding.
     pub const HTTP_JSON: &str = "HTTP+JSON";
+    /// The gRPC binding (its interface URL is the server's `host:port`).
+    pub const GRPC: &str = "GRPC";
 }
 
 /// Where and how an agent is reached (A2A 1.0 `AgentInterface`).

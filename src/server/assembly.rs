@@ -57,6 +57,7 @@ pub(super) fn published_cards(
     }
     auth::declare(&mut card, auth);
     if !card.url.is_empty() {
+        card::list_grpc(&mut card);
         card::list_tenants(&mut card, tenants);
     }
     Ok((card, extended_card))

@@ -87,6 +87,42 @@ pub(crate) async fn legacy_agent_card(
     card_response(&state, &headers, Version::V0_3)
 }
 
+/// Adds the gRPC interface (the `grpc` feature) after the card's other 1.0 ones: gRPC is
+/// served on the same port, and a gRPC target is `host:port` (gRPC clients take no scheme
+/// and no path), so its URL is the card URL's host and port. A card URL with a path (the
+/// router mounted under a prefix) lists none: gRPC clients cannot reach a prefix.
+pub(crate) fn list_grpc(card: &mut AgentCard) {
+    #[cfg(feature = "grpc")]
+    {
+        use crate::a2a::card::{AgentInterface, binding};
+        let Ok(url) = url::Url::parse(&card.url) else {
+            return;
+        };
+        if url.path() != "/" {
+            return;
+        }
+        let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+            return;
+        };
+        let at = card
+            .supported_interfaces
+            .iter()
+            .rposition(|interface| interface.protocol_version == "1.0")
+            .map_or(0, |last| last + 1);
+        card.supported_interfaces.insert(
+            at,
+            AgentInterface {
+                url: format!("{host}:{port}"),
+                protocol_binding: binding::GRPC.into(),
+                protocol_version: "1.0".into(),
+                tenant: None,
+            },
+        );
+    }
+    #[cfg(not(feature = "grpc"))]
+    let _ = card;
+}
+
 /// Adds, for each of `tenants`, the card's 1.0 interfaces again with that tenant: where
 /// and how a client acts in it (HTTP+JSON under `{url}/{tenant}/`, JSON-RPC with
 /// `params.tenant`).
@@ -122,6 +158,7 @@ pub(crate) fn encode(
             .filter(|host| is_plausible_host(host))
             .unwrap_or("localhost");
         card.set_url(format!("http://{host}/"));
+        list_grpc(&mut card);
         list_tenants(&mut card, tenants);
     }
     match shape {

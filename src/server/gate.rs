@@ -134,6 +134,12 @@ pub(crate) async fn read_body(
     ) {
         return next.run(request).await;
     }
+    // A gRPC call (`application/grpc`, which no browser form sends, to the service's path)
+    // reads its own messages, under the same size limit, answering with gRPC statuses.
+    #[cfg(feature = "grpc")]
+    if is_grpc(&request) {
+        return next.run(request).await;
+    }
     if !is_json(request.headers()) && !is_bodiless_read(&request) {
         return refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -193,6 +199,18 @@ fn is_json(headers: &HeaderMap) -> bool {
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or("").trim())
         .is_some_and(|essence| JSON_TYPES.iter().any(|t| t.eq_ignore_ascii_case(essence)))
+}
+
+/// Whether the request is a gRPC call (`application/grpc`, `application/grpc+proto`) to the
+/// A2A service (under a tenant's path too).
+#[cfg(feature = "grpc")]
+fn is_grpc(request: &Request) -> bool {
+    request.uri().path().contains(super::grpc::PATH_PREFIX)
+        && request
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/grpc"))
 }
 
 enum Collected {

@@ -10,6 +10,9 @@
 //! - the HTTP+JSON binding of 1.0 beside it: `POST /message:send`, `POST /message:stream`,
 //!   `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
 //!   /tasks/{id}:subscribe`;
+//! - with the `grpc` feature, the gRPC binding of 1.0 on the same port: the `A2AService` of
+//!   `a2a.proto` at `/lf.a2a.v1.A2AService/{Method}` (HTTP/2), every method, listed in the
+//!   card as `GRPC` at the server's `host:port`;
 //! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
 //!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
 //!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
@@ -57,6 +60,8 @@ mod card;
 mod connections;
 mod error;
 mod gate;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod limits;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -181,14 +186,14 @@ impl A2uiServer {
         // same routes again under `/{tenant}/`.
         let tenancy = self.state.tenancy;
         let ag_ui = self.ag_ui.as_deref();
-        let mut api = self.with_mcp(api_routes(tenancy, ag_ui));
+        let mut api = self.with_grpc(self.with_mcp(api_routes(tenancy, ag_ui)));
         if tenancy {
             // `nest` serves the inner `/` at `/{tenant}` only; JSON-RPC clients also post
             // to `/{tenant}/`.
             api = api
                 .nest(
                     "/{tenant}",
-                    self.with_mcp(api_routes(true, ag_ui))
+                    self.with_grpc(self.with_mcp(api_routes(true, ag_ui)))
                         .layer(from_fn(tenancy::from_path)),
                 )
                 .route(
@@ -232,6 +237,16 @@ impl A2uiServer {
         #[cfg(feature = "mcp")]
         if let Some((path, endpoint)) = &self.mcp {
             return api.merge(endpoint.routes(path));
+        }
+        api
+    }
+
+    /// `api` and the gRPC service (the `grpc` feature).
+    fn with_grpc(&self, api: Router<Arc<ServerState>>) -> Router<Arc<ServerState>> {
+        #[cfg(feature = "grpc")]
+        if let Some(service) = grpc::service(self.state.clone(), self.body_limit) {
+            let path = format!("{}{{method}}", grpc::PATH_PREFIX);
+            return api.route_service(&path, service);
         }
         api
     }

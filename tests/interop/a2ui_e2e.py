@@ -16,7 +16,8 @@ Scenarios: flow (results, then a booking action comes back), unknown-catalog, ma
 turn (one streamed turn).
 VERSION: v0.8 or v0.9.
 TRANSPORT: jsonrpc (default: the SDK's default config, JSON-RPC 1.0), rest (HTTP+JSON 1.0),
-0.3 (the card's 0.3 interface alone: JSON-RPC 0.3).
+0.3 (the card's 0.3 interface alone: JSON-RPC 0.3), grpc (gRPC 1.0, the SDK's grpc extra; the
+echoed extensions are read from the response metadata).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import os
 import sys
 import uuid
 
+import grpc
 import httpx
 from google.protobuf.json_format import MessageToDict, ParseDict
 
@@ -36,7 +38,7 @@ from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
 
 # A real model reading its prompt takes longer: tests/real_model.rs raises it.
 SCENARIO_DEADLINE_S = float(os.environ.get('A2UI_SCENARIO_DEADLINE_S', '60'))
-TRANSPORTS = ('jsonrpc', 'rest', '0.3')
+TRANSPORTS = ('jsonrpc', 'rest', '0.3', 'grpc')
 TRANSPORT = 'jsonrpc'
 
 EXTENSIONS = {
@@ -82,6 +84,29 @@ def data_part(data: dict) -> Part:
     return part
 
 
+class EchoRecorder:
+    """Records the `a2a-extensions` response metadata of each gRPC call."""
+
+    def __init__(self, echoed: list[str | None]):
+        self.echoed = echoed
+
+    async def record(self, call):
+        metadata = await call.initial_metadata()
+        self.echoed.append(metadata.get('a2a-extensions') if metadata else None)
+        return call
+
+
+# One instance per kind: grpc.aio files an interceptor under the first kind it is.
+class UnaryEchoRecorder(EchoRecorder, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, details, request):
+        return await self.record(await continuation(details, request))
+
+
+class StreamEchoRecorder(EchoRecorder, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation, details, request):
+        return await self.record(await continuation(details, request))
+
+
 class Host:
     """A client with the A2UI extension active, recording the echoed extension header."""
 
@@ -97,9 +122,13 @@ class Host:
                 self.echoed.append(response.headers.get(name))
 
         self.http = httpx.AsyncClient(timeout=30, event_hooks={'response': [on_response]})
-        bindings = ['HTTP+JSON'] if TRANSPORT == 'rest' else []
+        bindings = {'rest': ['HTTP+JSON'], 'grpc': ['GRPC']}.get(TRANSPORT, [])
+        recorders = [UnaryEchoRecorder(self.echoed), StreamEchoRecorder(self.echoed)]
         config = ClientConfig(
-            streaming=True, httpx_client=self.http, supported_protocol_bindings=bindings
+            streaming=True,
+            httpx_client=self.http,
+            supported_protocol_bindings=bindings,
+            grpc_channel_factory=lambda url: grpc.aio.insecure_channel(url, interceptors=recorders),
         )
         if TRANSPORT == '0.3':
             card = await A2ACardResolver(self.http, self.base_url).get_agent_card()

@@ -4,7 +4,10 @@
 //   jsonrpc  (default) `new ClientFactory()`, the SDK's defaults, no legacyCompat: JSON-RPC 1.0;
 //   rest     the defaults with `preferredTransports: ['HTTP+JSON']`: HTTP+JSON 1.0;
 //   0.3      `legacyCompat` on, given the card with only its 0.3 interface (as a 0.3 agent's
-//            card reads): the 0.3 JSON-RPC transport.
+//            card reads): the 0.3 JSON-RPC transport;
+//   grpc     the SDK's `GrpcTransportFactory` (`@a2a-js/sdk/client/grpc`, with its peers
+//            @grpc/grpc-js and @bufbuild/protobuf) with insecure credentials and
+//            `preferredTransports: ['GRPC']`: gRPC 1.0, at the card's `host:port`.
 //
 // Usage: node client.mjs BASE_URL SCENARIO [TRANSPORT]
 //   send    blocking message/send "hello": an input-required task whose status message holds
@@ -26,7 +29,9 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { Role, TaskState } from '@a2a-js/sdk';
+import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 
 function fail(why) {
@@ -52,6 +57,10 @@ function userMessage(text, taskId = '', contextId = '') {
     parts: [{ content: { $case: 'text', value: text } }],
     taskId,
     contextId,
+    // The SDK's gRPC transport serializes with the generated message types, whose repeated
+    // fields must be arrays; the JSON transports leave empty ones out either way.
+    extensions: [],
+    referenceTaskIds: [],
   };
 }
 
@@ -61,6 +70,7 @@ const EXPECTED = {
   jsonrpc: ['JSONRPC', /^1\.0$/],
   rest: ['HTTP+JSON', /^1\.0$/],
   '0.3': ['JSONRPC', /^0\.3(\.|$)/],
+  grpc: ['GRPC', /^1\.0$/],
 };
 let transportName = 'jsonrpc';
 
@@ -81,6 +91,11 @@ async function connect(baseUrl, clientConfig = {}) {
   } else {
     const overrides = { clientConfig };
     if (transportName === 'rest') overrides.preferredTransports = ['HTTP+JSON'];
+    if (transportName === 'grpc') {
+      overrides.preferredTransports = ['GRPC'];
+      const credentials = grpc.credentials.createInsecure();
+      overrides.transports = [new GrpcTransportFactory({ grpcChannelCredentials: credentials })];
+    }
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, overrides),
     );
@@ -196,7 +211,10 @@ async function list(baseUrl) {
   const ids = [];
   let pageToken = '';
   for (let i = 0; i < 5; i++) {
-    const page = await client.listTasks({ contextId: first.contextId, pageSize: 1, pageToken });
+    const request = { contextId: first.contextId, pageSize: 1, pageToken };
+    // The gRPC transport's generated types need every scalar set (0: no status filter).
+    if (transportName === 'grpc') Object.assign(request, { tenant: '', status: 0 });
+    const page = await client.listTasks(request);
     check(page.tasks.length <= 1, `a page of size 1 held ${page.tasks.length} tasks`);
     check(page.totalSize === 2, `totalSize is ${page.totalSize}, expected 2`);
     ids.push(...page.tasks.map((t) => t.id));

@@ -7,7 +7,10 @@ gets to one of them:
   rest     `ClientConfig(supported_protocol_bindings=["HTTP+JSON"])`: HTTP+JSON 1.0
            (`RestTransport`);
   0.3      the resolved card with only its 0.3 interface, as a 0.3 agent's card would read:
-           JSON-RPC 0.3 (`CompatJsonRpcTransport`).
+           JSON-RPC 0.3 (`CompatJsonRpcTransport`);
+  grpc     `ClientConfig(supported_protocol_bindings=["GRPC"])` with an insecure channel
+           factory (the SDK's `grpc` extra): gRPC 1.0 (`GrpcTransport`), to the card's GRPC
+           interface (`host:port`).
 Every scenario otherwise uses the client exactly as a user would: the client's default httpx
 settings (a 5 s timeout, also between stream events) and no raw HTTP.
 
@@ -31,9 +34,11 @@ import sys
 import time
 import uuid
 
+import grpc
 import httpx
 
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client.transports.grpc import GrpcTransport
 from a2a.client.transports.jsonrpc import JsonRpcTransport
 from a2a.client.transports.rest import RestTransport
 from a2a.compat.v0_3.jsonrpc_transport import CompatJsonRpcTransport
@@ -84,6 +89,7 @@ TRANSPORTS = {
     'jsonrpc': JsonRpcTransport,
     'rest': RestTransport,
     '0.3': CompatJsonRpcTransport,
+    'grpc': GrpcTransport,
 }
 TRANSPORT = 'jsonrpc'
 
@@ -92,6 +98,13 @@ async def connect(base_url: str, *, streaming: bool = True, polling: bool = Fals
     if TRANSPORT == 'rest':
         config = ClientConfig(
             streaming=streaming, polling=polling, supported_protocol_bindings=['HTTP+JSON']
+        )
+    elif TRANSPORT == 'grpc':
+        config = ClientConfig(
+            streaming=streaming,
+            polling=polling,
+            supported_protocol_bindings=['GRPC'],
+            grpc_channel_factory=grpc.aio.insecure_channel,
         )
     else:
         config = ClientConfig(streaming=streaming, polling=polling)
