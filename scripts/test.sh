@@ -56,7 +56,7 @@ export A2UI_REQUIRE_REAL_MODEL=1
 cargo test --workspace --all-features
 
 # ---- The official A2A 1.0 TCK ------------------------------------------------------------
-step "the A2A 1.0 TCK against tools/src/bin/tck_sut.rs (JSON-RPC and HTTP+JSON)"
+step "the A2A 1.0 TCK against tools/src/bin/tck_sut.rs (JSON-RPC, HTTP+JSON and gRPC)"
 # The official TCK, read from the reference folder beside this checkout (required: with
 # A2UI_REQUIRE_REFERENCE=1 a missing TCK fails the step).
 A2A_TCK_DIR="${A2A_TCK_DIR:-$PWD/../shared/reference/a2a-tck}" scripts/tck.sh
