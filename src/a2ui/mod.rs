@@ -47,6 +47,8 @@ pub(crate) use catalog::UrlProperties;
 pub use client_message::check_client_message;
 pub use error::{CatalogError, ValidationError};
 pub use validate::{MAX_ERRORS, Validator, message_kinds};
+#[cfg(feature = "server")]
+pub(crate) use version::is_a2ui_mime;
 pub use version::{ProtocolVersion, UnknownVersion};
 pub use watch::TreeWatch;
 

@@ -66,6 +66,16 @@ impl std::str::FromStr for ProtocolVersion {
     }
 }
 
+/// Whether `mime` is the DataPart MIME type of some A2UI version (ASCII case and surrounding
+/// space ignored): what tells an A2UI message apart from other data wherever parts are read.
+#[cfg(feature = "server")]
+pub(crate) fn is_a2ui_mime(mime: &str) -> bool {
+    let mime = mime.trim();
+    ProtocolVersion::ALL
+        .iter()
+        .any(|version| mime.eq_ignore_ascii_case(version.mime_type()))
+}
+
 /// A name that is not an A2UI version (the [`FromStr`](std::str::FromStr) error of
 /// [`ProtocolVersion`]); holds the name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,13 +9,10 @@
 use serde_json::{Map, Value};
 
 use crate::a2a::Part;
-use crate::a2ui::ProtocolVersion;
+use crate::a2ui::{ProtocolVersion, is_a2ui_mime};
 
 /// At most this many actions are read from one message; the rest are ignored.
 pub(crate) const MAX_ACTIONS: usize = 64;
-
-/// The A2UI MIME types a DataPart may carry.
-const A2UI_MIME_TYPES: [&str; 2] = ["application/json+a2ui", "application/a2ui+json"];
 
 /// One thing the renderer reported: a user action (v0.8 `userAction`, v0.9 `action`), a
 /// renderer error (`error`), or, in v1.0, a function call for the agent (`callAgentFunction`)
@@ -94,9 +91,7 @@ fn mime_allows(metadata: Option<&Map<String, Value>>) -> bool {
         .and_then(|m| m.get("mimeType"))
         .and_then(Value::as_str)
     {
-        Some(mime) => A2UI_MIME_TYPES
-            .iter()
-            .any(|a2ui| mime.trim().eq_ignore_ascii_case(a2ui)),
+        Some(mime) => is_a2ui_mime(mime),
         None => true,
     }
 }

@@ -12,6 +12,7 @@ use super::lifecycle::transition;
 use super::manager::{Running, TaskManager, agent_message, status_event};
 use super::reply_kinds::{self, ArtifactLog};
 use crate::a2a::{Part, Task, TaskState};
+use crate::a2ui::is_a2ui_mime;
 use crate::agent::{Reply, ReplyEvent};
 use crate::observe::Meter;
 use crate::pipeline::{End, Pipeline, Resolved, SentParts, Step};
@@ -218,7 +219,7 @@ fn a2ui_messages(parts: &[Part]) -> usize {
             } => metadata
                 .get("mimeType")
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|mime| mime.contains("a2ui")),
+                .is_some_and(is_a2ui_mime),
             _ => false,
         })
         .count()

@@ -13,10 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::keys::{A2UI_MIME, CONTEXT_KEY};
 use crate::a2a::{Message, Part, StreamEvent, TaskState};
+use crate::a2ui::is_a2ui_mime;
 use crate::agent::STATUS_METADATA;
-
-/// The MIME types the reply pipeline marks A2UI data parts with.
-const A2UI_PART_MIMES: [&str; 2] = ["application/a2ui+json", "application/json+a2ui"];
 
 /// The `_meta` key of a progress notification holding the A2UI messages new since the
 /// last one.
@@ -120,7 +118,7 @@ impl Collector {
                         .as_deref()
                         .and_then(|metadata| metadata.get("mimeType"))
                         .and_then(Value::as_str);
-                    if mime.is_some_and(|mime| A2UI_PART_MIMES.contains(&mime)) {
+                    if mime.is_some_and(is_a2ui_mime) {
                         self.messages.push(Value::Object(Map::clone(data)));
                     }
                 }
