@@ -1,5 +1,5 @@
 //! A2UI v0.9 end to end with the real JavaScript A2A client, `@a2a-js/sdk` 1.3.0, on its A2A
-//! 1.0 transports (JSON-RPC and HTTP+JSON, no `legacyCompat`): the client activates the
+//! 1.0 transports (JSON-RPC, HTTP+JSON and gRPC, no `legacyCompat`): the client activates the
 //! extension, declares its capabilities, reads the demo's streamed surfaces and sends a
 //! booking action back (`tests/interop/js/a2ui.mjs`). The messages it received are validated
 //! here against the catalog. Skipped (with a message) when `tests/interop/js/node_modules` is
@@ -101,4 +101,11 @@ async fn over_json_rpc_1_0_the_js_client_gets_valid_v0_9_surfaces_and_its_action
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_json_the_js_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent() {
     the_flow("rest", "HTTP+JSON 1.0").await;
+}
+
+/// Over gRPC the A2UI messages travel as the proto's data parts (`google.protobuf.Value`),
+/// the MIME type in the part's metadata and `media_type`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_grpc_the_js_client_gets_valid_v0_9_surfaces_and_its_action_reaches_the_agent() {
+    the_flow("grpc", "GRPC 1.0").await;
 }

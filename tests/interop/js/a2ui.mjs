@@ -1,17 +1,19 @@
 // A2UI v0.9 end to end with the real @a2a-js/sdk client on its A2A 1.0 transports (no
-// legacyCompat): the client activates the extension with `A2A-Extensions`, declares
+// legacyCompat; JSON-RPC, HTTP+JSON, or gRPC through the SDK's `GrpcTransportFactory`): the client activates the extension with `A2A-Extensions`, declares
 // `a2uiClientCapabilities` in the message metadata, reads the demo's streamed surfaces, then
 // sends a booking action back as a DataPart in the same task. It prints one JSON line with the
 // A2UI parts of every working update (data, metadata.mimeType, mediaType) and the final
 // states; the Rust test validates the messages against the catalog.
 //
-// Usage: node a2ui.mjs BASE_URL [jsonrpc|rest]
+// Usage: node a2ui.mjs BASE_URL [jsonrpc|rest|grpc]
 import {
   ClientFactory,
   ClientFactoryOptions,
   ServiceParameters,
   withA2AExtensions,
 } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import * as grpc from '@grpc/grpc-js';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { randomUUID } from 'node:crypto';
 
@@ -34,6 +36,11 @@ function message(parts, taskId = '') {
     role: Role.ROLE_USER,
     parts,
     taskId,
+    contextId: '',
+    // The gRPC transport serializes with the generated message types, whose repeated fields
+    // must be arrays; the JSON transports leave empty ones out either way.
+    extensions: [],
+    referenceTaskIds: [],
     metadata: { a2uiClientCapabilities: { 'v0.9': { supportedCatalogIds: [CATALOG] } } },
   };
 }
@@ -64,10 +71,19 @@ async function turn(client, msg) {
 }
 
 const [baseUrl, transport = 'jsonrpc'] = process.argv.slice(2);
-check(baseUrl && ['jsonrpc', 'rest'].includes(transport), 'usage: node a2ui.mjs BASE_URL [jsonrpc|rest]');
+check(
+  baseUrl && ['jsonrpc', 'rest', 'grpc'].includes(transport),
+  'usage: node a2ui.mjs BASE_URL [jsonrpc|rest|grpc]',
+);
 setTimeout(() => fail('no result within 60 s (hung?)'), 60_000).unref();
 try {
-  const overrides = transport === 'rest' ? { preferredTransports: ['HTTP+JSON'] } : {};
+  const overrides = {};
+  if (transport === 'rest') overrides.preferredTransports = ['HTTP+JSON'];
+  if (transport === 'grpc') {
+    overrides.preferredTransports = ['GRPC'];
+    const credentials = grpc.credentials.createInsecure();
+    overrides.transports = [new GrpcTransportFactory({ grpcChannelCredentials: credentials })];
+  }
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, overrides),
   );
