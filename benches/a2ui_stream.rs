@@ -13,6 +13,11 @@
 //!    negotiated processor's reader, with the catalog validator as readiness check). Each
 //!    figure is the best of five rounds.
 //!
+//! 3. **What observability costs**: built with the `metrics` feature, a second server on its own
+//!    one-worker runtime, the same agent and chunks, with Prometheus metrics on; its CPU per
+//!    streamed response against the plain server's, their rounds interleaved so both see the
+//!    same machine (best of five each).
+//!
 //! Then the two targets of the server path, each with its figure and whether it is met: CPU
 //! per streamed response within 3x of the bare parser, and chunk-to-frame p99 under 1 ms.
 //!
@@ -79,7 +84,12 @@ fn main() {
         .unwrap();
     let stamps: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(Vec::new()));
     let paced = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let url = server_runtime.block_on(start(chunks.clone(), stamps.clone(), paced.clone()));
+    let url = server_runtime.block_on(start(
+        chunks.clone(),
+        stamps.clone(),
+        paced.clone(),
+        Observe::Nothing,
+    ));
     let client = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -127,13 +137,29 @@ fn main() {
     // alike, so a round slowed by something else on the machine does not decide the ratio.
     paced.store(false, std::sync::atomic::Ordering::SeqCst);
     client.block_on(stream_once(&url)); // warm-up
-    let server_cpu = best_of_rounds(responses, || {
+    let plain_round = || {
         let before = worker_cpu(&server_runtime);
         for _ in 0..responses {
             client.block_on(stream_once(&url));
         }
         worker_cpu(&server_runtime) - before
-    });
+    };
+    let observed = observed_server(&chunks);
+    let (server_cpu, observed_cpu) = match &observed {
+        None => (best_of_rounds(responses, plain_round), None),
+        Some((runtime, observed_url, _)) => {
+            client.block_on(stream_once(observed_url)); // warm-up
+            let observed_round = || {
+                let before = worker_cpu(runtime);
+                for _ in 0..responses {
+                    client.block_on(stream_once(observed_url));
+                }
+                worker_cpu(runtime) - before
+            };
+            let (plain, observed) = best_of_interleaved(responses, plain_round, observed_round);
+            (plain, Some(observed))
+        }
+    };
     let bare = best_of_rounds(responses, || {
         time_reader(
             || DirectJson.reader(ParserConfig::default()),
@@ -151,6 +177,14 @@ fn main() {
         chunks.len()
     );
     println!("  server thread     {server_cpu:?}");
+    if let Some((observed_cpu, (_, _, what))) = observed_cpu.zip(observed.as_ref()) {
+        println!(
+            "  server thread, {what} on: {observed_cpu:?}   ({:.3}x the server without, rounds interleaved)",
+            ratio(observed_cpu, server_cpu)
+        );
+    } else {
+        println!("  (built without the `metrics` feature: no observability figure)");
+    }
     println!(
         "  server thread, paced 1 chunk/{:?} (as a model streams): {paced_cpu:?} ({paced_rounds} responses, 10 ms ticks)",
         chunk_pause()
@@ -185,6 +219,53 @@ fn best_of_rounds(responses: usize, mut round: impl FnMut() -> Duration) -> Dura
         .map(|_| round() / responses as u32)
         .min()
         .unwrap_or_default()
+}
+
+/// The least time per response of each of two configurations over [`ROUNDS`] rounds, their
+/// rounds taking turns so that both see the machine in the same state.
+fn best_of_interleaved(
+    responses: usize,
+    mut first: impl FnMut() -> Duration,
+    mut second: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    let (mut best_first, mut best_second) = (Duration::MAX, Duration::MAX);
+    for _ in 0..ROUNDS {
+        best_first = best_first.min(first() / responses as u32);
+        best_second = best_second.min(second() / responses as u32);
+    }
+    (best_first, best_second)
+}
+
+/// What a server of the bench records beyond its answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Observe {
+    Nothing,
+    /// Prometheus metrics (`ServerBuilder::metrics`), never scraped.
+    #[cfg(feature = "metrics")]
+    Metrics,
+}
+
+/// The server with observability on, on its own one-worker runtime: the runtime, its URL
+/// and what it records; `None` when built without the `metrics` feature.
+fn observed_server(chunks: &[String]) -> Option<(tokio::runtime::Runtime, String, &'static str)> {
+    #[cfg(feature = "metrics")]
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("a2ui-bench-obs")
+            .enable_all()
+            .build()
+            .unwrap();
+        let paced = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stamps = Arc::new(Mutex::new(Vec::new()));
+        let url = runtime.block_on(start(chunks.to_vec(), stamps, paced, Observe::Metrics));
+        Some((runtime, url, "metrics"))
+    }
+    #[cfg(not(feature = "metrics"))]
+    {
+        let _ = chunks;
+        None
+    }
 }
 
 /// CPU time of the server runtime's one worker thread, read on that thread (nanosecond
@@ -320,6 +401,7 @@ async fn start(
     chunks: Vec<String>,
     stamps: Arc<Mutex<Vec<Option<Instant>>>>,
     paced: Arc<std::sync::atomic::AtomicBool>,
+    observe: Observe,
 ) -> String {
     let chunks = Arc::new(chunks);
     let pause = chunk_pause();
@@ -350,10 +432,14 @@ async fn start(
             Ok::<_, AgentError>(Reply::stream(stream))
         }
     };
-    let server = A2uiServer::builder(AgentCard::builder("bench").build(), agent)
-        .generator(Generator::v0_9())
-        .build()
-        .unwrap();
+    let builder = A2uiServer::builder(AgentCard::builder("bench").build(), agent)
+        .generator(Generator::v0_9());
+    let builder = match observe {
+        Observe::Nothing => builder,
+        #[cfg(feature = "metrics")]
+        Observe::Metrics => builder.metrics(&a2ui_agent::observe::Metrics::new()),
+    };
+    let server = builder.build().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, server.router()).await });

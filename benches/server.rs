@@ -4,7 +4,10 @@
 //!
 //! 1. `SendMessage` (A2A 1.0 JSON-RPC; `message/send` with `BENCH_PROTOCOL=0.3`) throughput
 //!    and latency over loopback with a trivial agent (it answers "echo: <text>" and leaves the
-//!    task `input-required`) at 1, 16 and 64 concurrent clients.
+//!    task `input-required`) at 1, 16 and 64 concurrent clients. Under A2A 1.0, built with the
+//!    `grpc` feature, the same `SendMessage` also goes over gRPC (HTTP/2, one multiplexed
+//!    connection, as gRPC clients use it) to our server's port and to `a2a-server-lf`'s gRPC
+//!    binding (`a2a-grpc`), so each gRPC row stands beside our JSON-RPC row in one run.
 //! 2. Resident memory (VmRSS of the server process) with N open `SendStreamingMessage`
 //!    (`message/stream`) connections to an agent that stays silent, N = 1,000 and 5,000.
 //!
@@ -16,8 +19,8 @@
 //! `BENCH_PROTOCOL=0.3` run. Figures are printed, never asserted. Run it with
 //! `scripts/bench-server.sh`, which raises the open-file limit.
 //! Without `--bench` (as under `cargo test --benches`) it only runs a short smoke check.
-//! `--serve echo|silent` runs only our server, `--load URL [--clients N]` only the load
-//! generator and `--streams URL [--count N]` only the stream opener: together they let a
+//! `--serve echo|silent` runs only our server, `--load URL [--clients N] [--grpc]` only the
+//! load generator and `--streams URL [--count N]` only the stream opener: together they let a
 //! profiler watch one side.
 //!
 //! Knobs (environment): `BENCH_PROTOCOL` (`1.0`, the default, or `0.3`), `BENCH_SECONDS` per
@@ -59,7 +62,12 @@ fn main() -> ExitCode {
         runtime.block_on(streams_only(protocol, &url, count.unwrap_or(1000)));
     } else if let Some(url) = flag_value(&args, "--load") {
         let clients = flag_value(&args, "--clients").and_then(|n| n.parse().ok());
-        runtime.block_on(load_only(protocol, &url, clients.unwrap_or(16)));
+        let wire = if args.iter().any(|arg| arg == "--grpc") {
+            Wire::Grpc
+        } else {
+            Wire::JsonRpc(protocol)
+        };
+        runtime.block_on(load_only(wire, &url, clients.unwrap_or(16)));
     } else if args.iter().any(|arg| arg == "--bench") {
         runtime.block_on(bench(protocol));
     } else {
@@ -152,6 +160,89 @@ impl Protocol {
     }
 }
 
+/// How the load reaches a server: A2A JSON-RPC (HTTP/1.1, one connection per client) or
+/// gRPC (HTTP/2 with prior knowledge, every client multiplexed on one connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    JsonRpc(Protocol),
+    /// A2A 1.0 `SendMessage` as `/lf.a2a.v1.A2AService/SendMessage`.
+    Grpc,
+}
+
+impl Wire {
+    fn client(self, clients: usize) -> reqwest::Client {
+        let builder = reqwest::Client::builder().pool_max_idle_per_host(clients);
+        match self {
+            Wire::JsonRpc(_) => builder,
+            Wire::Grpc => builder.http2_prior_knowledge(),
+        }
+        .build()
+        .unwrap()
+    }
+
+    /// The request of send number `id` to the server at `url`.
+    fn send(self, http: &reqwest::Client, url: &str, id: u64) -> reqwest::RequestBuilder {
+        match self {
+            Wire::JsonRpc(protocol) => protocol
+                .headers(http.post(url))
+                .body(protocol.body(id, false)),
+            Wire::Grpc => http
+                .post(format!("{url}lf.a2a.v1.A2AService/SendMessage"))
+                .header("content-type", "application/grpc")
+                .header("te", "trailers")
+                .body(grpc_send_message(id)),
+        }
+    }
+
+    /// Whether the answer is the echo agent's: for gRPC, an OK status (an error is a
+    /// trailers-only answer, its status in the headers) and one uncompressed frame holding
+    /// the agent's text.
+    fn answered(self, headers: &reqwest::header::HeaderMap, body: &[u8]) -> bool {
+        match self {
+            Wire::JsonRpc(protocol) => protocol.answered(body),
+            Wire::Grpc => {
+                let status = headers.get("grpc-status");
+                let framed = body.len() > 5
+                    && body[0] == 0
+                    && u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize
+                        == body.len() - 5;
+                let echo: &[u8] = b"echo: hello";
+                status.is_none_or(|s| s == "0")
+                    && framed
+                    && body.windows(echo.len()).any(|w| w == echo)
+            }
+        }
+    }
+}
+
+/// A gRPC frame (uncompressed, length-prefixed) of the protobuf `SendMessageRequest` the
+/// JSON-RPC load sends: message `bench-ID`, role user, one text part "hello" (`a2a.proto`:
+/// request.message = 2; message_id = 1, role = 4, parts = 5; part.text = 1).
+fn grpc_send_message(id: u64) -> Vec<u8> {
+    fn field(number: u8, bytes: &[u8], out: &mut Vec<u8>) {
+        out.push(number << 3 | 2); // length-delimited
+        let mut length = bytes.len();
+        while length >= 0x80 {
+            out.push(length as u8 | 0x80);
+            length >>= 7;
+        }
+        out.push(length as u8);
+        out.extend_from_slice(bytes);
+    }
+    let mut part = Vec::new();
+    field(1, b"hello", &mut part);
+    let mut message = Vec::new();
+    field(1, format!("bench-{id}").as_bytes(), &mut message);
+    message.extend_from_slice(&[4 << 3, 1]); // role: ROLE_USER (varint)
+    field(5, &part, &mut message);
+    let mut request = Vec::new();
+    field(2, &message, &mut request);
+    let mut frame = vec![0];
+    frame.extend_from_slice(&(request.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&request);
+    frame
+}
+
 // ---- the servers under test ----------------------------------------------------------------
 
 /// Runs our server with the `echo` or `silent` agent until stdin closes; prints its URL.
@@ -214,8 +305,9 @@ impl ServerProcess {
         Self::start("a2ui-agent", command)
     }
 
-    /// The official Rust server: `benches/a2a-server-lf`'s release binary, if built.
-    fn rust_sdk(agent: &str) -> Option<ServerProcess> {
+    /// The official Rust server: `benches/a2a-server-lf`'s release binary, if built, serving
+    /// JSON-RPC, or gRPC (`a2a-grpc`) when `grpc`.
+    fn rust_sdk(agent: &str, grpc: bool) -> Option<ServerProcess> {
         let binary =
             crate_root().join("benches/a2a-server-lf/target/release/a2a-server-lf-bench-agent");
         if !binary.exists() {
@@ -227,6 +319,10 @@ impl ServerProcess {
         }
         let mut command = Command::new(binary);
         command.arg(agent);
+        if grpc {
+            command.arg("grpc");
+            return Some(Self::start("a2a-server-lf gRPC", command));
+        }
         Some(Self::start("a2a-server-lf", command))
     }
 
@@ -323,19 +419,16 @@ impl Load {
     }
 }
 
-/// `clients` loops, each sending a send request and waiting for the answer, for `duration`
-/// or `max_requests` requests in all, whichever comes first.
+/// `clients` loops, each sending a send request over `wire` and waiting for the answer, for
+/// `duration` or `max_requests` requests in all, whichever comes first.
 async fn load(
-    protocol: Protocol,
+    wire: Wire,
     url: &str,
     clients: usize,
     duration: Duration,
     max_requests: u64,
 ) -> Load {
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(clients)
-        .build()
-        .unwrap();
+    let http = wire.client(clients);
     let issued = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -353,15 +446,11 @@ async fn load(
                     }
                     let sent = Instant::now();
                     let answered = async {
-                        let response = protocol
-                            .headers(http.post(&url))
-                            .body(protocol.body(id, false))
-                            .send()
-                            .await
-                            .ok()?;
+                        let response = wire.send(&http, &url, id).send().await.ok()?;
+                        let headers = response.headers().clone();
                         let body = response.bytes().await.ok()?;
                         // The agent answered and the task ended as it should.
-                        protocol.answered(&body).then_some(())
+                        wire.answered(&headers, &body).then_some(())
                     };
                     match answered.await {
                         Some(()) => latencies.push(sent.elapsed()),
@@ -452,13 +541,13 @@ async fn open_one(
 
 // ---- the runs --------------------------------------------------------------------------------
 
-/// `--load URL [--clients N]`: only the load generator, against any server (for profiling
+/// `--load URL [--clients N] [--grpc]`: only the load generator, against any server (for profiling
 /// a server started by hand, e.g. `server --serve echo` under `perf record`).
-async fn load_only(protocol: Protocol, url: &str, clients: usize) {
+async fn load_only(wire: Wire, url: &str, clients: usize) {
     let seconds = env_number("BENCH_SECONDS", 5);
     let max_requests = env_number("BENCH_MAX_REQUESTS", 200_000);
     let result = load(
-        protocol,
+        wire,
         url,
         clients,
         Duration::from_secs(seconds),
@@ -487,14 +576,27 @@ async fn streams_only(protocol: Protocol, url: &str, count: usize) {
 
 async fn smoke(protocol: Protocol) {
     let server = ServerProcess::ours("echo");
-    let result = load(protocol, &server.url, 1, Duration::from_secs(2), 20).await;
-    println!(
-        "server bench smoke check: {} answers, {} errors (run `scripts/bench-server.sh` for figures)",
-        result.latencies.len(),
-        result.errors
-    );
-    assert_eq!(result.errors, 0, "our server failed requests");
+    let mut wires = vec![Wire::JsonRpc(protocol)];
+    if GRPC && protocol == Protocol::V1_0 {
+        wires.push(Wire::Grpc);
+    }
+    for wire in wires {
+        let result = load(wire, &server.url, 1, Duration::from_secs(2), 20).await;
+        println!(
+            "server bench smoke check ({wire:?}): {} answers, {} errors (run `scripts/bench-server.sh` for figures)",
+            result.latencies.len(),
+            result.errors
+        );
+        assert_eq!(result.errors, 0, "our server failed requests over {wire:?}");
+    }
 }
+
+/// Whether our server (this build) serves gRPC, and so whether the gRPC rows run.
+const GRPC: bool = cfg!(feature = "grpc");
+
+/// Our rows' names: JSON-RPC, and gRPC on the same process.
+const OURS: &str = "a2ui-agent";
+const OURS_GRPC: &str = "a2ui-agent gRPC";
 
 async fn bench(protocol: Protocol) {
     let seconds = env_number("BENCH_SECONDS", 5);
@@ -508,29 +610,50 @@ async fn bench(protocol: Protocol) {
         "A2A {} {method}, trivial agent, loopback; {seconds} s or {max_requests} requests per level after {WARM_UP:?} of warm-up",
         protocol.name()
     );
-    println!(
-        "{:<14} {:>7} {:>9} {:>10} {:>8} {:>8} {:>11} {:>7}",
-        "server", "clients", "requests", "req/s", "p50 ms", "p99 ms", "CPU us/req", "errors"
-    );
-    let mut rows: Vec<Row> = Vec::new();
     let servers: Vec<ServerProcess> = [
         Some(ServerProcess::ours("echo")),
-        rust_sdk_for(protocol, "echo"),
+        rust_sdk_for(protocol, "echo", false),
         ServerProcess::python("echo"),
     ]
     .into_iter()
     .flatten()
     .collect();
+    // (row name, server, wire): every server over JSON-RPC, then the gRPC rows.
+    let mut targets: Vec<(&'static str, &ServerProcess, Wire)> = servers
+        .iter()
+        .map(|server| (server.name, server, Wire::JsonRpc(protocol)))
+        .collect();
+    let grpc_reference = if GRPC && protocol == Protocol::V1_0 {
+        ServerProcess::rust_sdk("echo", true)
+    } else {
+        if protocol == Protocol::V1_0 {
+            eprintln!(
+                "skipped the gRPC rows: build with --features grpc (scripts/bench-server.sh does)"
+            );
+        }
+        None
+    };
+    if GRPC && protocol == Protocol::V1_0 {
+        targets.push((OURS_GRPC, &servers[0], Wire::Grpc));
+    }
+    if let Some(server) = &grpc_reference {
+        targets.push((server.name, server, Wire::Grpc));
+    }
+    println!(
+        "{:<18} {:>7} {:>9} {:>10} {:>8} {:>8} {:>11} {:>7}",
+        "server", "clients", "requests", "req/s", "p50 ms", "p99 ms", "CPU us/req", "errors"
+    );
+    let mut rows: Vec<Row> = Vec::new();
     for clients in CONCURRENCY {
-        for server in &servers {
-            load(protocol, &server.url, clients, WARM_UP, max_requests).await;
+        for &(name, server, wire) in &targets {
+            load(wire, &server.url, clients, WARM_UP, max_requests).await;
             let cpu_before = server.cpu_time();
-            let result = load(protocol, &server.url, clients, duration, max_requests).await;
+            let result = load(wire, &server.url, clients, duration, max_requests).await;
             let cpu = server.cpu_time().saturating_sub(cpu_before);
             let cpu_per_request = cpu.as_secs_f64() * 1e6 / result.latencies.len().max(1) as f64;
             println!(
-                "{:<14} {:>7} {:>9} {:>10.0} {:>8.2} {:>8.2} {:>11.0} {:>7}",
-                server.name,
+                "{:<18} {:>7} {:>9} {:>10.0} {:>8.2} {:>8.2} {:>11.0} {:>7}",
+                name,
                 clients,
                 result.latencies.len(),
                 result.per_second(),
@@ -540,7 +663,7 @@ async fn bench(protocol: Protocol) {
                 result.errors
             );
             rows.push(Row {
-                server: server.name,
+                server: name,
                 clients,
                 per_second: result.per_second(),
                 p99_ms: result.percentile_ms(0.99),
@@ -548,15 +671,30 @@ async fn bench(protocol: Protocol) {
             });
         }
     }
-    drop(servers);
-    print_ratios(&rows);
+    drop(targets);
+    drop((servers, grpc_reference));
+    // Ours over JSON-RPC against every other JSON-RPC server; ours over gRPC against ours
+    // over JSON-RPC (what the binding costs) and against the official server's gRPC.
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for row in &rows {
+        let reference = row.server;
+        if ![OURS, OURS_GRPC].contains(&reference)
+            && !reference.ends_with("gRPC")
+            && !pairs.contains(&(OURS, reference))
+        {
+            pairs.push((OURS, reference));
+        }
+    }
+    pairs.push((OURS_GRPC, OURS));
+    pairs.push((OURS_GRPC, "a2a-server-lf gRPC"));
+    print_ratios(&rows, &pairs);
     memory(protocol).await;
 }
 
 /// `a2a-server-lf` speaks only A2A 1.0.
-fn rust_sdk_for(protocol: Protocol, agent: &str) -> Option<ServerProcess> {
+fn rust_sdk_for(protocol: Protocol, agent: &str, grpc: bool) -> Option<ServerProcess> {
     match protocol {
-        Protocol::V1_0 => ServerProcess::rust_sdk(agent),
+        Protocol::V1_0 => ServerProcess::rust_sdk(agent, grpc),
         Protocol::V0_3 => None,
     }
 }
@@ -570,21 +708,19 @@ struct Row {
     cpu_per_request: f64,
 }
 
-fn print_ratios(rows: &[Row]) {
-    let mut references: Vec<&str> = Vec::new();
-    for row in rows {
-        if row.server != "a2ui-agent" && !references.contains(&row.server) {
-            references.push(row.server);
+/// Prints `ours` against `reference` at each load level, for each pair both have rows of.
+fn print_ratios(rows: &[Row], pairs: &[(&str, &str)]) {
+    for &(ours, reference) in pairs {
+        let find = |name: &str, clients: usize| {
+            rows.iter()
+                .find(|row| row.server == name && row.clients == clients)
+        };
+        if find(ours, CONCURRENCY[0]).is_none() || find(reference, CONCURRENCY[0]).is_none() {
+            continue;
         }
-    }
-    for reference in references {
-        println!("a2ui-agent against {reference}, same run:");
+        println!("{ours} against {reference}, same run:");
         for clients in CONCURRENCY {
-            let find = |name: &str| {
-                rows.iter()
-                    .find(|row| row.server == name && row.clients == clients)
-            };
-            if let (Some(ours), Some(theirs)) = (find("a2ui-agent"), find(reference)) {
+            if let (Some(ours), Some(theirs)) = (find(ours, clients), find(reference, clients)) {
                 println!(
                     "  {clients:>2} clients: {:.2}x the requests per second, {:.2}x lower p99, {:.2}x less server CPU per request",
                     ours.per_second / theirs.per_second,
@@ -615,7 +751,7 @@ async fn memory(protocol: Protocol) {
     );
     let makers: [fn(Protocol) -> Option<ServerProcess>; 3] = [
         |_| Some(ServerProcess::ours("silent")),
-        |protocol| rust_sdk_for(protocol, "silent"),
+        |protocol| rust_sdk_for(protocol, "silent", false),
         |_| ServerProcess::python("silent"),
     ];
     // (server, streams open, KiB per stream), for the ratios.

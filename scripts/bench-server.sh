@@ -2,7 +2,8 @@
 # Benchmarks our A2A server against the official Rust server (a2a-server-lf 0.5.3, the small
 # agent crate in benches/a2a-server-lf/) and the Python a2a-sdk 1.3.0 reference server in one
 # run (benches/server.rs): SendMessage requests per second and p99 latency at 1, 16 and 64
-# concurrent clients, and resident memory with 1,000 and 5,000 open SendStreamingMessage
+# concurrent clients, over JSON-RPC and over gRPC (ours and a2a-server-lf's, a2a-grpc), and
+# resident memory with 1,000 and 5,000 open SendStreamingMessage
 # connections. Prints figures and ratios; asserts nothing. Extra arguments go to the bench
 # binary. Knobs: BENCH_PROTOCOL (1.0 or 0.3), BENCH_SECONDS, BENCH_MAX_REQUESTS, BENCH_STREAMS,
 # BENCH_OPEN_SECONDS (see the bench).
@@ -23,4 +24,5 @@ if [[ "$hard" -lt 11000 ]]; then
     echo "bench-server: open-file limit is $hard; the 5,000-stream figure may show failures" >&2
 fi
 
-exec cargo bench --bench server -- "$@"
+# --features grpc: our server serves gRPC too, so the gRPC rows run.
+exec cargo bench --bench server --features grpc -- "$@"

@@ -5,8 +5,10 @@
 //!   "echo: <user text>", as the benchmark's own echo agent answers;
 //! - `silent`: a `working` update, then nothing until cancelled (holds streams open).
 //!
-//! Usage: `a2a-server-lf-bench-agent [echo|silent]`. It binds 127.0.0.1 on a free port,
-//! prints `listening on http://127.0.0.1:PORT/` and exits when its standard input closes.
+//! Usage: `a2a-server-lf-bench-agent [echo|silent] [grpc]`. It binds 127.0.0.1 on a free
+//! port, prints `listening on http://127.0.0.1:PORT/` and exits when its standard input
+//! closes. With `grpc` it serves the same handler over the SDK's gRPC binding (`a2a-grpc`,
+//! tonic) instead of JSON-RPC.
 //! Built by `scripts/bench-server.sh`; never part of the crate's tests.
 
 use std::sync::Arc;
@@ -18,7 +20,10 @@ use a2a::{
 use a2a_server::{
     AgentExecutor, DefaultRequestHandler, ExecutorContext, InMemoryTaskStore, StaticAgentCard,
 };
+use a2a_grpc::GrpcHandler;
+use a2a_pb::proto::a2a_service_server::A2aServiceServer;
 use futures::stream::{self, BoxStream, StreamExt};
+use tokio_stream::wrappers::TcpListenerStream;
 
 struct Trivial {
     silent: bool,
@@ -75,8 +80,23 @@ impl AgentExecutor for Trivial {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let silent = std::env::args().nth(1).as_deref() == Some("silent");
+    let grpc = std::env::args().nth(2).as_deref() == Some("grpc");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/", listener.local_addr()?);
+    if grpc {
+        let handler = Arc::new(DefaultRequestHandler::new(
+            Trivial { silent },
+            InMemoryTaskStore::new(),
+        ));
+        let service = A2aServiceServer::new(GrpcHandler::new(handler));
+        println!("listening on {url}");
+        exit_when_stdin_closes();
+        tonic::transport::Server::builder()
+            .add_service(service)
+            .serve_with_incoming(TcpListenerStream::new(listener))
+            .await?;
+        return Ok(());
+    }
     let card = AgentCard {
         name: "a2a-server-lf".into(),
         description: "a2a-server-lf with the benchmark's trivial agent".into(),
@@ -104,11 +124,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         a2a_server::agent_card::agent_card_router(Arc::new(StaticAgentCard::new(card))),
     );
     println!("listening on {url}");
-    // The benchmark holds our stdin; when it goes away, so do we.
+    exit_when_stdin_closes();
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// The benchmark holds our stdin; when it goes away, so do we.
+fn exit_when_stdin_closes() {
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         std::process::exit(0);
     });
-    axum::serve(listener, app).await?;
-    Ok(())
 }
