@@ -84,17 +84,28 @@ async fn start_receiver(python: &Path, out: &Path) -> (tokio::process::Child, u1
 /// `traceparent`; after it shut down, the spans the receiver got, its raw bytes, and the
 /// headers of the model requests.
 async fn traced_run(python: &Path, name: &str, extra: &[&str]) -> Run {
+    // The first answer names a component the catalog lacks; the repair turn's is valid.
+    let script = vec![
+        Answer::fixture("invalid_v0_9.sse"),
+        Answer::fixture("repaired_v0_9.sse"),
+    ];
+    run_with(python, name, script, extra, "input-required").await
+}
+
+/// [`traced_run`] with the model answering `script`, the task ending in state `end`.
+async fn run_with(
+    python: &Path,
+    name: &str,
+    script: Vec<Answer>,
+    extra: &[&str],
+    end: &str,
+) -> Run {
     let out = std::env::temp_dir().join(format!("a2ui-otel-{name}-{}.jsonl", std::process::id()));
     let raw = PathBuf::from(format!("{}.raw", out.display()));
     let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(&raw);
     let (_receiver, port) = start_receiver(python, &out).await;
-    // The first answer names a component the catalog lacks; the repair turn's is valid.
-    let mock = MockModel::start(vec![
-        Answer::fixture("invalid_v0_9.sse"),
-        Answer::fixture("repaired_v0_9.sse"),
-    ])
-    .await;
+    let mock = MockModel::start(script).await;
     let webhook = Receiver::start(Behaviour::Ack).await;
     let endpoint = format!("http://127.0.0.1:{port}");
     let mut args = vec!["--model-url", &mock.base_url, "--model", "m"];
@@ -125,13 +136,10 @@ async fn traced_run(python: &Path, name: &str, extra: &[&str]) -> Run {
         .await
         .expect("the stream ended in time")
         .unwrap();
-    assert!(answer.contains("input-required"), "{answer}");
+    assert!(answer.contains(end), "{answer}");
     // The webhook hears of the task's end before the server stops.
     let pushed = webhook
-        .wait_for(|got| {
-            got.iter()
-                .any(|r| r.body.to_string().contains("input-required"))
-        })
+        .wait_for(|got| got.iter().any(|r| r.body.to_string().contains(end)))
         .await;
 
     // Shutting down flushes the spans still waiting in the batch.
@@ -156,6 +164,7 @@ async fn traced_run(python: &Path, name: &str, extra: &[&str]) -> Run {
         "the receiver refused an export: {text}"
     );
     Run {
+        answer,
         spans,
         text,
         raw,
@@ -164,8 +173,9 @@ async fn traced_run(python: &Path, name: &str, extra: &[&str]) -> Run {
     }
 }
 
-/// What one run exported.
+/// What one run exported (and the streamed answer).
 struct Run {
+    answer: String,
     spans: Vec<Value>,
     text: String,
     raw: Vec<u8>,
@@ -371,4 +381,31 @@ async fn recording_content_exports_the_prompt_on_the_model_span() {
             .unwrap()
             .contains("QUOKKA-4821")
     );
+}
+
+#[tokio::test]
+async fn the_error_id_a_failed_task_shows_is_on_its_span() {
+    let Some(python) = receiver_python() else {
+        return;
+    };
+    let refused = Answer::Status {
+        status: 400,
+        retry_after: None,
+        body: r#"{"error": {"message": "the model is not loaded"}}"#.to_owned(),
+    };
+    let run = run_with(&python, "failed", vec![refused], &[], "failed").await;
+    let id = run
+        .answer
+        .split("error id ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no error id in {}", run.answer));
+    let failed: Vec<&Value> = run
+        .spans
+        .iter()
+        .filter(|span| span["attributes"]["a2ui.error_id"] == id)
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", run.text);
+    assert_eq!(failed[0]["name"], "a2ui.attempt", "{}", failed[0]);
+    assert_eq!(failed[0]["status"], 2, "marked as an error: {}", failed[0]);
 }

@@ -11,8 +11,10 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tracing::{Level, Metadata, Subscriber};
+use tracing::Subscriber;
+use tracing::level_filters::LevelFilter;
 use tracing_subscriber::Layer;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::registry::LookupSpan;
 
 use super::trace::{CONTENT, TARGET};
@@ -155,12 +157,9 @@ impl OtlpTraces {
             .with_resource(resource.build())
             .build();
         let tracer = provider.tracer("a2ui_agent");
-        let record_content = self.record_content;
         let layer = tracing_opentelemetry::layer()
             .with_tracer(tracer)
-            .with_filter(tracing_subscriber::filter::filter_fn(
-                move |metadata: &Metadata<'_>| exported(metadata, record_content),
-            ));
+            .with_filter(exported(self.record_content));
         Ok((
             layer,
             TracesGuard {
@@ -208,14 +207,19 @@ fn traces_url(url: &str) -> String {
     }
 }
 
-/// Whether the exporter takes what `metadata` describes: the crate's trace spans and
-/// their events; every other span and event at `INFO` or above; content only when asked.
-fn exported(metadata: &Metadata<'_>, record_content: bool) -> bool {
-    let target = metadata.target();
-    if target.starts_with(CONTENT) {
-        return record_content;
-    }
-    target.starts_with(TARGET) || *metadata.level() <= Level::INFO
+/// What the exporter takes: the crate's trace spans and their events; every other span and
+/// event at `INFO` or above; content only when `record_content`. Decided once per callsite
+/// (a dependency's `debug!` in a hot loop is never asked again), unlike a filter function.
+fn exported(record_content: bool) -> Targets {
+    let content = if record_content {
+        LevelFilter::TRACE
+    } else {
+        LevelFilter::OFF
+    };
+    Targets::new()
+        .with_default(LevelFilter::INFO)
+        .with_target(TARGET, LevelFilter::DEBUG)
+        .with_target(CONTENT, content)
 }
 
 /// Flushes and stops the exporter: [`shutdown`](Self::shutdown) at the program's end (or
