@@ -63,9 +63,13 @@ pub(super) async fn drive(
     let mut span = trace::attempt(0, &request);
     loop {
         let sent_before = answer.sent;
-        let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take())
-            .instrument(span.clone())
-            .await;
+        let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take());
+        // Entered at every poll (every chunk) only when some subscriber wants the span.
+        let attempt = if span.is_disabled() {
+            attempt.await
+        } else {
+            attempt.instrument(span.clone()).await
+        };
         span.record("a2ui.messages_sent", (answer.sent - sent_before) as i64);
         let end = match attempt {
             Attempt::Done(outcome) => {
