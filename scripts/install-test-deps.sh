@@ -3,6 +3,8 @@
 #   .venv/         (git-ignored) a2a-sdk[http-server,grpc]==1.3.0 from PyPI: the Python client,
 #                  and the Python reference server the benchmark compares against; and
 #                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
+#                  opentelemetry-proto==1.45.2, the OTLP definitions the traces test's
+#                  receiver decodes spans with;
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, with @grpc/grpc-js and
 #                  @bufbuild/protobuf for its gRPC transport, pinned by tests/interop/js's
 #                  package-lock.json;
@@ -96,6 +98,24 @@ PY
 if ! a2ui_sdk_ok; then
     run .venv/bin/python -m pip install --quiet --disable-pip-version-check "a2ui-agent-sdk==$A2UI_SDK_VERSION"
     a2ui_sdk_ok || { echo "install-test-deps: a2ui-agent-sdk $A2UI_SDK_VERSION not importable after install" >&2; exit 1; }
+fi
+
+# ---- The OTLP receiver of the traces test --------------------------------------------------
+# opentelemetry-proto from PyPI, in the same .venv: the OpenTelemetry project's own protobuf
+# definitions of OTLP, which tests/otel/receiver.py decodes the exported spans with (no
+# collector is packaged by Debian, PyPI or npm).
+OTEL_PROTO_VERSION='1.45.2'
+otel_proto_ok() {
+    .venv/bin/python - "$OTEL_PROTO_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+assert version("opentelemetry-proto") == sys.argv[1]
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+PY
+}
+if ! otel_proto_ok; then
+    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "opentelemetry-proto==$OTEL_PROTO_VERSION"
+    otel_proto_ok || { echo "install-test-deps: opentelemetry-proto $OTEL_PROTO_VERSION not importable after install" >&2; exit 1; }
 fi
 
 # ---- JavaScript --------------------------------------------------------------------------

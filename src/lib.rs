@@ -22,9 +22,9 @@ pub mod clock;
 mod error_chain;
 #[cfg(feature = "llm")]
 pub mod llm;
-#[cfg(feature = "metrics")]
+#[cfg(any(feature = "metrics", feature = "otel"))]
 pub mod observe;
-#[cfg(all(feature = "server", not(feature = "metrics")))]
+#[cfg(all(feature = "server", not(any(feature = "metrics", feature = "otel"))))]
 mod observe;
 #[cfg(feature = "server")]
 pub mod pipeline;

@@ -107,7 +107,7 @@ pub(crate) fn pieces(
                         }
                     }
                 }
-                finished |= has_finished(choice.finish_reason);
+                finished |= has_finished(choice.finish_reason, &call);
             }
         }
         call.finished();
@@ -211,12 +211,13 @@ fn read_chunk(data: &str, inner: &Inner, call: &ModelCall) -> Result<Chunk, LlmE
     Ok(chunk)
 }
 
-/// Whether a choice's `finish_reason` says the model finished; one that stopped for another
-/// reason than its answer or its calls being done is logged.
-fn has_finished(reason: Option<String>) -> bool {
+/// Whether a choice's `finish_reason` says the model finished (told to `call`); one that
+/// stopped for another reason than its answer or its calls being done is logged.
+fn has_finished(reason: Option<String>, call: &ModelCall) -> bool {
     let Some(reason) = reason else {
         return false;
     };
+    call.finish_reason(&reason);
     if reason != "stop" && reason != "tool_calls" {
         tracing::warn!(%reason, "the model stopped early");
     }

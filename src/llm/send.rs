@@ -93,6 +93,12 @@ impl OpenAiChat {
             if let Some(key) = &inner.options.api_key {
                 post = post.bearer_auth(key);
             }
+            // The model request's span goes on in the model server's trace.
+            let mut traced = HeaderMap::new();
+            crate::observe::inject(&mut traced);
+            if !traced.is_empty() {
+                post = post.headers(traced);
+            }
             let started = Instant::now();
             // A server may hold its headers back until it has read the prompt.
             let sent = tokio::time::timeout(inner.options.first_token_timeout, post.send()).await;

@@ -13,6 +13,7 @@ use std::pin::Pin;
 use futures::StreamExt;
 use futures::future::join_all;
 use tokio::time::Sleep;
+use tracing::Instrument;
 
 use super::chat::ChatMessage;
 use super::client::OpenAiChat;
@@ -22,7 +23,7 @@ use super::text_calls::TextCalls;
 use super::tools::{Tool, ToolCall, ToolChoice, ToolRecord, run};
 use crate::a2a::Part;
 use crate::agent::ReplyEvent;
-use crate::observe::Meter;
+use crate::observe::{Meter, trace};
 use crate::request::Provenance;
 use crate::request::client_tools::client_call_part;
 
@@ -55,12 +56,12 @@ pub(crate) fn reply(
         let mut round = 0;
         loop {
             // The request, and the notice if its first token is slow to come.
-            let notice = tokio::time::sleep(inner.options.reading_notice);
+            let (notice, mut noticed) = (tokio::time::sleep(inner.options.reading_notice), false);
             tokio::pin!(notice);
-            let mut noticed = false;
             let choice = if round == 0 { first.clone() } else { ToolChoice::Auto };
+            let span = model_span(&inner.options.model, round, &messages);
             let sent = {
-                let send = chat.send(&messages, &tools, &choice, temperature, grammar.as_deref());
+                let send = chat.send(&messages, &tools, &choice, temperature, grammar.as_deref()).instrument(span.clone());
                 tokio::pin!(send);
                 match before_notice(&mut send, notice.as_mut(), false).await {
                     Some(sent) => sent,
@@ -73,9 +74,9 @@ pub(crate) fn reply(
             };
             let (response, started) = match sent {
                 Ok(sent) => sent,
-                Err(error) => { yield Err(error); return; }
+                Err(error) => { span.record("otel.status_code", "ERROR"); yield Err(error); return; }
             };
-            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, inner.options.meter.model_call(&inner.options.model, tenant.as_deref()));
+            let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, inner.options.meter.model_call(&inner.options.model, tenant.as_deref()).traced(span.clone(), started.into_std()));
             tokio::pin!(answer);
             let mut begun = false;
             let mut heard = Heard::new(!choice.callable(&tools).is_empty());
@@ -96,6 +97,7 @@ pub(crate) fn reply(
             if let Some(rest) = heard.settle(&tools, round) {
                 yield Ok(ReplyEvent::Text(rest));
             }
+            content(&span, "gen_ai.output.messages", &heard.said);
             // Calls the client runs end the reply, after ours have run.
             let theirs = heard.take_client_calls(&tools);
             let last = !theirs.is_empty();
@@ -136,6 +138,34 @@ fn count_call(meter: &Meter, tools: &[Tool], record: &ToolRecord) {
         "unknown"
     };
     meter.tool_call(name, if record.is_error { "error" } else { "ok" });
+}
+
+/// The span of the model request of `round`, asked with `messages` (the prompt an event
+/// of it, for a subscriber that records content).
+fn model_span(model: &str, round: u32, messages: &[ChatMessage]) -> tracing::Span {
+    let span = trace::model(model, round);
+    content(&span, "gen_ai.input.messages", &Json(messages));
+    span
+}
+
+/// Prompt or completion `text` as the event `name` of the model request's `span`, under
+/// the content target an exporter drops unless told to record content. `text` is only
+/// formatted when a subscriber takes the event.
+fn content(span: &tracing::Span, name: &str, text: &dyn std::fmt::Display) {
+    if span.is_disabled() {
+        return;
+    }
+    tracing::trace!(target: trace::CONTENT, parent: span, { gen_ai.content = %text }, "{name}");
+}
+
+/// Chat messages written as JSON when formatted.
+struct Json<'m>(&'m [ChatMessage]);
+
+impl std::fmt::Display for Json<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = serde_json::to_string(self.0).map_err(|_| std::fmt::Error)?;
+        formatter.write_str(&text)
+    }
 }
 
 /// `next`, or `None` when the `notice` comes first; once `noticed`, only `next` is awaited.
@@ -258,7 +288,15 @@ async fn answer_calls(
     given: Option<&Provenance>,
     meter: &Meter,
 ) -> Vec<Part> {
-    let records = join_all(calls.iter().cloned().map(|call| run(tools, call))).await;
+    let records = join_all(calls.iter().cloned().map(|call| async move {
+        let span = trace::tool(&call.name, &call.id);
+        let record = run(tools, call).instrument(span.clone()).await;
+        if record.is_error {
+            span.record("otel.status_code", "ERROR");
+        }
+        record
+    }))
+    .await;
     messages.push(ChatMessage::assistant_calls(said, calls));
     let mut parts = Vec::with_capacity(records.len());
     for record in &records {

@@ -40,7 +40,7 @@ fn exported(text: &str) -> BTreeSet<String> {
 }
 
 /// Every `a2ui_...` name in `text`, without the suffixes Prometheus adds to a family's
-/// samples.
+/// samples; the crate's own name (`a2ui_agent::...` paths and targets) is not one.
 fn named(text: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut rest = text;
@@ -53,7 +53,9 @@ fn named(text: &str) -> BTreeSet<String> {
         for suffix in ["_total", "_bucket", "_count", "_sum"] {
             name = name.strip_suffix(suffix).unwrap_or(name);
         }
-        names.insert(name.to_owned());
+        if name != "a2ui_agent" {
+            names.insert(name.to_owned());
+        }
         rest = &tail[end..];
     }
     names

@@ -1,4 +1,10 @@
-//! What a running agent reports about itself: Prometheus metrics (the `metrics` feature).
+//! What a running agent reports about itself: Prometheus metrics (the `metrics` feature)
+//! and OpenTelemetry traces (the `otel` feature).
+//!
+//! Traces: the layers open `tracing` spans (a request, a task's run, each call of the agent
+//! and each repair turn, each model request, tool call, store operation and push delivery)
+//! and [`OtlpTraces`] exports them over OTLP from the executable's subscriber; see
+//! `docs/production.md` for the list of spans and their attributes.
 //!
 //! An operator's first questions — how long the model takes to its first token, how often it
 //! writes A2UI that fails validation, which tool is slow, how many streams are open, how many
@@ -15,12 +21,19 @@
 //! name, a tool the agent offers, a tenant the server knows): nothing a client writes becomes
 //! a label, so no request can grow the metrics without bound.
 
+mod context;
 #[cfg(all(test, feature = "metrics"))]
 mod dashboard_tests;
 #[cfg(feature = "metrics")]
 mod families;
+#[cfg(feature = "otel")]
+mod otlp;
 mod store;
+pub(crate) mod trace;
 
+pub(crate) use context::{adopt_parent, inject};
+#[cfg(feature = "otel")]
+pub use otlp::{DEFAULT_SERVICE_NAME, OtlpError, OtlpProtocol, OtlpTraces, TracesGuard};
 pub(crate) use store::TimedStore;
 
 #[cfg(feature = "metrics")]
@@ -98,8 +111,7 @@ pub(crate) enum Binding {
 }
 
 impl Binding {
-    /// The label value.
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    /// The label value (and the request span's `a2a.binding`).
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Binding::JsonRpc => "a2a-jsonrpc",
@@ -147,6 +159,7 @@ impl Meter {
     /// `outcome` (`ok`, or the error's kind).
     #[inline]
     pub(crate) fn request(&self, binding: Binding, method: &'static str, outcome: &'static str) {
+        trace::request_done(binding.as_str(), method, outcome);
         record!(self, |f| f.request(binding.as_str(), method, outcome));
     }
 
@@ -248,6 +261,8 @@ impl Meter {
             }),
             first: false,
             finished: false,
+            span: tracing::Span::none(),
+            sent: None,
         }
     }
 }
@@ -262,11 +277,24 @@ pub(crate) struct ModelCall {
     /// Whether the model finished its answer; recorded with the duration when the call is
     /// dropped (`ok`, else `unfinished`: it failed, timed out, or its reader stopped).
     finished: bool,
+    /// The request's span (GenAI attributes), disabled when no subscriber wants it.
+    span: tracing::Span,
+    /// When the request was sent, for the span's time to first token.
+    sent: Option<Instant>,
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
 #[cfg_attr(not(feature = "llm"), allow(dead_code))]
 impl ModelCall {
+    /// The call also recorded on `span` (see `trace::model`), its request sent at `sent`.
+    pub(crate) fn traced(mut self, span: tracing::Span, sent: Instant) -> Self {
+        if !span.is_disabled() {
+            self.span = span;
+            self.sent = Some(sent);
+        }
+        self
+    }
+
     /// A token came; the first one's time is recorded.
     #[inline]
     pub(crate) fn token(&mut self) {
@@ -274,6 +302,11 @@ impl ModelCall {
             return;
         }
         self.first = true;
+        if let Some(sent) = self.sent {
+            let seconds = sent.elapsed().as_secs_f64();
+            self.span
+                .record("gen_ai.server.time_to_first_token", seconds);
+        }
         #[cfg(feature = "metrics")]
         if let Some(on) = &self.on {
             let seconds = on.started.elapsed().as_secs_f64();
@@ -283,6 +316,13 @@ impl ModelCall {
 
     /// The usage the model reported: `input` prompt tokens, `output` completion tokens.
     pub(crate) fn usage(&self, input: u64, output: u64) {
+        if self.sent.is_some() {
+            // As i64: the OpenTelemetry bridge writes other integers as text.
+            let tokens = |count: u64| i64::try_from(count).unwrap_or(i64::MAX);
+            self.span.record("gen_ai.usage.input_tokens", tokens(input));
+            self.span
+                .record("gen_ai.usage.output_tokens", tokens(output));
+        }
         #[cfg(feature = "metrics")]
         if let Some(on) = &self.on {
             on.families.tokens(&on.model, &on.tenant, input, output);
@@ -293,10 +333,20 @@ impl ModelCall {
     pub(crate) fn finished(&mut self) {
         self.finished = true;
     }
+
+    /// The model said why it stopped (`stop`, `tool_calls`, `length`...).
+    pub(crate) fn finish_reason(&self, reason: &str) {
+        if self.sent.is_some() {
+            self.span.record("gen_ai.response.finish_reasons", reason);
+        }
+    }
 }
 
 impl Drop for ModelCall {
     fn drop(&mut self) {
+        if self.sent.is_some() && !self.finished {
+            self.span.record("otel.status_code", "ERROR");
+        }
         #[cfg(feature = "metrics")]
         if let Some(on) = &self.on {
             let outcome = if self.finished { "ok" } else { "unfinished" };

@@ -1,19 +1,22 @@
-//! [`TimedStore`]: any task store, each operation's latency recorded.
+//! [`TimedStore`]: any task store, each operation's latency recorded and traced.
 //!
 //! A wrapper rather than a call in every store: the stores (memory, SQLite, PostgreSQL, a
-//! user's own) stay unaware of metrics, and a server without metrics never wraps its store.
+//! user's own) stay unaware of metrics and traces, and a server with neither never wraps
+//! its store.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::BoxFuture;
+use tracing::Instrument;
 
-use super::Meter;
+use super::{Meter, trace};
 use crate::a2a::{PushConfig, Task, TaskListQuery, TaskPage, TaskStatus};
 use crate::store::{Cluster, Owner, PushConfigPut, PushOutbox, StoreError, TaskStore};
 
-/// `inner`, every operation timed on `meter` (`store_operation_seconds{operation}`).
+/// `inner`, every operation timed on `meter` (`store_operation_seconds{operation}`) and
+/// traced (a `store` span).
 pub(crate) struct TimedStore {
     inner: Arc<dyn TaskStore>,
     meter: Meter,
@@ -25,15 +28,17 @@ impl TimedStore {
         Arc::new(Self { inner, meter })
     }
 
-    /// `operation` timed as `name`.
+    /// `operation` timed as `name`, in a span of its own.
     fn timed<'a, T: Send + 'a>(
         &'a self,
         name: &'static str,
         operation: impl Future<Output = T> + Send + 'a,
     ) -> BoxFuture<'a, T> {
         Box::pin(async move {
+            // Made when first polled: its parent is the span the caller awaits it in.
+            let span = trace::store(name);
             let started = Instant::now();
-            let result = operation.await;
+            let result = operation.instrument(span).await;
             self.meter.store_op(name, started);
             result
         })

@@ -68,5 +68,6 @@ fn taken(adopted: Adopted) -> Delivery {
         config: Arc::new(adopted.config),
         payload,
         held: Some(adopted.id),
+        trace: Default::default(),
     }
 }

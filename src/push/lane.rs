@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use tokio::sync::mpsc;
 
 use crate::a2a::{StreamEvent, Task};
+use crate::observe::trace::Carried;
 
 /// A task's lane: its updates in order, and what its worker is told.
 pub(crate) struct Lane {
@@ -42,4 +43,6 @@ pub(crate) const YES: u8 = 2;
 pub(crate) struct Update {
     pub(crate) event: Arc<StreamEvent>,
     pub(crate) task: Option<Task>,
+    /// The trace of the run that made the update, for its deliveries' spans.
+    pub(crate) trace: Carried,
 }

@@ -49,7 +49,9 @@ use self::queues::{Delivery, IDLE, Queues};
 use self::settings::Counters;
 use self::shared::Shared;
 use crate::a2a::{PushConfig, PushProtocol, StreamEvent, Task};
+use crate::observe::trace::{self, Carried};
 use crate::store::{Owner, TaskStore};
+use tracing::Instrument;
 
 /// How many updates may wait on one task's lane before the store is read for them.
 const LANE: usize = 1024;
@@ -170,6 +172,7 @@ impl Pusher {
         let update = Update {
             event: event.clone(),
             task: (wants != NO).then(task),
+            trace: Carried::current(),
         };
         let mut lanes = self.lanes();
         let lane = lanes.entry(key.clone()).or_insert_with(|| {
@@ -230,6 +233,24 @@ fn task_id(event: &StreamEvent) -> Option<&str> {
     }
 }
 
+/// The push configs of `owner`'s task `task_id`, read for `batch` (in the trace of its
+/// first update).
+async fn read_configs(
+    pusher: &Pusher,
+    task_id: &str,
+    owner: &Owner,
+    batch: &[Update],
+) -> Result<Option<Vec<PushConfig>>, crate::store::StoreError> {
+    let read = pusher.shared.store.push_configs(owner, task_id);
+    match batch.first() {
+        Some(update) => {
+            read.instrument(trace::push_configs(&update.trace, task_id))
+                .await
+        }
+        None => read.await,
+    }
+}
+
 /// Tells the lanes of the tasks whose configs another instance changed (`None`: any task's
 /// may have), until the store or the server is gone.
 async fn hear_changes(shared: Weak<Shared>, mut changes: mpsc::Receiver<Option<String>>) {
@@ -278,7 +299,7 @@ async fn run_lane(
         let keep = pusher.shared.keep_configs.load(Ordering::Acquire);
         let configs = match kept.take() {
             Some((seen, configs)) if keep && seen == changes => configs,
-            _ => match pusher.shared.store.push_configs(owner, task_id).await {
+            _ => match read_configs(&pusher, task_id, owner, &batch).await {
                 Ok(configs) => {
                     let configs = configs.unwrap_or_default();
                     let v0_3 = configs.iter().any(|c| c.protocol == PushProtocol::V0_3);
@@ -308,6 +329,7 @@ async fn run_lane(
                     config: config.clone(),
                     payload,
                     held: None,
+                    trace: update.trace.clone(),
                 });
             }
         }

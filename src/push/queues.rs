@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use super::payload::Payload;
 use crate::a2a::PushConfig;
+use crate::observe::trace::Carried;
 
 /// How long a webhook's worker waits for more updates before it ends.
 pub(crate) const IDLE: Duration = Duration::from_secs(30);
@@ -23,6 +24,8 @@ pub(crate) struct Delivery {
     pub(crate) payload: Payload,
     /// Its id in the store's outbox, if it was written down there.
     pub(crate) held: Option<i64>,
+    /// The trace of the run that made the update (none for one adopted from the outbox).
+    pub(crate) trace: Carried,
 }
 
 /// A webhook's queue, as the sender map holds it.

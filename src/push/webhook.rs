@@ -15,10 +15,12 @@ use std::sync::Arc;
 use reqwest::StatusCode;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
+use tracing::Instrument;
 
 use super::queues::{Delivery, IDLE, Queue, WebhookKey};
 use super::settings::Counters;
 use super::shared::Shared;
+use crate::observe::trace;
 
 /// Queues `delivery` for webhook `key`, starting its worker if none runs; never waits.
 /// Sent under the map's lock, so a worker that ends (also under it) never strands one.
@@ -79,20 +81,35 @@ enum Attempt {
     Refused(String),
 }
 
-/// Tries `delivery` until it is acknowledged, refused, or out of attempts.
+/// Tries `delivery` until it is acknowledged, refused, or out of attempts, in a span of
+/// its own (in the trace of the run that made the update).
 async fn deliver(shared: &Shared, task_id: &str, delivery: Delivery) {
+    let span = trace::push(&delivery.trace, task_id, &delivery.config.id);
+    let (attempts, outcome) = attempts(shared, task_id, &delivery)
+        .instrument(span.clone())
+        .await;
+    span.record("a2a.push.attempts", i64::from(attempts));
+    span.record("a2a.push.outcome", outcome);
+    if outcome != "delivered" {
+        span.record("otel.status_code", "ERROR");
+    }
+}
+
+/// [`deliver`]'s attempts: how many were made, and how they ended (`delivered`, `refused`,
+/// `failed`).
+async fn attempts(shared: &Shared, task_id: &str, delivery: &Delivery) -> (u32, &'static str) {
     let settings = &shared.settings;
     for attempt in 1..=settings.max_attempts {
-        let reason = match try_once(shared, &delivery).await {
+        let reason = match try_once(shared, delivery).await {
             Attempt::Delivered => {
                 Counters::add(&shared.counters.delivered);
-                return;
+                return (attempt, "delivered");
             }
             Attempt::Refused(reason) => {
                 Counters::add(&shared.counters.failed);
                 tracing::warn!(task_id, config_id = %delivery.config.id, %reason,
                     "push notification not delivered");
-                return;
+                return (attempt, "refused");
             }
             Attempt::Failed(reason) => reason,
         };
@@ -100,7 +117,7 @@ async fn deliver(shared: &Shared, task_id: &str, delivery: Delivery) {
             Counters::add(&shared.counters.failed);
             tracing::warn!(task_id, config_id = %delivery.config.id, %reason, attempts = attempt,
                 "push notification not delivered: giving up");
-            return;
+            return (attempt, "failed");
         }
         Counters::add(&shared.counters.retried);
         let wait = settings.backoff(attempt, jitter());
@@ -108,6 +125,7 @@ async fn deliver(shared: &Shared, task_id: &str, delivery: Delivery) {
             "push notification failed: trying again");
         tokio::time::sleep(wait).await;
     }
+    (settings.max_attempts, "failed")
 }
 
 /// One POST of `delivery`.
@@ -127,6 +145,12 @@ async fn try_once(shared: &Shared, delivery: &Delivery) -> Attempt {
     }
     if let Some(authorization) = config.authorization() {
         request = request.header(reqwest::header::AUTHORIZATION, authorization);
+    }
+    // The webhook's handler goes on in the trace of the run that made the update.
+    let mut traced = reqwest::header::HeaderMap::new();
+    crate::observe::inject(&mut traced);
+    if !traced.is_empty() {
+        request = request.headers(traced);
     }
     match request.send().await {
         Ok(response) if response.status().is_success() => Attempt::Delivered,

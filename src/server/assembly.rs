@@ -77,7 +77,7 @@ pub(super) fn store_and_pusher(
     let store = store.unwrap_or_else(|| {
         Arc::new(InMemoryStore::new().clock_arc(clock.clone())) as Arc<dyn TaskStore>
     });
-    let store = if meter.is_on() {
+    let store = if meter.is_on() || crate::observe::trace::wanted() {
         TimedStore::wrap(store, meter.clone())
     } else {
         store

@@ -78,6 +78,7 @@ mod state;
 mod subscribers;
 mod tenancy;
 mod throttle;
+mod traced;
 mod turn;
 mod version;
 mod web;
@@ -210,6 +211,11 @@ impl A2uiServer {
             Some(guard) => api.layer(from_fn_with_state(guard.clone(), auth::require)),
             None => api,
         };
+        let api = if crate::observe::trace::wanted() {
+            api.layer(from_fn_with_state(self.bindings(), traced::request_span))
+        } else {
+            api
+        };
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::legacy_agent_card));
@@ -230,6 +236,17 @@ impl A2uiServer {
             Some(cors) => router.layer(cors),
             None => router,
         }
+    }
+
+    /// What the request spans need to tell the bindings apart.
+    fn bindings(&self) -> Arc<traced::Bindings> {
+        #[cfg(feature = "mcp")]
+        if let Some((path, _)) = &self.mcp {
+            return Arc::new(traced::Bindings {
+                mcp: Some(path.to_string()),
+            });
+        }
+        Arc::new(traced::Bindings::default())
     }
 
     /// `api` and, when it is served, the MCP endpoint.

@@ -4,6 +4,7 @@
 
 use futures::stream::StreamExt;
 use std::time::Instant;
+use tracing::Instrument;
 
 use super::call::{call, failed};
 use super::feed::{Fed, Feed};
@@ -14,7 +15,7 @@ use super::reply_kinds::{self, ArtifactLog};
 use crate::a2a::{Part, Task, TaskState};
 use crate::a2ui::is_a2ui_mime;
 use crate::agent::{Reply, ReplyEvent};
-use crate::observe::Meter;
+use crate::observe::{Meter, trace};
 use crate::pipeline::{End, Pipeline, Resolved, SentParts, Step};
 use crate::request::Request;
 
@@ -27,6 +28,8 @@ pub(super) struct Answer<'r> {
     parts: SentParts,
     /// The reply's artifacts so far.
     artifacts: ArtifactLog,
+    /// How many A2UI messages went out so far (counted only when traced or metered).
+    sent: usize,
 }
 
 /// How one call of the agent ended: the run's outcome, or a problem the pipeline may answer
@@ -54,10 +57,20 @@ pub(super) async fn drive(
         reply_id,
         parts: SentParts::default(),
         artifacts: ArtifactLog::default(),
+        sent: 0,
     };
     let mut repairs = 0_u32;
+    let mut span = trace::attempt(0, &request);
     loop {
-        let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take()).await;
+        let sent_before = answer.sent;
+        let attempt = attempt(tasks, &mut answer, &mut pipeline, request, first.take());
+        // Entered at every poll (every chunk) only when some subscriber wants the span.
+        let attempt = if span.is_disabled() {
+            attempt.await
+        } else {
+            attempt.instrument(span.clone()).await
+        };
+        span.record("a2ui.messages_sent", (answer.sent - sent_before) as i64);
         let end = match attempt {
             Attempt::Done(outcome) => {
                 if repairs > 0 {
@@ -69,10 +82,17 @@ pub(super) async fn drive(
             Attempt::Ended(end) => end,
         };
         refused(&tasks.meter, &end);
+        span.record("a2ui.messages_refused", trace::refused_count(&end) as i64);
+        // The repair turn's span shows what caused it; `end` goes to the pipeline.
+        let cause = (!span.is_disabled()).then(|| end.clone());
         request = match pipeline.retry(end, &answer.parts) {
             Ok(next) => {
                 repairs += 1;
                 tasks.meter.repair("started");
+                span = trace::attempt(repairs, &next);
+                if let Some(cause) = cause {
+                    trace::refused(&span, &cause);
+                }
                 Box::new(next)
             }
             Err(reason) => {
@@ -199,10 +219,14 @@ async fn progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) 
 /// chunk's way to its frame) recorded.
 async fn metered_progress(tasks: &TaskManager, answer: &mut Answer<'_>, new: Vec<Part>) {
     if !tasks.meter.is_on() {
+        if !new.is_empty() && !tracing::Span::current().is_disabled() {
+            answer.sent += a2ui_messages(&new);
+        }
         return progress(tasks, answer, new).await;
     }
     let arrived = Instant::now();
     let sent = a2ui_messages(&new);
+    answer.sent += sent;
     progress(tasks, answer, new).await;
     tasks.meter.chunk_to_frame(arrived);
     tasks.meter.a2ui_sent(sent);

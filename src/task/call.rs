@@ -43,6 +43,7 @@ fn shown(tasks: &TaskManager, error: &AgentError) -> String {
     };
     let error_id = tasks.ids.new_id();
     tracing::error!(%error_id, %detail, "the agent failed");
+    crate::observe::trace::error_id(&error_id);
     let message = error.message().trim_end_matches('.');
     format!("{message} (error id {error_id}).")
 }

@@ -161,11 +161,14 @@ async fn store_working(tasks: &TaskManager, running: &Running, slot: &Mutex<Opti
     let store = tasks.store.clone();
     let task = running.snapshot();
     let owner = running.owner.clone();
-    let write = tokio::spawn(async move {
-        if let Err(error) = store.put(&owner, task).await {
-            tracing::warn!(%error, "could not store the working task");
+    let write = tokio::spawn(
+        async move {
+            if let Err(error) = store.put(&owner, task).await {
+                tracing::warn!(%error, "could not store the working task");
+            }
         }
-    })
+        .in_current_span(),
+    )
     .map(|_joined| ())
     .boxed()
     .shared();

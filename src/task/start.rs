@@ -105,7 +105,8 @@ pub(super) async fn start(
     let mut begin = Box::pin(begin(tasks.clone(), owner, message, source, stream, push));
     let started = match futures::poll!(begin.as_mut()) {
         Poll::Ready(started) => started,
-        Poll::Pending => tokio::spawn(begin)
+        // The run's span stays a child of the request's.
+        Poll::Pending => tokio::spawn(begin.instrument(tracing::Span::current()))
             .await
             .unwrap_or_else(|joined| Err(TaskError::StartStopped(Arc::new(joined)))),
     };

@@ -5,6 +5,7 @@ mod callers;
 mod demo;
 mod hardening;
 mod metrics_options;
+mod otel_options;
 mod parse;
 mod prompt;
 mod push_options;

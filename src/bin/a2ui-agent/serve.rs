@@ -17,7 +17,7 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::observe::Metrics;
+use a2ui_agent::observe::{Metrics, TracesGuard};
 use a2ui_agent::pipeline::{DEFAULT_DATA_URL_MAX, OnInvalid, UrlPolicy};
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
@@ -26,6 +26,7 @@ use crate::Format;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
 use crate::metrics_options::MetricsArgs;
+use crate::otel_options::OtelArgs;
 use crate::push_options::PushArgs;
 
 /// Arguments of `a2ui-agent serve`.
@@ -148,6 +149,8 @@ pub struct Args {
     mcp_path: String,
     #[command(flatten)]
     metrics: MetricsArgs,
+    #[command(flatten)]
+    otel: OtelArgs,
 }
 
 /// The `--store` argument.
@@ -174,33 +177,39 @@ fn parse_store(text: &str) -> Result<StoreSpec, String> {
 
 /// Runs `a2ui-agent serve`.
 pub fn run(args: Args) -> ExitCode {
-    install_tracing();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            tracing::error!(%error, "could not start the async runtime");
+            eprintln!("error: could not start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(args)) {
+    let traces = {
+        // The gRPC exporter's channel runs on the runtime.
+        let _context = runtime.enter();
+        match args.otel.install() {
+            Ok(traces) => traces,
+            Err(error) => {
+                eprintln!("error: --otlp-endpoint: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let served = runtime.block_on(serve(args));
+    // The last spans go out before the runtime (and the gRPC channel on it) stops.
+    if let Some(Err(error)) = traces.map(TracesGuard::shutdown) {
+        tracing::warn!(%error, "the last traces were not sent");
+    }
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "server stopped");
             ExitCode::FAILURE
         }
     }
-}
-
-fn install_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,a2ui_agent=info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
