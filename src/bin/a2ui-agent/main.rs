@@ -9,6 +9,7 @@ mod parse;
 mod prompt;
 mod push_options;
 mod serve;
+mod tokens;
 mod validate;
 
 use std::process::ExitCode;
