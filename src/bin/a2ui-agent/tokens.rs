@@ -39,19 +39,12 @@ pub fn count(url: &str, text: &str) -> Result<usize, String> {
 
 /// The body of the tokenizer's answer, at most [`MAX_ANSWER`] bytes.
 async fn fetch(url: &str, text: &str) -> Result<Vec<u8>, String> {
-    let mut response = reqwest::Client::new()
+    let response = reqwest::Client::new()
         .post(url)
         .json(&json!({"content": text}))
         .send()
         .await
         .and_then(reqwest::Response::error_for_status)
         .map_err(|e| e.to_string())?;
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-        if body.len() + chunk.len() > MAX_ANSWER {
-            return Err("the answer is over 64 MiB".to_owned());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+    crate::bounded::read_at_most(response, MAX_ANSWER).await
 }
