@@ -158,3 +158,109 @@ fn prompt_grammar_prints_the_express_grammar_of_the_catalogs_named() {
     assert!(stdout(&direct).is_empty());
     assert!(String::from_utf8_lossy(&direct.stderr).contains("no grammar"));
 }
+
+/// The size line `prompt` writes on stderr.
+fn size_line(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).trim().to_owned()
+}
+
+#[test]
+fn prompt_style_picks_signatures_by_default_or_the_whole_schemas_and_says_the_size() {
+    let lean = run(&["prompt", "--version", "v0.9"]);
+    let full = run(&["prompt", "--version", "v0.9", "--style", "schemas"]);
+    assert!(lean.status.success() && full.status.success());
+    let (lean_text, full_text) = (stdout(&lean), stdout(&full));
+    assert!(lean_text.contains("- DateTimeInput("), "{lean_text}");
+    assert!(!lean_text.contains("## Message schema"));
+    assert!(full_text.contains("## Message schema") && !full_text.contains("- DateTimeInput("));
+    assert!(lean_text.len() * 2 < full_text.len());
+    assert_eq!(
+        size_line(&lean),
+        format!("a2ui-agent prompt: {} bytes", lean_text.len())
+    );
+    assert_eq!(
+        size_line(&full),
+        format!("a2ui-agent prompt: {} bytes", full_text.len())
+    );
+    let explicit = run(&["prompt", "--version", "v0.9", "--style", "signatures"]);
+    assert_eq!(stdout(&explicit), lean_text);
+}
+
+/// A stand-in for llama.cpp's `/tokenize` on a real socket: answers each request with one
+/// token per whitespace-separated word of its `content`, and sends back what it was asked.
+fn word_tokenizer(requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/tokenize", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for _ in 0..requests {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let request: Value = serde_json::from_slice(&body).unwrap();
+            let content = request["content"].as_str().unwrap().to_owned();
+            let tokens: Vec<usize> = (0..content.split_whitespace().count()).collect();
+            let answer = json!({"tokens": tokens}).to_string();
+            let mut stream = stream;
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            )
+            .unwrap();
+            seen.push(content);
+        }
+        seen
+    });
+    (url, handle)
+}
+
+#[test]
+fn prompt_counts_the_tokens_of_the_prompt_it_prints_with_a_tokenizer_url() {
+    let (url, server) = word_tokenizer(1);
+    let output = run(&["prompt", "--version", "v0.8", "--tokenizer-url", &url]);
+    assert!(output.status.success(), "{}", size_line(&output));
+    let text = stdout(&output);
+    let asked = server.join().unwrap();
+    assert_eq!(
+        asked,
+        vec![text.clone()],
+        "the printed prompt is what was counted"
+    );
+    assert_eq!(
+        size_line(&output),
+        format!(
+            "a2ui-agent prompt: {} bytes, {} tokens",
+            text.len(),
+            text.split_whitespace().count()
+        )
+    );
+}
+
+#[test]
+fn prompt_says_why_when_the_tokenizer_cannot_be_reached() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/tokenize", listener.local_addr().unwrap());
+    drop(listener);
+    let output = run(&["prompt", "--version", "v0.9", "--tokenizer-url", &url]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty());
+    let message = size_line(&output);
+    assert!(
+        message.contains("--tokenizer-url") && message.contains(&url),
+        "{message}"
+    );
+}

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::cache::ProcessorCache;
 use super::examples;
 use super::offer::{Generator, Inner};
-use super::prompt::Example;
+use super::prompt::{Example, PromptStyle};
 use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, Validator};
 use crate::format::{DirectJson, OutputFormat};
 use crate::parser::{self, EmitMode, ParsedPart};
@@ -123,6 +123,7 @@ pub struct GeneratorBuilder {
     format: Arc<dyn OutputFormat>,
     emit_mode: EmitMode,
     allowed: Option<Vec<String>>,
+    style: PromptStyle,
 }
 
 impl fmt::Debug for GeneratorBuilder {
@@ -131,6 +132,7 @@ impl fmt::Debug for GeneratorBuilder {
             .field("version", &self.version)
             .field("catalogs", &self.catalogs.len())
             .field("components", &self.components)
+            .field("style", &self.style)
             .finish_non_exhaustive()
     }
 }
@@ -148,6 +150,7 @@ impl GeneratorBuilder {
             format: Arc::new(DirectJson),
             emit_mode: EmitMode::default(),
             allowed: None,
+            style: PromptStyle::default(),
         }
     }
 
@@ -229,6 +232,26 @@ impl GeneratorBuilder {
         self
     }
 
+    /// How a Direct JSON prompt describes the messages and catalogs (default
+    /// [`PromptStyle::Signatures`]: one line per message kind, component and function).
+    ///
+    /// ```
+    /// use a2ui_agent::a2ui::ProtocolVersion;
+    /// use a2ui_agent::generator::{Generator, PromptStyle};
+    ///
+    /// let full = Generator::builder(ProtocolVersion::V0_9)
+    ///     .prompt_style(PromptStyle::Schemas)
+    ///     .build()?;
+    /// assert!(full.negotiate(None)?.prompt().contains("## Message schema"));
+    /// let lean = Generator::builder(ProtocolVersion::V0_9).build()?;
+    /// assert!(lean.negotiate(None)?.prompt().contains("- Text(text: DynamicString"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prompt_style(mut self, style: PromptStyle) -> Self {
+        self.style = style;
+        self
+    }
+
     /// Only these message kinds may be sent (e.g. `["createSurface", "updateComponents"]`):
     /// the prompt describes only them and the processor rejects the others.
     pub fn messages(mut self, kinds: &[&str]) -> Self {
@@ -304,6 +327,7 @@ impl GeneratorBuilder {
                 format: self.format,
                 emit_mode: self.emit_mode,
                 allowed: self.allowed,
+                style: self.style,
                 cache: ProcessorCache::default(),
             }),
         })

@@ -12,7 +12,8 @@
 //! Negotiating never changes the generator: it holds its catalogs for its whole life, and
 //! one renderer's choice cannot narrow the next one's.
 //!
-//! What a generator makes lives beside it: the system prompt (`prompt`), the
+//! What a generator makes lives beside it: the system prompt (`prompt`, whose lean
+//! [`PromptStyle::Signatures`] sections `signatures` writes with `schema_text`), the
 //! [`processor`] a request is answered through, and the GBNF helpers (`grammar`) the
 //! grammars it hands a constraining model server are written with.
 
@@ -25,8 +26,11 @@ pub(crate) mod negotiation;
 mod offer;
 pub mod processor;
 pub(crate) mod prompt;
+mod schema_text;
+mod signatures;
 
 pub use builder::{GeneratorBuilder, GeneratorError};
 pub use error::{NegotiationError, NegotiationErrorKind};
 pub use negotiation::{ResolveError, resolve_catalogs};
 pub use offer::Generator;
+pub use prompt::PromptStyle;

@@ -272,6 +272,7 @@ impl Generator {
             examples: &inner.examples,
             format: format.as_ref(),
             allowed: inner.allowed.as_deref(),
+            style: inner.style,
         })
         .ok_or_else(|| {
             error(

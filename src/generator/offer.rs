@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cache::ProcessorCache;
-use super::prompt::Example;
+use super::prompt::{Example, PromptStyle};
 use crate::a2ui::{Catalog, ProtocolVersion};
 use crate::format::OutputFormat;
 use crate::parser::EmitMode;
@@ -43,6 +43,7 @@ pub(super) struct Inner {
     pub(super) format: Arc<dyn OutputFormat>,
     pub(super) emit_mode: EmitMode,
     pub(super) allowed: Option<Vec<String>>,
+    pub(super) style: PromptStyle,
     /// The processors built so far, by catalog set.
     pub(super) cache: ProcessorCache,
 }
@@ -56,6 +57,7 @@ impl fmt::Debug for Generator {
             .field("progressive_keys", &self.inner.progressive_keys)
             .field("accepts_inline_catalogs", &self.inner.accepts_inline)
             .field("format", &self.inner.format.name())
+            .field("prompt_style", &self.inner.style)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +92,11 @@ impl Generator {
     /// The output format the model is asked to write.
     pub fn format(&self) -> &Arc<dyn OutputFormat> {
         &self.inner.format
+    }
+
+    /// How its Direct JSON prompts describe the messages and catalogs.
+    pub fn prompt_style(&self) -> PromptStyle {
+        self.inner.style
     }
 
     /// How the parser re-sends a message that grows.

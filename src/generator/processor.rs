@@ -103,8 +103,9 @@ impl RequestProcessor {
     }
 
     /// The system prompt for this catalog set: how to write the output, the workflow rules,
-    /// the message schema, the common types, the catalogs' schemas and the examples. The
-    /// same catalog set always gives the same text.
+    /// the messages and catalogs in the generator's
+    /// [`PromptStyle`](crate::generator::PromptStyle) and the examples. The same catalog set
+    /// always gives the same text.
     pub fn prompt(&self) -> &str {
         &self.inner.prompt
     }

@@ -3,16 +3,55 @@
 //! A model can only draw with what it is told about, and a renderer can only draw what its
 //! catalogs define, so the prompt is written from the catalogs a negotiation left active
 //! (after any pruning the agent asked for): the output format's instructions, the workflow
-//! rules of the protocol version, the message schema, the common types, each active
-//! catalog's schema and the agent's examples. It is assembled once per catalog set (the
+//! rules of the protocol version, then the messages and catalogs in the generator's
+//! [`PromptStyle`] (one signature line per component, or the whole schemas) and the agent's
+//! examples. It is assembled once per catalog set (the
 //! [`Generator`](crate::generator::Generator) caches the processor that holds it) and is
-//! deterministic: the same inputs give the same bytes, because JSON objects are written
-//! with their keys sorted, so a model provider's prompt cache keeps hitting.
+//! deterministic: the same inputs give the same bytes, because keys are written sorted, and
+//! nothing in it depends on a request, so a model server's prompt cache keeps hitting.
 
 use serde_json::Value;
 
+use super::signatures::{self, def_name};
 use crate::a2ui::{Catalog, ProtocolVersion, message_kinds, schema_documents};
 use crate::format::OutputFormat;
+
+/// How a Direct JSON prompt describes the messages and the catalogs.
+///
+/// [`Signatures`](Self::Signatures), the default, writes each message kind as one line, the
+/// shared types once, and each component and function as one signature line with its
+/// required marks and enum values, all read from the catalogs at run time: for the v0.9 basic
+/// catalog about a third of the official SDK's prompt. [`Schemas`](Self::Schemas) writes the
+/// message schema, the common types and each catalog's JSON Schema whole, for a model that
+/// does better with every keyword in front of it. Formats that describe the catalogs in their
+/// own notation (Express) ignore it.
+///
+/// # Example
+///
+/// ```
+/// use a2ui_agent::a2ui::ProtocolVersion;
+/// use a2ui_agent::generator::{Generator, PromptStyle};
+///
+/// let lean = Generator::v0_9().negotiate(None)?.prompt().len();
+/// let full = Generator::builder(ProtocolVersion::V0_9)
+///     .built_in_example()
+///     .prompt_style(PromptStyle::Schemas)
+///     .build()?
+///     .negotiate(None)?
+///     .prompt()
+///     .len();
+/// assert!(lean * 2 < full);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PromptStyle {
+    /// Message shapes, type aliases and one signature line per component and function.
+    #[default]
+    Signatures,
+    /// The message schema, the common types and the catalogs' JSON Schemas, whole.
+    Schemas,
+}
 
 /// Whether `key` is a message kind of any version.
 pub(crate) fn message_kinds_any(key: &str) -> bool {
@@ -39,6 +78,8 @@ pub(crate) struct PromptInput<'a> {
     pub(crate) format: &'a dyn OutputFormat,
     /// The message kinds the agent allows, `None` for all of the version's.
     pub(crate) allowed: Option<&'a [String]>,
+    /// How the messages and catalogs are described.
+    pub(crate) style: PromptStyle,
 }
 
 /// Writes the system prompt. `None` when no catalog is active: there is nothing the model
@@ -65,9 +106,16 @@ pub(crate) fn build(input: &PromptInput<'_>) -> Option<String> {
         return Some(out);
     }
     let withheld = withheld_names(version, input.catalogs, &kinds);
-    workflow(&mut out, version, &kinds, input.catalogs);
-    schemas(&mut out, version, &kinds, &withheld);
-    catalogs(&mut out, input.catalogs, &withheld);
+    workflow(&mut out, version, &kinds, input.catalogs, input.style);
+    match input.style {
+        PromptStyle::Signatures => {
+            signatures::write(&mut out, version, &kinds, input.catalogs, &withheld);
+        }
+        PromptStyle::Schemas => {
+            schemas(&mut out, version, &kinds, &withheld);
+            catalogs(&mut out, input.catalogs, &withheld);
+        }
+    }
     examples(&mut out, input.examples, input.format);
     Some(out)
 }
@@ -107,7 +155,13 @@ fn allowed_kinds(version: ProtocolVersion, allowed: Option<&[String]>) -> Vec<&'
 }
 
 /// The section on the message kinds allowed and the order and rules of writing them.
-fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs: &[Catalog]) {
+fn workflow(
+    out: &mut String,
+    version: ProtocolVersion,
+    kinds: &[&str],
+    catalogs: &[Catalog],
+    style: PromptStyle,
+) {
     out.push_str("## Messages and workflow\n\n");
     out.push_str(&format!(
         "Each block is a JSON array of messages. You may send these messages: {}.\n\n",
@@ -128,6 +182,14 @@ fn workflow(out: &mut String, version: ProtocolVersion, kinds: &[&str], catalogs
         message_rules(version, kinds, &ids)
     };
     rules.extend(tree_rules(version, kinds));
+    if style == PromptStyle::Signatures {
+        rules.push(
+            "Show every value the user gave (names, numbers, dates, times, places, \
+             statuses) on the surface as written; never drop one or replace it with a \
+             placeholder."
+                .into(),
+        );
+    }
     for (i, rule) in rules.iter().enumerate() {
         out.push_str(&format!("{}. {rule}\n", i + 1));
     }
@@ -300,17 +362,6 @@ fn prune_messages(schema: &mut Value, version: ProtocolVersion, excluded: &[&str
     }
 }
 
-/// `createSurface` → `CreateSurfaceMessage`, the `$defs` entry of a message kind.
-fn def_name(kind: &str) -> String {
-    let mut chars = kind.chars();
-    let first = chars.next().map(|c| c.to_ascii_uppercase());
-    first
-        .into_iter()
-        .chain(chars)
-        .chain("Message".chars())
-        .collect()
-}
-
 /// Removes every `description` that mentions one of `words`.
 fn drop_mentions(value: &mut Value, words: &[String], depth: usize) {
     if words.is_empty() {
@@ -396,7 +447,7 @@ mod tests {
     use super::*;
     use crate::format::DirectJson;
 
-    fn prompt(version: ProtocolVersion, allowed: Option<&[String]>) -> String {
+    fn prompt(version: ProtocolVersion, allowed: Option<&[String]>, style: PromptStyle) -> String {
         let catalogs = [Catalog::basic(version)];
         build(&PromptInput {
             version,
@@ -404,6 +455,7 @@ mod tests {
             examples: &[],
             format: &DirectJson,
             allowed,
+            style,
         })
         .unwrap()
     }
@@ -430,9 +482,12 @@ mod tests {
                 .filter(|k| **k != "deleteSurface")
                 .map(|k| (*k).to_owned())
                 .collect();
-            let text = prompt(version, Some(&allowed));
-            assert!(!text.contains("deleteSurface"), "{version}");
-            assert!(prompt(version, None).contains("deleteSurface"), "{version}");
+            for style in [PromptStyle::Signatures, PromptStyle::Schemas] {
+                let text = prompt(version, Some(&allowed), style);
+                assert!(!text.contains("deleteSurface"), "{version} {style:?}");
+                let all = prompt(version, None, style);
+                assert!(all.contains("deleteSurface"), "{version} {style:?}");
+            }
         }
     }
 
@@ -444,6 +499,7 @@ mod tests {
             examples: &[],
             format: &DirectJson,
             allowed: None,
+            style: PromptStyle::Signatures,
         };
         assert!(build(&input).is_none());
     }

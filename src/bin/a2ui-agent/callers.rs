@@ -117,19 +117,13 @@ async fn fetch_jwks(url: &str) -> Result<JwtAuth, String> {
     }
     const MAX: usize = 1 << 20;
     let fetch = async {
-        let mut response = reqwest::Client::new()
+        let response = reqwest::Client::new()
             .get(parsed)
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
             .map_err(|e| e.to_string())?;
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-            if body.len() + chunk.len() > MAX {
-                return Err("the key set is over 1 MiB".to_owned());
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = crate::bounded::read_at_most(response, MAX).await?;
         String::from_utf8(body).map_err(|_| "the key set is not UTF-8".to_owned())
     };
     let text = tokio::time::timeout(Duration::from_secs(10), fetch)

@@ -1,6 +1,7 @@
 //! `a2ui-agent`: run an A2UI agent, or use its parser, validator and prompt builder from the
 //! command line.
 
+mod bounded;
 mod callers;
 mod demo;
 mod hardening;
@@ -10,6 +11,7 @@ mod parse;
 mod prompt;
 mod push_options;
 mod serve;
+mod tokens;
 mod validate;
 
 use std::process::ExitCode;

@@ -1,6 +1,7 @@
 //! `a2ui-agent prompt`: print the system prompt a model is given for a protocol version and
 //! its catalogs, exactly as the server's generator writes it (or, with `--grammar`, the
-//! grammar a model server can constrain the answer to).
+//! grammar a model server can constrain the answer to), and say on stderr how big it is: its
+//! bytes, and its tokens when a llama.cpp server's `/tokenize` is named.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,9 +9,29 @@ use std::process::ExitCode;
 
 use a2ui_agent::a2ui::{Catalog, ClientCapabilities, ProtocolVersion};
 use a2ui_agent::format::express::Express;
-use a2ui_agent::generator::Generator;
+use a2ui_agent::generator::{Generator, PromptStyle};
 
 use crate::Format;
+use crate::tokens;
+
+/// How a Direct JSON prompt describes the messages and catalogs, for `--style`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Style {
+    /// One line per message kind, component and function, the shared types once.
+    #[default]
+    Signatures,
+    /// The message schema, the common types and each catalog's JSON Schema, whole.
+    Schemas,
+}
+
+impl From<Style> for PromptStyle {
+    fn from(style: Style) -> Self {
+        match style {
+            Style::Signatures => PromptStyle::Signatures,
+            Style::Schemas => PromptStyle::Schemas,
+        }
+    }
+}
 
 /// Arguments of `a2ui-agent prompt`.
 #[derive(Debug, clap::Args)]
@@ -41,6 +62,13 @@ pub struct Args {
     /// has none (Direct JSON).
     #[arg(long)]
     grammar: bool,
+    /// How a Direct JSON prompt describes the messages and catalogs.
+    #[arg(long, value_enum, default_value_t)]
+    style: Style,
+    /// A llama.cpp server's tokenize endpoint (e.g. `http://127.0.0.1:8080/tokenize`): the
+    /// prompt's size is also given in that model's tokens.
+    #[arg(long, value_name = "URL")]
+    tokenizer_url: Option<String>,
 }
 
 /// The generator a command line describes: the built-in one when nothing is said, else
@@ -52,10 +80,30 @@ pub fn generator(
     components: &[String],
     examples: &[PathBuf],
 ) -> Result<Generator, String> {
+    styled_generator(
+        version,
+        catalogs,
+        components,
+        examples,
+        PromptStyle::default(),
+    )
+}
+
+/// [`generator`] with its Direct JSON prompts in `style`.
+fn styled_generator(
+    version: ProtocolVersion,
+    catalogs: &[PathBuf],
+    components: &[String],
+    examples: &[PathBuf],
+    style: PromptStyle,
+) -> Result<Generator, String> {
+    let mut builder = Generator::builder(version).prompt_style(style);
     if catalogs.is_empty() && components.is_empty() && examples.is_empty() {
-        return Ok(Generator::built_in(version));
+        return builder
+            .built_in_example()
+            .build()
+            .map_err(|e| e.to_string());
     }
-    let mut builder = Generator::builder(version);
     for path in catalogs {
         let catalog = if path == Path::new("basic") {
             Catalog::try_basic(version)
@@ -79,15 +127,26 @@ pub fn generator(
     builder.build().map_err(|e| e.to_string())
 }
 
-/// Runs `a2ui-agent prompt`: the prompt on stdout; exit code 2 when an input cannot be
-/// read or the negotiation fails.
+/// Runs `a2ui-agent prompt`: the prompt on stdout and its size on stderr; exit code 2 when
+/// an input cannot be read, the negotiation fails or the tokenizer does not answer.
 pub fn run(args: Args) -> ExitCode {
-    match prompt(&args) {
-        Ok(text) => {
+    let sized = prompt(&args).and_then(|text| {
+        let size = match &args.tokenizer_url {
+            Some(url) => {
+                let count = tokens::count(url, &text)?;
+                format!("{} bytes, {count} tokens", text.len())
+            }
+            None => format!("{} bytes", text.len()),
+        };
+        Ok((text, size))
+    });
+    match sized {
+        Ok((text, size)) => {
             let mut out = std::io::stdout().lock();
             if out.write_all(text.as_bytes()).is_err() || out.flush().is_err() {
                 return ExitCode::FAILURE;
             }
+            eprintln!("a2ui-agent prompt: {size}");
             ExitCode::SUCCESS
         }
         Err(problem) => {
@@ -98,11 +157,12 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn prompt(args: &Args) -> Result<String, String> {
-    let generator = generator(
+    let generator = styled_generator(
         args.protocol,
         &args.catalogs,
         &args.components,
         &args.examples,
+        args.style.into(),
     )?;
     let capabilities = match &args.capabilities {
         Some(path) => {

@@ -287,7 +287,7 @@ fn list_kind(items: Option<&Value>) -> String {
 }
 
 /// Up to the first full stop followed by a capital letter (so `e.g. x` does not end it).
-fn first_sentence(text: &str) -> &str {
+pub(crate) fn first_sentence(text: &str) -> &str {
     let end = text
         .match_indices(". ")
         .find(|(i, _)| {

@@ -52,6 +52,7 @@ use crate::parser::{Locator, ParseError, ParseErrorKind, ParsedPart, ParserConfi
 pub use compile::Redefined;
 pub use error::ExpressError;
 use error::Failure;
+pub(crate) use instructions::first_sentence;
 pub use response::{CLOSE_TAG, OPEN_TAG, RawPart, unwrap, wrap};
 
 /// Which reading of the notation to compile to where the Express documents disagree.
