@@ -16,10 +16,14 @@ pub mod parser;
 
 #[cfg(feature = "server")]
 pub mod agent;
+#[cfg(feature = "client")]
+pub mod client;
 #[cfg(feature = "server")]
 pub mod clock;
 #[cfg(feature = "server")]
 mod error_chain;
+#[cfg(any(feature = "llm", feature = "client"))]
+mod event_stream;
 #[cfg(feature = "llm")]
 pub mod llm;
 #[cfg(any(feature = "metrics", feature = "otel"))]

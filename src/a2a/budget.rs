@@ -12,6 +12,9 @@
 //! `method` keys would run the second). Only a body that passes is decoded, so the model built
 //! from it is bounded by the budget and not by what a client chose to send.
 //!
+//! The A2A client (`client`) walks every answer it reads the same way, with sizes of its
+//! own: an agent's answer is as untrusted as a client's request.
+//!
 //! The walk knows two member names and nothing else of the protocol: `parts` (an array of
 //! parts, in 0.3 and 1.0 alike) and `message`. It does not import the wire modules, and they
 //! need not know it ran.
@@ -188,7 +191,7 @@ impl Scan {
         self.values += 1;
         if self.values > self.budget.max_values {
             let message = format!(
-                "the request holds more than {} JSON values",
+                "the body holds more than {} JSON values",
                 self.budget.max_values
             );
             return Err(self.refuse(RefusalKind::OverBudget, depth, message));
@@ -200,7 +203,7 @@ impl Scan {
     fn enter<E: de::Error>(&mut self, depth: usize) -> Result<(), E> {
         self.count(depth)?;
         if depth >= MAX_DEPTH {
-            let message = format!("the request nests deeper than {MAX_DEPTH} levels");
+            let message = format!("the body nests deeper than {MAX_DEPTH} levels");
             return Err(self.refuse(RefusalKind::OverBudget, depth, message));
         }
         Ok(())
@@ -438,7 +441,7 @@ mod tests {
         let refused = check(br#"{"pad":[0,0,0,0,0,0,0,0]}"#, &budget).unwrap_err();
         assert_eq!(
             refused.message,
-            "the request holds more than 10 JSON values"
+            "the body holds more than 10 JSON values"
         );
     }
 

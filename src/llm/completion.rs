@@ -15,10 +15,10 @@ use tokio::time::Instant;
 use super::call_deltas::Calls;
 use super::client::Inner;
 use super::error::LlmError;
-use super::sse::{Decoder, SseError};
 use super::tools::ToolCall;
 use super::wire::Chunk;
 use crate::error_chain::chain;
+use crate::event_stream::{Decoder, SseError};
 use crate::observe::ModelCall;
 
 /// What an answer streams.

@@ -7,14 +7,14 @@
 //! and any repair turns) and yields the content deltas as the reply's stream, so the server's
 //! parser reads A2UI blocks while the model writes them.
 //!
-//! The SSE framing is decoded in place (`sse`); this module reads the chunks. It
-//! retries 429 and 5xx answers that come before the first token (bounded, with backoff,
-//! honouring `Retry-After`), bounds the wait to connect, for the first token (long: a local
-//! model reads a long prompt for minutes; the client sees "The model is reading the
-//! prompt…" meanwhile) and between two events, and ends a failed call with an [`LlmError`]
-//! a person can read, which never contains the API key. Dropping the reply's stream (a
-//! canceled task) drops the response and closes the HTTP request, so the model server stops
-//! generating.
+//! The SSE framing is decoded in place (the crate's `event_stream`, which the A2A client
+//! shares); this module reads the chunks. It retries 429 and 5xx answers that come before
+//! the first token (bounded, with backoff, honouring `Retry-After`), bounds the wait to
+//! connect, for the first token (long: a local model reads a long prompt for minutes; the
+//! client sees "The model is reading the prompt…" meanwhile) and between two events, and
+//! ends a failed call with an [`LlmError`] a person can read, which never contains the API
+//! key. Dropping the reply's stream (a canceled task) drops the response and closes the HTTP
+//! request, so the model server stops generating.
 //!
 //! With [`Tool`]s ([`OpenAiChatBuilder::tool`]) the model may call functions of yours: the
 //! calls it streams are joined, run (together when it asks for several), answered as `tool`
@@ -53,7 +53,6 @@ mod completion;
 mod error;
 mod required_call;
 mod send;
-mod sse;
 mod text_calls;
 mod tool_loop;
 mod tools;

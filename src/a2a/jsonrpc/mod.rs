@@ -14,6 +14,12 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+mod response;
+
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use response::{BadResponse, ErrorObject, decode_response, encode_request, error_reason};
+
 /// The JSON-RPC request id, echoed unchanged (same JSON type) in the response.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {
@@ -86,7 +92,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    #[cfg(any(test, feature = "unstable-internals"))]
+    #[cfg(any(test, feature = "client", feature = "unstable-internals"))]
     pub const ALL: [ErrorCode; 15] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
@@ -188,6 +194,12 @@ impl ErrorCode {
             ErrorCode::InternalError | ErrorCode::InvalidAgentResponse => (500, "INTERNAL"),
             ErrorCode::ServerBusy => (503, "UNAVAILABLE"),
         }
+    }
+
+    /// The code whose [`reason`](Self::reason) is `reason` (an A2A 1.0 `ErrorInfo`'s).
+    #[cfg(any(feature = "client", feature = "unstable-internals"))]
+    pub fn from_reason(reason: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.reason() == reason)
     }
 
     /// The code for `code`, if it is one of ours.

@@ -152,6 +152,57 @@ pub(crate) fn event_result(event: &StreamEvent) -> impl Serialize + '_ {
     }
 }
 
+/// Encodes `message/send` / `message/stream` params: the message, and the configuration
+/// when it is not the default (a push config given with the send is not sent).
+///
+/// # Example
+///
+/// ```
+/// # #[cfg(feature = "unstable-internals")] {
+/// use a2ui_agent::a2a::v0_3::encode_send_params;
+/// use a2ui_agent::a2a::{Message, Part, SendConfiguration, SendRequest};
+///
+/// let request = SendRequest {
+///     message: Message::user("m", vec![Part::text("hi")]),
+///     configuration: SendConfiguration::default(),
+///     metadata: None,
+/// };
+/// let params = encode_send_params(&request);
+/// assert_eq!(params["message"]["kind"], "message");
+/// assert_eq!(params["configuration"]["blocking"], true);
+/// # }
+/// ```
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_send_params(request: &crate::a2a::SendRequest) -> Value {
+    let config = &request.configuration;
+    let mut configuration = serde_json::Map::new();
+    configuration.insert("blocking".into(), config.blocking.into());
+    if let Some(length) = config.history_length {
+        configuration.insert("historyLength".into(), length.into());
+    }
+    if let Some(modes) = &config.accepted_output_modes {
+        configuration.insert("acceptedOutputModes".into(), modes.clone().into());
+    }
+    let mut params = serde_json::Map::new();
+    params.insert("message".into(), encode_message(&request.message));
+    params.insert("configuration".into(), Value::Object(configuration));
+    if let Some(metadata) = &request.metadata {
+        params.insert("metadata".into(), Value::Object(metadata.clone()));
+    }
+    Value::Object(params)
+}
+
+/// Encodes `tasks/get` params.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_query_params(query: &crate::a2a::TaskQuery) -> Value {
+    let mut params = serde_json::Map::new();
+    params.insert("id".into(), query.id.clone().into());
+    if let Some(length) = query.history_length {
+        params.insert("historyLength".into(), length.into());
+    }
+    Value::Object(params)
+}
+
 /// One stream event; each variant carries its own `kind`.
 #[derive(Serialize)]
 #[serde(untagged)]

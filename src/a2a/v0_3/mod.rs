@@ -10,9 +10,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+mod answer;
 mod encode;
 mod object_reader;
 mod push_config_json;
+
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use answer::{decode_event, decode_send_result, decode_task};
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use encode::{encode_query_params, encode_send_params};
 
 #[cfg(feature = "server")]
 pub(crate) use encode::event_result;

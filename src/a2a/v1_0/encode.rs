@@ -194,9 +194,85 @@ pub fn encode_state(state: TaskState) -> Value {
 }
 
 /// Encodes a message.
-#[cfg(any(test, feature = "unstable-internals"))]
+#[cfg(any(test, feature = "client", feature = "unstable-internals"))]
 pub fn encode_message(value: &Message) -> Value {
     to_value(message(value))
+}
+
+/// Encodes `SendMessage` / `SendStreamingMessage` params (a `SendMessageRequest`): the
+/// message and the configuration (a push config given with the send is not sent).
+///
+/// # Example
+///
+/// ```
+/// # #[cfg(feature = "unstable-internals")] {
+/// use a2ui_agent::a2a::v1_0::encode_send_params;
+/// use a2ui_agent::a2a::{Message, Part, SendConfiguration, SendRequest};
+///
+/// let request = SendRequest {
+///     message: Message::user("m", vec![Part::text("hi")]),
+///     configuration: SendConfiguration { blocking: false, ..SendConfiguration::default() },
+///     metadata: None,
+/// };
+/// let params = encode_send_params(&request);
+/// assert_eq!(params["message"]["role"], "ROLE_USER");
+/// assert_eq!(params["configuration"]["returnImmediately"], true);
+/// # }
+/// ```
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_send_params(request: &crate::a2a::SendRequest) -> Value {
+    let config = &request.configuration;
+    let mut configuration = Map::new();
+    configuration.insert("returnImmediately".into(), (!config.blocking).into());
+    if let Some(length) = config.history_length {
+        configuration.insert("historyLength".into(), length.into());
+    }
+    if let Some(modes) = &config.accepted_output_modes {
+        configuration.insert("acceptedOutputModes".into(), modes.clone().into());
+    }
+    let mut params = Map::new();
+    params.insert("message".into(), encode_message(&request.message));
+    params.insert("configuration".into(), Value::Object(configuration));
+    if let Some(metadata) = &request.metadata {
+        params.insert("metadata".into(), Value::Object(metadata.clone()));
+    }
+    Value::Object(params)
+}
+
+/// Encodes `GetTask` params (`{id, historyLength?}`).
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_query_params(query: &crate::a2a::TaskQuery) -> Value {
+    let mut params = Map::new();
+    params.insert("id".into(), query.id.clone().into());
+    if let Some(length) = query.history_length {
+        params.insert("historyLength".into(), length.into());
+    }
+    Value::Object(params)
+}
+
+/// Encodes `ListTasks` params: only the filters that are set, so the object doubles as the
+/// query string of `GET /tasks`.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_list_params(query: &crate::a2a::TaskListQuery) -> Value {
+    let mut params = Map::new();
+    if let Some(context) = &query.context_id {
+        params.insert("contextId".into(), context.clone().into());
+    }
+    if let Some(state) = query.state {
+        params.insert("status".into(), state_name(state).into());
+    }
+    if let Some(after) = &query.status_timestamp_after {
+        params.insert("statusTimestampAfter".into(), after.clone().into());
+    }
+    params.insert("pageSize".into(), query.page_size.into());
+    if let Some(token) = &query.page_token {
+        params.insert("pageToken".into(), token.clone().into());
+    }
+    if let Some(length) = query.history_length {
+        params.insert("historyLength".into(), length.into());
+    }
+    params.insert("includeArtifacts".into(), query.include_artifacts.into());
+    Value::Object(params)
 }
 
 /// Encodes a part: exactly one of `text`, `raw`, `url`, `data`, with `mediaType` when known.

@@ -24,10 +24,16 @@ mod error;
 mod push_config_json;
 mod wire_error;
 
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use card::decode_card;
 pub use card::encode_card;
 #[cfg(feature = "server")]
 pub(crate) use decode::decode_send_json;
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use decode::{decode_event, decode_page, decode_send_result, decode_task};
 pub use decode::{decode_id_params, decode_list_params, decode_query_params, decode_send_params};
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use encode::{encode_list_params, encode_query_params, encode_send_params};
 pub use encode::encode_task;
 #[cfg(feature = "unstable-internals")]
 pub use encode::{

@@ -5,6 +5,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+mod answer;
+
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use answer::{decode_event, decode_page, decode_send_result, decode_task};
+
 use super::wire_error::{WireError, parse};
 use crate::a2a::{
     FileBody, FileContent, Message, Part, Role, SendConfiguration, SendRequest, TaskListQuery,

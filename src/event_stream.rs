@@ -1,4 +1,6 @@
-//! The SSE framing of a streamed answer, decoded in place.
+//! The SSE framing of a streamed answer, decoded in place: the one decoder the model
+//! connector (`llm`, chat-completion chunks) and the A2A client (`client`, stream events)
+//! both read with. It sits below both, and knows neither.
 //!
 //! A model streams one small event per token, so the decoder runs once per token on the
 //! connector's path. `eventsource-stream`, which this replaces, copied its whole buffer for
@@ -8,8 +10,8 @@
 //! end with CRLF, LF or CR; a leading BOM is dropped; `data` lines join with LF; a blank line
 //! dispatches the event (none when it had no `data`); comments and the other fields (`event`,
 //! `id`, `retry`: the chat-completions API uses none) are skipped; an event the stream ends
-//! inside is dropped. An event longer than [`MAX_EVENT_BYTES`] is an error rather than
-//! memory without bound.
+//! inside is dropped. An event longer than the decoder's limit ([`MAX_EVENT_BYTES`] unless
+//! [`Decoder::with_limit`] sets another) is an error rather than memory without bound.
 
 use std::collections::VecDeque;
 
@@ -25,9 +27,9 @@ pub(crate) enum SseError {
     /// An event's data is not UTF-8.
     #[error("an event is not UTF-8 text")]
     NotUtf8,
-    /// A line or an event is longer than [`MAX_EVENT_BYTES`].
-    #[error("an event is longer than {MAX_EVENT_BYTES} bytes")]
-    TooLong,
+    /// A line or an event is longer than the decoder's limit (the number).
+    #[error("an event is longer than {0} bytes")]
+    TooLong(usize),
 }
 
 /// Decodes an event stream fed chunk by chunk into the `data` of its events.
@@ -45,13 +47,22 @@ pub(crate) struct Decoder {
     bom: Option<usize>,
     /// Set once the stream could not be read on: nothing more is decoded.
     failed: Option<SseError>,
+    /// The longest line or event held.
+    limit: usize,
 }
 
 impl Decoder {
-    /// A decoder at the start of a stream.
+    /// A decoder at the start of a stream, holding events of up to [`MAX_EVENT_BYTES`].
     pub(crate) fn new() -> Self {
+        Self::with_limit(MAX_EVENT_BYTES)
+    }
+
+    /// A decoder at the start of a stream that refuses a line or an event longer than
+    /// `limit` bytes.
+    pub(crate) fn with_limit(limit: usize) -> Self {
         Decoder {
             bom: Some(0),
+            limit,
             ..Decoder::default()
         }
     }
@@ -81,8 +92,8 @@ impl Decoder {
             }
             let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') else {
                 self.line.extend_from_slice(bytes);
-                if self.line.len() > MAX_EVENT_BYTES {
-                    return self.fail(SseError::TooLong);
+                if self.line.len() > self.limit {
+                    return self.fail(SseError::TooLong(self.limit));
                 }
                 break;
             };
@@ -135,8 +146,8 @@ impl Decoder {
             }
             self.has_data = true;
             self.data.extend_from_slice(value);
-            if self.data.len() > MAX_EVENT_BYTES {
-                return Err(SseError::TooLong);
+            if self.data.len() > self.limit {
+                return Err(SseError::TooLong(self.limit));
             }
         }
         Ok(())
@@ -273,8 +284,11 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(result, Err(SseError::TooLong));
-        assert_eq!(decoder.feed(b"\n\n", &mut events), Err(SseError::TooLong));
+        assert_eq!(result, Err(SseError::TooLong(MAX_EVENT_BYTES)));
+        assert_eq!(
+            decoder.feed(b"\n\n", &mut events),
+            Err(SseError::TooLong(MAX_EVENT_BYTES))
+        );
     }
 
     /// Streams built of the pieces that matter to the framing.
