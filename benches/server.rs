@@ -41,6 +41,7 @@ use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::agent::{AgentError, Reply};
 use a2ui_agent::request::Request;
 use a2ui_agent::server::{A2uiServer, Limits};
+use axum::serve::ListenerExt;
 
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
 const WARM_UP: Duration = Duration::from_secs(1);
@@ -174,7 +175,8 @@ impl Wire {
         let builder = reqwest::Client::builder().pool_max_idle_per_host(clients);
         match self {
             Wire::JsonRpc(_) => builder,
-            Wire::Grpc => builder.http2_prior_knowledge(),
+            // No Nagle: a gRPC request is a HEADERS and a DATA frame, two small writes.
+            Wire::Grpc => builder.http2_prior_knowledge().tcp_nodelay(true),
         }
         .build()
         .unwrap()
@@ -275,6 +277,10 @@ fn serve(agent: &str) -> ExitCode {
         std::thread::spawn(|| {
             let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
             std::process::exit(0);
+        });
+        // Served as `A2uiServer::serve` does: without Nagle (gRPC answers are several writes).
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
         });
         axum::serve(listener, server.router()).await.unwrap();
     });

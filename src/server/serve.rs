@@ -171,6 +171,11 @@ async fn run(
                 }
             },
         };
+        // No Nagle: an HTTP/2 answer (gRPC's headers, message and trailers) is several small
+        // writes, and the client's delayed ACK would hold each unary call ~40 ms.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY could not be set");
+        }
         // At the cap, the connection just accepted waits for a slot (and the ones after it
         // in the backlog); only a connection actually waiting makes an idle one give way.
         let vacancy = tokio::select! {

@@ -17,11 +17,11 @@ use a2a::{
     A2AError, AgentCapabilities, AgentCard, AgentInterface, Message, Part, Role, StreamResponse,
     TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
+use a2a_grpc::GrpcHandler;
+use a2a_pb::proto::a2a_service_server::A2aServiceServer;
 use a2a_server::{
     AgentExecutor, DefaultRequestHandler, ExecutorContext, InMemoryTaskStore, StaticAgentCard,
 };
-use a2a_grpc::GrpcHandler;
-use a2a_pb::proto::a2a_service_server::A2aServiceServer;
 use futures::stream::{self, BoxStream, StreamExt};
 use tokio_stream::wrappers::TcpListenerStream;
 
@@ -91,9 +91,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let service = A2aServiceServer::new(GrpcHandler::new(handler));
         println!("listening on {url}");
         exit_when_stdin_closes();
+        // No Nagle, as our server: a unary answer is several small HTTP/2 writes (tonic's
+        // own `tcp_nodelay` applies only to the listeners it binds itself).
+        let incoming = TcpListenerStream::new(listener).map(|accepted| {
+            accepted.inspect(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            })
+        });
         tonic::transport::Server::builder()
             .add_service(service)
-            .serve_with_incoming(TcpListenerStream::new(listener))
+            .serve_with_incoming(incoming)
             .await?;
         return Ok(());
     }
