@@ -324,8 +324,10 @@ async fn one_request_exports_its_trace_with_the_repair_turn_and_no_prompt_text()
         attributes["gen_ai.usage.output_tokens"].as_i64() > Some(0),
         "{mended}"
     );
+    // An array of strings, as the GenAI conventions define it.
     assert_eq!(
-        attributes["gen_ai.response.finish_reasons"], "stop",
+        attributes["gen_ai.response.finish_reasons"],
+        json!(["stop"]),
         "{mended}"
     );
 

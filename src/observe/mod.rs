@@ -337,7 +337,7 @@ impl ModelCall {
     /// The model said why it stopped (`stop`, `tool_calls`, `length`...).
     pub(crate) fn finish_reason(&self, reason: &str) {
         if self.sent.is_some() {
-            self.span.record("gen_ai.response.finish_reasons", reason);
+            trace::finish_reasons(&self.span, reason);
         }
     }
 }

@@ -153,6 +153,35 @@ pub(crate) fn model(model: &str, round: u32) -> Span {
     )
 }
 
+/// Why the model stopped (`stop`, `tool_calls`, `length`...), on its request's `span`.
+///
+/// The GenAI conventions make `gen_ai.response.finish_reasons` an array of strings, which a
+/// `tracing` field cannot hold: when the span is exported by OpenTelemetry (the `otel`
+/// feature's layer) the array is set on the OpenTelemetry span itself, and the `tracing`
+/// field is left empty so the attribute is not sent twice; any other subscriber sees the
+/// reason as the field's text.
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
+pub(crate) fn finish_reasons(span: &Span, reason: &str) {
+    if span.is_disabled() {
+        return;
+    }
+    #[cfg(feature = "otel")]
+    {
+        use opentelemetry::trace::TraceContextExt as _;
+        use opentelemetry::{Array, StringValue, Value};
+        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+        if span.context().span().span_context().is_valid() {
+            let reasons = vec![StringValue::from(reason.to_owned())];
+            span.set_attribute(
+                "gen_ai.response.finish_reasons",
+                Value::Array(Array::String(reasons)),
+            );
+            return;
+        }
+    }
+    span.record("gen_ai.response.finish_reasons", reason);
+}
+
 /// The span of one call of the tool `name` (GenAI `execute_tool`), asked as `call_id`.
 #[cfg_attr(not(feature = "llm"), allow(dead_code))]
 pub(crate) fn tool(name: &str, call_id: &str) -> Span {
