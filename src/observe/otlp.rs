@@ -157,7 +157,11 @@ impl OtlpTraces {
             .with_resource(resource.build())
             .build();
         let tracer = provider.tracer("a2ui_agent");
+        // No busy/idle times and no thread attributes: tracking them reads the clock on
+        // every enter and exit of a span, that is on every poll of a task's long-lived span.
         let layer = tracing_opentelemetry::layer()
+            .with_tracked_inactivity(false)
+            .with_threads(false)
             .with_tracer(tracer)
             .with_filter(exported(self.record_content));
         Ok((
