@@ -108,6 +108,8 @@ pub(crate) enum Binding {
     AgUi,
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     Mcp,
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    Grpc,
 }
 
 impl Binding {
@@ -118,6 +120,7 @@ impl Binding {
             Binding::Rest => "a2a-rest",
             Binding::AgUi => "agui",
             Binding::Mcp => "mcp",
+            Binding::Grpc => "a2a-grpc",
         }
     }
 }

@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument;
 
-use crate::observe::{adopt_parent, trace};
+use crate::observe::{Binding, adopt_parent, trace};
 
 /// What tells the bindings apart before a handler runs: the MCP endpoint's path, when the
 /// agent is served over MCP (the other bindings name themselves in their handlers).
@@ -37,8 +37,8 @@ pub(crate) async fn request_span(
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/grpc"));
     let binding = match &bindings.mcp {
-        _ if grpc => Some("a2a-grpc"),
-        Some(mcp) if path.ends_with(mcp.as_str()) => Some("mcp"),
+        _ if grpc => Some(Binding::Grpc.as_str()),
+        Some(mcp) if path.ends_with(mcp.as_str()) => Some(Binding::Mcp.as_str()),
         _ => None,
     };
     let span = trace::request(request.method().as_str(), path, binding);

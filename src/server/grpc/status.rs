@@ -39,6 +39,19 @@ pub(super) fn from_rpc(error: &RpcError) -> Status {
     Status::with_error_details(code(error.code), error.message.clone(), details)
 }
 
+/// The `outcome` label of a call answered with `status`: the label
+/// [`outcome_label`](crate::server::error::outcome_label) gives the A2A error the status
+/// came from (`ok` for a status that is no error).
+pub(super) fn outcome(status: &Status) -> &'static str {
+    match status.code() {
+        Code::Ok => "ok",
+        Code::NotFound => "not_found",
+        Code::Unavailable | Code::ResourceExhausted => "busy",
+        Code::Internal | Code::Unknown | Code::DataLoss => "server_error",
+        _ => "client_error",
+    }
+}
+
 /// The gRPC code of an A2A (or JSON-RPC) error.
 fn code(code: ErrorCode) -> Code {
     match code {
@@ -95,5 +108,35 @@ mod tests {
                 "{code:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_status_is_counted_with_the_outcome_its_a2a_error_has_on_the_other_bindings() {
+        let codes = [
+            ErrorCode::TaskNotFound,
+            ErrorCode::TaskNotCancelable,
+            ErrorCode::MethodNotFound,
+            ErrorCode::PushNotificationNotSupported,
+            ErrorCode::UnsupportedOperation,
+            ErrorCode::ContentTypeNotSupported,
+            ErrorCode::InvalidAgentResponse,
+            ErrorCode::VersionNotSupported,
+            ErrorCode::AuthenticatedExtendedCardNotConfigured,
+            ErrorCode::ExtensionSupportRequired,
+            ErrorCode::ParseError,
+            ErrorCode::InvalidRequest,
+            ErrorCode::InvalidParams,
+            ErrorCode::InternalError,
+            ErrorCode::ServerBusy,
+        ];
+        for code in codes {
+            let status = from_rpc(&RpcError::new(code, "x"));
+            assert_eq!(
+                outcome(&status),
+                crate::server::error::outcome_label(code),
+                "{code:?}"
+            );
+        }
+        assert_eq!(outcome(&Status::ok("")), "ok");
     }
 }
