@@ -52,6 +52,13 @@ impl Handler {
         }
     }
 
+    /// A request of `method` answered with `outcome`, counted in the request metrics.
+    fn counted(&self, method: &'static str, outcome: &'static str) {
+        self.state
+            .meter
+            .request(crate::observe::Binding::Mcp, method, outcome);
+    }
+
     fn actions(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
         self.actions
             .lock()
@@ -83,7 +90,9 @@ impl ServerHandler for Handler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let actions = self.actions().clone();
-        Ok(ListToolsResult::with_all_items(self.tool.list(&actions)))
+        let listed = ListToolsResult::with_all_items(self.tool.list(&actions));
+        self.counted("tools/list", "ok");
+        Ok(listed)
     }
 
     async fn list_resources(
@@ -91,6 +100,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.counted("resources/list", "ok");
         Ok(bundle::list())
     }
 
@@ -99,7 +109,15 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        bundle::read(&request.uri).map(Into::into)
+        let read = bundle::read(&request.uri);
+        let outcome = match &read {
+            Ok(_) => "ok",
+            Err(error) if error.code == ErrorCode::RESOURCE_NOT_FOUND => "not_found",
+            Err(error) if error.code == ErrorCode::INTERNAL_ERROR => "server_error",
+            Err(_) => "client_error",
+        };
+        self.counted("resources/read", outcome);
+        read.map(Into::into)
     }
 
     async fn call_tool(
@@ -136,10 +154,7 @@ pub(super) async fn call(
         Ok(_) => "server_error",
         Err(_) => "client_error",
     };
-    handler
-        .state
-        .meter
-        .request(crate::observe::Binding::Mcp, "tools/call", outcome);
+    handler.counted("tools/call", outcome);
     result
 }
 
