@@ -13,16 +13,26 @@
 //!    negotiated processor's reader, with the catalog validator as readiness check). Each
 //!    figure is the best of five rounds.
 //!
-//! 3. **What observability costs**: built with the `metrics` feature, a second server on its own
-//!    one-worker runtime, the same agent and chunks, with Prometheus metrics on; its CPU per
-//!    streamed response against the plain server's, their rounds interleaved so both see the
-//!    same machine (best of five each).
+//! 3. **What observability costs** (issue 44's targets): more servers, each on its own
+//!    one-worker runtime with the same agent and chunks: `off` (both features compiled in,
+//!    neither turned on, under a log subscriber at `INFO` as `serve` runs by default), and,
+//!    as the build has the features, `metrics` (Prometheus metrics, never scraped), `traces`
+//!    (the OTLP layer of `OtlpTraces` as the runtime's subscriber, spans batched for an
+//!    endpoint that is not listening) and `both`. Each server's CPU is its worker thread's
+//!    own CPU clock. The rounds are paired: in each of `BENCH_ROUNDS` rounds (default 15)
+//!    every configuration streams the same responses, the order rotating from round to round
+//!    so that none is always first; each round gives each configuration's ratio to `plain`
+//!    in that round, and the median of those paired ratios is the figure (with the spread
+//!    of the middle half), so a noisy machine moves both sides of a pair alike.
 //!
-//! Then the two targets of the server path, each with its figure and whether it is met: CPU
-//! per streamed response within 3x of the bare parser, and chunk-to-frame p99 under 1 ms.
+//! Then the targets, each with its figure and whether it is met: CPU per streamed response
+//! within 3x of the bare parser, chunk-to-frame p99 under 1 ms, metrics and traces on at most
+//! 1.05x plain, and off nothing measurable (the median within 1% of plain, or plain inside
+//! the middle half of the paired ratios).
 //!
 //! Figures are printed, never asserted. Without `--bench` (as under `cargo test --benches`)
-//! it runs one small round as a smoke check. Knobs: `BENCH_RESPONSES` (default 20).
+//! it runs one small round as a smoke check. Knobs: `BENCH_RESPONSES` (default 20),
+//! `BENCH_ROUNDS` (default 15).
 
 mod common;
 
@@ -144,22 +154,23 @@ fn main() {
         }
         worker_cpu(&server_runtime) - before
     };
-    let observed = observed_server(&chunks);
-    let (server_cpu, observed_cpu) = match &observed {
-        None => (best_of_rounds(responses, plain_round), None),
-        Some((runtime, observed_url, _)) => {
-            client.block_on(stream_once(observed_url)); // warm-up
-            let observed_round = || {
-                let before = worker_cpu(runtime);
-                for _ in 0..responses {
-                    client.block_on(stream_once(observed_url));
-                }
-                worker_cpu(runtime) - before
-            };
-            let (plain, observed) = best_of_interleaved(responses, plain_round, observed_round);
-            (plain, Some(observed))
+    let server_cpu = best_of_rounds(responses, plain_round);
+    let rounds = common::knob("BENCH_ROUNDS", 15, 2);
+    let observed = observed_servers(&chunks);
+    for config in &observed {
+        client.block_on(stream_once(&config.url)); // warm-up
+    }
+    let paired = paired_rounds(rounds, observed.len() + 1, |index| {
+        let (runtime, url) = match index.checked_sub(1) {
+            None => (&server_runtime, &url),
+            Some(other) => (&observed[other].runtime, &observed[other].url),
+        };
+        let before = worker_cpu(runtime);
+        for _ in 0..responses {
+            client.block_on(stream_once(url));
         }
-    };
+        (worker_cpu(runtime) - before) / responses as u32
+    });
     let bare = best_of_rounds(responses, || {
         time_reader(
             || DirectJson.reader(ParserConfig::default()),
@@ -177,14 +188,6 @@ fn main() {
         chunks.len()
     );
     println!("  server thread     {server_cpu:?}");
-    if let Some((observed_cpu, (_, _, what))) = observed_cpu.zip(observed.as_ref()) {
-        println!(
-            "  server thread, {what} on: {observed_cpu:?}   ({:.3}x the server without, rounds interleaved)",
-            ratio(observed_cpu, server_cpu)
-        );
-    } else {
-        println!("  (built without the `metrics` feature: no observability figure)");
-    }
     println!(
         "  server thread, paced 1 chunk/{:?} (as a model streams): {paced_cpu:?} ({paced_rounds} responses, 10 ms ticks)",
         chunk_pause()
@@ -207,6 +210,50 @@ fn main() {
         "target chunk->SSE frame p99 < 1 ms: {p99:?}: {}",
         verdict(p99 < Duration::from_millis(1))
     );
+
+    println!(
+        "observability: server thread CPU per streamed response, {rounds} paired rounds of {} responses (order rotating; ratio = configuration / plain in the same round):",
+        responses / ROUNDS
+    );
+    println!(
+        "  plain             {:?} (median)",
+        median(paired[0].clone())
+    );
+    let mut spreads = HashMap::new();
+    for (index, config) in observed.iter().enumerate() {
+        let own = &paired[index + 1];
+        let ratios: Vec<f64> = own
+            .iter()
+            .zip(&paired[0])
+            .map(|(own, plain)| ratio(*own, *plain))
+            .collect();
+        let (low, middle, high) = quartiles(ratios);
+        spreads.insert(config.name, (low, middle, high));
+        println!(
+            "  {:<17} {:?} (median)   median ratio {middle:.3}x   middle half {low:.3}x..{high:.3}x",
+            config.name,
+            median(own.clone()),
+        );
+    }
+    if let Some((low, middle, high)) = spreads.get("off") {
+        let nothing = *middle <= 1.01 || (*low <= 1.0 && 1.0 <= *high);
+        println!(
+            "target observability off, nothing measurable: median {middle:.3}x plain: {}",
+            verdict(nothing)
+        );
+    }
+    match spreads.get("both") {
+        Some((_, middle, _)) => println!(
+            "target metrics and traces on <= 1.05x plain: median {middle:.3}x: {}",
+            verdict(*middle <= 1.05)
+        ),
+        None => println!(
+            "target metrics and traces on <= 1.05x plain: not measured (build with `--features metrics,otel`)"
+        ),
+    }
+    for config in observed {
+        config.shutdown();
+    }
 }
 
 /// Rounds of the CPU comparison; the best one counts.
@@ -221,19 +268,38 @@ fn best_of_rounds(responses: usize, mut round: impl FnMut() -> Duration) -> Dura
         .unwrap_or_default()
 }
 
-/// The least time per response of each of two configurations over [`ROUNDS`] rounds, their
-/// rounds taking turns so that both see the machine in the same state.
-fn best_of_interleaved(
-    responses: usize,
-    mut first: impl FnMut() -> Duration,
-    mut second: impl FnMut() -> Duration,
-) -> (Duration, Duration) {
-    let (mut best_first, mut best_second) = (Duration::MAX, Duration::MAX);
-    for _ in 0..ROUNDS {
-        best_first = best_first.min(first() / responses as u32);
-        best_second = best_second.min(second() / responses as u32);
+/// `rounds` paired rounds over `configurations`: in each, `run(index)` (one configuration's
+/// CPU per response) for every configuration, the first to run rotating from round to round.
+/// Each configuration's figures, in round order.
+fn paired_rounds(
+    rounds: usize,
+    configurations: usize,
+    mut run: impl FnMut(usize) -> Duration,
+) -> Vec<Vec<Duration>> {
+    let mut figures = vec![Vec::with_capacity(rounds); configurations];
+    for round in 0..rounds {
+        for turn in 0..configurations {
+            let index = (round + turn) % configurations;
+            figures[index].push(run(index));
+        }
     }
-    (best_first, best_second)
+    figures
+}
+
+/// The median of `values`.
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
+}
+
+/// The first quartile, median and third quartile of `values`.
+fn quartiles(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let index = (values.len().saturating_sub(1) as f64 * q).round() as usize;
+        values.get(index).copied().unwrap_or(f64::NAN)
+    };
+    (at(0.25), at(0.5), at(0.75))
 }
 
 /// What a server of the bench records beyond its answers.
@@ -245,27 +311,98 @@ enum Observe {
     Metrics,
 }
 
-/// The server with observability on, on its own one-worker runtime: the runtime, its URL
-/// and what it records; `None` when built without the `metrics` feature.
-fn observed_server(chunks: &[String]) -> Option<(tokio::runtime::Runtime, String, &'static str)> {
-    #[cfg(feature = "metrics")]
-    {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+/// A server of the observability comparison, on its own one-worker runtime.
+struct Observed {
+    name: &'static str,
+    runtime: tokio::runtime::Runtime,
+    url: String,
+    /// The traces' provider, flushed (or given up on) at the end.
+    #[cfg(feature = "otel")]
+    traces: Option<Arc<a2ui_agent::observe::TracesGuard>>,
+}
+
+impl Observed {
+    /// A server recording `observe`, its runtime's threads under `subscriber` (none: no
+    /// subscriber at all).
+    fn start(
+        name: &'static str,
+        chunks: &[String],
+        observe: Observe,
+        subscriber: Option<tracing::Dispatch>,
+    ) -> Self {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder
             .worker_threads(1)
-            .thread_name("a2ui-bench-obs")
-            .enable_all()
-            .build()
-            .unwrap();
+            .thread_name(format!("a2ui-bench-{name}"))
+            .enable_all();
+        if let Some(subscriber) = subscriber {
+            // For the runtime's threads only: the other servers keep theirs.
+            builder.on_thread_start(move || {
+                std::mem::forget(tracing::dispatcher::set_default(&subscriber));
+            });
+        }
+        let runtime = builder.build().unwrap();
         let paced = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stamps = Arc::new(Mutex::new(Vec::new()));
-        let url = runtime.block_on(start(chunks.to_vec(), stamps, paced, Observe::Metrics));
-        Some((runtime, url, "metrics"))
+        let url = runtime.block_on(start(chunks.to_vec(), stamps, paced, observe));
+        Observed {
+            name,
+            runtime,
+            url,
+            #[cfg(feature = "otel")]
+            traces: None,
+        }
     }
-    #[cfg(not(feature = "metrics"))]
+
+    /// Stops the server (and, with the last of them, the traces' provider).
+    fn shutdown(self) {
+        #[cfg(feature = "otel")]
+        if let Some(guard) = self.traces.and_then(Arc::into_inner) {
+            let _ = guard.shutdown();
+        }
+        self.runtime.shutdown_background();
+    }
+}
+
+/// The servers compared with the plain one: `off`, and `metrics`, `traces` and `both` as the
+/// build has the features. Those without traces are built first: a server asks whether
+/// anyone wants its spans when it is built, and the traces' subscriber does.
+fn observed_servers(chunks: &[String]) -> Vec<Observed> {
+    let log = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(std::io::sink)
+        .finish();
+    #[allow(unused_mut)] // without the features, `off` is the only one
+    let mut servers = vec![Observed::start(
+        "off",
+        chunks,
+        Observe::Nothing,
+        Some(tracing::Dispatch::new(log)),
+    )];
+    #[cfg(feature = "metrics")]
+    servers.push(Observed::start("metrics", chunks, Observe::Metrics, None));
+    #[cfg(feature = "otel")]
     {
-        let _ = chunks;
-        None
+        use tracing_subscriber::layer::SubscriberExt as _;
+        // Port 9 (discard) on loopback: nothing listens, so every export fails fast on the
+        // exporter's own thread, while the server's thread does all it does for a trace.
+        let (layer, guard) = a2ui_agent::observe::OtlpTraces::new()
+            .endpoint("http://127.0.0.1:9")
+            .layer()
+            .expect("the OTLP layer");
+        let traces = tracing::Dispatch::new(tracing_subscriber::registry().with(layer));
+        let guard = Arc::new(guard);
+        let mut traced = Observed::start("traces", chunks, Observe::Nothing, Some(traces.clone()));
+        traced.traces = Some(guard.clone());
+        servers.push(traced);
+        #[cfg(feature = "metrics")]
+        {
+            let mut both = Observed::start("both", chunks, Observe::Metrics, Some(traces));
+            both.traces = Some(guard);
+            servers.push(both);
+        }
     }
+    servers
 }
 
 /// CPU time of the server runtime's one worker thread, read on that thread (nanosecond
