@@ -53,7 +53,9 @@ impl Seen {
                     .status
                     .as_ref()
                     .is_some_and(|status| same_status(status, &update.status));
-                if repeated && !(update.is_final && !self.ended) {
+                // A repeat is still given when it is the final event not given yet.
+                let ends_stream = update.is_final && !self.ended;
+                if repeated && !ends_stream {
                     return Vec::new();
                 }
                 self.note_ids(&update.task_id, &update.context_id);
