@@ -180,6 +180,16 @@ async fn rpc(
             body(StatusCode::OK, sse, frames)
         }
         "sse-html" => body(StatusCode::OK, "text/html", "<html></html>"),
+        "sse-keepalive-forever" => body(
+            StatusCode::OK,
+            sse,
+            endless(b": keep-alive\n\n", Duration::from_millis(20)),
+        ),
+        "sse-slowloris" => body(
+            StatusCode::OK,
+            sse,
+            endless(b"d", Duration::from_millis(20)),
+        ),
         "sse-huge-event" => body(StatusCode::OK, sse, endless(&[b'x'; 4096], Duration::ZERO)),
         "random" => body(
             StatusCode::OK,
@@ -231,6 +241,7 @@ async fn client(scenario: &str) -> Result<Client, ClientError> {
         .max_card_bytes(64 * 1024)
         .request_timeout(Duration::from_millis(500))
         .stream_idle_timeout(Duration::from_millis(300))
+        .stream_timeout(Duration::from_secs(1))
         .retries(0, Duration::ZERO)
         .connect()
         .await
@@ -325,6 +336,22 @@ async fn slow_bytes_and_a_silent_stream_end_in_a_timeout() {
         ),
         "{items:?}"
     );
+}
+
+#[tokio::test]
+async fn a_stream_that_stays_alive_but_never_ends_is_bounded_by_the_stream_timeout() {
+    // Keep-alives forever, and one byte of an event at a time that never completes: each
+    // arrival is a sign of life, so only the bound on the whole stream ends it.
+    for scenario in ["sse-keepalive-forever", "sse-slowloris"] {
+        let items = stream_items(scenario).await;
+        assert!(
+            matches!(
+                last_error(&items),
+                ClientError::Timeout { what: "stream", .. }
+            ),
+            "{scenario}: {items:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The examples in `examples/` run as their doc comments say: `parse_stream` prints the parts
 //! of its chunk stream as they complete, `echo` answers a real client, `mount_in_axum`
-//! serves the agent under `/agent` beside the app's own routes and layer. `cargo test` (and
+//! serves the agent under `/agent` beside the app's own routes and layer, `client` prints
+//! what `echo` streams back. `cargo test` (and
 //! `cargo build --examples`, which the test command runs first) builds them.
 #![cfg(feature = "llm")]
 
@@ -101,6 +102,25 @@ async fn the_echo_example_answers_a_client() {
     let answer = send(&format!("{url}/"), "hello there").await;
     let parts = &answer["result"]["status"]["message"]["parts"];
     assert_eq!(support::text_of(parts), "hello there", "{answer}");
+}
+
+#[cfg(feature = "client")]
+#[tokio::test]
+async fn the_client_example_prints_what_the_echo_example_streams_back() {
+    let (_child, url) = serve("echo").await;
+    let output = tokio::process::Command::new(example("client"))
+        .args([format!("{url}/"), "hello there".to_owned()])
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(printed.starts_with("Echo over JSONRPC 1.0"), "{printed}");
+    assert!(printed.contains("hello there"), "{printed}");
 }
 
 #[tokio::test]

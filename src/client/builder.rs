@@ -40,6 +40,7 @@ pub struct ClientBuilder {
     connect_timeout: Duration,
     request_timeout: Duration,
     stream_idle_timeout: Duration,
+    stream_timeout: Duration,
     retries: u32,
     retry_backoff: Duration,
     limits: Limits,
@@ -56,6 +57,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("stream_timeout", &self.stream_timeout)
             .field("retries", &self.retries)
             .finish_non_exhaustive()
     }
@@ -69,6 +71,8 @@ impl ClientBuilder {
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
     /// The default of [`ClientBuilder::stream_idle_timeout`]: 60 s.
     pub const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// The default of [`ClientBuilder::stream_timeout`]: one hour.
+    pub const DEFAULT_STREAM_TIMEOUT: Duration = Duration::from_secs(3600);
     /// The default of [`ClientBuilder::max_answer_bytes`]: 16 MiB.
     pub const DEFAULT_MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
     /// The default of [`ClientBuilder::max_card_bytes`]: 1 MiB.
@@ -83,6 +87,7 @@ impl ClientBuilder {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             stream_idle_timeout: Self::DEFAULT_STREAM_IDLE_TIMEOUT,
+            stream_timeout: Self::DEFAULT_STREAM_TIMEOUT,
             retries: 2,
             retry_backoff: Duration::from_millis(200),
             limits: Limits {
@@ -144,9 +149,20 @@ impl ClientBuilder {
         self
     }
 
+    /// How long one stream may last in all, however lively (default
+    /// [`Self::DEFAULT_STREAM_TIMEOUT`]): an agent that streams keep-alives or updates
+    /// forever ends in [`ClientError::Timeout`] here. A followed stream
+    /// ([`Client::follow`]) has this bound per connection.
+    pub fn stream_timeout(mut self, timeout: Duration) -> Self {
+        self.stream_timeout = timeout;
+        self
+    }
+
     /// How often an idempotent call (the card, get, list) is tried again after a transport
     /// failure, a timeout or a 429/502/503/504 (default 2), waiting `backoff`, then twice
-    /// that, and so on. A send is never retried: the agent may have received it.
+    /// that, and so on. A send is never retried: the agent may have received it. A followed
+    /// stream ([`Client::follow`]) re-subscribes as often after a connection that failed
+    /// without giving anything new.
     pub fn retries(mut self, retries: u32, backoff: Duration) -> Self {
         self.retries = retries;
         self.retry_backoff = backoff;
@@ -203,6 +219,7 @@ impl ClientBuilder {
             headers,
             request_timeout: self.request_timeout,
             stream_idle_timeout: self.stream_idle_timeout,
+            stream_timeout: self.stream_timeout,
             retry: Retry {
                 times: self.retries,
                 backoff: self.retry_backoff,

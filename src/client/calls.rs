@@ -191,6 +191,11 @@ impl Client {
         v1_0::decode_card(&result).map_err(|error| ClientError::BadAnswer(error.to_string()))
     }
 
+    /// The HTTP side: retries of idempotent calls.
+    pub(super) fn http(&self) -> &Http {
+        &self.inner.http
+    }
+
     /// The request of `operation`: a JSON-RPC POST, or the HTTP+JSON method and path.
     fn request(
         &self,
@@ -235,7 +240,7 @@ impl Client {
     }
 
     /// One call answered with one JSON body: its result.
-    async fn call(
+    pub(super) async fn call(
         &self,
         operation: Operation,
         params: Value,
@@ -284,6 +289,7 @@ impl Client {
                     expect,
                     event_bytes: limit,
                     idle: http.stream_idle_timeout,
+                    total: http.stream_timeout,
                     task_id: task_id.map(str::to_owned),
                 },
             ));
@@ -336,15 +342,29 @@ fn rest_request(
             Operation::Cancel => segments.push("tasks").push(&format!("{task}:cancel")),
             Operation::Subscribe => segments.push("tasks").push(&format!("{task}:subscribe")),
             Operation::ExtendedCard => segments.push("extendedAgentCard"),
+            Operation::PushSet | Operation::PushList => segments
+                .push("tasks")
+                .push(task)
+                .push("pushNotificationConfigs"),
+            Operation::PushGet | Operation::PushDelete => {
+                let config = params.get("id").and_then(Value::as_str).unwrap_or_default();
+                segments
+                    .push("tasks")
+                    .push(task)
+                    .push("pushNotificationConfigs")
+                    .push(config)
+            }
         };
     }
     let request = match operation {
         Operation::ExtendedCard => client.get(url),
-        Operation::Get | Operation::List => {
+        Operation::PushGet => client.get(url),
+        Operation::PushDelete => client.delete(url),
+        Operation::Get | Operation::List | Operation::PushList => {
             let query: Vec<(String, String)> = match &params {
                 Value::Object(members) => members
                     .iter()
-                    .filter(|(name, _)| name.as_str() != "id")
+                    .filter(|(name, _)| !matches!(name.as_str(), "id" | "taskId"))
                     .map(|(name, value)| {
                         let text = match value {
                             Value::String(text) => text.clone(),
@@ -357,7 +377,7 @@ fn rest_request(
             };
             client.get(url).query(&query)
         }
-        Operation::Send | Operation::Stream => client
+        Operation::Send | Operation::Stream | Operation::PushSet => client
             .post(url)
             .header(CONTENT_TYPE, "application/json")
             .body(params.to_string()),

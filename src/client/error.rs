@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// What a stream that ends before its last event fails with (a [`ClientError::BadAnswer`]).
+pub(super) const STREAM_CUT: &str = "the stream ended before its last event";
+
 /// Why a call to an agent failed.
 ///
 /// Nothing an agent sends makes the client panic: every answer it cannot use is one of these.
@@ -88,6 +91,17 @@ impl ClientError {
         match self {
             ClientError::Transport(_) | ClientError::Timeout { .. } => true,
             ClientError::Http { status, .. } => matches!(status, 429 | 502 | 503 | 504),
+            _ => false,
+        }
+    }
+
+    /// Whether a stream that failed this way may be picked up again by re-subscribing: the
+    /// connection broke, went silent, or closed before the stream's last event.
+    pub(super) fn is_resumable(&self) -> bool {
+        match self {
+            ClientError::Transport(_) => true,
+            ClientError::Timeout { what, .. } => *what == "stream idle",
+            ClientError::BadAnswer(message) => message == STREAM_CUT,
             _ => false,
         }
     }

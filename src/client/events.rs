@@ -18,7 +18,7 @@ use futures::{Stream, StreamExt};
 use serde_json::Value;
 
 use super::answer::{Expect, read_result};
-use super::error::ClientError;
+use super::error::{ClientError, STREAM_CUT};
 use super::http::answer_budget;
 use super::transport::Transport;
 use crate::a2a::StreamEvent;
@@ -30,8 +30,8 @@ use crate::event_stream::{Decoder, SseError};
 /// Each event is bounded by [`ClientBuilder::max_answer_bytes`](super::ClientBuilder::max_answer_bytes)
 /// and the decoding budget, checked to answer the request and to be about the stream's task.
 /// The stream yields at most one error, then ends: the agent's A2A error, a stream cut before
-/// its last event ([`ClientError::BadAnswer`]), or a silence longer than the stream idle
-/// timeout ([`ClientError::Timeout`]).
+/// its last event ([`ClientError::BadAnswer`]), a silence longer than the stream idle
+/// timeout or a stream longer than the stream timeout ([`ClientError::Timeout`]).
 ///
 /// # Example
 ///
@@ -72,6 +72,8 @@ pub(super) struct Reading {
     pub(super) expect: Expect,
     pub(super) event_bytes: usize,
     pub(super) idle: Duration,
+    /// How long the whole stream may last.
+    pub(super) total: Duration,
     /// The task the events must be about, when known before the first (a subscription).
     pub(super) task_id: Option<String>,
 }
@@ -84,8 +86,10 @@ impl EventStream {
             expect,
             event_bytes,
             idle,
+            total,
             mut task_id,
         } = reading;
+        let deadline = tokio::time::Instant::now() + total;
         let budget = answer_budget(event_bytes);
         let stream = async_stream::stream! {
             let mut body = response.bytes_stream();
@@ -103,15 +107,20 @@ impl EventStream {
                         return;
                     }
                 }
-                match tokio::time::timeout(idle, body.next()).await {
+                let now = tokio::time::Instant::now();
+                let whole = deadline.saturating_duration_since(now) <= idle;
+                let until = deadline.min(now + idle);
+                match tokio::time::timeout_at(until, body.next()).await {
+                    Err(_) if whole => {
+                        yield Err(ClientError::Timeout { what: "stream", after: total });
+                        return;
+                    }
                     Err(_) => {
                         yield Err(ClientError::Timeout { what: "stream idle", after: idle });
                         return;
                     }
                     Ok(None) => {
-                        yield Err(ClientError::BadAnswer(
-                            "the stream ended before its last event".into(),
-                        ));
+                        yield Err(ClientError::BadAnswer(STREAM_CUT.into()));
                         return;
                     }
                     Ok(Some(Err(error))) => {
@@ -129,6 +138,15 @@ impl EventStream {
         };
         Self {
             inner: Box::pin(stream),
+        }
+    }
+
+    /// A stream of `events`.
+    pub(super) fn of(
+        events: impl Stream<Item = Result<StreamEvent, ClientError>> + Send + 'static,
+    ) -> Self {
+        Self {
+            inner: Box::pin(events),
         }
     }
 

@@ -55,6 +55,7 @@ pub(super) struct Http {
     pub(super) headers: Vec<(HeaderName, HeaderValue)>,
     pub(super) request_timeout: Duration,
     pub(super) stream_idle_timeout: Duration,
+    pub(super) stream_timeout: Duration,
     pub(super) retry: Retry,
     pub(super) limits: Limits,
 }

@@ -5,8 +5,11 @@
 //! the first interface of the caller's preference the card lists ([`Transport`]: JSON-RPC
 //! 1.0, HTTP+JSON 1.0, JSON-RPC 0.3), and then offers the operations: [`Client::send`],
 //! [`Client::send_streaming`] (an [`EventStream`] of typed events), [`Client::get_task`],
-//! [`Client::list_tasks`] (1.0), [`Client::cancel_task`], [`Client::subscribe`] and
-//! [`Client::extended_card`].
+//! [`Client::list_tasks`] (1.0), [`Client::cancel_task`], [`Client::subscribe`] (and
+//! [`Client::follow`], which subscribes again after a dropped connection without losing or
+//! repeating events), the push notification configs ([`Client::set_push_config`], get,
+//! list, delete) and [`Client::extended_card`]. [`WebhookReceiver`] is the other end of a
+//! push config: it checks a notification's token and decodes its body.
 //!
 //! Requests are encoded and answers decoded by the crate's own wire codecs (the ones the
 //! server uses, run in the other direction) into the [`crate::a2a`] model, so a task read
@@ -43,14 +46,19 @@ mod calls;
 mod discovery;
 mod error;
 mod events;
+mod follow;
 mod http;
+mod push;
+mod reconcile;
 mod transport;
+mod webhook;
 
 pub use builder::ClientBuilder;
 pub use calls::Client;
 pub use error::ClientError;
 pub use events::EventStream;
 pub use transport::Transport;
+pub use webhook::{NOTIFICATION_TOKEN_HEADER, WebhookError, WebhookReceiver};
 
 use crate::a2a::{Message, Part, SendConfiguration, SendRequest, Task};
 

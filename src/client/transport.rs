@@ -86,6 +86,22 @@ impl Transport {
             Operation::ExtendedCard => {
                 ("agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard")
             }
+            Operation::PushSet => (
+                "tasks/pushNotificationConfig/set",
+                "CreateTaskPushNotificationConfig",
+            ),
+            Operation::PushGet => (
+                "tasks/pushNotificationConfig/get",
+                "GetTaskPushNotificationConfig",
+            ),
+            Operation::PushList => (
+                "tasks/pushNotificationConfig/list",
+                "ListTaskPushNotificationConfigs",
+            ),
+            Operation::PushDelete => (
+                "tasks/pushNotificationConfig/delete",
+                "DeleteTaskPushNotificationConfig",
+            ),
         };
         let name = if self.is_1_0() { new } else { old };
         (!name.is_empty()).then_some(name)
@@ -157,6 +173,10 @@ pub(super) enum Operation {
     Cancel,
     Subscribe,
     ExtendedCard,
+    PushSet,
+    PushGet,
+    PushList,
+    PushDelete,
 }
 
 /// The first transport of `prefer` that `card` lists, with its interface (whose URL parses

@@ -28,6 +28,8 @@ pub use encode::{encode_message, encode_task};
 pub use encode::{encode_artifact, encode_event, encode_part, encode_state, encode_status};
 #[cfg(feature = "unstable-internals")]
 pub use push_config_json::decode_push_config;
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use push_config_json::{decode_task_push_config, encode_push_set_params};
 pub use push_config_json::{decode_push_query_params, decode_push_set_params, encode_push_config};
 
 use super::{

@@ -93,6 +93,46 @@ pub fn decode_push_query_params(params: Option<&Value>) -> Result<PushConfigQuer
     })
 }
 
+/// Encodes `request` as `tasks/pushNotificationConfig/set` params, credentials included: a
+/// client sends them for the server to present to the webhook. An empty config id is left
+/// out for the server to choose.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_push_set_params(request: &PushConfigRequest) -> Value {
+    let config = &request.config;
+    let mut inner = serde_json::json!({"url": config.url});
+    if !config.id.is_empty() {
+        inner["id"] = Value::from(config.id.as_str());
+    }
+    if let Some(token) = &config.token {
+        inner["token"] = Value::from(token.as_str());
+    }
+    if let Some(auth) = &config.authentication {
+        let mut info = serde_json::json!({"schemes": auth.schemes});
+        if let Some(credentials) = &auth.credentials {
+            info["credentials"] = Value::from(credentials.as_str());
+        }
+        inner["authentication"] = info;
+    }
+    serde_json::json!({"taskId": request.task_id, "pushNotificationConfig": inner})
+}
+
+/// Decodes a `TaskPushNotificationConfig` answer found at `path`.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn decode_task_push_config(value: &Value, path: &str) -> Result<PushConfigRequest, WireError> {
+    let answer = Obj::new(value, path.to_owned())?;
+    Ok(PushConfigRequest {
+        task_id: answer.opt_str("taskId")?.unwrap_or_default().to_owned(),
+        config: decode_push_config(
+            answer.req("pushNotificationConfig")?,
+            &answer.path_of("pushNotificationConfig"),
+        )?,
+    })
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct WireTaskConfig<'a> {

@@ -45,6 +45,8 @@ pub(crate) use encode::{event_result, message_result, page_result, send_result};
 #[cfg(feature = "unstable-internals")]
 pub use error::error_details;
 pub use error::{rest_error_body, rpc_error};
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub use push_config_json::{decode_push_config, decode_push_list, encode_push_config_request};
 pub use push_config_json::{
     PushListQuery, decode_push_config_params, decode_push_config_query, decode_push_list_params,
     encode_push_config, encode_push_list,

@@ -271,6 +271,73 @@ pub fn encode_push_list(task_id: &str, configs: &[PushConfig], next_page_token: 
     })
 }
 
+/// Encodes `request` as `CreateTaskPushNotificationConfig` params (a
+/// `TaskPushNotificationConfig`), credentials included: a client sends them for the server to
+/// present to the webhook. An empty config id is left out for the server to choose.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn encode_push_config_request(request: &PushConfigRequest) -> Value {
+    let config = &request.config;
+    let mut value = serde_json::json!({"taskId": request.task_id, "url": config.url});
+    if !config.id.is_empty() {
+        value["id"] = Value::from(config.id.as_str());
+    }
+    if let Some(token) = &config.token {
+        value["token"] = Value::from(token.as_str());
+    }
+    if let Some(auth) = &config.authentication {
+        let mut info = serde_json::json!({
+            "scheme": auth.schemes.first().map_or("", String::as_str)
+        });
+        if let Some(credentials) = &auth.credentials {
+            info["credentials"] = Value::from(credentials.as_str());
+        }
+        value["authentication"] = info;
+    }
+    value
+}
+
+/// Decodes a `TaskPushNotificationConfig` answer (`path` names it in errors): the task it
+/// belongs to (empty when not given) and the config.
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn decode_push_config(value: &Value, path: &str) -> Result<PushConfigRequest, WireError> {
+    config_request(parse(Some(value), path)?, path)
+}
+
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireListAnswer {
+    #[serde(default)]
+    configs: Vec<Value>,
+    #[serde(default, alias = "next_page_token")]
+    next_page_token: Option<String>,
+}
+
+/// Decodes a `ListTaskPushNotificationConfigsResponse`: one page of configs and the token of
+/// the next (empty on the last page).
+///
+/// # Errors
+///
+/// A [`WireError`] naming the first missing or ill-typed member.
+#[cfg(any(feature = "client", feature = "unstable-internals"))]
+pub fn decode_push_list(value: &Value) -> Result<(Vec<PushConfig>, String), WireError> {
+    let page: WireListAnswer = parse(Some(value), "result")?;
+    let configs = page
+        .configs
+        .iter()
+        .enumerate()
+        .map(|(index, config)| {
+            decode_push_config(config, &format!("result.configs[{index}]"))
+                .map(|request| request.config)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((configs, page.next_page_token.unwrap_or_default()))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
