@@ -33,6 +33,7 @@ mod error;
 mod order;
 mod report;
 mod schema;
+mod surface;
 mod tree;
 mod validate;
 mod version;
@@ -46,6 +47,7 @@ pub use catalog::Catalog;
 pub(crate) use catalog::UrlProperties;
 pub use client_message::check_client_message;
 pub use error::{CatalogError, ValidationError};
+pub use surface::{Button, Outline, Surface, SurfaceError, Surfaces};
 pub use validate::{MAX_ERRORS, Validator, message_kinds};
 #[cfg(feature = "server")]
 pub(crate) use version::is_a2ui_mime;
