@@ -186,6 +186,9 @@ impl Draw {
         self.line(depth, &describe(&kind, component, model, scope));
         path.push(id);
         for (title, child, child_scope) in children(component, model, scope) {
+            if self.lines > MAX_LINES {
+                break;
+            }
             let mut at = depth + 1;
             if let Some(title) = title {
                 self.line(at, &format!("Tab: {title}"));
@@ -287,7 +290,7 @@ fn describe(kind: &str, component: &Component, model: &Value, scope: &str) -> St
 fn button_label(surface: &Surface, component: &Component, model: &Value, scope: &str) -> String {
     let mut texts = Vec::new();
     if let Some(child) = component.props.get("child").and_then(Value::as_str) {
-        collect_texts(surface, child, model, scope, 0, &mut texts);
+        collect_texts(surface, child, model, scope, &mut 0, &mut texts);
     }
     if texts.is_empty()
         && let Some(label) = component.props.get("label")
@@ -302,10 +305,12 @@ fn collect_texts(
     id: &str,
     model: &Value,
     scope: &str,
-    depth: usize,
+    visits: &mut usize,
     texts: &mut Vec<String>,
 ) {
-    if depth > 8 || texts.len() > 16 {
+    // A label is a few texts: a bounded walk, whatever the subtree (cycles, templates).
+    *visits += 1;
+    if *visits > 64 || texts.len() >= 16 {
         return;
     }
     let Some(component) = surface.component(id) else {
@@ -321,7 +326,7 @@ fn collect_texts(
         }
     }
     for (_, child, child_scope) in children(component, model, scope) {
-        collect_texts(surface, &child, model, &child_scope, depth + 1, texts);
+        collect_texts(surface, &child, model, &child_scope, visits, texts);
     }
 }
 
@@ -414,4 +419,88 @@ fn children(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    fn surfaces(components: Value) -> Surfaces {
+        let mut surfaces = Surfaces::new();
+        surfaces
+            .apply(
+                &json!({"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": "c"}}),
+            )
+            .unwrap();
+        surfaces
+            .apply(
+                &json!({"version": "v0.9", "updateComponents": {"surfaceId": "s",
+                "components": components}}),
+            )
+            .unwrap();
+        surfaces
+    }
+
+    #[test]
+    fn a_cycle_is_drawn_once_and_a_missing_child_is_marked() {
+        let outline = surfaces(json!([
+            {"id": "root", "component": "Column", "children": ["a", "ghost"]},
+            {"id": "a", "component": "Card", "child": "root"}]))
+        .outline(["s"]);
+        assert_eq!(
+            outline.text(),
+            "surface s\n  Column\n    Card\n      ↻ root (cycle)\n    ? ghost (not received)\n"
+        );
+    }
+
+    #[test]
+    fn inputs_show_their_values_and_images_their_description() {
+        let outline = surfaces(json!([
+            {"id": "root", "component": "Column", "children": ["pic", "ok", "pick", "tabs"]},
+            {"id": "pic", "component": "Image", "url": "https://x.test/a.png", "description": "A dish"},
+            {"id": "ok", "component": "CheckBox", "label": "Terrace", "value": true},
+            {"id": "pick", "component": "ChoicePicker", "label": "Time", "value": ["20"],
+                "options": [{"label": "19:00", "value": "19"}, {"label": "20:00", "value": "20"}]},
+            {"id": "tabs", "component": "Tabs", "tabs": [{"title": "Menu", "child": "menu"}]},
+            {"id": "menu", "component": "Text", "text": "Pasta"}]))
+        .outline(["s"]);
+        assert_eq!(
+            outline.text(),
+            "surface s\n  Column\n    Image: A dish <https://x.test/a.png>\n    CheckBox: [x] Terrace\n    \
+             ChoicePicker: Time ( ) 19:00, (•) 20:00\n    Tabs\n      Tab: Menu\n        Text: Pasta\n"
+        );
+    }
+
+    proptest! {
+        /// Any tree over a few ids (cycles, self-references, missing children, buttons
+        /// anywhere) draws without panicking, in bounded lines, buttons numbered in order.
+        #[test]
+        fn any_component_graph_draws_a_bounded_outline(
+            edges in proptest::collection::vec((0..6_usize, proptest::collection::vec(0..7_usize, 0..4), any::<bool>()), 1..12)
+        ) {
+            let name = |i: usize| if i == 0 { "root".to_owned() } else { format!("c{i}") };
+            let components: Vec<Value> = edges
+                .iter()
+                .map(|(id, children, button)| {
+                    let children: Vec<String> = children.iter().map(|&c| name(c)).collect();
+                    if *button {
+                        json!({"id": name(*id), "component": "Button",
+                            "child": children.first().cloned().unwrap_or_default(),
+                            "action": {"event": {"name": "go"}}})
+                    } else {
+                        json!({"id": name(*id), "component": "Row", "children": children})
+                    }
+                })
+                .collect();
+            let outline = surfaces(Value::Array(components)).outline(["s"]);
+            prop_assert!(outline.text().lines().count() <= MAX_LINES + 2);
+            for (i, _) in outline.buttons().iter().enumerate() {
+                let marker = format!("[{}] Button", i + 1);
+                prop_assert!(outline.text().contains(&marker));
+            }
+        }
+    }
 }
