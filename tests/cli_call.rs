@@ -219,6 +219,16 @@ async fn chat_on_piped_input_keeps_the_conversation_across_turns() {
         contexts.iter().all(|c| *c == contexts[0] && c.is_string()),
         "{contexts:?}"
     );
+    // The demo waits for input after each answer: the second turn continues its task.
+    let tasks: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["kind"] == "status")
+        .map(|e| &e["taskId"])
+        .collect();
+    assert!(
+        tasks.iter().all(|t| *t == tasks[0] && t.is_string()),
+        "{tasks:?}"
+    );
     let outlines = events.iter().filter(|e| e["kind"] == "outline").count();
     assert_eq!(outlines, 2);
 }
