@@ -1,7 +1,7 @@
 //! What the crate knows about A2UI itself: versions, catalogs, capabilities, validation.
 //!
 //! A2UI messages are JSON objects that build and update UI surfaces from a catalog of
-//! components. This module knows nothing of A2A or HTTP; it answers four questions:
+//! components. This module knows nothing of A2A or HTTP; it answers five questions:
 //!
 //! - which protocol version a name means ([`ProtocolVersion`]),
 //! - which components and functions a surface may use ([`Catalog`]; the basic catalog of each
@@ -9,7 +9,9 @@
 //! - what the renderer said it supports ([`ClientCapabilities`]; which catalogs that leaves
 //!   active is the generator's [`resolve_catalogs`](crate::generator::resolve_catalogs)),
 //! - whether a message, or a whole response, is something the renderer can draw
-//!   ([`Validator`], whose errors convert to the protocol's `VALIDATION_FAILED` feedback).
+//!   ([`Validator`], whose errors convert to the protocol's `VALIDATION_FAILED` feedback),
+//! - what a renderer holds once it has applied the messages, and what it sends back when a
+//!   button is pressed ([`Surfaces`], drawn as text by [`Surfaces::outline`]).
 //!
 //! # Example
 //!
@@ -33,6 +35,7 @@ mod error;
 mod order;
 mod report;
 mod schema;
+mod surface;
 mod tree;
 mod validate;
 mod version;
@@ -46,6 +49,7 @@ pub use catalog::Catalog;
 pub(crate) use catalog::UrlProperties;
 pub use client_message::check_client_message;
 pub use error::{CatalogError, ValidationError};
+pub use surface::{Button, Outline, Surface, SurfaceError, Surfaces};
 pub use validate::{MAX_ERRORS, Validator, message_kinds};
 #[cfg(feature = "server")]
 pub(crate) use version::is_a2ui_mime;

@@ -1,8 +1,12 @@
-//! `a2ui-agent`: run an A2UI agent, or use its parser, validator and prompt builder from the
-//! command line.
+//! `a2ui-agent`: run an A2UI agent, talk to any A2A agent, or use the parser, validator and
+//! prompt builder from the command line.
 
+mod agent_options;
 mod bounded;
+mod call;
 mod callers;
+mod chat;
+mod conversation;
 mod demo;
 mod hardening;
 mod metrics_options;
@@ -38,6 +42,11 @@ enum Command {
     Prompt(prompt::Args),
     /// Check A2UI messages against a protocol version's schema and catalogs.
     Validate(validate::Args),
+    /// Send one message to an A2A agent: its text as it streams, its surfaces as an outline
+    /// with numbered buttons (--press N presses one).
+    Call(Box<call::Args>),
+    /// Talk to an A2A agent on standard input and output (a number presses a button).
+    Chat(Box<chat::Args>),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +56,8 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Prompt(args) => prompt::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Call(args) => call::run(*args),
+        Command::Chat(args) => chat::run(*args),
     }
 }
 
