@@ -99,7 +99,7 @@ mod tests {
             task_id: None,
         };
         let sent = send_request(&request, "food", &thread).unwrap();
-        let metadata = sent.message.metadata.unwrap();
+        let metadata = sent.message.metadata.clone().unwrap();
         assert_eq!(surfaces_of(&metadata), Some(&json!({"main": {"party": 2}})));
         assert!(metadata.contains_key("a2uiClientCapabilities"));
         assert!(!metadata.contains_key("secret"));
