@@ -5,7 +5,9 @@ mod bounded;
 mod callers;
 mod demo;
 mod hardening;
+mod listen;
 mod metrics_options;
+mod orchestrate;
 mod otel_options;
 mod parse;
 mod prompt;
@@ -38,6 +40,9 @@ enum Command {
     Prompt(prompt::Args),
     /// Check A2UI messages against a protocol version's schema and catalogs.
     Validate(validate::Args),
+    /// Serve one agent in front of several A2A agents (--agent URL...), each turn answered
+    /// by one of them.
+    Orchestrate(Box<orchestrate::Args>),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Prompt(args) => prompt::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Orchestrate(args) => orchestrate::run(*args),
     }
 }
 
