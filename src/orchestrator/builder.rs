@@ -76,7 +76,7 @@ impl OrchestratorBuilder {
     /// ```
     pub fn route<F>(mut self, route: F) -> Self
     where
-        F: Fn(&Request, &[super::SubAgent]) -> Option<usize> + Send + Sync + 'static,
+        F: Fn(&Request, &[SubAgent]) -> Option<usize> + Send + Sync + 'static,
     {
         self.route = Some(Box::new(route));
         self
