@@ -27,6 +27,9 @@ const MAX_MESSAGES: usize = 4096;
 /// A sub-agent's answer: its events, in order.
 pub(super) type Events = futures::stream::BoxStream<'static, Result<StreamEvent, ClientError>>;
 
+/// The most characters of a sub-agent's own failure message passed on to the user.
+const MAX_SAID: usize = 500;
+
 /// Where the conversation's record of one sub-agent goes.
 pub(super) struct Record {
     pub(super) conversations: Arc<Conversations>,
@@ -152,7 +155,7 @@ impl Reading {
         match verb {
             Some(verb) => {
                 let said: String = parts.iter().filter_map(Part::as_text).collect();
-                let said = said.trim();
+                let said: String = said.trim().chars().take(MAX_SAID).collect();
                 let name = self.agent.name();
                 out.push(Err(if said.is_empty() {
                     AgentError::new(format!("The agent \"{name}\" {verb}."))
