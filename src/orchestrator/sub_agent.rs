@@ -68,20 +68,30 @@ impl SubAgent {
     }
 }
 
+/// The most characters of a namespace's slug (before a `-2` that makes it unique).
+const MAX_SLUG: usize = 40;
+
 /// A namespace for an agent called `name`, none of `taken`: its name in lower case, runs of
-/// anything but ASCII letters and digits made one `-`, at most 24 characters (`agent` when
-/// nothing is left), then `-2`, `-3`... until it is free. Never holds the surface id
-/// separator.
+/// anything but ASCII letters and digits made one `-`, at most [`MAX_SLUG`] characters cut
+/// at a word's end (`agent` when nothing is left), then `-2`, `-3`... until it is free.
+/// Never holds the surface id separator.
 pub(super) fn namespace_for(name: &str, taken: &[String]) -> String {
     let mut slug = String::new();
     for c in name.chars() {
+        if slug.len() >= MAX_SLUG {
+            // A word cut short goes whole, when an earlier one is left.
+            if c.is_ascii_alphanumeric()
+                && !slug.ends_with('-')
+                && let Some(end) = slug.rfind('-')
+            {
+                slug.truncate(end);
+            }
+            break;
+        }
         if c.is_ascii_alphanumeric() {
             slug.push(c.to_ascii_lowercase());
         } else if !slug.is_empty() && !slug.ends_with('-') {
             slug.push('-');
-        }
-        if slug.len() >= 24 {
-            break;
         }
     }
     let slug = match slug.trim_end_matches('-') {
@@ -107,8 +117,19 @@ mod tests {
         assert_eq!(namespace_for("Weather", &taken), "weather-3");
         assert_eq!(
             namespace_for("a2ui-agent demo: restaurant finder", &[]),
-            "a2ui-agent-demo-restaura"
+            "a2ui-agent-demo-restaurant-finder"
         );
+        let long = "The very long name of an agent that goes on and on";
+        assert_eq!(
+            namespace_for(long, &[]),
+            "the-very-long-name-of-an-agent-that-goes"
+        );
+        let cut = "The very long name of an agent that goesss on";
+        assert_eq!(
+            namespace_for(cut, &[]),
+            "the-very-long-name-of-an-agent-that"
+        );
+        assert_eq!(namespace_for(&"x".repeat(60), &[]), "x".repeat(40));
         assert_eq!(namespace_for(":::", &[]), "agent");
         assert!(!namespace_for("a:b", &[]).contains(super::super::surfaces::SEPARATOR));
     }
