@@ -154,11 +154,14 @@ struct Turn {
 }
 
 impl Turn {
-    /// The surface ids created in this turn.
+    /// The surface ids created in this turn (v0.9 `createSurface`, v0.8 `beginRendering`).
     fn created(&self) -> Vec<String> {
         self.a2ui
             .iter()
-            .filter_map(|m| m.get("createSurface")?.get("surfaceId")?.as_str())
+            .filter_map(|m| {
+                let created = m.get("createSurface").or_else(|| m.get("beginRendering"));
+                created?.get("surfaceId")?.as_str()
+            })
             .map(str::to_owned)
             .collect()
     }
@@ -166,14 +169,27 @@ impl Turn {
 
 /// Sends `parts` in conversation `context` to the orchestrator with the data model `model`.
 async fn send(client: &Client, context: &str, parts: Vec<Part>, model: Option<Value>) -> Turn {
+    send_in(V, client, context, parts, model).await
+}
+
+/// [`send`] from a renderer of A2UI `version`.
+async fn send_in(
+    version: ProtocolVersion,
+    client: &Client,
+    context: &str,
+    parts: Vec<Part>,
+    model: Option<Value>,
+) -> Turn {
     let mut request = text_request("");
     let mut message = Message::user(uuid(), parts);
     message.context_id = Some(context.to_owned());
     let mut metadata = Map::new();
-    metadata.insert(
-        "a2uiClientCapabilities".into(),
-        json!({V.as_str(): {"supportedCatalogIds": [V.basic_catalog_id()]}}),
-    );
+    let catalogs = json!({"supportedCatalogIds": [version.basic_catalog_id()]});
+    let capabilities = match version {
+        ProtocolVersion::V0_8 => catalogs,
+        _ => json!({version.as_str(): catalogs}),
+    };
+    metadata.insert("a2uiClientCapabilities".into(), capabilities);
     if let Some(model) = model {
         metadata.insert("a2uiClientDataModel".into(), model);
     }
@@ -232,8 +248,12 @@ fn rand_suffix() -> u64 {
 }
 
 async fn client(url: &str) -> Client {
+    client_in(V, url).await
+}
+
+async fn client_in(version: ProtocolVersion, url: &str) -> Client {
     Client::builder(url)
-        .extension(V.extension_uri())
+        .extension(version.extension_uri())
         .connect()
         .await
         .unwrap()
@@ -545,4 +565,41 @@ async fn a_model_chooses_the_agent_through_a_tool_call_listing_the_agents_skills
         system.contains("Find restaurants") && system.contains("Weather forecast"),
         "{system}"
     );
+}
+
+#[tokio::test]
+async fn a_v0_8_renderer_gets_namespaced_surfaces_and_its_user_action_reaches_the_owner() {
+    let v08 = ProtocolVersion::V0_8;
+    let food = Log::default();
+    let (food_url, _a) = restaurants(food.clone()).await;
+    let (sky_url, _b) = weather("Weather", "Weather", Log::default()).await;
+    let orchestrator = Orchestrator::builder()
+        .agent(food_url)
+        .agent(sky_url)
+        .connect()
+        .await
+        .unwrap();
+    let client = client_in(v08, &orchestrate(orchestrator).await).await;
+    let parts = vec![Part::text("Dinner for two tonight?")];
+    let list = send_in(v08, &client, "c", parts, None).await;
+    assert_eq!(list.created(), ["restaurant-finder:results"], "{list:?}");
+    assert!(list.a2ui.iter().any(|m| m.get("surfaceUpdate").is_some()));
+    let action = json!({"userAction": {"name": "select", "surfaceId": "restaurant-finder:results",
+        "sourceComponentId": "r1_book", "timestamp": "2026-12-05T12:00:00Z",
+        "context": {"restaurant": "Sakura House"}}});
+    let metadata = json!({"mimeType": v08.mime_type()})
+        .as_object()
+        .cloned()
+        .unwrap();
+    let press = Part::Data {
+        data: Arc::new(action.as_object().cloned().unwrap()),
+        metadata: Some(Arc::new(metadata)),
+    };
+    let form = send_in(v08, &client, "c", vec![press], None).await;
+    assert!(form.text.contains("Sakura House"), "{form:?}");
+    assert_eq!(form.created(), ["restaurant-finder:booking"]);
+    let asked = food.lock().unwrap().clone();
+    assert_eq!(asked[0].a2ui, Some(v08), "the v0.8 capabilities went on");
+    assert_eq!(asked[1].acted_on, ["results"]);
+    assert_eq!(asked[0].context_id, asked[1].context_id);
 }
