@@ -32,6 +32,7 @@ const V: ProtocolVersion = ProtocolVersion::V0_9;
 struct Asked {
     text: String,
     context_id: String,
+    task_id: String,
     /// The surfaces the user acted on, as the sub-agent sees them.
     acted_on: Vec<String>,
     data_model: Option<Value>,
@@ -47,6 +48,7 @@ fn logged(agent: impl Agent, log: Log) -> impl Agent {
         log.lock().unwrap().push(Asked {
             text: request.text(),
             context_id: request.context_id().to_owned(),
+            task_id: request.task_id().to_owned(),
             acted_on: request
                 .actions()
                 .iter()
@@ -602,4 +604,51 @@ async fn a_v0_8_renderer_gets_namespaced_surfaces_and_its_user_action_reaches_th
     assert_eq!(asked[0].a2ui, Some(v08), "the v0.8 capabilities went on");
     assert_eq!(asked[1].acted_on, ["results"]);
     assert_eq!(asked[0].context_id, asked[1].context_id);
+}
+
+#[tokio::test]
+async fn canceling_the_orchestrators_task_cancels_the_sub_agents() {
+    let food = Log::default();
+    let mut skill = AgentSkill::new("find", "Find restaurants", "Books a table");
+    skill.tags = vec!["dinner".into()];
+    let card = AgentCard::builder("Restaurant finder").skill(skill).build();
+    // The demo at its usual pace: its answer takes seconds to stream.
+    let slow = logged(RestaurantFinder::new(DemoConfig::default()), food.clone());
+    let (food_url, _a) = serve(card, slow).await;
+    let orchestrator = Orchestrator::builder()
+        .agent(food_url.as_str())
+        .connect()
+        .await
+        .unwrap();
+    let client = client(&orchestrate(orchestrator).await).await;
+    let mut request = text_request("Dinner for two tonight?");
+    let capabilities = json!({V.as_str(): {"supportedCatalogIds": [V.basic_catalog_id()]}});
+    let mut metadata = Map::new();
+    metadata.insert("a2uiClientCapabilities".into(), capabilities);
+    request.message.metadata = Some(metadata);
+    let mut events = client.send_streaming(request).await.unwrap();
+    let mut task_id = None;
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            StreamEvent::Task(task) => task_id = Some(task.id),
+            StreamEvent::StatusUpdate(update) if update.status.state == TaskState::Working => break,
+            _ => {}
+        }
+    }
+    client.cancel_task(&task_id.unwrap()).await.unwrap();
+    let sub_task = food.lock().unwrap()[0].task_id.clone();
+    let sub_agent = Client::connect(food_url).await.unwrap();
+    let mut state = TaskState::Working;
+    for _ in 0..100 {
+        let query = a2ui_agent::a2a::TaskQuery {
+            id: sub_task.clone(),
+            history_length: Some(0),
+        };
+        state = sub_agent.get_task(query).await.unwrap().status.state;
+        if state == TaskState::Canceled {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(state, TaskState::Canceled);
 }

@@ -3,6 +3,9 @@
 //! its status lines as status lines, its failure as the orchestrator task's failure naming
 //! it; and its context and waiting task recorded for the conversation's next turn.
 //!
+//! When the orchestrator's task is canceled its reply stream is dropped, and the sub-agent's
+//! task, if still running, is canceled in turn.
+//!
 //! An A2A agent's working updates each carry a piece of its reply message, and its last
 //! update may repeat the whole message (ours does: the final status message is the whole
 //! reply). Parts are counted per message id, so a message seen before sends only what it
@@ -53,17 +56,22 @@ pub(super) fn forward(
     record: Record,
 ) -> impl Stream<Item = Result<ReplyEvent, AgentError>> + Send + 'static {
     async_stream::stream! {
+        // Dropped before the answer ends (the orchestrator's task was canceled), it cancels
+        // the sub-agent's task too.
+        let mut running = Running { agent: agent.clone(), task_id: None };
         let mut reading = Reading { agent, seen: HashMap::new() };
         while let Some(event) = events.next().await {
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
+                    running.task_id = None;
                     record.save(&thread);
                     yield Err(unavailable(&reading.agent, &error));
                     return;
                 }
             };
             let (out, ended) = reading.read(event, &mut thread);
+            running.task_id = if ended { None } else { thread.task_id.clone() };
             if thread.context_id.is_some() {
                 record.save(&thread);
             }
@@ -74,7 +82,32 @@ pub(super) fn forward(
                 return;
             }
         }
+        running.task_id = None;
         record.save(&thread);
+    }
+}
+
+/// The sub-agent's task while it runs: canceled when dropped with a task id (the answer was
+/// given up before it ended).
+struct Running {
+    agent: SubAgent,
+    task_id: Option<String>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let Some(id) = self.task_id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let client = self.agent.client().clone();
+        runtime.spawn(async move {
+            if let Err(error) = client.cancel_task(&id).await {
+                tracing::debug!(%error, "the sub-agent's task was not canceled");
+            }
+        });
     }
 }
 

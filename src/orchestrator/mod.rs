@@ -22,7 +22,8 @@
 //!   per caller of the orchestrator, bounded ([`OrchestratorBuilder::max_conversations`]).
 //! - **Streaming and failure.** A sub-agent's text, surfaces, status lines and artifacts
 //!   stream through as they arrive; a sub-agent that is down, fails or refuses fails the
-//!   turn's task with a message naming it (its address and the error stay in the log).
+//!   turn's task with a message naming it (its address and the error stay in the log); a
+//!   canceled turn cancels the sub-agent's task.
 //!
 //! # Example
 //!
