@@ -29,7 +29,7 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
 LISTING = os.path.join(ROOT, "public-api.txt")
 # Every feature a user may turn on; not the unstable internals.
-FEATURES = "server,llm,client,sqlite,postgres,jwt,metrics,otel"
+FEATURES = "server,llm,client,orchestrator,sqlite,postgres,jwt,metrics,otel"
 # Traits every type gets without asking: noise in a review.
 AUTO = {"Send", "Sync", "Unpin", "UnsafeUnpin", "UnwindSafe", "RefUnwindSafe", "Freeze"}
 

@@ -30,6 +30,8 @@ pub mod llm;
 pub mod observe;
 #[cfg(all(feature = "server", not(any(feature = "metrics", feature = "otel"))))]
 mod observe;
+#[cfg(feature = "orchestrator")]
+pub mod orchestrator;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

@@ -97,6 +97,11 @@ impl ClientBuilder {
         }
     }
 
+    /// The base URL the client was started with.
+    pub(crate) fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
     /// The interfaces to use, most wanted first (default: JSON-RPC 1.0, HTTP+JSON 1.0,
     /// JSON-RPC 0.3). The first one the card offers is used; one not listed never is.
     pub fn prefer(mut self, transports: impl IntoIterator<Item = Transport>) -> Self {

@@ -9,7 +9,9 @@ mod chat;
 mod conversation;
 mod demo;
 mod hardening;
+mod listen;
 mod metrics_options;
+mod orchestrate;
 mod otel_options;
 mod parse;
 mod prompt;
@@ -47,6 +49,9 @@ enum Command {
     Call(Box<call::Args>),
     /// Talk to an A2A agent on standard input and output (a number presses a button).
     Chat(Box<chat::Args>),
+    /// Serve one agent in front of several A2A agents (--agent URL...), each turn answered
+    /// by one of them.
+    Orchestrate(Box<orchestrate::Args>),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Call(args) => call::run(*args),
         Command::Chat(args) => chat::run(*args),
+        Command::Orchestrate(args) => orchestrate::run(*args),
     }
 }
 

@@ -7,7 +7,6 @@
 //! that writes like an LLM, text and A2UI blocks streamed in token-sized chunks, or plain text
 //! for a client without A2UI. The demo needs no model, key or network.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,6 +24,7 @@ use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 use crate::Format;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
+use crate::listen::Listen;
 use crate::metrics_options::MetricsArgs;
 use crate::otel_options::OtelArgs;
 use crate::push_options::PushArgs;
@@ -32,12 +32,8 @@ use crate::push_options::PushArgs;
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
-    host: String,
-    /// The port to listen on (0: any free port).
-    #[arg(long, default_value_t = 8080)]
-    port: u16,
+    #[command(flatten)]
+    listen: Listen,
     /// The shortest pause before a streamed chunk, in milliseconds.
     #[arg(long, default_value_t = 10)]
     min_delay_ms: u64,
@@ -266,9 +262,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let builder = args.push.apply(builder)?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder).await?.build()?;
-    let address: SocketAddr = format!("{}:{}", args.host, args.port)
-        .parse()
-        .or_else(|_| format!("[{}]:{}", args.host, args.port).parse())?;
+    let address = args.listen.address()?;
     let listener = server::bind(address, backlog)?;
     args.metrics.serve(&server).await?;
     let local = listener.local_addr()?;
@@ -372,17 +366,27 @@ fn demo_server(args: &Args) -> ServerBuilder {
             "Finds restaurants and books a table, with A2UI lists and forms \
              (v0.9 or v0.8), or in plain text.",
         )
-        .skill(AgentSkill::new(
-            "find-restaurants",
-            "Find restaurants",
-            "Lists restaurants near you and books a table",
-        ))
+        .skill(restaurant_skill())
         .build();
     A2uiServer::builder(card, RestaurantFinder::new(config))
 }
 
+/// The demo's one skill, with the tags and an example an orchestrator routes by.
+fn restaurant_skill() -> AgentSkill {
+    let mut skill = AgentSkill::new(
+        "find-restaurants",
+        "Find restaurants",
+        "Lists restaurants near you and books a table",
+    );
+    skill.tags = ["restaurants", "dinner", "lunch", "food", "booking"]
+        .map(str::to_owned)
+        .to_vec();
+    skill.examples = vec!["Dinner for two tonight?".to_owned()];
+    skill
+}
+
 /// Resolves on Ctrl-C or, on Unix, SIGTERM.
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let interrupt = async {
         let _ = tokio::signal::ctrl_c().await;
     };
