@@ -15,8 +15,8 @@ use ring::signature::{
 };
 use serde_json::{Value, json};
 
-use super::CardSignatureError;
 use super::der::{self, KeyKind};
+use super::error::CardSignatureError;
 use super::jcs;
 use crate::a2a::base64::{decode_url, encode_url};
 

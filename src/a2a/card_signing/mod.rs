@@ -34,10 +34,12 @@
 //! ```
 
 mod der;
+mod error;
 mod jcs;
 mod keys;
 mod payload;
 
+pub use error::CardSignatureError;
 pub use keys::{CardSigningKey, TrustedKey};
 
 use serde_json::{Map, Value, json};
@@ -48,25 +50,6 @@ use super::base64::{decode_url, encode_url};
 const MAX_PROTECTED: usize = 4096;
 /// The most signatures of one card tried.
 const MAX_SIGNATURES: usize = 16;
-
-/// Why a card could not be signed or was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CardSignatureError {
-    /// The key cannot be used: the reason (not a PEM key, an unsupported algorithm, ...).
-    #[error("unusable card signing key: {0}")]
-    Key(String),
-    /// The card has no canonical form (not a JSON object, nested too deep, an integer
-    /// beyond ±2^53): the reason.
-    #[error("the card cannot be canonicalized: {0}")]
-    Card(String),
-    /// The card carries no signature.
-    #[error("the card is not signed")]
-    Unsigned,
-    /// None of the card's signatures is valid by a trusted key: for each, why.
-    #[error("no signature of the card is valid by a trusted key ({0})")]
-    Untrusted(String),
-}
 
 /// The text a signature of `card` covers: the card without `signatures`, without empty
 /// members (`""`, `[]`, `{}`, `null`) and without the non-`optional` booleans of the 1.0
