@@ -7,8 +7,7 @@ pub enum CardSignatureError {
     /// The key cannot be used: the reason (not a PEM key, an unsupported algorithm, ...).
     #[error("unusable card signing key: {0}")]
     Key(String),
-    /// The card has no canonical form (not a JSON object, nested too deep, an integer
-    /// beyond ±2^53): the reason.
+    /// The card has no canonical form (not a JSON object, or nested too deep): the reason.
     #[error("the card cannot be canonicalized: {0}")]
     Card(String),
     /// The card carries no signature.

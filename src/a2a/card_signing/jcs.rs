@@ -17,7 +17,7 @@ use serde_json::{Number, Value};
 /// The deepest nesting of arrays and objects canonicalized (the outermost counts 1).
 pub(crate) const MAX_DEPTH: usize = 128;
 
-/// Integers beyond ±(2^53 − 1) have no exact IEEE 754 double, so no interoperable JCS form.
+/// Integers up to ±(2^53 − 1) are all exact doubles and are written as they are.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Why a value has no canonical form.
@@ -26,16 +26,13 @@ pub(crate) enum JcsError {
     /// Arrays and objects nest deeper than [`MAX_DEPTH`].
     #[error("nesting deeper than {MAX_DEPTH}")]
     TooDeep,
-    /// An integer that no IEEE 754 double holds exactly.
-    #[error("the integer {0} is outside the range a JSON number holds exactly (±2^53)")]
-    Integer(String),
 }
 
 /// The canonical (RFC 8785) text of `value`; its UTF-8 bytes are what gets signed.
 ///
 /// # Errors
 ///
-/// [`JcsError`] for nesting deeper than [`MAX_DEPTH`] or an integer beyond ±(2^53 − 1).
+/// [`JcsError::TooDeep`] for nesting deeper than [`MAX_DEPTH`].
 pub(crate) fn canonicalize(value: &Value) -> Result<String, JcsError> {
     let mut out = String::new();
     write_value(value, &mut out, 1)?;
@@ -50,7 +47,7 @@ fn write_value(value: &Value, out: &mut String, depth: usize) -> Result<(), JcsE
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => write_number(number, out)?,
+        Value::Number(number) => write_number(number, out),
         Value::String(text) => write_string(text, out),
         Value::Array(items) => {
             out.push('[');
@@ -106,21 +103,15 @@ fn write_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-fn write_number(number: &Number, out: &mut String) -> Result<(), JcsError> {
-    if let Some(n) = number.as_u64() {
-        if n > MAX_SAFE_INTEGER {
-            return Err(JcsError::Integer(n.to_string()));
-        }
-        out.push_str(&n.to_string());
-    } else if let Some(n) = number.as_i64() {
-        if n.unsigned_abs() > MAX_SAFE_INTEGER {
-            return Err(JcsError::Integer(n.to_string()));
-        }
-        out.push_str(&n.to_string());
-    } else if let Some(n) = number.as_f64() {
-        out.push_str(&ecmascript_number(n));
+/// Integers within ±(2^53 − 1) as they are; any other number as the IEEE 754 double nearest
+/// to it (RFC 8785 reads every JSON number as one, as JavaScript does), which is how
+/// ECMAScript writes it.
+fn write_number(number: &Number, out: &mut String) {
+    match (number.as_u64(), number.as_i64()) {
+        (Some(n), _) if n <= MAX_SAFE_INTEGER => out.push_str(&n.to_string()),
+        (_, Some(n)) if n.unsigned_abs() <= MAX_SAFE_INTEGER => out.push_str(&n.to_string()),
+        _ => out.push_str(&ecmascript_number(number.as_f64().unwrap_or(f64::NAN))),
     }
-    Ok(())
 }
 
 /// `n` as ECMAScript's `Number::toString(n)` (ECMA-262 7.1.12.1) writes it: the shortest
@@ -265,17 +256,14 @@ mod tests {
     }
 
     #[test]
-    fn integers_beyond_two_to_the_53_have_no_canonical_form() {
-        assert_eq!(
-            canonicalize(&json!(9007199254740991_u64)).unwrap(),
-            "9007199254740991"
-        );
-        assert_eq!(
-            canonicalize(&json!(-9007199254740991_i64)).unwrap(),
-            "-9007199254740991"
-        );
-        assert!(canonicalize(&json!(9007199254740992_u64)).is_err());
-        assert!(canonicalize(&json!(i64::MIN)).is_err());
+    fn integers_past_two_to_the_53_are_written_as_the_nearest_double() {
+        let canon = |value: Value| canonicalize(&value).unwrap();
+        assert_eq!(canon(json!(9007199254740991_u64)), "9007199254740991");
+        assert_eq!(canon(json!(-9007199254740991_i64)), "-9007199254740991");
+        // What JavaScript's JSON.parse then String() gives for each.
+        assert_eq!(canon(json!(9007199254740993_u64)), "9007199254740992");
+        assert_eq!(canon(json!(i64::MIN)), "-9223372036854776000");
+        assert_eq!(canon(json!(u64::MAX)), "18446744073709552000");
     }
 
     /// Any JSON value: nested arrays and objects of text, numbers, booleans and null.

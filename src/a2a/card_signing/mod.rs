@@ -58,8 +58,7 @@ const MAX_SIGNATURES: usize = 16;
 ///
 /// # Errors
 ///
-/// [`CardSignatureError::Card`] when `card` is not an object, nests deeper than 128, or
-/// holds an integer beyond ±(2^53 − 1).
+/// [`CardSignatureError::Card`] when `card` is not an object, or nests deeper than 128.
 ///
 /// # Example
 ///
