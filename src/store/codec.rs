@@ -45,17 +45,7 @@ use crate::a2a::{Artifact, FileBody, FileContent, Message, Metadata, Part, Role,
 /// The name a store keeps `state` under (the protocol name, `input-required`).
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "input-required",
-        TaskState::AuthRequired => "auth-required",
-        TaskState::Completed => "completed",
-        TaskState::Canceled => "canceled",
-        TaskState::Failed => "failed",
-        TaskState::Rejected => "rejected",
-        TaskState::Unknown => "unknown",
-    }
+    state.as_str()
 }
 
 /// The state kept under `name`, if it is one.

@@ -17,8 +17,10 @@ use serde_json::{Map, Value, json};
 #[cfg(any(feature = "client", feature = "unstable-internals"))]
 mod response;
 
+#[cfg(feature = "unstable-internals")]
+pub use response::BadResponse;
 #[cfg(any(feature = "client", feature = "unstable-internals"))]
-pub use response::{BadResponse, ErrorObject, decode_response, encode_request, error_reason};
+pub use response::{ErrorObject, decode_response, encode_request, error_reason};
 
 /// The JSON-RPC request id, echoed unchanged (same JSON type) in the response.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -23,15 +23,9 @@ pub struct Args {
 
 /// Runs `call`: 0 when every turn ended well, 1 with a one-line error otherwise.
 pub fn run(args: Args) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::conversation::runtime() {
         Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: could not start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match runtime.block_on(call(&args)) {
         Ok(()) => ExitCode::SUCCESS,

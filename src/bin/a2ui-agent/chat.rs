@@ -23,15 +23,9 @@ pub struct Args {
 /// Runs `chat`: 0 when every turn ended well, 1 when the agent could not be reached or a
 /// turn failed (each failure is said on standard error, and the conversation goes on).
 pub fn run(args: Args) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::conversation::runtime() {
         Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: could not start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     runtime.block_on(chat(&args))
 }

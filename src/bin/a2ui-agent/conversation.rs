@@ -167,7 +167,7 @@ impl Conversation {
                 } else {
                     format!(": {why}")
                 };
-                Err(format!("the agent's task ended {}{why}", state_name(state)))
+                Err(format!("the agent's task ended {}{why}", state.as_str()))
             }
             Some(TaskState::AuthRequired) => {
                 Err("the agent asks for authentication (try --bearer-token or --api-key)".into())
@@ -212,7 +212,7 @@ impl Conversation {
         let changed = turn.state != Some(state);
         turn.state = Some(state);
         if self.json && changed {
-            emit(&json!({"kind": "status", "state": state_name(state),
+            emit(&json!({"kind": "status", "state": state.as_str(),
                 "taskId": self.task_id, "contextId": self.context_id}));
         }
         let Some(message) = message else {
@@ -343,19 +343,15 @@ fn capabilities(version: ProtocolVersion) -> Value {
     }
 }
 
-/// The state as A2A 0.3 names it (`completed`, `input-required`, ...).
-pub fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "input-required",
-        TaskState::AuthRequired => "auth-required",
-        TaskState::Completed => "completed",
-        TaskState::Canceled => "canceled",
-        TaskState::Failed => "failed",
-        TaskState::Rejected => "rejected",
-        TaskState::Unknown => "unknown",
-    }
+/// The single-threaded runtime `call` and `chat` run on, or the one-line error that ends them.
+pub fn runtime() -> Result<tokio::runtime::Runtime, std::process::ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            eprintln!("error: could not start the async runtime: {error}");
+            std::process::ExitCode::FAILURE
+        })
 }
 
 /// Writes one JSON line to standard output.
