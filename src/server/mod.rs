@@ -263,7 +263,15 @@ impl A2uiServer {
         #[cfg(feature = "grpc")]
         if let Some(service) = grpc::service(self.state.clone(), self.body_limit) {
             let path = format!("{}{{method}}", grpc::PATH_PREFIX);
-            return api.route_service(&path, service);
+            let counted = axum::middleware::from_fn_with_state(
+                self.state.meter.clone(),
+                grpc::counted::count,
+            );
+            return api.merge(
+                Router::new()
+                    .route_service(&path, service)
+                    .route_layer(counted),
+            );
         }
         api
     }

@@ -17,6 +17,7 @@ use super::wire::Wire;
 use super::{Call, status};
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::{StreamEvent, v1_0};
+use crate::observe::{Binding, Meter};
 use crate::server::ServerState;
 use crate::server::ops::{self, Opening, StreamOptions};
 use crate::server::sse::Opened;
@@ -44,8 +45,10 @@ pub(super) async fn send_streaming(
     };
     let (opening, activated) = result.await.map_err(|error| status::of(error, OP))?;
     let stream = match opening {
-        Opening::Ready(opened) => events(wire.clone(), Box::pin(async { Ok(opened) })),
-        Opening::Later(later) => events(wire.clone(), later),
+        Opening::Ready(opened) => {
+            events(wire.clone(), &state.meter, Box::pin(async { Ok(opened) }))
+        }
+        Opening::Later(later) => events(wire.clone(), &state.meter, later),
     };
     Ok(super::echoed(Response::new(stream), &activated))
 }
@@ -72,17 +75,22 @@ pub(super) async fn subscribe(
         .map_err(|error| status::of(error, "SubscribeToTask"))?;
     Ok(Response::new(events(
         wire.clone(),
+        &state.meter,
         Box::pin(async { Ok(opened) }),
     )))
 }
 
 /// The messages of a stream once `opening` is ready: its first event, then its events
-/// until a final one.
+/// until a final one. The stream is counted as open (under binding `a2a-grpc`) from the
+/// moment the call is answered until the client has it no more.
 fn events(
     wire: Wire,
+    meter: &Meter,
     opening: futures::future::BoxFuture<'static, Result<Opened, RpcError>>,
 ) -> EventStream {
+    let open = meter.stream_open(Binding::Grpc);
     Box::pin(async_stream::stream! {
+        let _open = open;
         let Opened { first, events, guard, slot } = match opening.await {
             Ok(opened) => opened,
             Err(error) => {

@@ -16,6 +16,7 @@
 //! statuses with the code of spec §5.4 and a `google.rpc.ErrorInfo` ([`status`]).
 
 mod codec;
+pub(crate) mod counted;
 mod events;
 mod status;
 mod wire;
@@ -35,7 +36,6 @@ use super::version::{self, Version};
 use crate::a2a::budget;
 use crate::a2a::jsonrpc::{ErrorCode, RpcError};
 use crate::a2a::v1_0;
-use crate::observe::Binding;
 use crate::request::Principal;
 use wire::Wire;
 
@@ -116,17 +116,6 @@ impl Grpc {
         })
     }
 
-    /// `answer` to a call of `method`, counted in the request metrics (binding `a2a-grpc`,
-    /// the outcome from its status). A stream counts as answered once it opens.
-    fn counted<T>(&self, method: &'static str, answer: Result<T, Status>) -> Result<T, Status> {
-        let outcome = match &answer {
-            Ok(_) => "ok",
-            Err(status) => status::outcome(status),
-        };
-        self.state.meter.request(Binding::Grpc, method, outcome);
-        answer
-    }
-
     /// `json` (a 1.0 codec answer) as the message named `name`.
     fn reply<M: prost::Message + Default>(
         &self,
@@ -161,26 +150,20 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<proto::SendMessageResponse>, Status> {
-        let answer = async {
-            const OP: &str = "SendMessage";
-            let result = async {
-                let call = self.call(request, "SendMessageRequest")?;
-                let send = send_request(&call)?;
-                ops::send(&self.state, call.principal, &call.headers, send).await
-            };
-            let sent = result.await.map_err(|error| status::of(error, OP))?;
-            let response = match &sent.answer {
-                ops::Answer::Task(task) => {
-                    self.reply(&v1_0::send_result(task), "SendMessageResponse")
-                }
-                ops::Answer::Message(message) => {
-                    self.reply(&v1_0::message_result(message), "SendMessageResponse")
-                }
-            }?;
-            Ok(echoed(response, &sent.activated))
-        }
-        .await;
-        self.counted("SendMessage", answer)
+        const OP: &str = "SendMessage";
+        let result = async {
+            let call = self.call(request, "SendMessageRequest")?;
+            let send = send_request(&call)?;
+            ops::send(&self.state, call.principal, &call.headers, send).await
+        };
+        let sent = result.await.map_err(|error| status::of(error, OP))?;
+        let response = match &sent.answer {
+            ops::Answer::Task(task) => self.reply(&v1_0::send_result(task), "SendMessageResponse"),
+            ops::Answer::Message(message) => {
+                self.reply(&v1_0::message_result(message), "SendMessageResponse")
+            }
+        }?;
+        Ok(echoed(response, &sent.activated))
     }
 
     type SendStreamingMessageStream = EventStream;
@@ -189,85 +172,69 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        let answer = async {
-            let call = self
-                .call(request, "SendMessageRequest")
-                .map_err(|error| status::of(error, "SendStreamingMessage"))?;
-            events::send_streaming(&self.state, &self.wire, call).await
-        }
-        .await;
-        self.counted("SendStreamingMessage", answer)
+        let call = self
+            .call(request, "SendMessageRequest")
+            .map_err(|error| status::of(error, "SendStreamingMessage"))?;
+        events::send_streaming(&self.state, &self.wire, call).await
     }
 
     async fn get_task(
         &self,
         request: Request<proto::GetTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "GetTaskRequest")?;
-                let query = v1_0::decode_query_params(Some(&call.value()?))?;
-                let task = self
-                    .state
-                    .tasks
-                    .get(&call.principal.owner(), &query.id)
-                    .await?;
-                Ok(v1_0::encode_task(
-                    &task.with_history_length(query.history_length),
-                ))
-            };
-            let task = result.await.map_err(|error| status::of(error, "GetTask"))?;
-            self.reply(&task, "Task")
-        }
-        .await;
-        self.counted("GetTask", answer)
+        let result = async {
+            let call = self.call(request, "GetTaskRequest")?;
+            let query = v1_0::decode_query_params(Some(&call.value()?))?;
+            let task = self
+                .state
+                .tasks
+                .get(&call.principal.owner(), &query.id)
+                .await?;
+            Ok(v1_0::encode_task(
+                &task.with_history_length(query.history_length),
+            ))
+        };
+        let task = result.await.map_err(|error| status::of(error, "GetTask"))?;
+        self.reply(&task, "Task")
     }
 
     async fn list_tasks(
         &self,
         request: Request<proto::ListTasksRequest>,
     ) -> Result<Response<proto::ListTasksResponse>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "ListTasksRequest")?;
-                let query = v1_0::decode_list_params(Some(&call.value()?))?;
-                let page = self
-                    .state
-                    .tasks
-                    .list(&call.principal.owner(), &query)
-                    .await?;
-                Ok((page, query.include_artifacts))
-            };
-            let (page, artifacts) = result
-                .await
-                .map_err(|error| status::of(error, "ListTasks"))?;
-            self.reply(&v1_0::page_result(&page, artifacts), "ListTasksResponse")
-        }
-        .await;
-        self.counted("ListTasks", answer)
+        let result = async {
+            let call = self.call(request, "ListTasksRequest")?;
+            let query = v1_0::decode_list_params(Some(&call.value()?))?;
+            let page = self
+                .state
+                .tasks
+                .list(&call.principal.owner(), &query)
+                .await?;
+            Ok((page, query.include_artifacts))
+        };
+        let (page, artifacts) = result
+            .await
+            .map_err(|error| status::of(error, "ListTasks"))?;
+        self.reply(&v1_0::page_result(&page, artifacts), "ListTasksResponse")
     }
 
     async fn cancel_task(
         &self,
         request: Request<proto::CancelTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "CancelTaskRequest")?;
-                let id = v1_0::decode_id_params(Some(&call.value()?))?;
-                Ok(self
-                    .state
-                    .tasks
-                    .cancel(&call.principal.owner(), &id)
-                    .await?)
-            };
-            let task = result
-                .await
-                .map_err(|error| status::of(error, "CancelTask"))?;
-            self.reply(&v1_0::encode_task(&task), "Task")
-        }
-        .await;
-        self.counted("CancelTask", answer)
+        let result = async {
+            let call = self.call(request, "CancelTaskRequest")?;
+            let id = v1_0::decode_id_params(Some(&call.value()?))?;
+            Ok(self
+                .state
+                .tasks
+                .cancel(&call.principal.owner(), &id)
+                .await?)
+        };
+        let task = result
+            .await
+            .map_err(|error| status::of(error, "CancelTask"))?;
+        self.reply(&v1_0::encode_task(&task), "Task")
     }
 
     type SubscribeToTaskStream = EventStream;
@@ -276,121 +243,95 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SubscribeToTaskRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "SubscribeToTaskRequest")?;
-                let id = v1_0::decode_id_params(Some(&call.value()?))?;
-                Ok((call.principal.owner(), id))
-            };
-            let (owner, id) = result
-                .await
-                .map_err(|error| status::of(error, "SubscribeToTask"))?;
-            events::subscribe(&self.state, &self.wire, &owner, &id).await
-        }
-        .await;
-        self.counted("SubscribeToTask", answer)
+        let result = async {
+            let call = self.call(request, "SubscribeToTaskRequest")?;
+            let id = v1_0::decode_id_params(Some(&call.value()?))?;
+            Ok((call.principal.owner(), id))
+        };
+        let (owner, id) = result
+            .await
+            .map_err(|error| status::of(error, "SubscribeToTask"))?;
+        events::subscribe(&self.state, &self.wire, &owner, &id).await
     }
 
     async fn create_task_push_notification_config(
         &self,
         request: Request<proto::TaskPushNotificationConfig>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "TaskPushNotificationConfig")?;
-                push_methods::enabled(&self.state)?;
-                let request = v1_0::decode_push_config_params(Some(&call.value()?), None)?;
-                let task_id = request.task_id.clone();
-                let config =
-                    push_methods::set(&self.state, &call.principal.owner(), request).await?;
-                Ok(v1_0::encode_push_config(&task_id, &config))
-            };
-            let config = result
-                .await
-                .map_err(|error| status::of(error, "CreateTaskPushNotificationConfig"))?;
-            self.reply(&config, "TaskPushNotificationConfig")
-        }
-        .await;
-        self.counted("CreateTaskPushNotificationConfig", answer)
+        let result = async {
+            let call = self.call(request, "TaskPushNotificationConfig")?;
+            push_methods::enabled(&self.state)?;
+            let request = v1_0::decode_push_config_params(Some(&call.value()?), None)?;
+            let task_id = request.task_id.clone();
+            let config = push_methods::set(&self.state, &call.principal.owner(), request).await?;
+            Ok(v1_0::encode_push_config(&task_id, &config))
+        };
+        let config = result
+            .await
+            .map_err(|error| status::of(error, "CreateTaskPushNotificationConfig"))?;
+        self.reply(&config, "TaskPushNotificationConfig")
     }
 
     async fn get_task_push_notification_config(
         &self,
         request: Request<proto::GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "GetTaskPushNotificationConfigRequest")?;
-                push_methods::enabled(&self.state)?;
-                let query = v1_0::decode_push_config_query(Some(&call.value()?))?;
-                let config =
-                    push_methods::get(&self.state, &call.principal.owner(), &query).await?;
-                Ok(v1_0::encode_push_config(&query.task_id, &config))
-            };
-            let config = result
-                .await
-                .map_err(|error| status::of(error, "GetTaskPushNotificationConfig"))?;
-            self.reply(&config, "TaskPushNotificationConfig")
-        }
-        .await;
-        self.counted("GetTaskPushNotificationConfig", answer)
+        let result = async {
+            let call = self.call(request, "GetTaskPushNotificationConfigRequest")?;
+            push_methods::enabled(&self.state)?;
+            let query = v1_0::decode_push_config_query(Some(&call.value()?))?;
+            let config = push_methods::get(&self.state, &call.principal.owner(), &query).await?;
+            Ok(v1_0::encode_push_config(&query.task_id, &config))
+        };
+        let config = result
+            .await
+            .map_err(|error| status::of(error, "GetTaskPushNotificationConfig"))?;
+        self.reply(&config, "TaskPushNotificationConfig")
     }
 
     async fn list_task_push_notification_configs(
         &self,
         request: Request<proto::ListTaskPushNotificationConfigsRequest>,
     ) -> Result<Response<proto::ListTaskPushNotificationConfigsResponse>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "ListTaskPushNotificationConfigsRequest")?;
-                push_methods::enabled(&self.state)?;
-                let query = v1_0::decode_push_list_params(Some(&call.value()?), None)?;
-                let owner = call.principal.owner();
-                let (configs, next) = push_methods::page(&self.state, &owner, &query).await?;
-                Ok(v1_0::encode_push_list(&query.task_id, &configs, &next))
-            };
-            let list = result
-                .await
-                .map_err(|error| status::of(error, "ListTaskPushNotificationConfigs"))?;
-            self.reply(&list, "ListTaskPushNotificationConfigsResponse")
-        }
-        .await;
-        self.counted("ListTaskPushNotificationConfigs", answer)
+        let result = async {
+            let call = self.call(request, "ListTaskPushNotificationConfigsRequest")?;
+            push_methods::enabled(&self.state)?;
+            let query = v1_0::decode_push_list_params(Some(&call.value()?), None)?;
+            let owner = call.principal.owner();
+            let (configs, next) = push_methods::page(&self.state, &owner, &query).await?;
+            Ok(v1_0::encode_push_list(&query.task_id, &configs, &next))
+        };
+        let list = result
+            .await
+            .map_err(|error| status::of(error, "ListTaskPushNotificationConfigs"))?;
+        self.reply(&list, "ListTaskPushNotificationConfigsResponse")
     }
 
     async fn get_extended_agent_card(
         &self,
         request: Request<proto::GetExtendedAgentCardRequest>,
     ) -> Result<Response<proto::AgentCard>, Status> {
-        let answer = async {
-            let result = self
-                .call(request, "GetExtendedAgentCardRequest")
-                .and_then(|call| ops::extended_card(&self.state, &call.headers, Version::V1_0));
-            let card = result.map_err(|error| status::of(error, "GetExtendedAgentCard"))?;
-            self.reply(&card, "AgentCard")
-        }
-        .await;
-        self.counted("GetExtendedAgentCard", answer)
+        let result = self
+            .call(request, "GetExtendedAgentCardRequest")
+            .and_then(|call| ops::extended_card(&self.state, &call.headers, Version::V1_0));
+        let card = result.map_err(|error| status::of(error, "GetExtendedAgentCard"))?;
+        self.reply(&card, "AgentCard")
     }
 
     async fn delete_task_push_notification_config(
         &self,
         request: Request<proto::DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<()>, Status> {
-        let answer = async {
-            let result = async {
-                let call = self.call(request, "DeleteTaskPushNotificationConfigRequest")?;
-                push_methods::enabled(&self.state)?;
-                let query = v1_0::decode_push_config_query(Some(&call.value()?))?;
-                push_methods::delete(&self.state, &call.principal.owner(), &query).await
-            };
-            result
-                .await
-                .map_err(|error| status::of(error, "DeleteTaskPushNotificationConfig"))?;
-            Ok(Response::new(()))
-        }
-        .await;
-        self.counted("DeleteTaskPushNotificationConfig", answer)
+        let result = async {
+            let call = self.call(request, "DeleteTaskPushNotificationConfigRequest")?;
+            push_methods::enabled(&self.state)?;
+            let query = v1_0::decode_push_config_query(Some(&call.value()?))?;
+            push_methods::delete(&self.state, &call.principal.owner(), &query).await
+        };
+        result
+            .await
+            .map_err(|error| status::of(error, "DeleteTaskPushNotificationConfig"))?;
+        Ok(Response::new(()))
     }
 }
 

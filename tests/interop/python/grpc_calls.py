@@ -7,6 +7,10 @@ Calls, in order (no credentials; the server under test asks none):
   GetTask of that task                    -> OK
   GetTask of a task that does not exist   -> NOT_FOUND
   GetTask with a2a-version 0.3 metadata   -> UNIMPLEMENTED
+  GetTask of an id of 100,000 bytes       -> OUT_OF_RANGE (refused by tonic's size limit
+                                             before any method runs; the test's server
+                                             takes 64 KiB at most)
+  Bogus (a method the service lacks)      -> UNIMPLEMENTED
 Prints one JSON line with the status code of each call and exits 0, or `FAIL: why` on
 stderr and exits 1.
 """
@@ -48,6 +52,11 @@ def main() -> int:
                 request_serializer=GetTaskRequest.SerializeToString,
                 response_deserializer=Task.FromString,
             )
+            bogus = channel.unary_unary(
+                SERVICE + 'Bogus',
+                request_serializer=GetTaskRequest.SerializeToString,
+                response_deserializer=Task.FromString,
+            )
             message = Message(message_id=f'm-{time.monotonic_ns()}', role=Role.ROLE_USER, parts=[Part(text='hello')])
             sent = send(SendMessageRequest(message=message), timeout=20)
             if not sent.HasField('task'):
@@ -57,6 +66,8 @@ def main() -> int:
                 'get': code_of(get, GetTaskRequest(id=sent.task.id)),
                 'missing': code_of(get, GetTaskRequest(id='no-such-task')),
                 'version': code_of(get, GetTaskRequest(id=sent.task.id), [('a2a-version', '0.3')]),
+                'oversized': code_of(get, GetTaskRequest(id='x' * 100_000)),
+                'bogus': code_of(bogus, GetTaskRequest(id=sent.task.id)),
             }
     except Exception as error:  # noqa: BLE001 - any client error is the run's failure
         print(f'FAIL: {type(error).__name__}: {error}', file=sys.stderr)
