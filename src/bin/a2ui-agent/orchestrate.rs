@@ -112,7 +112,7 @@ async fn orchestrate(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let local = listener.local_addr()?;
     tracing::info!(
         address = %local,
-        "serving the orchestrator: open http://{local}/ in a browser"
+        "serving the orchestrator: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
     );
     server
         .serve(listener)
