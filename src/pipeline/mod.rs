@@ -57,6 +57,7 @@ pub(crate) use hosts::{Lookup, Resolved};
 pub use mending::MENDED_KEY;
 pub use policy::OnInvalid;
 pub(crate) use policy::RepairPolicy;
+#[cfg(feature = "orchestrator")]
 pub(crate) use screen::Screen;
 pub(crate) use sent_parts::{KeptParts, SentParts};
 use sink::{Batch, OutputError, OutputPipeline, OutputSink};

@@ -12,11 +12,15 @@ use serde_json::Value;
 
 use crate::a2ui::{TreeWatch, ValidationError};
 use crate::processor::RequestProcessor;
+#[cfg(feature = "orchestrator")]
 use crate::request::Request;
 
-use super::hosts::Lookup;
-use super::policy::{OnInvalid, RepairPolicy};
 use super::urls::UrlCheck;
+#[cfg(feature = "orchestrator")]
+use {
+    super::hosts::Lookup,
+    super::policy::{OnInvalid, RepairPolicy},
+};
 
 /// Judges `message`: the host names it waits for (none: it passed, and `watch` took it in),
 /// or why it is refused. `schema_checked` when it already passed the schema (a progressive
@@ -38,12 +42,14 @@ pub(crate) fn judge(
     Ok(hosts)
 }
 
+#[cfg(feature = "orchestrator")]
 /// The judgement of one reply's A2UI messages that arrive whole (see the module docs),
 /// under the server's policy and what the reply's request was given.
 pub(crate) struct Screen {
     mode: Mode,
 }
 
+#[cfg(feature = "orchestrator")]
 enum Mode {
     /// The policy forwards A2UI unchecked.
     Forward,
@@ -52,16 +58,19 @@ enum Mode {
     Check(Box<Checks>),
 }
 
+#[cfg(feature = "orchestrator")]
 struct Checks {
     processor: RequestProcessor,
     urls: UrlCheck,
     watch: TreeWatch,
 }
 
+#[cfg(feature = "orchestrator")]
 /// The most lookups one message may wait for before it is refused (each names the hosts
 /// the message still lacks verdicts for; one is enough unless a resolver misbehaves).
 const MAX_LOOKUPS: usize = 2;
 
+#[cfg(feature = "orchestrator")]
 impl Screen {
     /// The screen of the reply to `request` under `policy`.
     pub(crate) fn new(policy: &RepairPolicy, request: &Request) -> Self {

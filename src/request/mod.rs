@@ -143,6 +143,7 @@ impl Request {
 
     /// The server's policy on the reply's A2UI (the default one when the request did not
     /// come through a server).
+    #[cfg_attr(not(feature = "orchestrator"), allow(dead_code))]
     pub(crate) fn reply_policy(&self) -> Arc<RepairPolicy> {
         self.reply_policy.clone().unwrap_or_default()
     }
