@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use interop::{crate_root, installed, node_on_path};
+use interop::{crate_root, drive_page, installed, node_on_path};
 use support::{serve_command, spawn_binary};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -103,30 +103,15 @@ async fn a_person_uses_two_agents_on_two_stacks_through_the_orchestrator_in_chro
     let (_weather, weather_url) = weather(&python).await;
     let (_orchestrator, url) = orchestrate(&[&demo_url, &weather_url]).await;
 
-    let run = tokio::process::Command::new(&node)
-        .arg("test/orchestrator.mjs")
-        .arg(&url)
-        .arg(&screenshots)
-        .arg(&browser)
-        .current_dir(&web)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap()
-        .wait_with_output();
-    let output = tokio::time::timeout(DEADLINE, run)
-        .await
-        .unwrap_or_else(|_| panic!("the browser scenario ran over {DEADLINE:?}"))
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser scenario failed (screenshots in {})\n--- stderr\n{}--- stdout\n{stdout}",
-        screenshots.display(),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let stdout = drive_page(
+        &node,
+        "test/orchestrator.mjs",
+        &url,
+        &screenshots,
+        &browser,
+        DEADLINE,
+    )
+    .await;
     let seen: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
     eprintln!("surfaces on the page: {}", seen["surfaces"]);
 }

@@ -15,7 +15,6 @@ It binds 127.0.0.1 on a free port and prints `listening on http://127.0.0.1:PORT
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import socket
 import sys
@@ -35,7 +34,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import AgentSkill
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / 'scripts'))
-from reference_server import a2a_app  # noqa: E402
+from reference_server import a2a_app, serve_announcing  # noqa: E402
 
 VERSION = 'v0.9'
 MIME = 'application/json+a2ui'
@@ -88,7 +87,12 @@ class WeatherAgent(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-async def serve(sock: socket.socket, url: str) -> None:
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', 0))
+    url = f'http://127.0.0.1:{sock.getsockname()[1]}/'
     app = a2a_app(
         url,
         WeatherAgent(),
@@ -100,24 +104,7 @@ async def serve(sock: socket.socket, url: str) -> None:
                          tags=['weather', 'forecast', 'rain']),
     )
     config = uvicorn.Config(app, log_level='warning', access_log=False)
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        if task.done():
-            task.result()
-            return
-        await asyncio.sleep(0.02)
-    print(f'listening on {url}', flush=True)
-    await task
-
-
-def main() -> None:
-    logging.basicConfig(level=logging.WARNING)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(('127.0.0.1', 0))
-    url = f'http://127.0.0.1:{sock.getsockname()[1]}/'
-    asyncio.run(serve(sock, url))
+    serve_announcing(uvicorn.Server(config), url, [sock])
 
 
 if __name__ == '__main__':
