@@ -113,12 +113,14 @@ def build_app(url: str, silent: bool) -> Starlette:
     )
 
 
-def serve_announcing(server: uvicorn.Server, url: str) -> None:
-    """Runs `server`, printing `listening on URL` once it accepts connections (the bench
-    waits for that line), and exits when it stops."""
+def serve_announcing(
+    server: uvicorn.Server, url: str, sockets: list | None = None
+) -> None:
+    """Runs `server` (on `sockets` when given, bound already), printing `listening on URL`
+    once it accepts connections (the bench waits for that line), and exits when it stops."""
 
     async def serve() -> None:
-        task = asyncio.create_task(server.serve())
+        task = asyncio.create_task(server.serve(sockets=sockets))
         while not server.started:
             if task.done():
                 task.result()

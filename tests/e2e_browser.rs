@@ -19,10 +19,9 @@ mod interop;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
-use interop::{crate_root, installed, node_on_path};
+use interop::{crate_root, drive_page, installed, node_on_path};
 use serde_json::Value;
 use support::{serve_command, spawn_binary};
 
@@ -60,30 +59,15 @@ async fn a_person_sees_the_demo_draw_itself_while_it_streams_and_books_a_table_i
     let screenshots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
     let (_server, url) = serve().await;
 
-    let run = tokio::process::Command::new(&node)
-        .arg("test/browser.mjs")
-        .arg(&url)
-        .arg(&screenshots)
-        .arg(&browser)
-        .current_dir(&web)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap()
-        .wait_with_output();
-    let output = tokio::time::timeout(DEADLINE, run)
-        .await
-        .unwrap_or_else(|_| panic!("the browser scenario ran over {DEADLINE:?}"))
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser scenario failed (screenshots in {})\n--- stderr\n{}--- stdout\n{stdout}",
-        screenshots.display(),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let stdout = drive_page(
+        &node,
+        "test/browser.mjs",
+        &url,
+        &screenshots,
+        &browser,
+        DEADLINE,
+    )
+    .await;
 
     let runs: Vec<Value> = stdout
         .lines()

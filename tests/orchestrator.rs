@@ -19,7 +19,7 @@ use a2ui_agent::client::{Client, text_request};
 use a2ui_agent::generator::Generator;
 use a2ui_agent::orchestrator::Orchestrator;
 use a2ui_agent::request::{Request, UserActionKind};
-use a2ui_agent::server::A2uiServer;
+use a2ui_agent::server::{A2uiServer, ServerBuilder};
 use demo::{DemoConfig, RestaurantFinder};
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
@@ -64,15 +64,23 @@ fn logged(agent: impl Agent, log: Log) -> impl Agent {
 
 /// A sub-agent server for `agent` with `card`; its base URL and a sender that stops it.
 async fn serve(card: AgentCard, agent: impl Agent) -> (String, oneshot::Sender<()>) {
+    serve_with(card, agent, |builder| builder).await
+}
+
+/// [`serve`], the server's builder given to `configure` first.
+async fn serve_with(
+    card: AgentCard,
+    agent: impl Agent,
+    configure: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> (String, oneshot::Sender<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let mut card = card;
     card.set_url(url.clone());
-    let server = A2uiServer::builder(card, agent)
+    let builder = A2uiServer::builder(card, agent)
         .generator(Generator::v0_9())
-        .generator(Generator::v0_8())
-        .build()
-        .unwrap();
+        .generator(Generator::v0_8());
+    let server = configure(builder).build().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(async move {
         axum::serve(listener, server.router())
@@ -651,4 +659,255 @@ async fn canceling_the_orchestrators_task_cancels_the_sub_agents() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(state, TaskState::Canceled);
+}
+
+/// A resolver for the orchestrator's URL policy: `inside.example` is this machine, every
+/// other name a public address.
+struct Resolver;
+
+impl a2ui_agent::pipeline::HostResolver for Resolver {
+    fn resolve(
+        &self,
+        host: &str,
+    ) -> futures::future::BoxFuture<'static, std::io::Result<Vec<std::net::IpAddr>>> {
+        let ip: std::net::IpAddr = match host {
+            "inside.example" => [127, 0, 0, 1].into(),
+            _ => [93, 184, 215, 14].into(),
+        };
+        Box::pin(async move { Ok(vec![ip]) })
+    }
+}
+
+/// A scripted A2A 1.0 sub-agent on a real socket, outside any of our servers (so nothing
+/// screens what it sends): every streamed send is answered with a task drawing `image` in an
+/// `Image` (or, with `component`, that component) on its surface `main`, then completed.
+async fn scripted(component: &'static str, image: &'static str) -> String {
+    use axum::routing::{get, post};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    let card = json!({"name": "Camera", "description": "Shows a photo.", "version": "1",
+        "supportedInterfaces": [{"url": base, "protocolBinding": "JSONRPC",
+            "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true, "extensions": [{"uri": V.extension_uri()}]},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "photo", "name": "Photos", "description": "Shows a photo",
+            "tags": ["photo"]}]});
+    let rpc = move |body: axum::body::Bytes| async move {
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let id = request["id"].clone();
+        let frame = |result: Value| {
+            format!(
+                "data: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": id, "result": result})
+            )
+        };
+        let a2ui = |message: Value| json!({"data": message, "mediaType": V.mime_type()});
+        let drawn = vec![
+            json!({"text": "Here it is."}),
+            a2ui(
+                json!({"version": "v0.9", "createSurface": {"surfaceId": "main",
+                "catalogId": V.basic_catalog_id()}}),
+            ),
+            a2ui(
+                json!({"version": "v0.9", "updateComponents": {"surfaceId": "main",
+                "components": [{"id": "root", "component": component, "url": image}]}}),
+            ),
+        ];
+        let (task, context) = ("sub-t", "sub-c");
+        let status = |state: &str, parts: Option<Vec<Value>>| {
+            let mut status = json!({"state": state});
+            if let Some(parts) = parts {
+                status["message"] = json!({"messageId": "r-1", "role": "ROLE_AGENT",
+                    "parts": parts});
+            }
+            json!({"statusUpdate": {"taskId": task, "contextId": context, "status": status}})
+        };
+        let body = frame(json!({"task": {"id": task, "contextId": context,
+            "status": {"state": "TASK_STATE_WORKING"}}}))
+            + &frame(status("TASK_STATE_WORKING", Some(drawn)))
+            + &frame(status("TASK_STATE_COMPLETED", None));
+        ([("content-type", "text/event-stream")], body)
+    };
+    let router = axum::Router::new()
+        .route(
+            "/.well-known/agent-card.json",
+            get(move || async move { axum::Json(card) }),
+        )
+        .route("/", post(rpc));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    base
+}
+
+/// The user's turn `text` to an orchestrator in front of the scripted sub-agent drawing
+/// `component` with `image`, served with the test's resolver.
+async fn screened(component: &'static str, image: &'static str, text: &str) -> Turn {
+    let orchestrator = Orchestrator::builder()
+        .agent(scripted(component, image).await)
+        .connect()
+        .await
+        .unwrap();
+    let card = orchestrator.card("Concierge").build();
+    let (url, stop) = serve_with(card, orchestrator, |builder| {
+        builder.ui_host_resolver(Resolver)
+    })
+    .await;
+    let turn = say(&client(&url).await, "c", text).await;
+    drop(stop);
+    turn
+}
+
+/// Whether `turn` drew its image (the `updateComponents` reached the user).
+fn drew(turn: &Turn) -> bool {
+    turn.a2ui
+        .iter()
+        .any(|m| m.get("updateComponents").is_some())
+}
+
+#[tokio::test]
+async fn a_sub_agents_honest_image_from_the_users_turn_reaches_the_user() {
+    let url = "https://photos.example/cat.png";
+    let turn = screened("Image", url, &format!("Show me {url} please")).await;
+    assert!(drew(&turn), "{turn:?}");
+    assert_eq!(turn.created(), ["camera:main"]);
+    assert!(!turn.text.contains("not shown"), "{turn:?}");
+    assert_eq!(
+        turn.state,
+        Some(TaskState::Completed),
+        "as the sub-agent's task ended"
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agents_javascript_image_is_refused_with_a_note_naming_the_agent() {
+    let url = "javascript:alert(document.cookie)";
+    let turn = screened("Image", url, &format!("Show me {url}")).await;
+    assert!(!drew(&turn), "{turn:?}");
+    assert_eq!(turn.created(), ["camera:main"], "the rest still goes");
+    assert!(
+        turn.text.contains("agent \"Camera\" was not shown"),
+        "{turn:?}"
+    );
+    assert!(turn.text.contains("scheme javascript"), "{turn:?}");
+    assert!(
+        !turn.text.contains("127.0.0.1"),
+        "no address of the sub-agent: {turn:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agents_image_on_a_host_resolving_to_this_machine_is_refused() {
+    let url = "https://inside.example/cam.png";
+    let turn = screened("Image", url, &format!("Show me {url}")).await;
+    assert!(!drew(&turn), "{turn:?}");
+    assert!(
+        turn.text.contains("agent \"Camera\" was not shown"),
+        "{turn:?}"
+    );
+    assert!(turn.text.contains("resolves to"), "{turn:?}");
+    assert!(
+        !turn.text.contains("127.0.0.1"),
+        "the inside address stays in the log"
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agents_image_url_the_user_never_gave_is_refused() {
+    let turn = screened(
+        "Image",
+        "https://photos.example/cat.png?d=secret",
+        "Show a cat",
+    )
+    .await;
+    assert!(!drew(&turn), "{turn:?}");
+    assert!(
+        turn.text.contains("did not appear in the conversation"),
+        "{turn:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agents_component_the_catalog_lacks_is_refused() {
+    let url = "https://photos.example/cat.png";
+    let turn = screened("Hologram", url, &format!("Show me {url}")).await;
+    assert!(!drew(&turn), "{turn:?}");
+    assert!(
+        turn.text.contains("agent \"Camera\" was not shown"),
+        "{turn:?}"
+    );
+}
+
+/// A sub-agent that draws a surface with a button and ends its task `completed`; pressed,
+/// it says so and waits for input; told "fail", it fails.
+async fn finishing(log: Log) -> String {
+    let card = AgentCard::builder("Clock")
+        .description("Tells the time.")
+        .build();
+    let agent = |request: Request| async move {
+        if !request.actions().is_empty() {
+            return Ok::<_, AgentError>(Reply::input_required(vec![Part::text(
+                "Which time zone?",
+            )]));
+        }
+        if request.text() == "fail" {
+            return Err(AgentError::with_detail(
+                "the clock is broken",
+                std::io::Error::other("secret detail at 10.0.0.7"),
+            ));
+        }
+        let drawn = json!([
+            {"version": "v0.9", "createSurface": {"surfaceId": "main",
+                "catalogId": V.basic_catalog_id()}},
+            {"version": "v0.9", "updateComponents": {"surfaceId": "main", "components": [
+                {"id": "root", "component": "Button", "child": "label",
+                 "action": {"event": {"name": "zone"}}},
+                {"id": "label", "component": "Text", "text": "Zone"}]}},
+        ]);
+        Ok(
+            Reply::text(format!("It is noon.<a2ui-json>{drawn}</a2ui-json>"))
+                .with_final_state(TaskState::Completed),
+        )
+    };
+    let (url, stop) = serve(card, logged(agent, log)).await;
+    std::mem::forget(stop);
+    url
+}
+
+#[tokio::test]
+async fn a_turn_ends_as_the_sub_agents_task_did_and_the_conversation_goes_on() {
+    let log = Log::default();
+    let orchestrator = Orchestrator::builder()
+        .agent(finishing(log.clone()).await)
+        .connect()
+        .await
+        .unwrap();
+    let client = client(&orchestrate(orchestrator).await).await;
+    let done = say(&client, "c", "What time is it?").await;
+    assert_eq!(done.state, Some(TaskState::Completed), "{done:?}");
+    assert_eq!(done.created(), ["clock:main"]);
+    // The orchestrator's task is over; the press starts a new one in the same context and
+    // still reaches the agent, in its own context there.
+    let asked = send(
+        &client,
+        "c",
+        vec![press("clock:main", "zone", json!({}))],
+        None,
+    )
+    .await;
+    assert_eq!(asked.state, Some(TaskState::InputRequired), "{asked:?}");
+    assert_eq!(asked.text, "Which time zone?", "{asked:?}");
+    let failed = say(&client, "c", "fail").await;
+    assert_eq!(failed.state, Some(TaskState::Failed), "{failed:?}");
+    assert!(failed.status.contains("\"Clock\" failed"), "{failed:?}");
+    assert!(
+        !failed.status.contains("10.0.0.7"),
+        "the detail stays in the log"
+    );
+    let calls = log.lock().unwrap().clone();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[1].acted_on, ["main"]);
+    assert!(calls.iter().all(|c| c.context_id == calls[0].context_id));
+    assert_ne!(
+        calls[0].task_id, calls[1].task_id,
+        "a completed task is not continued"
+    );
 }

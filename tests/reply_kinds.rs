@@ -70,6 +70,15 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
             });
             Reply::events(slow).with_final_state(TaskState::Completed)
         }
+        "late-state" | "late-working" => {
+            // A relay learns how its task ends only at the end of what it streams.
+            let state = match text.as_str() {
+                "late-state" => TaskState::Completed,
+                _ => TaskState::Working,
+            };
+            let events = [ReplyEvent::text("Relayed."), ReplyEvent::FinalState(state)];
+            Reply::events(futures::stream::iter(events.map(Ok)))
+        }
         "files" => {
             let files: Vec<String> = request
                 .files()
@@ -376,6 +385,26 @@ async fn every_stopping_state_is_reached_with_its_message_in_both_versions() {
                 .collect();
             assert_eq!(json!(said), message, "{version:?} {text}: {events:?}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_final_state_told_while_the_reply_streams_ends_the_task_there() {
+    let server = server().await;
+    for version in VERSIONS {
+        // The server's own final state (input-required) gives way to the one told.
+        let task = send(&server, version, "late-state", None).await;
+        assert_eq!(task["state"], "completed", "{version:?}: {task}");
+        let events = stream(&server, version, "late-state").await;
+        assert_eq!(events.last().unwrap()["state"], "completed", "{events:?}");
+        // A state no task stops in is an invalid agent response.
+        let method = match version {
+            Version::V0_3 => "message/send",
+            Version::V1_0 => "SendMessage",
+        };
+        let params = send_params(version, "late-working", None);
+        let response = call(&server, version, method, params).await;
+        assert_eq!(response["error"]["code"], -32006, "{version:?}: {response}");
     }
 }
 

@@ -307,6 +307,12 @@ pub enum ReplyEvent {
     /// artifact created, replaced or grown. See [`ReplyEvent::artifact`] and
     /// [`ReplyEvent::chunk`].
     Artifact(Box<ArtifactChunk>),
+    /// The state the task ends in, as [`Reply::with_final_state`] names it, told while the
+    /// reply streams: for a reply that learns how it ends only at its end, such as a relay
+    /// of another agent's task (see `orchestrator`). The last one told wins over the state
+    /// the reply named; it must be a state a task can stop in, or the task fails as an
+    /// invalid agent response.
+    FinalState(TaskState),
 }
 
 impl ReplyEvent {

@@ -11,6 +11,7 @@ use super::conversations::{Conversations, Key, Thread};
 use super::forward::{Events, Record, forward, unavailable};
 use super::handoff::send_request;
 use super::routing::by_skills;
+use super::screening::Screening;
 use super::sub_agent::SubAgent;
 use super::surfaces::acted_on;
 use crate::a2a::card::{AgentCard, AgentCardBuilder};
@@ -150,11 +151,13 @@ impl Orchestrator {
             key,
             index,
         };
+        let screening = Screening::new(&request, agent.name());
         Ok(Reply::events(forward(
             events,
             agent.clone(),
             thread,
             record,
+            screening,
         )))
     }
 

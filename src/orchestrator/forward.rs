@@ -3,6 +3,10 @@
 //! its status lines as status lines, its failure as the orchestrator task's failure naming
 //! it; and its context and waiting task recorded for the conversation's next turn.
 //!
+//! The orchestrator's task ends in the state the sub-agent's task ended in: completed (or a
+//! bare message), waiting for input or authentication, or failed with a message naming the
+//! sub-agent (a rejected or canceled sub-agent task fails the turn too).
+//!
 //! When the orchestrator's task is canceled its reply stream is dropped, and the sub-agent's
 //! task, if still running, is canceled in turn.
 //!
@@ -17,6 +21,7 @@ use std::sync::Arc;
 use futures::{Stream, StreamExt};
 
 use super::conversations::{Conversations, Key, Thread};
+use super::screening::Screening;
 use super::sub_agent::SubAgent;
 use super::surfaces::{namespaced, outgoing};
 use crate::a2a::{Artifact, Part, StreamEvent, TaskState, TaskStatus};
@@ -48,12 +53,13 @@ impl Record {
 }
 
 /// The reply events of sub-agent `agent`'s answer `events`, its thread starting at
-/// `thread` and saved through `record` as the answer goes.
+/// `thread` and saved through `record` as the answer goes, its A2UI judged by `screening`.
 pub(super) fn forward(
     mut events: Events,
     agent: SubAgent,
     mut thread: Thread,
     record: Record,
+    mut screening: Screening,
 ) -> impl Stream<Item = Result<ReplyEvent, AgentError>> + Send + 'static {
     async_stream::stream! {
         // Dropped before the answer ends (the orchestrator's task was canceled), it cancels
@@ -76,7 +82,9 @@ pub(super) fn forward(
                 record.save(&thread);
             }
             for item in out {
-                yield item;
+                for item in screening.event(item).await {
+                    yield item;
+                }
             }
             if ended {
                 return;
@@ -157,6 +165,8 @@ impl Reading {
                 }
                 thread.task_id = None;
                 out.extend(message.parts.into_iter().map(|part| Ok(self.part(part))));
+                // A bare message answers without a task: the turn is done.
+                out.push(Ok(ReplyEvent::FinalState(TaskState::Completed)));
                 (out, true)
             }
         }
@@ -196,7 +206,15 @@ impl Reading {
                     AgentError::new(format!("The agent \"{name}\" {verb}: {said}"))
                 }));
             }
-            None => out.extend(parts.into_iter().map(|part| Ok(self.part(part)))),
+            None => {
+                out.extend(parts.into_iter().map(|part| Ok(self.part(part))));
+                if state.is_settled() {
+                    // The turn ends as the sub-agent's task did: done, or waiting for the
+                    // user. The conversation goes on either way (a later turn in the same
+                    // context starts a new task where this one ended).
+                    out.push(Ok(ReplyEvent::FinalState(state)));
+                }
+            }
         }
     }
 

@@ -20,10 +20,19 @@
 //!   the rest of the user's metadata stay out.
 //! - **Conversations.** One context (and waiting task) per sub-agent per conversation, kept
 //!   per caller of the orchestrator, bounded ([`OrchestratorBuilder::max_conversations`]).
-//! - **Streaming and failure.** A sub-agent's text, surfaces, status lines and artifacts
-//!   stream through as they arrive; a sub-agent that is down, fails or refuses fails the
-//!   turn's task with a message naming it (its address and the error stay in the log); a
-//!   canceled turn cancels the sub-agent's task.
+//! - **Untrusted like a model.** Every A2UI message a sub-agent sends passes the judgement
+//!   the server gives its own model's A2UI (the catalogs negotiated with the user, the URL
+//!   and media policy with its provenance rule and allowlist, the component trees), on
+//!   every binding; a message refused is dropped and the user reads which agent sent it.
+//!   A URL counts as given only when the user gave it: what a sub-agent's card or its own
+//!   configuration holds does not (allow such hosts with
+//!   [`ServerBuilder::ui_allow_host`](crate::server::ServerBuilder::ui_allow_host)).
+//! - **Streaming, state and failure.** A sub-agent's text, surfaces, status lines and
+//!   artifacts stream through as they arrive; the turn's task ends as the sub-agent's did
+//!   (completed, or waiting for input), and the conversation goes on in the same context
+//!   either way; a sub-agent that is down, fails or refuses fails the turn's task with a
+//!   message naming it (its address and the error stay in the log); a canceled turn
+//!   cancels the sub-agent's task.
 //!
 //! # Example
 //!
@@ -48,8 +57,10 @@
 //! ```
 //!
 //! The server's generators make it advertise and negotiate A2UI with the user's renderer;
-//! the orchestrator passes the user's capabilities on and forwards the sub-agents' A2UI as
-//! they wrote it.
+//! the orchestrator passes the user's capabilities on and forwards the sub-agents' A2UI once
+//! it passed the server's judgement (its [`OnInvalid`](crate::OnInvalid) policy and
+//! [`UrlPolicy`](crate::pipeline::UrlPolicy)): a sub-agent must answer in the A2UI version
+//! and catalogs the user negotiated.
 
 mod agent;
 mod builder;
@@ -60,6 +71,7 @@ mod handoff;
 #[cfg(feature = "llm")]
 mod model_routing;
 mod routing;
+mod screening;
 mod sub_agent;
 mod surfaces;
 

@@ -141,7 +141,7 @@ pub(super) fn acted_on(parts: &[Part]) -> Option<String> {
 
 /// Whether a data part with `metadata` is read as A2UI: it names an A2UI MIME type, or none
 /// (some clients send actions without one).
-fn is_a2ui(metadata: Option<&Metadata>) -> bool {
+pub(super) fn is_a2ui(metadata: Option<&Metadata>) -> bool {
     match metadata
         .and_then(|m| m.get("mimeType"))
         .and_then(Value::as_str)

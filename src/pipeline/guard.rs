@@ -30,6 +30,7 @@ use super::hosts::{Lookup, Resolved};
 use super::mending;
 use super::policy::{OnInvalid, RepairPolicy};
 use super::reconcile::Held;
+use super::screen::judge;
 use super::sent_parts::SentParts;
 use super::sink::{Batch, mime, to_parts};
 use super::urls::UrlCheck;
@@ -227,16 +228,8 @@ impl Guard {
                 if !message.is_object() {
                     return None;
                 }
-                let verdict = if at < unchecked {
-                    processor.check_message(message)
-                } else {
-                    Ok(())
-                };
-                match verdict.and_then(|()| urls.check(message)) {
-                    Ok(hosts) if hosts.is_empty() => watch
-                        .observe(message)
-                        .err()
-                        .map(|e| (at, Stop::Invalid(vec![e]))),
+                match judge(processor, urls, watch, message, at >= unchecked) {
+                    Ok(hosts) if hosts.is_empty() => None,
                     Ok(hosts) => Some((at, Stop::Wait(hosts, Batch::default()))),
                     Err(error) => Some((at, Stop::Invalid(vec![error]))),
                 }

@@ -20,6 +20,8 @@
 //! - `url_policy`: where a URL a model wrote may point ([`UrlPolicy`]), and `urls`: which
 //!   strings of a message are URLs (the guard refuses a message whose URL breaks it, as it
 //!   refuses one that does not validate);
+//! - `screen`: the judgement of one message (schema, URLs, tree) the guard and a relayed
+//!   agent's A2UI (`Screen`) share;
 //! - `hosts`: what a URL's host name resolves to, looked up off the per-chunk path while the
 //!   message that names it waits;
 //! - `reconcile`: what a repair turn sends, measured against what the client already holds;
@@ -35,6 +37,7 @@ mod hosts;
 mod mending;
 mod policy;
 mod reconcile;
+mod screen;
 mod sent_parts;
 pub(crate) mod sink;
 mod url_policy;
@@ -54,6 +57,8 @@ pub(crate) use hosts::{Lookup, Resolved};
 pub use mending::MENDED_KEY;
 pub use policy::OnInvalid;
 pub(crate) use policy::RepairPolicy;
+#[cfg(feature = "orchestrator")]
+pub(crate) use screen::Screen;
 pub(crate) use sent_parts::{KeptParts, SentParts};
 use sink::{Batch, OutputError, OutputPipeline, OutputSink};
 pub use url_policy::{DEFAULT_DATA_URL_MAX, UrlPolicy};

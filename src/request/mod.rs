@@ -32,6 +32,7 @@ pub use repair::Repair;
 
 use crate::a2a::{FileContent, Message, Metadata, Part};
 use crate::a2ui::ProtocolVersion;
+use crate::pipeline::RepairPolicy;
 use crate::processor::RequestProcessor;
 
 /// Where a renderer puts its data model: v0.9's key, then the v1.0 release candidate's.
@@ -54,6 +55,9 @@ pub struct Request {
     repairs: Vec<Repair>,
     principal: Principal,
     provenance: Provenance,
+    /// The server's policy on the reply's A2UI, for an agent that relays another agent's
+    /// A2UI and screens it as the server screens a model's (`None`: the default policy).
+    reply_policy: Option<Arc<RepairPolicy>>,
 }
 
 impl Request {
@@ -89,6 +93,7 @@ impl Request {
             repairs: Vec::new(),
             principal: Principal::anonymous(),
             provenance: Provenance::default(),
+            reply_policy: None,
         }
     }
 
@@ -128,6 +133,19 @@ impl Request {
     /// the request shares it.
     pub fn provenance(&self) -> &Provenance {
         &self.provenance
+    }
+
+    /// The same request answered under the server's `policy` on A2UI.
+    pub(crate) fn with_reply_policy(mut self, policy: Arc<RepairPolicy>) -> Self {
+        self.reply_policy = Some(policy);
+        self
+    }
+
+    /// The server's policy on the reply's A2UI (the default one when the request did not
+    /// come through a server).
+    #[cfg_attr(not(feature = "orchestrator"), allow(dead_code))]
+    pub(crate) fn reply_policy(&self) -> Arc<RepairPolicy> {
+        self.reply_policy.clone().unwrap_or_default()
     }
 
     /// What the reply's URLs may come from (see [`GivenText`]).

@@ -135,11 +135,9 @@ async fn attempt(
             return Attempt::Done(outcome);
         }
     };
-    let final_state = final_state.unwrap_or(tasks.final_state);
-    if !final_state.is_settled() {
-        return Attempt::Done(Outcome::Invalid(format!(
-            "the agent asked to end the task in state {final_state}"
-        )));
+    let mut final_state = final_state.unwrap_or(tasks.final_state);
+    if let Some(invalid) = unsettled(final_state) {
+        return Attempt::Done(invalid);
     }
     let mut feed = Feed::new(events, pipeline, tasks.coalesce_window);
     while let Some(fed) = feed.next().await {
@@ -160,6 +158,13 @@ async fn attempt(
                 metered_progress(tasks, answer, vec![*part]).await;
                 continue;
             }
+            Fed::Event(ReplyEvent::FinalState(state)) => match unsettled(state) {
+                None => {
+                    final_state = state;
+                    continue;
+                }
+                Some(invalid) => return Attempt::Done(invalid),
+            },
             Fed::Failed(failure) => {
                 return Attempt::Done(failed(tasks, answer.running, failure));
             }
@@ -178,6 +183,12 @@ async fn attempt(
         state: final_state,
         parts: std::mem::take(&mut answer.parts).into_parts(),
     })
+}
+
+/// The outcome of an agent that asked to end the task in `state`, when no task stops there.
+fn unsettled(state: TaskState) -> Option<Outcome> {
+    (!state.is_settled())
+        .then(|| Outcome::Invalid(format!("the agent asked to end the task in state {state}")))
 }
 
 /// Sends `step`'s parts; while it waits for host names to be judged, looks them up (the

@@ -15,6 +15,7 @@ use crate::request::Request;
 
 /// Calls the agent, catching a panic in the call or in its future.
 pub(super) async fn call(tasks: &TaskManager, request: Request) -> Result<Reply, Failure> {
+    let request = request.with_reply_policy(tasks.repair.clone());
     let call = std::panic::catch_unwind(AssertUnwindSafe(|| tasks.agent.call(request)));
     let reply = match call {
         Ok(future) => AssertUnwindSafe(future).catch_unwind().await,

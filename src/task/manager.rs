@@ -53,8 +53,9 @@ pub(crate) struct TaskManager {
     pub(crate) final_state: TaskState,
     /// The most messages a task's history keeps; older ones are dropped first.
     pub(super) max_history: usize,
-    /// What happens to an A2UI message that does not validate.
-    pub(super) repair: RepairPolicy,
+    /// What happens to an A2UI message that does not validate (shared with every request,
+    /// so that an agent relaying another's A2UI screens it by the same policy).
+    pub(super) repair: Arc<RepairPolicy>,
     /// The most stream subscribers one running task may have (at least 1).
     pub(super) max_subscribers: usize,
     /// How long a chunk of agent output waits for more before it is fed (see
@@ -116,7 +117,7 @@ impl TaskManager {
             output,
             final_state,
             max_history: usize::MAX,
-            repair: RepairPolicy::default(),
+            repair: Arc::default(),
             max_subscribers: usize::MAX,
             coalesce_window: Duration::ZERO,
             running: Mutex::new(HashMap::new()),
@@ -171,7 +172,7 @@ impl TaskManager {
 
     /// Handles invalid A2UI messages by `policy`.
     pub(crate) fn with_repair(mut self, policy: RepairPolicy) -> Self {
-        self.repair = policy;
+        self.repair = Arc::new(policy);
         self
     }
 

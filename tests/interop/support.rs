@@ -139,6 +139,45 @@ pub fn node_on_path() -> PathBuf {
         .unwrap_or_else(|| "node (not on PATH)".into())
 }
 
+/// Runs the page driver `script` of `web/` with `node`, in Chromium `browser` against the
+/// page at `url`, screenshots going to `screenshots`, killed after `deadline`; its stdout,
+/// once it exited 0 (it panics with the driver's output otherwise).
+#[allow(dead_code)] // only the browser tests drive the page
+pub async fn drive_page(
+    node: &Path,
+    script: &str,
+    url: &str,
+    screenshots: &Path,
+    browser: &Path,
+    deadline: Duration,
+) -> String {
+    let run = tokio::process::Command::new(node)
+        .arg(script)
+        .arg(url)
+        .arg(screenshots)
+        .arg(browser)
+        .current_dir(crate_root().join("web"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+        .wait_with_output();
+    let output = tokio::time::timeout(deadline, run)
+        .await
+        .unwrap_or_else(|_| panic!("the browser scenario ran over {deadline:?}"))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "the browser scenario failed (screenshots in {})\n--- stderr\n{}--- stdout\n{stdout}",
+        screenshots.display(),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    stdout
+}
+
 /// Runs `program args...` from `dir`, killing it after [`SCRIPT_DEADLINE`].
 pub async fn run_script(program: &Path, args: &[&str], dir: &Path) -> ScriptRun {
     let script = format!("{} {}", program.display(), args.join(" "));

@@ -18,6 +18,7 @@ mod prompt;
 mod push_options;
 mod serve;
 mod tokens;
+mod ui_policy_options;
 mod validate;
 
 use std::process::ExitCode;

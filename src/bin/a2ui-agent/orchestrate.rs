@@ -5,7 +5,8 @@
 //! It listens, authenticates its callers and limits them as `serve` does (the same
 //! `--host`/`--port`, hardening, auth and tracing options), and serves the chat page at `/`.
 //! Without a model it routes by the sub-agents' skills; with `--model-url` and `--model`, the
-//! model chooses through a tool call.
+//! model chooses through a tool call. What the sub-agents draw is judged as `serve` judges
+//! its model's A2UI, with the same `--ui-*` flags.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,13 +14,13 @@ use std::time::Duration;
 use a2ui_agent::client::Client;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::observe::TracesGuard;
 use a2ui_agent::orchestrator::Orchestrator;
 use a2ui_agent::server::{self, A2uiServer};
 
 use crate::hardening::Hardening;
 use crate::listen::Listen;
 use crate::otel_options::OtelArgs;
+use crate::ui_policy_options::UiPolicyArgs;
 
 /// Arguments of `a2ui-agent orchestrate`.
 #[derive(Debug, clap::Args)]
@@ -46,6 +47,10 @@ pub struct Args {
     api_key_env: String,
     #[command(flatten)]
     listen: Listen,
+    // Where the URLs in a sub-agent's UI may point (its A2UI is judged as a model's would
+    // be: a URL must have appeared in the user's turns, or its host be allowed).
+    #[command(flatten)]
+    ui: UiPolicyArgs,
     #[command(flatten)]
     hardening: Hardening,
     #[command(flatten)]
@@ -54,37 +59,12 @@ pub struct Args {
 
 /// Runs `a2ui-agent orchestrate`.
 pub fn run(args: Args) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: could not start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let traces = {
-        let _context = runtime.enter();
-        match args.otel.install() {
-            Ok(traces) => traces,
-            Err(error) => {
-                eprintln!("error: --otlp-endpoint: {error}");
-                return ExitCode::FAILURE;
-            }
-        }
+    let (runtime, traces) = match crate::listen::start(&args.otel) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let served = runtime.block_on(orchestrate(args));
-    if let Some(Err(error)) = traces.map(TracesGuard::shutdown) {
-        tracing::warn!(%error, "the last traces were not sent");
-    }
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "orchestrator stopped");
-            ExitCode::FAILURE
-        }
-    }
+    crate::listen::stop(traces, served, "orchestrator")
 }
 
 async fn orchestrate(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -124,6 +104,7 @@ async fn orchestrate(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let builder = A2uiServer::builder(card, orchestrator)
         .generator(Generator::v0_9())
         .generator(Generator::v0_8())
+        .url_policy(args.ui.policy())
         .web_page(true);
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder).await?.build()?;
@@ -131,11 +112,11 @@ async fn orchestrate(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let local = listener.local_addr()?;
     tracing::info!(
         address = %local,
-        "serving the orchestrator: open http://{local}/ in a browser"
+        "serving the orchestrator: open http://{local}/ in a browser; card at http://{local}/.well-known/agent-card.json"
     );
     server
         .serve(listener)
-        .with_graceful_shutdown(crate::serve::shutdown_signal())
+        .with_graceful_shutdown(crate::listen::shutdown_signal())
         .await?;
     Ok(())
 }

@@ -16,8 +16,8 @@ use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::llm::OpenAiChat;
-use a2ui_agent::observe::{Metrics, TracesGuard};
-use a2ui_agent::pipeline::{DEFAULT_DATA_URL_MAX, OnInvalid, UrlPolicy};
+use a2ui_agent::observe::Metrics;
+use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
@@ -28,6 +28,7 @@ use crate::listen::Listen;
 use crate::metrics_options::MetricsArgs;
 use crate::otel_options::OtelArgs;
 use crate::push_options::PushArgs;
+use crate::ui_policy_options::UiPolicyArgs;
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -83,17 +84,8 @@ pub struct Args {
     /// How many repair turns one reply may take before its task fails.
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_repairs: usize,
-    /// A host whose URLs a reply's UI may show without their having appeared in the
-    /// conversation (and which skips the address check); repeatable.
-    #[arg(long, value_name = "HOST")]
-    ui_allow_host: Vec<String>,
-    /// Whether a URL in a reply's UI must have appeared in the conversation (the user's
-    /// messages, tool results, the agent's instructions): `on` or `off`.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
-    ui_url_provenance: bool,
-    /// The largest `data:` image URL a reply's UI may hold, in bytes (0: none).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_DATA_URL_MAX)]
-    ui_data_url_max: usize,
+    #[command(flatten)]
+    ui: UiPolicyArgs,
     /// How long, in milliseconds, a chunk of the agent's output waits for more before it is
     /// parsed and sent (at most 1000). Chunks already waiting are always read together; the
     /// default 0 adds no latency (see the streams bench's coalescing curve).
@@ -173,39 +165,12 @@ fn parse_store(text: &str) -> Result<StoreSpec, String> {
 
 /// Runs `a2ui-agent serve`.
 pub fn run(args: Args) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: could not start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let traces = {
-        // The gRPC exporter's channel runs on the runtime.
-        let _context = runtime.enter();
-        match args.otel.install() {
-            Ok(traces) => traces,
-            Err(error) => {
-                eprintln!("error: --otlp-endpoint: {error}");
-                return ExitCode::FAILURE;
-            }
-        }
+    let (runtime, traces) = match crate::listen::start(&args.otel) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let served = runtime.block_on(serve(args));
-    // The last spans go out before the runtime (and the gRPC channel on it) stops.
-    if let Some(Err(error)) = traces.map(TracesGuard::shutdown) {
-        tracing::warn!(%error, "the last traces were not sent");
-    }
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "server stopped");
-            ExitCode::FAILURE
-        }
-    }
+    crate::listen::stop(traces, served, "server")
 }
 
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -250,7 +215,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .generator(generator(ProtocolVersion::V0_8)?)
         .on_invalid(args.on_invalid)
         .max_repairs(args.max_repairs)
-        .url_policy(url_policy(&args))
+        .url_policy(args.ui.policy())
         .coalesce_window(Duration::from_millis(args.coalesce_ms))
         .web_page(true);
     let builder = match args.ag_ui {
@@ -278,7 +243,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     server
         .serve(listener)
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(crate::listen::shutdown_signal())
         .await?;
     Ok(())
 }
@@ -383,46 +348,4 @@ fn restaurant_skill() -> AgentSkill {
         .to_vec();
     skill.examples = vec!["Dinner for two tonight?".to_owned()];
     skill
-}
-
-/// Resolves on Ctrl-C or, on Unix, SIGTERM.
-pub async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
-    }
-    tracing::info!("shutting down");
-}
-
-/// The URL policy the `--ui-*` flags set.
-fn url_policy(args: &Args) -> UrlPolicy {
-    let policy = UrlPolicy::default()
-        .provenance(args.ui_url_provenance)
-        .data_url_max(args.ui_data_url_max);
-    args.ui_allow_host
-        .iter()
-        .fold(policy, |policy, host| policy.allow_host(host.as_str()))
-}
-
-/// `on` or `off`.
-fn on_off(text: &str) -> Result<bool, String> {
-    match text {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        other => Err(format!("expected on or off, not '{other}'")),
-    }
 }
