@@ -301,6 +301,43 @@ impl TrustedKey {
         })
     }
 
+    /// Every key of the JWK Set `jwks` (`{"keys": [...]}`, as a server publishes at
+    /// `/.well-known/jwks.json`), each bound to its `kid` if it has one.
+    ///
+    /// # Errors
+    ///
+    /// [`CardSignatureError::Key`] when `jwks` is not a JWK Set (at most 64 keys), or for
+    /// its first key that [`from_jwk`](Self::from_jwk) refuses, saying which.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::a2a::card_signing::TrustedKey;
+    ///
+    /// let jwks = serde_json::json!({"keys": [{
+    ///     "kty": "OKP", "crv": "Ed25519", "kid": "card-key-2026",
+    ///     "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+    /// }]});
+    /// let keys = TrustedKey::from_jwks(&jwks)?;
+    /// assert_eq!(keys[0].kid(), Some("card-key-2026"));
+    /// # Ok::<(), a2ui_agent::a2a::card_signing::CardSignatureError>(())
+    /// ```
+    pub fn from_jwks(jwks: &Value) -> Result<Vec<Self>, CardSignatureError> {
+        let keys = jwks
+            .get("keys")
+            .and_then(Value::as_array)
+            .filter(|keys| keys.len() <= 64)
+            .ok_or_else(|| CardSignatureError::Key("not a JWK Set of at most 64 keys".into()))?;
+        keys.iter()
+            .enumerate()
+            .map(|(i, jwk)| {
+                Self::from_jwk(jwk).map_err(|error| {
+                    CardSignatureError::Key(format!("JWK Set key {}: {error}", i + 1))
+                })
+            })
+            .collect()
+    }
+
     /// Binds the key to `kid`: it checks only signatures that name that key id.
     #[must_use]
     pub fn with_kid(mut self, kid: impl Into<String>) -> Self {
