@@ -180,8 +180,9 @@ fn their_card() -> Value {
             "extensions": [{
                 "uri": "https://a2ui.org/a2a-extension/a2ui/v0.9",
                 "required": false,
-                // Exactly between two shortest forms: JavaScript writes 1424953923781206.2.
-                "params": {"ratio": 1424953923781206.25, "catalogs": ["a", "b"], "empty": ""}
+                // 1424953923781206.25, exactly between two shortest forms: JavaScript writes
+                // 1424953923781206.2.
+                "params": {"ratio": f64::from_bits(0x4314_3ff3_c1cb_0959), "catalogs": ["a", "b"], "empty": ""}
             }]
         },
         "defaultInputModes": ["text/plain"],
