@@ -3,6 +3,8 @@
 #   .venv/         (git-ignored) a2a-sdk[http-server,grpc]==1.3.0 from PyPI: the Python client,
 #                  and the Python reference server the benchmark compares against; and
 #                  a2ui-agent-sdk==0.9.0, the official Express compiler (differential test);
+#                  PyJWT[crypto]==2.15.1, what the SDK's card signing helpers (its `signing`
+#                  extra) sign and verify with (tests/interop_card_signing.rs);
 #                  opentelemetry-proto==1.45.2, the OTLP definitions the traces test's
 #                  receiver decodes spans with;
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, with @grpc/grpc-js and
@@ -47,6 +49,7 @@ cd "$root"
 
 PY_SPEC='a2a-sdk[http-server,grpc]==1.3.0'
 PY_VERSION='1.3.0'
+PYJWT_VERSION='2.15.1'
 JS_VERSION='1.3.0'
 JS_DIR="$root/tests/interop/js"
 
@@ -65,10 +68,13 @@ run() {
 # ---- Python ------------------------------------------------------------------------------
 python_ok() {
     [[ -x .venv/bin/python ]] &&
-        .venv/bin/python - "$PY_VERSION" <<'PY' >/dev/null 2>&1
+        .venv/bin/python - "$PY_VERSION" "$PYJWT_VERSION" <<'PY' >/dev/null 2>&1
 import sys
 from importlib.metadata import version
 assert version("a2a-sdk") == sys.argv[1]
+# the signing extra: PyJWT with its crypto extra (ES256, RS256, EdDSA)
+assert version("PyJWT") == sys.argv[2]
+import a2a.utils.signing, cryptography
 # the http-server extra, the grpc extra (the gRPC interop tests), and uvicorn
 for extra in ("starlette", "sse-starlette", "grpcio", "uvicorn"):
     version(extra)
@@ -79,7 +85,8 @@ if ! python_ok; then
     if [[ ! -x .venv/bin/python ]]; then
         run "$python" -m venv .venv
     fi
-    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "$PY_SPEC" uvicorn
+    run .venv/bin/python -m pip install --quiet --disable-pip-version-check "$PY_SPEC" uvicorn \
+        "PyJWT[crypto]==$PYJWT_VERSION"
     python_ok || { echo "install-test-deps: a2a-sdk $PY_VERSION not importable after install" >&2; exit 1; }
 fi
 

@@ -1,4 +1,5 @@
-//! Standard base64 (RFC 4648 §4, padded), for the bytes of file parts.
+//! Standard base64 (RFC 4648 §4, padded), for the bytes of file parts; and its URL-safe
+//! unpadded form (§5), the alphabet of JWS and JWK members.
 //!
 //! File parts carry their bytes as base64 text on every wire version; the model keeps that
 //! text as sent ([`FileBody::Bytes`](super::FileBody::Bytes)). These two functions let an
@@ -67,6 +68,41 @@ pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `bytes` as unpadded base64url (RFC 4648 §5), as JWS and JWK write bytes.
+#[cfg(feature = "card-signing")]
+pub(crate) fn encode_url(bytes: &[u8]) -> String {
+    encode(bytes)
+        .trim_end_matches('=')
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect()
+}
+
+/// The bytes of base64url `text` (padding optional); `None` when it is not base64url
+/// (standard base64's `+` and `/` included).
+#[cfg(feature = "card-signing")]
+pub(crate) fn decode_url(text: &str) -> Option<Vec<u8>> {
+    if text
+        .bytes()
+        .any(|b| matches!(b, b'+' | b'/') || b.is_ascii_whitespace())
+    {
+        return None;
+    }
+    let standard: String = text
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    decode(&standard)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +133,16 @@ mod tests {
         #[test]
         fn any_bytes_round_trip(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
             proptest::prop_assert_eq!(decode(&encode(&bytes)), Some(bytes));
+        }
+
+        #[cfg(feature = "card-signing")]
+        #[test]
+        fn any_bytes_round_trip_through_base64url(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)
+        ) {
+            let text = encode_url(&bytes);
+            proptest::prop_assert!(!text.contains(['=', '+', '/']));
+            proptest::prop_assert_eq!(decode_url(&text), Some(bytes));
         }
 
         #[test]

@@ -14,6 +14,8 @@ mod base64;
 #[cfg(any(feature = "server", feature = "unstable-internals"))]
 pub(crate) mod borrowed;
 pub mod card;
+#[cfg(feature = "card-signing")]
+pub mod card_signing;
 mod params;
 mod push_config;
 mod task_state;

@@ -9,6 +9,7 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use super::error::ClientError;
 use super::http::{Http, Limits, Retry};
 use super::{Client, Transport};
+use crate::a2a::card_signing::TrustedKey;
 
 impl Client {
     /// Starts a client of the agent at `base_url` (its card is at
@@ -44,6 +45,7 @@ pub struct ClientBuilder {
     retries: u32,
     retry_backoff: Duration,
     limits: Limits,
+    trusted: Vec<TrustedKey>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -59,6 +61,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("stream_idle_timeout", &self.stream_idle_timeout)
             .field("stream_timeout", &self.stream_timeout)
             .field("retries", &self.retries)
+            .field("trusted", &self.trusted)
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +97,7 @@ impl ClientBuilder {
                 answer_bytes: Self::DEFAULT_MAX_ANSWER_BYTES,
                 card_bytes: Self::DEFAULT_MAX_CARD_BYTES,
             },
+            trusted: Vec::new(),
         }
     }
 
@@ -187,6 +191,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Accepts only cards `key` signed (A2A 1.0 §8.4; repeatable: a card one of the trusted
+    /// keys signed passes, which lets an agent roll its key over). The card and the
+    /// extended card are checked as they arrive: an unsigned card, one signed by no trusted
+    /// key, or one changed after signing is [`ClientError::BadCard`]. Default: no key, and
+    /// every card is taken as it comes. Read keys with [`TrustedKey::from_pem`],
+    /// [`TrustedKey::from_jwk`] or [`TrustedKey::from_jwks`].
+    ///
+    /// Only keys given here count: a card's `jku` is never fetched, since whoever changed a
+    /// card could point it at their own keys.
+    pub fn trust_key(mut self, key: TrustedKey) -> Self {
+        self.trusted.push(key);
+        self
+    }
+
     /// Fetches the agent card and picks the interface: the first of
     /// [`prefer`](Self::prefer) the card lists.
     ///
@@ -230,6 +248,7 @@ impl ClientBuilder {
                 backoff: self.retry_backoff,
             },
             limits: self.limits,
+            trusted: self.trusted.into(),
         };
         Client::connect_with(http, base, self.prefer, self.extensions).await
     }

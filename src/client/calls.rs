@@ -188,6 +188,7 @@ impl Client {
             .http
             .retrying(|| self.call(Operation::ExtendedCard, serde_json::json!({}), None))
             .await?;
+        super::trust::check(&self.inner.http.trusted, &result, "the extended agent card")?;
         v1_0::decode_card(&result).map_err(|error| ClientError::BadAnswer(error.to_string()))
     }
 

@@ -116,6 +116,7 @@ impl CardCache {
             ClientError::BadAnswer(why) => ClientError::BadCard(why),
             other => other,
         })?;
+        super::trust::check(&http.trusted, &value, "the agent card")?;
         let card = decode_card(&value).map_err(|error| ClientError::BadCard(error.to_string()))?;
         Ok(Fetched::Card(Box::new(Cached {
             card,

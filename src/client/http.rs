@@ -58,6 +58,8 @@ pub(super) struct Http {
     pub(super) stream_timeout: Duration,
     pub(super) retry: Retry,
     pub(super) limits: Limits,
+    /// The keys a card must be signed by; none: cards are not checked.
+    pub(super) trusted: std::sync::Arc<[crate::a2a::card_signing::TrustedKey]>,
 }
 
 impl Http {

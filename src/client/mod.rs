@@ -51,6 +51,7 @@ mod http;
 mod push;
 mod reconcile;
 mod transport;
+mod trust;
 mod webhook;
 
 pub use builder::ClientBuilder;

@@ -1,11 +1,12 @@
 //! The parts [`ServerBuilder::build`](super::ServerBuilder::build) assembles a server from:
-//! the cards as served, the store and its pusher, the checked endpoint paths.
+//! the cards as served (and signed), the store and its pusher, the checked endpoint paths.
 //!
 //! They live apart from the builder so that the builder's file stays what a newcomer reads to
 //! learn what can be set, and each step of the assembly can be read on its own.
 
 use std::sync::Arc;
 
+use super::signed_cards::{CardKeys, SignedCards};
 use super::{BuildError, auth, card};
 use crate::a2a::card::AgentCard;
 use crate::a2ui::ClientCapabilities;
@@ -101,4 +102,84 @@ pub(super) fn parsed_capabilities(
         .map(ClientCapabilities::parse)
         .transpose()
         .map_err(|e| BuildError::InvalidDefaultCapabilities(e.to_string()))
+}
+
+/// The cards signed with `keys`; `None` when there are none. An extended card without a URL
+/// of its own takes `card`'s, with the interfaces of `tenants`.
+///
+/// # Errors
+///
+/// [`BuildError::CardSigning`] when `card` has no fixed URL or a key fails to sign.
+#[cfg(feature = "card-signing")]
+pub(super) fn signed_cards(
+    keys: CardKeys,
+    card: &AgentCard,
+    extended: Option<&AgentCard>,
+    tenants: &[String],
+) -> Result<Option<Arc<SignedCards>>, BuildError> {
+    use super::version::Version;
+    use crate::a2a::card_signing::sign_card;
+    use serde_json::Value;
+    if keys.keys.is_empty() {
+        return Ok(None);
+    }
+    if card.url.is_empty() {
+        return Err(BuildError::CardSigning(
+            "a signed card needs a fixed URL: set the card's url \
+             (ServerBuilder::card_url, serve --card-url)"
+                .into(),
+        ));
+    }
+    let jku = format!("{}/.well-known/jwks.json", card.url.trim_end_matches('/'));
+    let keys: Vec<_> = keys
+        .keys
+        .into_iter()
+        .map(|key| match key.jku() {
+            Some(_) => key,
+            None => key.with_jku(jku.clone()),
+        })
+        .collect();
+    let both = |card: &AgentCard| -> Result<[Value; 2], BuildError> {
+        let signed = |shape| {
+            keys.iter()
+                .try_fold(card::shaped(card, shape), |card, key| {
+                    sign_card(&card, key)
+                        .map_err(|error| BuildError::CardSigning(error.to_string()))
+                })
+        };
+        Ok([signed(Version::V1_0)?, signed(Version::V0_3)?])
+    };
+    let [v1_0, v0_3] = both(card)?;
+    let extended = extended
+        .map(|extended| both(&with_url_of(extended, card, tenants)))
+        .transpose()?;
+    let jwks: Vec<Value> = keys.iter().map(|key| key.public_key().to_jwk()).collect();
+    Ok(Some(Arc::new(SignedCards {
+        card: [v1_0.to_string(), v0_3.to_string()],
+        extended,
+        jwks: serde_json::json!({ "keys": jwks }).to_string(),
+    })))
+}
+
+/// Without the `card-signing` feature there are no keys: nothing is signed.
+#[cfg(not(feature = "card-signing"))]
+pub(super) fn signed_cards(
+    _keys: CardKeys,
+    _card: &AgentCard,
+    _extended: Option<&AgentCard>,
+    _tenants: &[String],
+) -> Result<Option<Arc<SignedCards>>, BuildError> {
+    Ok(None)
+}
+
+/// `extended` with `card`'s URL (and the interfaces that go with it) when it has none.
+#[cfg(feature = "card-signing")]
+fn with_url_of(extended: &AgentCard, card: &AgentCard, tenants: &[String]) -> AgentCard {
+    let mut extended = extended.clone();
+    if extended.url.is_empty() {
+        extended.set_url(card.url.clone());
+        card::list_grpc(&mut extended);
+        card::list_tenants(&mut extended, tenants);
+    }
+    extended
 }

@@ -12,7 +12,10 @@ use super::JwtAuth;
 use super::admission::Admission;
 #[cfg(feature = "mcp")]
 use super::assembly::mcp_path;
-use super::assembly::{extension_uris, parsed_capabilities, published_cards, store_and_pusher};
+use super::assembly::{
+    extension_uris, parsed_capabilities, published_cards, signed_cards, store_and_pusher,
+};
+use super::signed_cards::CardKeys;
 use super::{
     A2uiServer, BuildError, Limits, Principal, ServerState, TokenTable, auth, subscribers,
 };
@@ -41,8 +44,9 @@ impl A2uiServer {
 /// Configures an [`A2uiServer`]; see [`A2uiServer::builder`].
 #[must_use]
 pub struct ServerBuilder {
-    card: AgentCard,
+    pub(super) card: AgentCard,
     extended_card: Option<AgentCard>,
+    pub(super) card_keys: CardKeys,
     agent: Arc<dyn Agent>,
     final_state: TaskState,
     keep_alive: Duration,
@@ -80,6 +84,7 @@ impl ServerBuilder {
         Self {
             card,
             extended_card: None,
+            card_keys: CardKeys::default(),
             agent,
             final_state: TaskState::InputRequired,
             keep_alive: ServerBuilder::DEFAULT_KEEP_ALIVE,
@@ -545,12 +550,10 @@ impl ServerBuilder {
         .with_max_subscribers(self.max_subscribers)
         .with_coalesce_window(self.coalesce_window)
         .with_repair(self.repair)
-        .with_meter(meter.clone());
-        let tasks = match &push {
-            Some(pusher) => tasks.with_push(pusher.clone()),
-            None => tasks,
-        };
+        .with_meter(meter.clone())
+        .with_push(push.clone());
         let state = Arc::new(ServerState {
+            signed: signed_cards(self.card_keys, &card, extended_card.as_ref(), &tenants)?,
             card,
             card_modified: self.clock.now(),
             extended_card,

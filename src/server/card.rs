@@ -9,6 +9,9 @@
 //! - `/.well-known/agent.json` (the path of 0.2 and early 0.3 clients): the 0.3 card, which
 //!   also carries `supportedInterfaces`.
 //!
+//! A server with [card signing keys](super::ServerBuilder::card_signing_key) serves the
+//! cards signed once when it was built (see `signed_cards`).
+//!
 //! Answers carry `Cache-Control`, an `ETag` (a hash of the body) and `Last-Modified` (when
 //! the server was built); a conditional GET that matches gets 304 Not Modified.
 
@@ -161,8 +164,13 @@ pub(crate) fn encode(
         list_grpc(&mut card);
         list_tenants(&mut card, tenants);
     }
+    shaped(&card, shape)
+}
+
+/// `card` as the JSON of `shape`.
+pub(crate) fn shaped(card: &AgentCard, shape: Version) -> Value {
     match shape {
-        Version::V1_0 => v1_0::encode_card(&card),
+        Version::V1_0 => v1_0::encode_card(card),
         Version::V0_3 => json!(card),
     }
 }
@@ -170,7 +178,10 @@ pub(crate) fn encode(
 /// The public card in `shape`, with its caching headers, or 304 for a matching
 /// conditional GET.
 fn card_response(state: &ServerState, headers: &HeaderMap, shape: Version) -> Response {
-    let body = encode(&state.card, &state.tenants, headers, shape).to_string();
+    let body = match &state.signed {
+        Some(signed) => signed.card(shape).to_owned(),
+        None => encode(&state.card, &state.tenants, headers, shape).to_string(),
+    };
     let mut hasher = std::hash::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag = format!("\"{:016x}\"", hasher.finish());
@@ -214,6 +225,15 @@ fn not_modified(headers: &HeaderMap, etag: &str, modified: SystemTime) -> bool {
             .map_or(0, |since| since.as_secs())
     };
     since.is_some_and(|since| whole_seconds(since) >= whole_seconds(modified))
+}
+
+/// `GET /.well-known/jwks.json` (routed when the cards are signed): the public keys that
+/// signed them.
+pub(crate) async fn jwks(State(state): State<Arc<ServerState>>) -> Response {
+    match &state.signed {
+        Some(signed) => signed.jwks_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// A `Host` header we are willing to echo into a URL: `name[:port]` or `[v6][:port]`.

@@ -21,6 +21,9 @@ pub enum BuildError {
     /// An extended card was given, but no auth token: every caller could read it.
     #[error("an extended card is for authenticated callers: also call .auth_token()")]
     ExtendedCardWithoutAuth,
+    /// The cards cannot be signed: the reason (no fixed card URL, a key that fails).
+    #[error("the agent card cannot be signed: {0}")]
+    CardSigning(String),
     /// The push notification client could not be built; the reason.
     #[error("push notifications cannot start: {0}")]
     Push(String),

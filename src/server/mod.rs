@@ -16,6 +16,8 @@
 //! - `GET /.well-known/agent-card.json` — the A2A 1.0 agent card (the 0.3 one with
 //!   `A2A-Version: 0.3`), and `GET /.well-known/agent.json` — the 0.3 card; both list the
 //!   three interfaces and are cacheable (`ETag`, `Last-Modified`, 304);
+//! - with [`ServerBuilder::card_signing_key`] (the `card-signing` feature), the cards signed
+//!   (A2A 1.0 §8.4) and `GET /.well-known/jwks.json` — the public keys that signed them;
 //! - with [`ServerBuilder::tenants`], all of the above again under `/{tenant}/` (A2A 1.0
 //!   multi-tenancy);
 //! - `GET /extendedAgentCard` (and the JSON-RPC methods) — the
@@ -56,6 +58,7 @@ mod agui;
 mod assembly;
 mod auth;
 mod builder;
+mod builder_signing;
 mod card;
 mod connections;
 mod error;
@@ -73,6 +76,7 @@ mod rest;
 mod rpc;
 mod send_timeout;
 mod serve;
+mod signed_cards;
 mod sse;
 mod state;
 mod subscribers;
@@ -219,6 +223,9 @@ impl A2uiServer {
         let mut public = Router::new()
             .route("/.well-known/agent-card.json", get(card::agent_card))
             .route("/.well-known/agent.json", get(card::legacy_agent_card));
+        if self.state.signed.is_some() {
+            public = public.route("/.well-known/jwks.json", get(card::jwks));
+        }
         if self.web_page {
             public = public
                 .route("/", get(web::index))

@@ -279,6 +279,13 @@ pub(crate) fn extended_card(
     headers: &HeaderMap,
     shape: Version,
 ) -> Result<Value, ApiError> {
+    if let Some(card) = state
+        .signed
+        .as_ref()
+        .and_then(|signed| signed.extended(shape))
+    {
+        return Ok(card.clone());
+    }
     match (&state.extended_card, shape) {
         (Some(card), shape) => Ok(super::card::encode(card, &state.tenants, headers, shape)),
         (None, Version::V1_0) => Err(RpcError::new(

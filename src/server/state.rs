@@ -17,6 +17,9 @@ pub(crate) struct ServerState {
     pub(crate) card_modified: std::time::SystemTime,
     /// The card authenticated callers get from `GetExtendedAgentCard`, if configured.
     pub(crate) extended_card: Option<AgentCard>,
+    /// The cards as signed when the server was built, served instead of these; `None`:
+    /// the cards are not signed.
+    pub(crate) signed: Option<Arc<super::signed_cards::SignedCards>>,
     pub(crate) tasks: Arc<TaskManager>,
     pub(crate) a2ui: A2uiAdapter,
     pub(crate) keep_alive: Duration,

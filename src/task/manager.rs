@@ -140,9 +140,10 @@ impl TaskManager {
         self
     }
 
-    /// Sends the updates of tasks with push configs to their webhooks through `pusher`.
-    pub(crate) fn with_push(mut self, pusher: Pusher) -> Self {
-        self.push = Some(pusher);
+    /// Sends the updates of tasks with push configs to their webhooks through `pusher`
+    /// (none: push is off).
+    pub(crate) fn with_push(mut self, pusher: Option<Pusher>) -> Self {
+        self.push = pusher;
         self
     }
 

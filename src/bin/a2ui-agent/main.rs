@@ -5,6 +5,7 @@ mod agent_options;
 mod bounded;
 mod call;
 mod callers;
+mod card_options;
 mod chat;
 mod conversation;
 mod demo;

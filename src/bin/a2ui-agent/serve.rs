@@ -22,6 +22,7 @@ use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
 use a2ui_agent::store::{InMemoryStore, PostgresStore, SqliteStore};
 
 use crate::Format;
+use crate::card_options::CardArgs;
 use crate::demo::{DemoConfig, RestaurantFinder};
 use crate::hardening::Hardening;
 use crate::listen::Listen;
@@ -95,6 +96,8 @@ pub struct Args {
     hardening: Hardening,
     #[command(flatten)]
     push: PushArgs,
+    #[command(flatten)]
+    card: CardArgs,
     /// Where tasks are kept: `memory` (lost on exit), `sqlite:PATH` (a file that keeps
     /// conversations waiting for input across restarts) or `postgres://USER@HOST/DB` (a
     /// database several instances share, behaving as one server; TLS as with libpq, e.g.
@@ -225,6 +228,7 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let builder = MetricsArgs::apply(metrics.as_ref(), builder);
     let builder = with_store(builder, &args).await?;
     let builder = args.push.apply(builder)?;
+    let builder = args.card.apply(builder)?;
     let backlog = args.hardening.backlog();
     let server = args.hardening.apply(builder).await?.build()?;
     let address = args.listen.address()?;
