@@ -67,11 +67,14 @@ pub(crate) fn complete_statements(source: &str, from: usize) -> (Vec<Statement>,
     let reader = Reader { len: source.len() };
     let mut rest = skip_between(source.get(from..).unwrap_or_default());
     while let Ok((after, statement)) = reader.statement(rest) {
-        if !after.starts_with(|c: char| c.is_whitespace() || c == ';') {
+        let read_to = source.len() - after.len();
+        let separated = |c: char| c.is_whitespace() || c == ';';
+        let ended = source.get(..read_to).is_some_and(|read| read.ends_with(separated));
+        if !ended && !after.starts_with(separated) {
             break;
         }
         statements.push(statement);
-        end = source.len() - after.len();
+        end = read_to;
         rest = skip_between(after);
     }
     (statements, end)
