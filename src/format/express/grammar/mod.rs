@@ -483,3 +483,5 @@ impl Rules {
 mod gbnf;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod stream_tests;
