@@ -39,7 +39,10 @@ fn parse_prints_each_part_with_the_chunk_that_completed_it() {
     let components = &streamed[1]["updateComponents"]["components"];
     assert_eq!(components[0]["child"], "root_child", "{lines:?}");
     // The data model arrives when the block closes; the text after it at the end.
-    assert_eq!(lines[2]["a2ui"][0]["updateDataModel"]["value"]["price"], "$8");
+    assert_eq!(
+        lines[2]["a2ui"][0]["updateDataModel"]["value"]["price"],
+        "$8"
+    );
     assert_eq!(lines[3]["text"], "Anything else?");
     assert_eq!(chunk(3), last_chunk);
 }

@@ -183,8 +183,10 @@ impl<C: Compiler> StreamReader<C> {
                         self.text_out = false;
                         continue 'again;
                     }
-                    RawPart::Block { source, offset, .. } => {
+                    RawPart::Block { offset, .. } => {
+                        // Untrimmed: the separator after the last statement counts.
                         let at = self.settled + offset;
+                        let source = self.text.get(at..).unwrap_or_default().to_owned();
                         self.stream(&source, at, out);
                         return Ok(());
                     }
@@ -208,7 +210,9 @@ impl<C: Compiler> StreamReader<C> {
             view: ClientView::new(validator),
         });
         let from = open.read_to.max(at) - at;
-        self.work = self.work.saturating_add(source.len() - from.min(source.len()));
+        self.work = self
+            .work
+            .saturating_add(source.len() - from.min(source.len()));
         let (statements, end) = complete_statements(source, from);
         if statements.is_empty() {
             return;

@@ -69,7 +69,9 @@ pub(crate) fn complete_statements(source: &str, from: usize) -> (Vec<Statement>,
     while let Ok((after, statement)) = reader.statement(rest) {
         let read_to = source.len() - after.len();
         let separated = |c: char| c.is_whitespace() || c == ';';
-        let ended = source.get(..read_to).is_some_and(|read| read.ends_with(separated));
+        let ended = source
+            .get(..read_to)
+            .is_some_and(|read| read.ends_with(separated));
         if !ended && !after.starts_with(separated) {
             break;
         }

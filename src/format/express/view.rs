@@ -250,7 +250,10 @@ impl ClientView {
                     _ => {}
                 }
             }
-            let kept = held.components.keys().all(|id| found.by_id.contains_key(id));
+            let kept = held
+                .components
+                .keys()
+                .all(|id| found.by_id.contains_key(id));
             if creations != 1 || !kept {
                 reset.insert(held.id.clone());
             }
@@ -273,7 +276,12 @@ fn lacking(message: &Value, kind: &str, body: &Value, held: &mut Held) -> Vec<Va
         return vec![message.clone()];
     }
     let mut list = Vec::new();
-    for component in body.get("components").and_then(Value::as_array).into_iter().flatten() {
+    for component in body
+        .get("components")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let Some(id) = component.get("id").and_then(Value::as_str) else {
             list.push(component.clone());
             continue;

@@ -29,9 +29,10 @@ struct Surface {
 
 impl Renderer {
     fn apply(&mut self, message: &Value) {
-        let Some((kind, body)) = message.as_object().and_then(|m| {
-            m.iter().find(|(k, _)| k.as_str() != "version")
-        }) else {
+        let Some((kind, body)) = message
+            .as_object()
+            .and_then(|m| m.iter().find(|(k, _)| k.as_str() != "version"))
+        else {
             return;
         };
         let id = body["surfaceId"].as_str().unwrap_or_default().to_owned();
