@@ -3,9 +3,10 @@
 //! A model that writes `root = Card(Text("Hello"))` spends a fraction of the tokens the same
 //! surface costs in JSON, and cannot get a brace or a quote wrong. The price is that the
 //! notation only means something against a catalog (arguments are positional, in the order
-//! the catalog document lists a component's properties), and that a block is compiled once it
-//! is whole: Express is read from a finished response, and a server answers an Express agent
-//! with one `working` update holding every part once the model is done.
+//! the catalog document lists a component's properties). A block streams statement by
+//! statement: each statement that completes is compiled with those before it and its ready
+//! components go out, and the block's close sends what the client still lacks of its whole
+//! compile (see `streaming` and `view`).
 //!
 //! The pieces, each in its own module: `syntax` reads a block (nom, with positions),
 //! `compile` turns statements into messages for the negotiated version and catalogs,
