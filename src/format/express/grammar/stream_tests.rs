@@ -10,6 +10,7 @@ use super::gbnf::{Gbnf, Rng};
 use crate::a2ui::{Catalog, ProtocolVersion};
 use crate::format::OutputFormat;
 use crate::format::express::Express;
+use crate::format::express::compile::schema::set_path;
 use crate::parser::{ParsedPart, ParserConfig};
 
 /// A renderer's state: per surface its creation, components and data model; other
@@ -54,7 +55,8 @@ impl Renderer {
             "updateDataModel" => {
                 let path = body["path"].as_str().unwrap_or("/");
                 let surface = self.surfaces.entry(id).or_default();
-                set(&mut surface.data, path, body.get("value").cloned());
+                let value = body.get("value").cloned().unwrap_or_default();
+                set_path(&mut surface.data, path, value);
             }
             "deleteSurface" => {
                 self.surfaces.remove(&id);
@@ -70,33 +72,6 @@ impl Renderer {
             surface.components.insert(key, component.clone());
         }
     }
-}
-
-fn set(data: &mut Value, path: &str, value: Option<Value>) {
-    let keys: Vec<&str> = path.split('/').filter(|k| !k.is_empty()).collect();
-    let Some((last, parents)) = keys.split_last() else {
-        *data = value.unwrap_or(Value::Object(Map::new()));
-        return;
-    };
-    let mut at = data;
-    for key in parents {
-        if !at.is_object() {
-            *at = Value::Object(Map::new());
-        }
-        at = at
-            .as_object_mut()
-            .unwrap()
-            .entry(*key)
-            .or_insert(Value::Object(Map::new()));
-    }
-    if !at.is_object() {
-        *at = Value::Object(Map::new());
-    }
-    let object = at.as_object_mut().unwrap();
-    match value {
-        Some(value) => object.insert((*last).to_owned(), value),
-        None => object.remove(*last),
-    };
 }
 
 fn state(parts: &[ParsedPart]) -> Renderer {
