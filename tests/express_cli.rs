@@ -9,7 +9,7 @@ const RESPONSE: &str = "Your order:\n<a2ui>\nroot = Card(Column([Text(\"Soup\"),
     $/price = \"$8\"\n</a2ui>\nAnything else?";
 
 #[test]
-fn parse_prints_every_part_at_the_end_of_the_input() {
+fn parse_prints_each_part_with_the_chunk_that_completed_it() {
     let file = temp_file("order.txt", RESPONSE);
     let output = run(&[
         "parse",
@@ -25,14 +25,26 @@ fn parse_prints_every_part_at_the_end_of_the_input() {
         String::from_utf8_lossy(&output.stderr)
     );
     let lines = lines(&output);
-    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines.len(), 4, "{lines:?}");
     let last_chunk = RESPONSE.len().div_ceil(5);
-    assert!(lines.iter().all(|l| l["chunk"] == last_chunk), "{lines:?}");
+    let chunk = |i: usize| lines[i]["chunk"].as_u64().unwrap() as usize;
     assert_eq!(lines[0]["text"], "Your order:");
-    let create = &lines[1]["a2ui"][0]["createSurface"];
-    assert_eq!(create["components"][0]["child"], "root_child");
-    assert_eq!(create["dataModel"]["price"], "$8");
-    assert_eq!(lines[2]["text"], "Anything else?");
+    // The surface and its components go out once `root`'s statement completes, before
+    // the data statement is written and long before the input ends.
+    let root_ends = RESPONSE.find("]))\n").unwrap() + 4;
+    assert!(chunk(1) * 5 <= root_ends + 5, "{lines:?}");
+    assert!(chunk(1) < chunk(2) && chunk(2) < last_chunk, "{lines:?}");
+    let streamed = &lines[1]["a2ui"];
+    assert_eq!(streamed[0]["createSurface"]["surfaceId"], "default_surface");
+    let components = &streamed[1]["updateComponents"]["components"];
+    assert_eq!(components[0]["child"], "root_child", "{lines:?}");
+    // The data model arrives when the block closes; the text after it at the end.
+    assert_eq!(
+        lines[2]["a2ui"][0]["updateDataModel"]["value"]["price"],
+        "$8"
+    );
+    assert_eq!(lines[3]["text"], "Anything else?");
+    assert_eq!(chunk(3), last_chunk);
 }
 
 #[test]

@@ -1,8 +1,8 @@
-//! The seed's Express behaviour on a real socket: an agent whose model writes Express is
-//! asked for it in its prompt, and is answered with one `working` update at the end of the
-//! stream holding every part (text and the compiled messages), and the same parts on
-//! `message/send`. A block that does not compile fails a streamed task and is answered as
-//! text on `message/send`, as for Direct JSON.
+//! Express on a real socket: an agent whose model writes Express is asked for it in its
+//! prompt; a stream gets each component as soon as its statement completes and what it names
+//! is there (the first card while the model is still held before the next statement), and
+//! `message/send` the same messages' result at the end. A block that does not compile fails
+//! a streamed task and is answered as text on `message/send`, as for Direct JSON.
 
 mod support;
 
@@ -13,8 +13,20 @@ use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
 use a2ui_agent::request::Request;
 use a2ui_agent::server::A2uiServer;
+use futures::StreamExt;
 use serde_json::{Value, json};
+use std::sync::OnceLock;
 use support::*;
+use tokio::sync::Notify;
+
+/// Lets the held model (`hold`) write the rest of its answer.
+fn release() -> &'static Notify {
+    static RELEASE: OnceLock<Notify> = OnceLock::new();
+    RELEASE.get_or_init(Notify::new)
+}
+
+/// Where the held model stops: after the statement that completes the first card.
+const HELD_AT: &str = "title = Text(\"Book a table\")\n";
 
 /// What the model writes: text, a block creating a form with data, more text.
 const ANSWER: &str = "Here is the booking form.\n<a2ui>\nsurface(\"booking\")\n\
@@ -37,12 +49,24 @@ async fn express_agent(request: Request) -> Result<Reply, AgentError> {
     } else {
         ANSWER.to_owned()
     };
-    let chunks: Vec<Result<String, AgentError>> = text
-        .as_bytes()
-        .chunks(7)
-        .map(|c| Ok(String::from_utf8_lossy(c).into_owned()))
-        .collect();
-    Ok(Reply::stream(futures::stream::iter(chunks)))
+    let chunked = |text: &str| -> Vec<Result<String, AgentError>> {
+        text.as_bytes()
+            .chunks(7)
+            .map(|c| Ok(String::from_utf8_lossy(c).into_owned()))
+            .collect()
+    };
+    if request.text() == "hold" {
+        let cut = text.find(HELD_AT).map_or(0, |at| at + HELD_AT.len());
+        let (first, rest) = text.split_at(cut);
+        let rest = rest.to_owned();
+        let held = futures::stream::once(async move {
+            release().notified().await;
+            Ok(rest)
+        });
+        let first = futures::stream::iter(chunked(first));
+        return Ok(Reply::stream(first.chain(held)));
+    }
+    Ok(Reply::stream(futures::stream::iter(chunked(&text))))
 }
 
 async fn server(version: ProtocolVersion) -> TestServer {
@@ -91,19 +115,20 @@ fn check_parts(parts: &Value, version: ProtocolVersion) {
                 .flatten()
         })
         .collect();
-    let ids: Vec<&str> = components
+    let mut ids: Vec<&str> = components
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    // Named components in the order written, each inline one right after its parent.
+    ids.sort_unstable();
+    // Each component once, whenever it was ready.
     assert_eq!(
         ids,
         [
+            "name",
             "root",
             "root_children_2",
             "root_children_2_child",
             "title",
-            "name"
         ]
     );
     assert!(messages.iter().all(|m| {
@@ -116,7 +141,7 @@ fn check_parts(parts: &Value, version: ProtocolVersion) {
 }
 
 #[tokio::test]
-async fn a_stream_gets_one_working_update_at_the_end_with_every_part() {
+async fn a_stream_sends_components_as_their_statements_complete() {
     for version in [ProtocolVersion::V0_9, ProtocolVersion::V1_0] {
         let server = server(version).await;
         let answer = server.ask("message/stream", version, "a table").await;
@@ -124,18 +149,65 @@ async fn a_stream_gets_one_working_update_at_the_end_with_every_part() {
             answer.extensions_header.as_deref(),
             Some(version.extension_uri())
         );
+        // Chunks already waiting are read as one (see the held test for the stream's pace):
+        // every working update together holds each part once.
         let working = answer.working_messages();
-        assert_eq!(
-            working.len(),
-            1,
-            "{version}: {} working updates",
-            working.len()
-        );
-        check_parts(&working[0]["parts"], version);
+        let parts: Vec<Value> = working
+            .iter()
+            .flat_map(|m| m["parts"].as_array().unwrap().iter().cloned())
+            .collect();
+        check_parts(&Value::from(parts), version);
         let last = answer.last();
         assert_eq!(last["final"], true);
         assert_eq!(last["status"]["state"], "input-required");
     }
+}
+
+#[tokio::test]
+async fn the_first_card_arrives_while_the_model_is_held() {
+    let version = ProtocolVersion::V0_9;
+    let server = server(version).await;
+    let caps = capabilities(version, &[version.basic_catalog_id()]);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/stream",
+        "params": params(json!([{"kind": "text", "text": "hold"}]), Some(caps), None)});
+    let response = reqwest::Client::new()
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("X-A2A-Extensions", version.extension_uri())
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut events = SseReader::new(response);
+    // The model wrote `surface`, `root` (naming `title` and `name`) and `title`, and waits:
+    // the button written inline and the title are drawn before it goes on.
+    let mut drawn = Vec::new();
+    while !drawn.contains(&"title".to_owned()) {
+        let event = events
+            .next_event()
+            .await
+            .expect("the stream ended while held");
+        let parts = &event["result"]["status"]["message"]["parts"];
+        if parts.is_array() {
+            for message in a2ui_messages(parts, version) {
+                let list = message.pointer("/updateComponents/components");
+                for component in list.and_then(Value::as_array).into_iter().flatten() {
+                    drawn.push(component["id"].as_str().unwrap().to_owned());
+                }
+            }
+        }
+    }
+    assert!(!drawn.contains(&"name".to_owned()), "{drawn:?}");
+    assert!(!drawn.contains(&"root".to_owned()), "{drawn:?}");
+    release().notify_one();
+    let mut last = Value::Null;
+    while let Some(event) = events.next_event().await {
+        last = event;
+    }
+    assert_eq!(
+        last["result"]["status"]["state"], "input-required",
+        "{last}"
+    );
 }
 
 #[tokio::test]
@@ -165,7 +237,14 @@ async fn a_block_that_does_not_compile_fails_a_stream_and_is_text_on_send() {
             &[version.extension_uri()],
         )
         .await;
-    assert!(streamed.working_messages().is_empty());
+    // The text before the block went out; no message of the block did.
+    let working = streamed.working_messages();
+    assert!(
+        working
+            .iter()
+            .all(|m| a2ui_messages(&m["parts"], version).is_empty()),
+        "{working:?}"
+    );
     let last = streamed.last();
     assert_eq!(last["status"]["state"], "failed");
     let reason = text_of(&last["status"]["message"]["parts"]);

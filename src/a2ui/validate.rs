@@ -247,6 +247,24 @@ impl Validator {
         Some((props, refs))
     }
 
+    /// The ids `component` refers to, by the reference shapes of its catalog (see
+    /// [`refs_of`](Self::refs_of)).
+    pub(crate) fn child_ids(&self, catalog: Option<usize>, component: &Value) -> Vec<String> {
+        let Some((props, shapes)) = self.refs_of(catalog, component) else {
+            return Vec::new();
+        };
+        let mut refs = Vec::new();
+        for (key, shape) in shapes {
+            if let Some(value) = props.get(key) {
+                tree::collect_refs(value, shape, &mut refs);
+            }
+        }
+        refs.into_iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Updates the per-surface tree state with one message.
     #[allow(clippy::too_many_arguments)]
     fn track<'v>(

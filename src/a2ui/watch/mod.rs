@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::error::ValidationError;
-use super::tree::{self, Step, collect_refs, describe_cycle};
+use super::tree::{self, Step, describe_cycle};
 use super::validate::message_body;
 use super::{MAX_ERRORS, Validator};
 
@@ -339,19 +339,7 @@ impl TreeWatch {
     /// The ids `component` refers to, by the reference shapes of its catalog (see
     /// [`Validator::refs_of`]).
     fn child_ids(&self, catalog: Option<usize>, component: &Value) -> Vec<String> {
-        let Some((props, shapes)) = self.validator.refs_of(catalog, component) else {
-            return Vec::new();
-        };
-        let mut refs = Vec::new();
-        for (key, shape) in shapes {
-            if let Some(value) = props.get(key) {
-                collect_refs(value, shape, &mut refs);
-            }
-        }
-        refs.into_iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
+        self.validator.child_ids(catalog, component)
     }
 }
 

@@ -42,9 +42,9 @@ pub struct Args {
     /// basic catalog alone). Repeatable; needs --version.
     #[arg(long = "catalog", value_name = "FILE", requires = "protocol")]
     catalogs: Vec<PathBuf>,
-    /// The output format the model wrote. `express` compiles each `<a2ui>` block when the
-    /// input ends (all parts are printed as the last chunk's) against --version's catalogs
-    /// (default v1.0).
+    /// The output format the model wrote. `express` compiles each `<a2ui>` block statement
+    /// by statement as the chunks arrive, as the server streams it (each part printed with
+    /// the chunk that completed it), against --version's catalogs (default v1.0).
     #[arg(long, value_enum, default_value_t, conflicts_with_all = ["cumulative", "time"])]
     format: crate::Format,
 }
@@ -89,10 +89,7 @@ pub fn run(args: Args) -> ExitCode {
     let (emissions, result) = parse_chunks(&chunks, config.clone());
     let mut out = BufWriter::new(io::stdout().lock());
     for (chunk, part) in emissions {
-        let line = match part {
-            ParsedPart::Text(text) => json!({"chunk": chunk, "text": text}),
-            ParsedPart::A2ui(messages) => json!({"chunk": chunk, "a2ui": messages}),
-        };
+        let line = part_line(chunk, part);
         if writeln!(out, "{line}").is_err() {
             return ExitCode::FAILURE;
         }
@@ -142,10 +139,10 @@ fn express(args: &Args, chunks: &[String]) -> ExitCode {
             }
         };
     let mut reader = processor.parser();
+    let mut lines = Vec::new();
     let mut failed = None;
-    for chunk in chunks {
-        let parts = reader.feed(chunk);
-        debug_assert!(parts.is_empty(), "Express reads a finished response");
+    for (index, chunk) in chunks.iter().enumerate() {
+        lines.extend(part_lines(index, reader.feed(chunk)));
         if let Some(err) = reader.error() {
             failed = Some(err.clone());
             break;
@@ -156,15 +153,9 @@ fn express(args: &Args, chunks: &[String]) -> ExitCode {
         None => reader.finish(),
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut lines = Vec::new();
     let code = match result {
         Ok(parts) => {
-            for part in parts {
-                lines.push(match part {
-                    ParsedPart::Text(text) => json!({"chunk": chunks.len(), "text": text}),
-                    ParsedPart::A2ui(messages) => json!({"chunk": chunks.len(), "a2ui": messages}),
-                });
-            }
+            lines.extend(part_lines(chunks.len(), parts));
             let invalid = invalid_lines(&processor, &chunks.concat());
             let code = if invalid.is_empty() {
                 ExitCode::SUCCESS
@@ -188,6 +179,18 @@ fn express(args: &Args, chunks: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     code
+}
+
+/// One line per part, marked with the chunk that completed it (`chunk`: the end).
+fn part_lines(chunk: usize, parts: Vec<ParsedPart>) -> impl Iterator<Item = Value> {
+    parts.into_iter().map(move |part| part_line(chunk, part))
+}
+
+fn part_line(chunk: usize, part: ParsedPart) -> Value {
+    match part {
+        ParsedPart::Text(text) => json!({"chunk": chunk, "text": text}),
+        ParsedPart::A2ui(messages) => json!({"chunk": chunk, "a2ui": messages}),
+    }
 }
 
 /// One `{"invalid": {..}}` line per problem the processor finds in the whole response's

@@ -3,9 +3,10 @@
 //! A model that writes `root = Card(Text("Hello"))` spends a fraction of the tokens the same
 //! surface costs in JSON, and cannot get a brace or a quote wrong. The price is that the
 //! notation only means something against a catalog (arguments are positional, in the order
-//! the catalog document lists a component's properties), and that a block is compiled once it
-//! is whole: Express is read from a finished response, and a server answers an Express agent
-//! with one `working` update holding every part once the model is done.
+//! the catalog document lists a component's properties). A block streams statement by
+//! statement: each statement that completes is compiled with those before it and its ready
+//! components go out, and the block's close sends what the client still lacks of its whole
+//! compile (see `streaming` and `view`).
 //!
 //! The pieces, each in its own module: `syntax` reads a block (nom, with positions),
 //! `compile` turns statements into messages for the negotiated version and catalogs,
@@ -37,8 +38,10 @@ mod error;
 mod grammar;
 mod instructions;
 mod response;
+mod streaming;
 mod syntax;
 mod tree;
+mod view;
 
 use std::fmt;
 use std::sync::Arc;
@@ -54,6 +57,8 @@ pub use error::ExpressError;
 use error::Failure;
 pub(crate) use instructions::first_sentence;
 pub use response::{CLOSE_TAG, OPEN_TAG, RawPart, unwrap, wrap};
+use streaming::{Compiler, StreamReader};
+use tree::Statement;
 
 /// Which reading of the notation to compile to where the Express documents disagree.
 ///
@@ -250,20 +255,23 @@ impl Express {
         };
         let statements =
             syntax::block(source).map_err(|e| Failure::Unreadable(error(e.at, &e.message)))?;
-        let target = compile::Target {
-            version: bound.version,
-            catalogs: &bound.catalogs,
-            dialect: self.dialect,
-            surface_id: self.surface_id(),
-            redefined: self.redefined,
-        };
-        compile::compile(&target, &statements).map_err(|e| {
+        compile::compile(&self.target(bound), &statements).map_err(|e| {
             if e.syntax {
                 Failure::Unreadable(error(e.at, &e.message))
             } else {
                 Failure::Undeclared(error(e.at, &e.message))
             }
         })
+    }
+
+    fn target<'b>(&'b self, bound: &'b Bound) -> compile::Target<'b> {
+        compile::Target {
+            version: bound.version,
+            catalogs: &bound.catalogs,
+            dialect: self.dialect,
+            surface_id: self.surface_id(),
+            redefined: self.redefined,
+        }
     }
 
     /// Writes messages back as one Express block (without tags), in a spelling that
@@ -357,17 +365,15 @@ impl OutputFormat for Express {
     }
 
     fn streams(&self) -> bool {
-        false
+        true
     }
 
     fn reader(&self, config: ParserConfig) -> Box<dyn FormatReader> {
-        Box::new(Reader {
-            format: self.clone(),
-            text: String::new(),
-            max_bytes: config.limits.max_block_bytes,
-            wrapped: !config.unwrapped,
-            error: None,
-        })
+        Box::new(Reader(StreamReader::new(
+            self.clone(),
+            config.limits.max_block_bytes,
+            !config.unwrapped,
+        )))
     }
 
     fn example(&self, messages: &[Value]) -> String {
@@ -425,47 +431,39 @@ impl OutputFormat for Express {
     }
 }
 
-/// Buffers a response and compiles it when it ends.
-struct Reader {
-    format: Express,
-    text: String,
-    max_bytes: usize,
-    wrapped: bool,
-    error: Option<ParseError>,
+/// Reads a response as it streams (see the `streaming` module).
+struct Reader(StreamReader<Express>);
+
+impl Compiler for Express {
+    fn statements(&self, statements: &[Statement]) -> Option<Vec<Value>> {
+        let bound = self.bound.as_ref()?;
+        compile::compile(&self.target(bound), statements).ok()
+    }
+
+    fn block(&self, whole: &str, source: &str, offset: usize) -> Result<Vec<Value>, Failure> {
+        self.compile_at(whole, source, offset)
+    }
+
+    fn validator(&self) -> Option<Validator> {
+        self.bound.as_ref().map(|bound| bound.validator.clone())
+    }
 }
 
 impl FormatReader for Reader {
     fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
-        if self.error.is_some() {
-            return Vec::new();
-        }
-        if self.text.len() + chunk.len() > self.max_bytes {
-            self.error = Some(Locator::default().error(
-                ParseErrorKind::Limit,
-                format!(
-                    "an Express response may hold at most {} bytes",
-                    self.max_bytes
-                ),
-                &self.text,
-                self.text.len(),
-            ));
-            return Vec::new();
-        }
-        self.text.push_str(chunk);
-        Vec::new()
+        self.0.feed(chunk)
     }
 
     fn error(&self) -> Option<&ParseError> {
-        self.error.as_ref()
+        self.0.error()
+    }
+
+    fn block_ends(&self) -> &[usize] {
+        self.0.block_ends()
     }
 
     fn finish(self: Box<Self>) -> Result<Vec<ParsedPart>, ParseError> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        self.format
-            .read_response(&self.text, self.wrapped)
-            .map_err(Failure::into_parse_error)
+        self.0.finish()
     }
 }
 

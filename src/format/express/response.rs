@@ -33,6 +33,15 @@ pub const CLOSE_TAG: &str = "</a2ui>";
 
 /// Splits `response` into text and block parts, in order.
 pub fn unwrap(response: &str) -> Vec<RawPart> {
+    unwrap_with_ends(response)
+        .into_iter()
+        .map(|(part, _)| part)
+        .collect()
+}
+
+/// [`unwrap`], each part with the byte offset in `response` where it ends (a block: after
+/// its close tag or fence), so that a streamed response is read on from there.
+pub(super) fn unwrap_with_ends(response: &str) -> Vec<(RawPart, usize)> {
     let mut parts = Vec::new();
     let mut rest_at = 0;
     loop {
@@ -46,10 +55,14 @@ pub fn unwrap(response: &str) -> Vec<RawPart> {
                 .is_some_and(|body| !fence_holds_tag(body))
         });
         let Some((open_at, body_at)) = fence.or(tag) else {
-            push_text(&mut parts, rest);
+            push_text(&mut parts, rest, response.len());
             return parts;
         };
-        push_text(&mut parts, rest.get(..open_at).unwrap_or_default());
+        push_text(
+            &mut parts,
+            rest.get(..open_at).unwrap_or_default(),
+            rest_at + open_at,
+        );
         let body = rest.get(body_at..).unwrap_or_default();
         let close = if fence.is_some() {
             find_fence_close(body)
@@ -63,12 +76,15 @@ pub fn unwrap(response: &str) -> Vec<RawPart> {
             None => (body, false, body.len()),
         };
         let source = strip_fence(payload);
-        parts.push(RawPart::Block {
-            source: source.to_owned(),
-            offset: offset_in(response, source),
-            closed,
-        });
         rest_at += body_at + after;
+        parts.push((
+            RawPart::Block {
+                source: source.to_owned(),
+                offset: offset_in(response, source),
+                closed,
+            },
+            rest_at,
+        ));
         if !closed {
             return parts;
         }
@@ -96,10 +112,10 @@ pub fn wrap(parts: &[RawPart]) -> String {
     out
 }
 
-fn push_text(parts: &mut Vec<RawPart>, text: &str) {
+fn push_text(parts: &mut Vec<(RawPart, usize)>, text: &str, end: usize) {
     let text = text.trim();
     if !text.is_empty() {
-        parts.push(RawPart::Text(text.to_owned()));
+        parts.push((RawPart::Text(text.to_owned()), end));
     }
 }
 

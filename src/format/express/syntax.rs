@@ -56,6 +56,32 @@ pub(crate) fn block(source: &str) -> Result<Vec<Statement>, SyntaxError> {
     Ok(statements)
 }
 
+/// The statements of `source` that are complete from byte `from` on, and where the last
+/// of them ends: each one read whole and followed by a separator (whitespace or `;`), so
+/// that more text cannot make it another statement. A streamed block is read this way
+/// statement by statement; what cannot be read yet (or at all) stops the reading, and the
+/// whole block's compile reports it.
+pub(crate) fn complete_statements(source: &str, from: usize) -> (Vec<Statement>, usize) {
+    let mut statements = Vec::new();
+    let mut end = from;
+    let reader = Reader { len: source.len() };
+    let mut rest = skip_between(source.get(from..).unwrap_or_default());
+    while let Ok((after, statement)) = reader.statement(rest) {
+        let read_to = source.len() - after.len();
+        let separated = |c: char| c.is_whitespace() || c == ';';
+        let ended = source
+            .get(..read_to)
+            .is_some_and(|read| read.ends_with(separated));
+        if !ended && !after.starts_with(separated) {
+            break;
+        }
+        statements.push(statement);
+        end = read_to;
+        rest = skip_between(after);
+    }
+    (statements, end)
+}
+
 /// A message for a failure at `at`.
 fn explain(source: &str, at: usize, code: nom::error::ErrorKind) -> SyntaxError {
     let rest = source.get(at..).unwrap_or_default();

@@ -285,7 +285,7 @@ pub(super) fn string_arg(
 }
 
 /// Sets `path` (`/a/b`, `a/b`, `/` or empty: the whole model) in `model` to `value`.
-pub(super) fn set_path(model: &mut Value, path: &str, value: Value) {
+pub(in crate::format::express) fn set_path(model: &mut Value, path: &str, value: Value) {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let Some((last, parents)) = segments.split_last() else {
         *model = value;

@@ -482,4 +482,6 @@ impl Rules {
 #[cfg(test)]
 mod gbnf;
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod tests;
