@@ -237,26 +237,7 @@ impl Surfaces {
             .ok_or_else(|| malformed(&format!("`{kind}` without a `surfaceId`")))?
             .to_owned();
         match kind.as_str() {
-            "createSurface" | "beginRendering" => {
-                let existing = self.position(&id);
-                let keep = kind == "beginRendering"
-                    && existing.is_some_and(|i| self.list.get(i).is_some_and(|s| !s.begun));
-                let surface = if keep {
-                    self.surface_mut(&id)?
-                } else {
-                    self.create(&id, version, tag)?
-                };
-                surface.begun = true;
-                surface.catalog_id = body
-                    .get("catalogId")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
-                surface.send_data_model = body
-                    .get("sendDataModel")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-            }
+            "createSurface" | "beginRendering" => self.begin(kind, &id, version, tag, body)?,
             "updateComponents" => self.surface_mut(&id)?.upsert(field(body, "components")?)?,
             "updateDataModel" => {
                 let path = body.get("path").and_then(Value::as_str).unwrap_or("/");
@@ -281,6 +262,45 @@ impl Surfaces {
             other => return Err(malformed(&format!("unknown message `{other}`"))),
         }
         Ok(id)
+    }
+
+    /// A `createSurface` or `beginRendering` of surface `id` with `body`. From v1.0 on a
+    /// `createSurface` may carry the surface's first components and its data model.
+    fn begin(
+        &mut self,
+        kind: &str,
+        id: &str,
+        version: ProtocolVersion,
+        tag: Option<&str>,
+        body: &Value,
+    ) -> Result<(), SurfaceError> {
+        let existing = self.position(id);
+        let keep = kind == "beginRendering"
+            && existing.is_some_and(|i| self.list.get(i).is_some_and(|s| !s.begun));
+        let surface = if keep {
+            self.surface_mut(id)?
+        } else {
+            self.create(id, version, tag)?
+        };
+        surface.begun = true;
+        surface.catalog_id = body
+            .get("catalogId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        surface.root = body.get("root").and_then(Value::as_str).map(str::to_owned);
+        surface.send_data_model = body
+            .get("sendDataModel")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if kind == "createSurface" {
+            if let Some(components) = body.get("components") {
+                surface.upsert(components)?;
+            }
+            if let Some(model) = body.get("dataModel") {
+                surface.write("/", Some(model.clone()))?;
+            }
+        }
+        Ok(())
     }
 
     /// The surface `id`, if it is held.
@@ -428,6 +448,21 @@ mod tests {
             .apply(&v0_9("deleteSurface", json!({"surfaceId": "s"})))
             .unwrap();
         assert!(surfaces.get("s").is_none());
+    }
+
+    #[test]
+    fn a_v1_0_create_surface_brings_its_components_and_data_model() {
+        let mut surfaces = Surfaces::new();
+        surfaces
+            .apply(&json!({"version": "v1.0", "createSurface": {
+                "surfaceId": "s", "catalogId": "c",
+                "components": [{"id": "root", "component": "Text", "text": {"path": "/name"}}],
+                "dataModel": {"name": "Ada"}}}))
+            .unwrap();
+        let surface = surfaces.get("s").unwrap();
+        assert_eq!(surface.component_count(), 1);
+        assert_eq!(surface.data_model(), &json!({"name": "Ada"}));
+        assert!(surfaces.outline(["s"]).text().contains("Ada"));
     }
 
     #[test]
