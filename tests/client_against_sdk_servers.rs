@@ -298,3 +298,86 @@ async fn the_python_server_lists_a_contexts_tasks_over_1_0() {
 async fn the_js_server_lists_a_contexts_tasks_over_1_0() {
     list_a_contexts_tasks(Sdk::Js).await;
 }
+
+/// The parts of the task's first artifact as the SDK server holds it, read past any proxy
+/// (JSON-RPC 1.0 `GetTask` to the server's own URL).
+async fn parts_on_server(server: &SdkServer, id: &str) -> usize {
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(&server.url)
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": id}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["result"]["artifacts"][0]["parts"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+/// Follows a "slow 10" task over `transport` through a proxy that cuts the stream after the
+/// first part and lets the client back in once the server holds at least three: the events
+/// the caller saw.
+async fn follow_through_a_cut(
+    server: &SdkServer,
+    proxy: &proxy::Proxy,
+    public: &str,
+    transport: Transport,
+) -> Vec<StreamEvent> {
+    let client = Client::builder(public)
+        .prefer([transport])
+        .retries(8, Duration::from_millis(50))
+        .connect()
+        .await
+        .unwrap();
+    let mut events = client
+        .send_streaming(text_request("slow 10"))
+        .await
+        .unwrap()
+        .resuming(&client);
+    let task = first_task(&mut events).await;
+    let mut seen = vec![StreamEvent::Task(task.clone())];
+    while artifact_texts(&seen).is_empty() {
+        let event = events.next().await.expect("the stream ended early");
+        seen.push(event.unwrap_or_else(|error| panic!("{transport}: {error}")));
+    }
+    proxy.cut();
+    // A guard against a hang, not a timing assertion.
+    let mut polls = 0;
+    while parts_on_server(server, &task.id).await < 3 {
+        polls += 1;
+        assert!(polls < 600, "{transport}: the task never got past its third part");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy.reopen();
+    seen.extend(all(events).await);
+    seen
+}
+
+#[tokio::test]
+async fn a_stream_from_the_python_server_cut_mid_task_is_followed_without_repeats_or_gaps() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let public = format!("http://{}/", listener.local_addr().unwrap());
+    let Some(server) = sdk_servers::start(Sdk::Python, Some(&public)).await else {
+        return;
+    };
+    let proxy = proxy::Proxy::start(listener, server.addr());
+    for transport in Transport::ALL {
+        let seen = follow_through_a_cut(&server, &proxy, &public, transport).await;
+        let expected: Vec<String> = (1..=10).map(|n| format!("part-{n}")).collect();
+        assert_eq!(artifact_texts(&seen), expected, "{transport}: each part once, in order");
+        assert_eq!(
+            last_status(&seen),
+            (TaskState::Completed, "done after 10 parts".to_owned()),
+            "{transport}"
+        );
+        let completed = seen.iter().filter(|event| match event {
+            StreamEvent::StatusUpdate(update) => update.status.state == TaskState::Completed,
+            StreamEvent::Task(task) => task.status.state == TaskState::Completed,
+            _ => false,
+        });
+        assert_eq!(completed.count(), 1, "{transport}: {seen:?}");
+    }
+}

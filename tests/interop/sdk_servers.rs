@@ -64,6 +64,14 @@ pub struct SdkServer {
     pub url: String,
 }
 
+impl SdkServer {
+    /// Its socket address (for a proxy in front of it).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        let host = self.url.trim_start_matches("http://").trim_end_matches('/');
+        host.parse().unwrap()
+    }
+}
+
 /// A free port on 127.0.0.1 (bound, then released for the child to bind).
 pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
