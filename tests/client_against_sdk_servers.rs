@@ -109,6 +109,13 @@ fn continuing(task: &Task, text: &str) -> a2ui_agent::a2a::SendRequest {
     request
 }
 
+fn query(id: &str) -> a2ui_agent::a2a::TaskQuery {
+    a2ui_agent::a2a::TaskQuery {
+        id: id.to_owned(),
+        history_length: None,
+    }
+}
+
 fn hook(id: &str) -> PushConfig {
     let mut config = PushConfig::new(id, "http://127.0.0.1:9/hook");
     config.token = Some("a long random token".into());
@@ -155,7 +162,8 @@ macro_rules! operations {
             #[tokio::test]
             async fn a_stream_brings_typed_events_in_order_and_ends_completed() {
                 let Some((_server, client)) = client().await else { return };
-                let events = all(client.send_streaming(text_request("slow 3")).await.unwrap()).await;
+                let stream = client.send_streaming(text_request("slow 3")).await.unwrap();
+                let events = all(stream).await;
                 assert!(matches!(events.first(), Some(StreamEvent::Task(_))), "{events:?}");
                 assert_eq!(artifact_texts(&events), ["part-1", "part-2", "part-3"]);
                 assert_eq!(
@@ -173,15 +181,15 @@ macro_rules! operations {
             }
 
             #[tokio::test]
-            async fn get_reads_back_the_task_with_its_history_and_an_unknown_id_is_task_not_found() {
+            async fn get_reads_back_the_task_with_its_history_and_an_unknown_id_is_not_found() {
                 let Some((_server, client)) = client().await else { return };
                 let sent = task_of(client.send(text_request("remember me")).await.unwrap());
-                let query = a2ui_agent::a2a::TaskQuery { id: sent.id.clone(), history_length: None };
-                let task = client.get_task(query).await.unwrap();
-                assert_eq!((task.id.as_str(), task.status.state), (sent.id.as_str(), TaskState::InputRequired));
-                assert_eq!(task.history.first().map(Message::text).as_deref(), Some("remember me"));
-                let unknown = a2ui_agent::a2a::TaskQuery { id: "no-such-task".into(), history_length: None };
-                let error = client.get_task(unknown).await.unwrap_err();
+                let task = client.get_task(query(&sent.id)).await.unwrap();
+                assert_eq!(task.id, sent.id);
+                assert_eq!(task.status.state, TaskState::InputRequired);
+                let first = task.history.first().map(Message::text);
+                assert_eq!(first.as_deref(), Some("remember me"));
+                let error = client.get_task(query("no-such-task")).await.unwrap_err();
                 assert_eq!(error.agent_code(), Some(-32001), "{error}");
             }
 
@@ -227,7 +235,8 @@ macro_rules! operations {
                 let Some((_server, client)) = client().await else { return };
                 let task = task_of(client.send(text_request("hook me")).await.unwrap());
                 let stored = client.set_push_config(&task.id, hook("mine")).await.unwrap();
-                assert_eq!((stored.id.as_str(), stored.url.as_str()), ("mine", "http://127.0.0.1:9/hook"));
+                assert_eq!(stored.id, "mine");
+                assert_eq!(stored.url, "http://127.0.0.1:9/hook");
                 let read = client.get_push_config(&task.id, "mine").await.unwrap();
                 assert_eq!(read.token.as_deref(), Some("a long random token"));
                 let listed = client.list_push_configs(&task.id).await.unwrap();
@@ -348,7 +357,10 @@ async fn follow_through_a_cut(
     let mut polls = 0;
     while parts_on_server(server, &task.id).await < 3 {
         polls += 1;
-        assert!(polls < 600, "{transport}: the task never got past its third part");
+        assert!(
+            polls < 600,
+            "{transport}: the task never got past its third part"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     proxy.reopen();
@@ -367,7 +379,11 @@ async fn a_stream_from_the_python_server_cut_mid_task_is_followed_without_repeat
     for transport in Transport::ALL {
         let seen = follow_through_a_cut(&server, &proxy, &public, transport).await;
         let expected: Vec<String> = (1..=10).map(|n| format!("part-{n}")).collect();
-        assert_eq!(artifact_texts(&seen), expected, "{transport}: each part once, in order");
+        assert_eq!(
+            artifact_texts(&seen),
+            expected,
+            "{transport}: each part once, in order"
+        );
         assert_eq!(
             last_status(&seen),
             (TaskState::Completed, "done after 10 parts".to_owned()),

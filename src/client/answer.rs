@@ -52,10 +52,10 @@ pub(super) fn read_nothing(body: &[u8], limit: usize, expect: &Expect) -> Result
         return Ok(());
     }
     let mut value = json(body, &answer_budget(limit))?;
-    if let (Expect::Rpc(_), Some(object)) = (expect, value.as_object_mut()) {
-        if !object.contains_key("error") {
-            object.entry("result").or_insert(Value::Null);
-        }
+    if let (Expect::Rpc(_), Some(object)) = (expect, value.as_object_mut())
+        && !object.contains_key("error")
+    {
+        object.entry("result").or_insert(Value::Null);
     }
     read_result(value, expect).map(drop)
 }
@@ -143,6 +143,9 @@ mod tests {
         let error = read_nothing(error, 1000, &rpc).unwrap_err();
         assert_eq!(error.agent_code(), Some(-32001));
         let not_json = read_nothing(b"<html>", 1000, &rpc).unwrap_err();
-        assert!(matches!(not_json, ClientError::BadAnswer(_)), "{not_json:?}");
+        assert!(
+            matches!(not_json, ClientError::BadAnswer(_)),
+            "{not_json:?}"
+        );
     }
 }

@@ -34,7 +34,10 @@ impl Sdk {
                     crate_root().join(".venv/bin/python"),
                     "the Python a2a-sdk server",
                 )?;
-                Some((python, crate_root().join("tests/interop/python/sdk_server.py")))
+                Some((
+                    python,
+                    crate_root().join("tests/interop/python/sdk_server.py"),
+                ))
             }
             Sdk::Js => {
                 let modules = crate_root().join("tests/interop/js/node_modules");
@@ -43,7 +46,10 @@ impl Sdk {
                     "the @a2a-js/sdk server",
                 )?;
                 installed(modules.join("express/package.json"), "Express")?;
-                Some((node_on_path(), crate_root().join("tests/interop/js/sdk_server.mjs")))
+                Some((
+                    node_on_path(),
+                    crate_root().join("tests/interop/js/sdk_server.mjs"),
+                ))
             }
         }
     }
