@@ -21,9 +21,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
+
+# The benchmark's reference server starts uvicorn and announces it the way the tests wait for.
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / 'scripts'))
+from reference_server import serve_announcing  # noqa: E402
 
 from a2a.helpers import (
     get_message_text,
@@ -134,22 +139,15 @@ def build_app(url: str) -> Starlette:
     return Starlette(routes=routes)
 
 
-async def serve(port: int, url: str) -> None:
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING)
+    port = int(sys.argv[1])
+    url = sys.argv[2] if len(sys.argv) > 2 else f'http://127.0.0.1:{port}/'
     config = uvicorn.Config(
         build_app(url), host='127.0.0.1', port=port, log_level='warning', access_log=False
     )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-            return
-        await asyncio.sleep(0.02)
-    print(f'listening on {url}', flush=True)
-    await task
+    serve_announcing(uvicorn.Server(config), url)
 
 
 if __name__ == '__main__':
-    logging.basicConfig(level=logging.WARNING)
-    port = int(sys.argv[1])
-    asyncio.run(serve(port, sys.argv[2] if len(sys.argv) > 2 else f'http://127.0.0.1:{port}/'))
+    main()
