@@ -5,9 +5,9 @@
 //! every operation our client offers runs over each (`python_jsonrpc_1_0`, `js_rest_1_0`, ...):
 //! blocking and streaming sends, a continued input-required task, get, list (1.0), cancel,
 //! subscribe, the push config round trip, the extended card, and the SDK's errors as the
-//! client's A2A errors. `Client::follow` picks a stream cut by a proxy up again against the
-//! Python server. Skipped (with a message) when an SDK is absent, unless
-//! `A2UI_REQUIRE_INTEROP=1`.
+//! client's A2A errors. A stream cut by a proxy is picked up again against both, whether it
+//! was a send's (`EventStream::resuming`) or a task followed by its id (`Client::follow`).
+//! Skipped (with a message) when an SDK is absent, unless `A2UI_REQUIRE_INTEROP=1`.
 #![cfg(feature = "client")]
 
 #[allow(dead_code)]
@@ -64,11 +64,13 @@ async fn all(mut events: EventStream) -> Vec<StreamEvent> {
     seen
 }
 
-/// The texts of the artifact parts the events carried, in order.
+/// The texts of the artifact parts the events carried, in order (a task's own artifacts
+/// included: what a subscription starts with).
 fn artifact_texts(events: &[StreamEvent]) -> Vec<String> {
-    let updates = events.iter().filter_map(|event| match event {
-        StreamEvent::ArtifactUpdate(update) => Some(&update.artifact.parts),
-        _ => None,
+    let updates = events.iter().flat_map(|event| match event {
+        StreamEvent::ArtifactUpdate(update) => vec![&update.artifact.parts],
+        StreamEvent::Task(task) => task.artifacts.iter().map(|a| &a.parts).collect(),
+        _ => Vec::new(),
     });
     updates
         .flatten()
@@ -326,14 +328,15 @@ async fn parts_on_server(server: &SdkServer, id: &str) -> usize {
         .map_or(0, Vec::len)
 }
 
-/// Follows a "slow 10" task over `transport` through a proxy that cuts the stream after the
-/// first part and lets the client back in once the server holds at least three: the events
-/// the caller saw.
+/// Follows a "slow 10" task over `transport` (the send's own stream, or `by_id` with
+/// `Client::follow`) through a proxy that cuts the stream after the first part and lets the
+/// client back in once the server holds at least three: the events the caller saw.
 async fn follow_through_a_cut(
     server: &SdkServer,
     proxy: &proxy::Proxy,
     public: &str,
     transport: Transport,
+    by_id: bool,
 ) -> Vec<StreamEvent> {
     let client = Client::builder(public)
         .prefer([transport])
@@ -346,7 +349,12 @@ async fn follow_through_a_cut(
         .await
         .unwrap()
         .resuming(&client);
-    let task = first_task(&mut events).await;
+    let mut task = first_task(&mut events).await;
+    if by_id {
+        drop(events);
+        events = client.follow(&task.id);
+        task = first_task(&mut events).await;
+    }
     let mut seen = vec![StreamEvent::Task(task.clone())];
     while artifact_texts(&seen).is_empty() {
         let event = events.next().await.expect("the stream ended early");
@@ -368,21 +376,24 @@ async fn follow_through_a_cut(
     seen
 }
 
-#[tokio::test]
-async fn a_stream_from_the_python_server_cut_mid_task_is_followed_without_repeats_or_gaps() {
+/// Follows a stream cut mid-task from `sdk`'s server over every interface.
+async fn follow_through_cuts(sdk: Sdk) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let public = format!("http://{}/", listener.local_addr().unwrap());
-    let Some(server) = sdk_servers::start(Sdk::Python, Some(&public)).await else {
+    let Some(server) = sdk_servers::start(sdk, Some(&public)).await else {
         return;
     };
     let proxy = proxy::Proxy::start(listener, server.addr());
-    for transport in Transport::ALL {
-        let seen = follow_through_a_cut(&server, &proxy, &public, transport).await;
+    for (transport, by_id) in Transport::ALL
+        .into_iter()
+        .flat_map(|t| [(t, false), (t, true)])
+    {
+        let seen = follow_through_a_cut(&server, &proxy, &public, transport, by_id).await;
         let expected: Vec<String> = (1..=10).map(|n| format!("part-{n}")).collect();
         assert_eq!(
             artifact_texts(&seen),
             expected,
-            "{transport}: each part once, in order"
+            "{transport} (by id: {by_id}): each part once, in order"
         );
         assert_eq!(
             last_status(&seen),
@@ -396,4 +407,14 @@ async fn a_stream_from_the_python_server_cut_mid_task_is_followed_without_repeat
         });
         assert_eq!(completed.count(), 1, "{transport}: {seen:?}");
     }
+}
+
+#[tokio::test]
+async fn a_stream_from_the_python_server_cut_mid_task_is_followed_without_repeats_or_gaps() {
+    follow_through_cuts(Sdk::Python).await;
+}
+
+#[tokio::test]
+async fn a_stream_from_the_js_server_cut_mid_task_is_followed_without_repeats_or_gaps() {
+    follow_through_cuts(Sdk::Js).await;
 }
