@@ -8,8 +8,8 @@
 #                  opentelemetry-proto==1.45.2, the OTLP definitions the traces test's
 #                  receiver decodes spans with;
 #   node_modules/  (git-ignored) @a2a-js/sdk@1.3.0 from npm, with @grpc/grpc-js and
-#                  @bufbuild/protobuf for its gRPC transport, pinned by tests/interop/js's
-#                  package-lock.json;
+#                  @bufbuild/protobuf for its gRPC transport and express for its server (the
+#                  client tests run it), pinned by tests/interop/js's package-lock.json;
 #   tests/interop/agui/node_modules/ (git-ignored) @ag-ui/client@1.0.0 and
 #                  @ag-ui/a2ui-middleware@0.0.10, pinned by its package-lock.json, and
 #                  ag-ui-validate==0.4.0 in .venv: the AG-UI interop test's client and oracle;
@@ -127,8 +127,10 @@ fi
 
 # ---- JavaScript --------------------------------------------------------------------------
 js_ok() {
-    # The gRPC transport's peers (@grpc/grpc-js, @bufbuild/protobuf) come with it.
+    # The gRPC transport's peers (@grpc/grpc-js, @bufbuild/protobuf) and the server's
+    # (express) come with it.
     [[ -f "$JS_DIR/node_modules/@a2a-js/sdk/package.json" ]] &&
+        [[ -f "$JS_DIR/node_modules/express/package.json" ]] &&
         [[ -f "$JS_DIR/node_modules/@grpc/grpc-js/package.json" ]] &&
         [[ -f "$JS_DIR/node_modules/@bufbuild/protobuf/package.json" ]] &&
         node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' \

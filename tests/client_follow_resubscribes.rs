@@ -5,8 +5,10 @@
 //! lets the client back in ends the stream with an error after the retries.
 #![cfg(feature = "client")]
 
+#[path = "support/proxy.rs"]
+mod proxy;
+
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
@@ -16,10 +18,10 @@ use a2ui_agent::client::{Client, ClientError, EventStream, Transport, text_reque
 use a2ui_agent::request::Request;
 use a2ui_agent::{A2uiServer, AgentCard};
 use futures::StreamExt;
+use proxy::Proxy;
 use serde_json::{Value, json};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Notify;
-use tokio::task::AbortHandle;
 
 /// Two gates per task, by its text: after the first artifact part, and before completing.
 static GATES: LazyLock<Mutex<HashMap<String, [Arc<Notify>; 2]>>> = LazyLock::new(Default::default);
@@ -41,53 +43,6 @@ async fn agent(request: Request) -> Result<Reply, AgentError> {
         second.notified().await;
     };
     Ok(Reply::events(events).with_final_state(TaskState::Completed))
-}
-
-/// A TCP proxy that can cut every connection it carries and refuse new ones.
-struct Proxy {
-    open: Mutex<Vec<AbortHandle>>,
-    refusing: AtomicBool,
-}
-
-impl Proxy {
-    /// Starts a proxy to `upstream` on `listener`.
-    fn start(listener: TcpListener, upstream: std::net::SocketAddr) -> Arc<Self> {
-        let proxy = Arc::new(Proxy {
-            open: Mutex::default(),
-            refusing: AtomicBool::new(false),
-        });
-        let shared = proxy.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((mut downstream, _)) = listener.accept().await else {
-                    return;
-                };
-                if shared.refusing.load(Ordering::SeqCst) {
-                    drop(downstream);
-                    continue;
-                }
-                let carried = tokio::spawn(async move {
-                    if let Ok(mut upstream) = TcpStream::connect(upstream).await {
-                        let _ = tokio::io::copy_bidirectional(&mut downstream, &mut upstream).await;
-                    }
-                });
-                shared.open.lock().unwrap().push(carried.abort_handle());
-            }
-        });
-        proxy
-    }
-
-    /// Cuts every connection and refuses new ones until [`Proxy::reopen`].
-    fn cut(&self) {
-        self.refusing.store(true, Ordering::SeqCst);
-        for connection in self.open.lock().unwrap().drain(..) {
-            connection.abort();
-        }
-    }
-
-    fn reopen(&self) {
-        self.refusing.store(false, Ordering::SeqCst);
-    }
 }
 
 /// Our server behind a proxy (the card lists the proxy's URL): the proxy, the client's base

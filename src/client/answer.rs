@@ -37,6 +37,29 @@ pub(super) fn read_result(value: Value, expect: &Expect) -> Result<Value, Client
     }
 }
 
+/// The result of a successful answer to an operation whose result carries nothing (deleting
+/// a push config: `null` in 0.3, `google.protobuf.Empty` in 1.0), read more leniently than
+/// [`read_result`] because nothing in it is used: an empty body is the HTTP+JSON `204 No
+/// Content` that `@a2a-js/sdk` 1.3.0 answers, and a JSON-RPC response to the request's id
+/// with neither `result` nor `error` is what the Python `a2a-sdk` 1.3.0 answers over 0.3
+/// (dropping the `"result": null` JSON-RPC 2.0 requires). An error is still the agent's.
+///
+/// # Errors
+///
+/// As [`read_result`].
+pub(super) fn read_nothing(body: &[u8], limit: usize, expect: &Expect) -> Result<(), ClientError> {
+    if body.is_empty() {
+        return Ok(());
+    }
+    let mut value = json(body, &answer_budget(limit))?;
+    if let (Expect::Rpc(_), Some(object)) = (expect, value.as_object_mut())
+        && !object.contains_key("error")
+    {
+        object.entry("result").or_insert(Value::Null);
+    }
+    read_result(value, expect).map(drop)
+}
+
 /// The error of an answer with the non-success `status`: the agent's A2A error when the
 /// body holds one, else the status with the start of the body.
 pub(super) fn status_error(status: u16, body: &[u8], expect: &Expect) -> ClientError {
@@ -104,6 +127,25 @@ mod tests {
         assert!(
             matches!(&plain, ClientError::Http { status: 502, body } if body.contains("bad gateway")),
             "{plain:?}"
+        );
+    }
+
+    #[test]
+    fn an_answer_to_a_delete_may_be_empty_or_lack_its_null_result_but_not_hide_an_error() {
+        let rpc = Expect::Rpc(Id::Number(7.into()));
+        assert!(read_nothing(b"", 1000, &Expect::Rest).is_ok());
+        assert!(read_nothing(b"{}", 1000, &Expect::Rest).is_ok());
+        assert!(read_nothing(br#"{"jsonrpc":"2.0","id":7}"#, 1000, &rpc).is_ok());
+        assert!(read_nothing(br#"{"jsonrpc":"2.0","id":7,"result":null}"#, 1000, &rpc).is_ok());
+        let other = read_nothing(br#"{"jsonrpc":"2.0","id":8}"#, 1000, &rpc).unwrap_err();
+        assert!(matches!(other, ClientError::BadAnswer(_)), "{other:?}");
+        let error = br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"no task"}}"#;
+        let error = read_nothing(error, 1000, &rpc).unwrap_err();
+        assert_eq!(error.agent_code(), Some(-32001));
+        let not_json = read_nothing(b"<html>", 1000, &rpc).unwrap_err();
+        assert!(
+            matches!(not_json, ClientError::BadAnswer(_)),
+            "{not_json:?}"
         );
     }
 }

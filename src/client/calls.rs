@@ -7,7 +7,7 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
 
 use super::SendResult;
-use super::answer::{Expect, read_result, status_error};
+use super::answer::{Expect, read_nothing, read_result, status_error};
 use super::discovery::{CARD_PATH, CardCache};
 use super::error::ClientError;
 use super::events::{self, EventStream, Reading};
@@ -255,6 +255,9 @@ impl Client {
         let body = http.body(response, limit).await?;
         if !status.is_success() {
             return Err(status_error(status.as_u16(), &body, &expect));
+        }
+        if operation == Operation::PushDelete {
+            return read_nothing(&body, limit, &expect).map(|()| Value::Null);
         }
         read_result(json(&body, &answer_budget(limit))?, &expect)
     }
