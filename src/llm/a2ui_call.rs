@@ -157,8 +157,9 @@ struct Scanner {
     after_colon: bool,
     /// The text before `messages` was found, for arguments that turn out to have none.
     raw: String,
-    /// Whether the block was opened.
+    /// Whether the block was opened, and closed.
     opened: bool,
+    closed: bool,
     /// Whether the passed value is the whole text (a bare array).
     bare: bool,
 }
@@ -200,7 +201,10 @@ impl Scanner {
         }
         let at_member = self.depth == 1 && !self.bare;
         if passing && at_member && matches!(c, ',' | '}') {
+            // The value ended: its block closes now, not when the call does.
             self.mode = Mode::Done;
+            self.closed = true;
+            out.push_str(CLOSE_TAG);
         } else if passing {
             out.push(c);
         }
@@ -241,6 +245,9 @@ impl Scanner {
 
     /// Ends the call's block; arguments with no `messages` go into it whole.
     fn finish(self, out: &mut String) {
+        if self.closed {
+            return;
+        }
         if self.opened {
             out.push_str(CLOSE_TAG);
             return;
@@ -263,6 +270,8 @@ pub(crate) struct Drawing {
     live: Option<usize>,
     /// The calls whose blocks were closed when a later call began.
     closed: Vec<usize>,
+    /// Whether a call streamed arguments.
+    streamed: bool,
 }
 
 impl Drawing {
@@ -272,6 +281,7 @@ impl Drawing {
         if arguments.name != A2UI_TOOL {
             return None;
         }
+        self.streamed = true;
         let mut out = String::new();
         let index = arguments.index;
         if self.closed.contains(&index) {
@@ -295,6 +305,16 @@ impl Drawing {
         (!out.is_empty()).then_some(out)
     }
 
+    /// Ends the block of the call streaming now, before text the model writes after it
+    /// (text inside an open block would be read as part of it).
+    pub(crate) fn interrupt(&mut self) -> Option<String> {
+        let live = self.live.take()?;
+        let mut out = String::new();
+        self.close(live, &mut out);
+        self.closed.push(live);
+        (!out.is_empty()).then_some(out)
+    }
+
     /// Reads the whole arguments of a call that did not stream (written as text).
     pub(crate) fn whole(&mut self, arguments: &str) -> String {
         let mut out = String::new();
@@ -306,7 +326,7 @@ impl Drawing {
 
     /// Whether a call streamed arguments.
     pub(crate) fn streamed(&self) -> bool {
-        !self.scanners.is_empty()
+        self.streamed
     }
 
     /// At the end of the answer: the rest of every block.

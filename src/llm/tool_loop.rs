@@ -286,9 +286,13 @@ impl Heard {
     /// held back as maybe a call) what is released.
     fn text(&mut self, text: String) -> Option<String> {
         self.said.push_str(&text);
-        match self.written.as_mut() {
+        let released = match self.written.as_mut() {
             Some(written) => written.push(&text),
             None => Some(text),
+        }?;
+        match self.drawing.as_mut().and_then(Drawing::interrupt) {
+            Some(closed) => Some(closed + &released),
+            None => Some(released),
         }
     }
 
