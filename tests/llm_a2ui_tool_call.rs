@@ -35,7 +35,10 @@ fn model(mock: &MockModel) -> OpenAiChat {
 }
 
 fn server(mock: &MockModel) -> ServerBuilder {
-    let generator = Generator::builder(V).format(ToolCallFormat).build().unwrap();
+    let generator = Generator::builder(V)
+        .format(ToolCallFormat)
+        .build()
+        .unwrap();
     support::builder(model(mock)).generator(generator)
 }
 
@@ -97,7 +100,12 @@ fn references_in(schema: &Value, out: &mut Vec<String>) {
 
 /// The task ended waiting for the user, with every A2UI message valid.
 fn drawn(answer: &support::Answer) -> Vec<Value> {
-    assert_eq!(answer.last()["status"]["state"], "input-required", "{:?}", answer.last());
+    assert_eq!(
+        answer.last()["status"]["state"],
+        "input-required",
+        "{:?}",
+        answer.last()
+    );
     let messages = a2ui_messages(&answer.reply_parts(), V);
     Validator::basic(V).check_response(&messages).unwrap();
     messages
@@ -112,7 +120,10 @@ fn components(messages: &[Value], surface: &str) -> serde_json::Map<String, Valu
             continue;
         }
         for component in update["components"].as_array().into_iter().flatten() {
-            out.insert(component["id"].as_str().unwrap().to_owned(), component.clone());
+            out.insert(
+                component["id"].as_str().unwrap().to_owned(),
+                component.clone(),
+            );
         }
     }
     out
@@ -128,7 +139,11 @@ async fn arguments_cut_mid_escape_and_mid_utf8_draw_the_surface_and_text_stays_t
     let body = sse(&deltas, "tool_calls");
     // The wire cut every 5 bytes, and once right inside the first 4-byte character.
     let bytes = body.into_bytes();
-    let inside = bytes.windows(4).position(|w| w == "\u{1f35c}".as_bytes()).unwrap() + 2;
+    let inside = bytes
+        .windows(4)
+        .position(|w| w == "\u{1f35c}".as_bytes())
+        .unwrap()
+        + 2;
     let mut chunks = vec![bytes[..inside].to_vec()];
     chunks.extend(bytes[inside..].chunks(5).map(<[u8]>::to_vec));
     let mock = MockModel::start(vec![Answer::Raw { chunks }]).await;
@@ -148,9 +163,16 @@ async fn arguments_cut_mid_escape_and_mid_utf8_draw_the_surface_and_text_stays_t
     references_in(&tool["parameters"], &mut references);
     assert!(!references.is_empty());
     for reference in references {
-        assert!(reference.starts_with("#/$defs/"), "{reference} is not self-contained");
+        assert!(
+            reference.starts_with("#/$defs/"),
+            "{reference} is not self-contained"
+        );
     }
-    assert!(tool["parameters"]["$defs"].as_object().is_some_and(|defs| !defs.is_empty()));
+    assert!(
+        tool["parameters"]["$defs"]
+            .as_object()
+            .is_some_and(|defs| !defs.is_empty())
+    );
     let prompt = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(prompt.contains("send_a2ui") && !prompt.contains("<a2ui-json>"));
 }
@@ -197,13 +219,21 @@ async fn arguments_sent_as_a_json_object_draw() {
     .await;
     let server = spawn(server(&mock).build().unwrap()).await;
     let messages = drawn(&ask(&server).await);
-    assert_eq!(components(&messages, "order")["title"]["text"], "Your order");
+    assert_eq!(
+        components(&messages, "order")["title"]["text"],
+        "Your order"
+    );
 }
 
 #[tokio::test]
 async fn two_calls_in_one_answer_draw_both_surfaces_in_order() {
     let mut deltas = streamed_call(0, "a", &arguments(&surface("first", "One", "Text")), 7);
-    deltas.extend(streamed_call(1, "b", &arguments(&surface("second", "Two", "Text")), 7));
+    deltas.extend(streamed_call(
+        1,
+        "b",
+        &arguments(&surface("second", "Two", "Text")),
+        7,
+    ));
     deltas.push(text("Both are drawn."));
     let mock = MockModel::start(vec![Answer::Sse {
         body: sse(&deltas, "tool_calls"),
@@ -224,30 +254,62 @@ async fn two_calls_in_one_answer_draw_both_surfaces_in_order() {
 
 #[tokio::test]
 async fn a_refused_call_is_answered_as_the_tools_result_and_the_model_repairs_it() {
-    let refused = streamed_call(0, "call_bad", &arguments(&surface("order", "Order", "Marquee")), 11);
-    let repaired = streamed_call(0, "call_good", &arguments(&surface("order", "Order", "Text")), 11);
+    let refused = streamed_call(
+        0,
+        "call_bad",
+        &arguments(&surface("order", "Order", "Marquee")),
+        11,
+    );
+    let repaired = streamed_call(
+        0,
+        "call_good",
+        &arguments(&surface("order", "Order", "Text")),
+        11,
+    );
     let mock = MockModel::start(vec![
-        Answer::Sse { body: sse(&refused, "tool_calls"), pause: Duration::ZERO },
-        Answer::Sse { body: sse(&repaired, "tool_calls"), pause: Duration::ZERO },
+        Answer::Sse {
+            body: sse(&refused, "tool_calls"),
+            pause: Duration::ZERO,
+        },
+        Answer::Sse {
+            body: sse(&repaired, "tool_calls"),
+            pause: Duration::ZERO,
+        },
     ])
     .await;
     let server = spawn(server(&mock).build().unwrap()).await;
     let messages = drawn(&ask(&server).await);
-    assert!(!messages.iter().any(|m| m.to_string().contains("Marquee")), "{messages:?}");
-    assert_eq!(components(&messages, "order")["details"]["component"], "Text");
+    assert!(
+        !messages.iter().any(|m| m.to_string().contains("Marquee")),
+        "{messages:?}"
+    );
+    assert_eq!(
+        components(&messages, "order")["details"]["component"],
+        "Text"
+    );
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);
     let second = requests[1]["messages"].as_array().unwrap();
-    let [.., asked, answered] = second.as_slice() else { panic!("{second:?}") };
+    let [.., asked, answered] = second.as_slice() else {
+        panic!("{second:?}")
+    };
     assert_eq!(asked["role"], "assistant");
     assert_eq!(asked["tool_calls"][0]["function"]["name"], "send_a2ui");
     let id = asked["tool_calls"][0]["id"].as_str().unwrap();
-    let called = asked["tool_calls"][0]["function"]["arguments"].as_str().unwrap();
+    let called = asked["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .unwrap();
     serde_json::from_str::<Value>(called).expect("the arguments given back are JSON");
     assert!(called.contains("Marquee"), "{called}");
-    assert_eq!((answered["role"].as_str(), answered["tool_call_id"].as_str()), (Some("tool"), Some(id)));
+    assert_eq!(
+        (answered["role"].as_str(), answered["tool_call_id"].as_str()),
+        (Some("tool"), Some(id))
+    );
     let result = answered["content"].as_str().unwrap();
-    assert!(result.contains("VALIDATION_FAILED") && result.contains("Marquee"), "{result}");
+    assert!(
+        result.contains("VALIDATION_FAILED") && result.contains("Marquee"),
+        "{result}"
+    );
 }
 
 #[tokio::test]
@@ -287,7 +349,10 @@ async fn a_component_reaches_the_client_before_the_arguments_finish() {
         while let Some(event) = events.next_event().await {
             let parts = &event["result"]["status"]["message"]["parts"];
             for part in parts.as_array().into_iter().flatten() {
-                if part["data"]["updateComponents"].to_string().contains("Your order") {
+                if part["data"]["updateComponents"]
+                    .to_string()
+                    .contains("Your order")
+                {
                     return Some(event["result"]["taskId"].as_str().map(str::to_owned));
                 }
             }
@@ -316,12 +381,22 @@ async fn hostile(arguments: &str) -> (String, String) {
     let answer = ask(&server).await;
     let last = answer.last();
     let reason = text_of(&last["status"]["message"]["parts"]);
-    (last["status"]["state"].as_str().unwrap_or_default().to_owned(), reason)
+    (
+        last["status"]["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        reason,
+    )
 }
 
 #[tokio::test]
 async fn hostile_arguments_end_the_task_with_a_clear_error() {
-    let deep = format!("{{\"messages\": {}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep = format!(
+        "{{\"messages\": {}{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let huge = arguments(&surface("s", &"x".repeat(400 * 1024), "Text"));
     for (name, arguments) in [
         ("not JSON", "hello, I am not JSON".to_owned()),
@@ -331,6 +406,9 @@ async fn hostile_arguments_end_the_task_with_a_clear_error() {
     ] {
         let (state, reason) = hostile(&arguments).await;
         assert_eq!(state, "failed", "{name}: {reason}");
-        assert!(!reason.is_empty() && reason.len() < 4096, "{name}: {reason}");
+        assert!(
+            !reason.is_empty() && reason.len() < 4096,
+            "{name}: {reason}"
+        );
     }
 }

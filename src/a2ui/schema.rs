@@ -228,12 +228,18 @@ fn union_resources(version: ProtocolVersion, catalogs: &[&Value]) -> Vec<(String
 /// # Errors
 ///
 /// As [`compile_message`], and for no catalog at all.
-pub(crate) fn message_schema(version: ProtocolVersion, catalogs: &[&Value]) -> Result<Value, String> {
+pub(crate) fn message_schema(
+    version: ProtocolVersion,
+    catalogs: &[&Value],
+) -> Result<Value, String> {
     let docs = parsed(version)?;
     let first = catalogs.first().ok_or("no catalog is active")?;
     let slot = catalog_slot(version);
     let (root, mut resources) = match version.schema_family() {
-        ProtocolVersion::V0_8 => (v0_8_root(&docs.message, first)?, vec![(slot.to_owned(), (*first).clone())]),
+        ProtocolVersion::V0_8 => (
+            v0_8_root(&docs.message, first)?,
+            vec![(slot.to_owned(), (*first).clone())],
+        ),
         _ => {
             let mut root = docs.message.clone();
             if version == ProtocolVersion::V0_9_1 {
@@ -247,10 +253,10 @@ pub(crate) fn message_schema(version: ProtocolVersion, catalogs: &[&Value]) -> R
         }
     };
     add_common_types(version, &mut resources)?;
-    let base = root
-        .get("$id")
-        .and_then(Value::as_str)
-        .map_or_else(|| slot.replace("catalog.json", "message.json"), str::to_owned);
+    let base = root.get("$id").and_then(Value::as_str).map_or_else(
+        || slot.replace("catalog.json", "message.json"),
+        str::to_owned,
+    );
     super::schema_bundle::bundle(&base, &root, &resources)
 }
 

@@ -30,7 +30,11 @@ struct Wanted {
 /// # Errors
 ///
 /// A message naming a reference that reaches no document or no definition.
-pub(crate) fn bundle(base: &str, root: &Value, documents: &[(String, Value)]) -> Result<Value, String> {
+pub(crate) fn bundle(
+    base: &str,
+    root: &Value,
+    documents: &[(String, Value)],
+) -> Result<Value, String> {
     let mut docs: BTreeMap<String, &Value> = BTreeMap::new();
     docs.insert(base.to_owned(), root);
     for (uri, document) in documents {
@@ -47,9 +51,10 @@ pub(crate) fn bundle(base: &str, root: &Value, documents: &[(String, Value)]) ->
     let mut out = bundler.rewrite(root, base, 0)?;
     let mut defs = Map::new();
     while let Some(wanted) = bundler.queue.pop_front() {
-        let doc = bundler.docs.get(&wanted.doc).copied().ok_or_else(|| {
-            format!("the schema refers to '{}', which is not known", wanted.doc)
-        })?;
+        let doc =
+            bundler.docs.get(&wanted.doc).copied().ok_or_else(|| {
+                format!("the schema refers to '{}', which is not known", wanted.doc)
+            })?;
         let target = doc.pointer(&wanted.pointer).ok_or_else(|| {
             format!(
                 "the schema refers to '{}#{}', which does not exist",
@@ -80,7 +85,9 @@ impl Bundler<'_> {
     /// `$defs` and `$id` left out (what is used of them is copied by name).
     fn rewrite(&mut self, schema: &Value, base: &str, depth: usize) -> Result<Value, String> {
         if depth > MAX_DEPTH {
-            return Err(format!("the schema is nested deeper than {MAX_DEPTH} levels"));
+            return Err(format!(
+                "the schema is nested deeper than {MAX_DEPTH} levels"
+            ));
         }
         match schema {
             Value::Object(map) => {
@@ -131,8 +138,16 @@ impl Bundler<'_> {
     /// A name for the definition at `pointer` in `doc`: its last segment, prefixed by the
     /// document's file name when that is taken.
     fn fresh_name(&self, doc: &str, pointer: &str) -> String {
-        let last = pointer.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or("root");
-        let file = doc.rsplit('/').next().unwrap_or_default().trim_end_matches(".json");
+        let last = pointer
+            .rsplit('/')
+            .next()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("root");
+        let file = doc
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".json");
         let taken = |name: &str| self.names.values().any(|known| known == name);
         let mut name = sanitize(last);
         if taken(&name) {
@@ -169,7 +184,9 @@ fn unescape(fragment: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = bytes.get(i + 1..i + 3).and_then(|pair| {
-            std::str::from_utf8(pair).ok().and_then(|pair| u8::from_str_radix(pair, 16).ok())
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
         });
         match (bytes.get(i), hex) {
             (Some(b'%'), Some(byte)) => {
@@ -190,7 +207,13 @@ fn unescape(fragment: &str) -> String {
 fn sanitize(name: &str) -> String {
     let name = name.replace("~1", "/").replace("~0", "~");
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -215,7 +238,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(bundled["items"]["$ref"], "#/$defs/Item");
-        assert_eq!(bundled["$defs"]["Item"]["properties"]["next"]["$ref"], "#/$defs/Item");
+        assert_eq!(
+            bundled["$defs"]["Item"]["properties"]["next"]["$ref"],
+            "#/$defs/Item"
+        );
         assert_eq!(bundled["$defs"]["Name"], json!({"type": "string"}));
         assert!(bundled.get("$id").is_none());
     }

@@ -310,7 +310,12 @@ impl RequestProcessor {
             .get_or_init(|| self.inner.validator.message_schema())
             .clone()
             .map_err(|message| CatalogError::Schema {
-                catalog_id: self.catalogs().iter().map(Catalog::id).collect::<Vec<_>>().join(" + "),
+                catalog_id: self
+                    .catalogs()
+                    .iter()
+                    .map(Catalog::id)
+                    .collect::<Vec<_>>()
+                    .join(" + "),
                 message,
             })
     }

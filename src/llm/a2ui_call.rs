@@ -18,9 +18,9 @@ use serde_json::{Value, json};
 use super::call_deltas::Arguments;
 use super::chat::ChatMessage;
 use super::tools::{Tool, ToolCall};
-use crate::request::Repair;
 use crate::format::{A2UI_TOOL, CLOSE_TAG, OPEN_TAG};
 use crate::generator::processor::RequestProcessor;
+use crate::request::Repair;
 
 /// What the model is told after a round in which it drew and also called other tools.
 const DRAWN: &str = "The messages were sent to the client.";
@@ -29,7 +29,10 @@ const DRAWN: &str = "The messages were sent to the client.";
 /// and its schema can be written.
 pub(crate) fn a2ui_tool(processor: &RequestProcessor) -> Option<Tool> {
     if !matches!(processor.format().name(), "tool-call" | "direct-json") {
-        tracing::debug!(format = processor.format().name(), "A2UI is not offered as a tool for this format");
+        tracing::debug!(
+            format = processor.format().name(),
+            "A2UI is not offered as a tool for this format"
+        );
         return None;
     }
     let schema = match processor.message_schema() {
@@ -40,7 +43,12 @@ pub(crate) fn a2ui_tool(processor: &RequestProcessor) -> Option<Tool> {
         }
     };
     let description = "Shows or changes the user interface: the A2UI messages, applied in order.";
-    Some(Tool::for_a2ui(A2UI_TOOL, description, parameters(schema), DRAWN))
+    Some(Tool::for_a2ui(
+        A2UI_TOOL,
+        description,
+        parameters(schema),
+        DRAWN,
+    ))
 }
 
 /// The arguments' schema: `{"messages": [message, ...]}`, with the message schema's
@@ -286,7 +294,10 @@ impl Drawing {
         let index = arguments.index;
         if self.closed.contains(&index) {
             // Its block is closed: what is lost makes it unreadable, which the repair says.
-            tracing::debug!(index, "a piece of a send_a2ui call came after the next call began");
+            tracing::debug!(
+                index,
+                "a piece of a send_a2ui call came after the next call began"
+            );
             return None;
         }
         if !self.scanners.contains_key(&index) && self.live.is_none_or(|live| index > live) {
@@ -370,19 +381,36 @@ mod tests {
 
     #[test]
     fn the_messages_value_becomes_a_block_however_the_arguments_are_cut() {
-        let arguments = r#"{"note": "a \"messages\": [1]", "messages": [{"v": "x\"]}"}], "after": 1}"#;
+        let arguments =
+            r#"{"note": "a \"messages\": [1]", "messages": [{"v": "x\"]}"}], "after": 1}"#;
         let whole = drawn(&[arguments]);
-        assert_eq!(whole, format!(r#"{OPEN_TAG}[{{"v": "x\"]}}"}}]{CLOSE_TAG}"#));
+        assert_eq!(
+            whole,
+            format!(r#"{OPEN_TAG}[{{"v": "x\"]}}"}}]{CLOSE_TAG}"#)
+        );
         for cut in 1..arguments.len() {
-            assert_eq!(drawn(&[&arguments[..cut], &arguments[cut..]]), whole, "cut at {cut}");
+            assert_eq!(
+                drawn(&[&arguments[..cut], &arguments[cut..]]),
+                whole,
+                "cut at {cut}"
+            );
         }
     }
 
     #[test]
     fn a_bare_array_passes_whole_and_anything_else_goes_in_as_it_is() {
-        assert_eq!(drawn(&["[1, ", "2]"]), format!("{OPEN_TAG}[1, 2]{CLOSE_TAG}"));
-        assert_eq!(drawn(&["not ", "json"]), format!("{OPEN_TAG}not json{CLOSE_TAG}"));
-        assert_eq!(drawn(&[r#"{"x": 1}"#]), format!(r#"{OPEN_TAG}{{"x": 1}}{CLOSE_TAG}"#));
+        assert_eq!(
+            drawn(&["[1, ", "2]"]),
+            format!("{OPEN_TAG}[1, 2]{CLOSE_TAG}")
+        );
+        assert_eq!(
+            drawn(&["not ", "json"]),
+            format!("{OPEN_TAG}not json{CLOSE_TAG}")
+        );
+        assert_eq!(
+            drawn(&[r#"{"x": 1}"#]),
+            format!(r#"{OPEN_TAG}{{"x": 1}}{CLOSE_TAG}"#)
+        );
     }
 
     #[test]
@@ -396,7 +424,11 @@ mod tests {
         let mut out = String::new();
         out.extend(drawing.hear(&piece(0, r#"{"messages": [1"#)));
         out.extend(drawing.hear(&piece(1, r#"{"messages": [2]}"#)));
-        assert_eq!(drawing.hear(&piece(0, "]}")), None, "the first block is closed");
+        assert_eq!(
+            drawing.hear(&piece(0, "]}")),
+            None,
+            "the first block is closed"
+        );
         out.extend(drawing.finish());
         assert_eq!(
             out,

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
-use super::A2uiVia;
 use super::chat::RepairTurns;
 use super::client::{Inner, OpenAiChat, Options};
 use super::error::LlmError;
 use super::tools::{Tool, ToolChoice};
+use super::via::A2uiVia;
 use crate::error_chain::chain;
 
 /// How long the first token may be slow before the client is told the model is reading.

@@ -61,7 +61,7 @@ pub(super) struct Options {
     /// Where model latency, tokens and tool calls are counted.
     pub(super) meter: crate::observe::Meter,
     /// How the model writes A2UI.
-    pub(super) a2ui_via: super::A2uiVia,
+    pub(super) a2ui_via: super::via::A2uiVia,
 }
 
 impl Inner {

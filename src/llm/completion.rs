@@ -104,9 +104,7 @@ pub(crate) fn pieces(
                         wait.begin();
                         call.token();
                         match calls.add(pieces) {
-                            Ok(streamed) => for arguments in streamed {
-                                yield Ok(Piece::Arguments(arguments));
-                            },
+                            Ok(streamed) => for arguments in streamed { yield Ok(Piece::Arguments(arguments)); },
                             Err(error) => { yield Err(error); return; }
                         }
                     }

@@ -57,6 +57,7 @@ mod send;
 mod text_calls;
 mod tool_loop;
 mod tools;
+mod via;
 mod wire;
 
 use futures::StreamExt;
@@ -67,22 +68,12 @@ pub use chat::{ChatMessage, RepairTurns, chat_messages, chat_messages_with};
 pub use client::OpenAiChat;
 pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolChoice, ToolError, ToolRecord};
+pub use via::A2uiVia;
 
 use crate::agent::{Agent, AgentError, Reply, ReplyEvent};
 use crate::format::A2UI_TOOL;
 use crate::request::{Request, UserActionKind};
 use completion::Piece;
-
-/// How the model writes A2UI: see [`OpenAiChatBuilder::a2ui_via`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum A2uiVia {
-    /// Blocks in its text, in the request's output format (`<a2ui-json>`, Express).
-    #[default]
-    Text,
-    /// Calls of the function `send_a2ui`, whose arguments are the messages.
-    ToolCall,
-}
 
 impl OpenAiChat {
     /// Options for `model` at `base_url`, the API root that `/chat/completions` is appended
@@ -118,7 +109,9 @@ impl OpenAiChat {
             }
             _ => chat_messages_with(request, instructions, self.inner.options.repair_turns),
         };
-        if self.inner.options.repair_turns == RepairTurns::Continue && self.a2ui_tool(request).is_some() {
+        if self.inner.options.repair_turns == RepairTurns::Continue
+            && self.a2ui_tool(request).is_some()
+        {
             a2ui_call::repairs_as_results(&mut chat, request.repairs());
         }
         let mut guides: Vec<&str> = Vec::new();

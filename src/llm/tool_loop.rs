@@ -99,10 +99,9 @@ pub(crate) fn reply(
                 yield Ok(ReplyEvent::Text(rest));
             }
             content(&span, "gen_ai.output.messages", &heard.said);
-            // Calls the client runs end the reply, after ours have run.
+            // Calls the client runs end the reply after ours ran; calls that drew, alone, now.
             let theirs = heard.take_client_calls(&tools);
             let last = !theirs.is_empty();
-            // Calls that drew were read as they streamed: alone, they end the reply.
             if heard.calls.iter().all(|call| draws(&tools, call)) && !last {
                 return;
             }
@@ -235,7 +234,10 @@ impl Heard {
             said: String::new(),
             calls: Vec::new(),
             written: (!offered.is_empty()).then(TextCalls::default),
-            drawing: offered.iter().any(|tool| tool.draws()).then(Drawing::default),
+            drawing: offered
+                .iter()
+                .any(|tool| tool.draws())
+                .then(Drawing::default),
         }
     }
 
@@ -259,7 +261,11 @@ impl Heard {
                 };
                 // A call through the API: the text held back as maybe a written call is
                 // text, and goes out before the block.
-                let held = match self.written.take().map(|written| written.finish(tools, round)) {
+                let held = match self
+                    .written
+                    .take()
+                    .map(|written| written.finish(tools, round))
+                {
                     Some(Err(rest)) => rest,
                     _ => String::new(),
                 };

@@ -146,7 +146,12 @@ impl Tool {
 
     /// The A2UI tool `name`: its calls are drawn (by the reply's parser) as their arguments
     /// stream; run beside other tools, it answers `drawn`.
-    pub(crate) fn for_a2ui(name: &str, description: &str, parameters: Value, drawn: &'static str) -> Self {
+    pub(crate) fn for_a2ui(
+        name: &str,
+        description: &str,
+        parameters: Value,
+        drawn: &'static str,
+    ) -> Self {
         let mut offered = Self::new(name, description, parameters, move |_| async move {
             Ok(Value::String(drawn.to_owned()))
         });

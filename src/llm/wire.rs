@@ -124,7 +124,9 @@ pub(crate) struct FunctionDelta {
 }
 
 /// A string as it is, any other JSON value as its text.
-fn text_or_json<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+fn text_or_json<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
     Ok(match Option::<Value>::deserialize(deserializer)? {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text),

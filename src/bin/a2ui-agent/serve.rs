@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::format::ToolCallFormat;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::format::ToolCallFormat;
 use a2ui_agent::llm::{A2uiVia, OpenAiChat};
 use a2ui_agent::observe::{Metrics, TracesGuard};
 use a2ui_agent::pipeline::{DEFAULT_DATA_URL_MAX, OnInvalid, UrlPolicy};
@@ -363,7 +363,9 @@ fn model_server(
     }
     if args.a2ui_via == Via::Tool {
         if args.format == Format::Express {
-            tracing::warn!("--a2ui-via tool draws Direct JSON arguments: --format express is not used");
+            tracing::warn!(
+                "--a2ui-via tool draws Direct JSON arguments: --format express is not used"
+            );
         }
         chat = chat.a2ui_via(A2uiVia::ToolCall);
     }
