@@ -43,17 +43,7 @@ fn server(mock: &MockModel) -> ServerBuilder {
 }
 
 async fn ask(server: &TestServer) -> support::Answer {
-    server
-        .exchange(
-            "message/stream",
-            params(
-                json!([{"kind": "text", "text": "Show my order"}]),
-                Some(capabilities(V, &[V.basic_catalog_id()])),
-                None,
-            ),
-            &[V.extension_uri()],
-        )
-        .await
+    server.ask("message/stream", V, "Show my order").await
 }
 
 /// The messages of a surface `id` titled `title`, with a `kind` component under it.
