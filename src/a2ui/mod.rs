@@ -35,6 +35,7 @@ mod error;
 mod order;
 mod report;
 mod schema;
+mod schema_bundle;
 mod surface;
 mod tree;
 mod validate;

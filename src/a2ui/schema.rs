@@ -190,6 +190,14 @@ pub(crate) fn compile_union(
     catalogs: &[&Value],
 ) -> Result<jsonschema::Validator, String> {
     let docs = parsed(version)?;
+    let mut resources = union_resources(version, catalogs);
+    add_common_types(version, &mut resources)?;
+    build(&docs.message, resources)
+}
+
+/// The documents that make `catalogs` one catalog: each under a URI of its own, and, at
+/// `catalog.json`, definitions offering any of their components and functions.
+fn union_resources(version: ProtocolVersion, catalogs: &[&Value]) -> Vec<(String, Value)> {
     let slot = catalog_slot(version);
     let base = slot.trim_end_matches("catalog.json");
     let mut resources: Vec<(String, Value)> = Vec::new();
@@ -209,8 +217,47 @@ pub(crate) fn compile_union(
         slot.to_owned(),
         json!({"$defs": {"anyComponent": {"anyOf": components}, "anyFunction": {"anyOf": functions}}}),
     ));
+    resources
+}
+
+/// The schema of one agent-to-renderer message of `version` whose components come from
+/// any of `catalogs`, self-contained: every definition it uses from the catalogs and the
+/// common types copied into its `$defs` (see `schema_bundle`), for a model provider that
+/// constrains a tool's arguments to it.
+///
+/// # Errors
+///
+/// As [`compile_message`], and for no catalog at all.
+pub(crate) fn message_schema(
+    version: ProtocolVersion,
+    catalogs: &[&Value],
+) -> Result<Value, String> {
+    let docs = parsed(version)?;
+    let first = catalogs.first().ok_or("no catalog is active")?;
+    let slot = catalog_slot(version);
+    let (root, mut resources) = match version.schema_family() {
+        ProtocolVersion::V0_8 => (
+            v0_8_root(&docs.message, first)?,
+            vec![(slot.to_owned(), (*first).clone())],
+        ),
+        _ => {
+            let mut root = docs.message.clone();
+            if version == ProtocolVersion::V0_9_1 {
+                accept_v0_9_1_version(&mut root);
+            }
+            let resources = match catalogs {
+                [one] => vec![(slot.to_owned(), (*one).clone())],
+                _ => union_resources(version, catalogs),
+            };
+            (root, resources)
+        }
+    };
     add_common_types(version, &mut resources)?;
-    build(&docs.message, resources)
+    let base = root.get("$id").and_then(Value::as_str).map_or_else(
+        || slot.replace("catalog.json", "message.json"),
+        str::to_owned,
+    );
+    super::schema_bundle::bundle(&base, &root, &resources)
 }
 
 fn compile_with_registry(
@@ -263,6 +310,13 @@ fn accept_v0_9_1_version(root: &mut Value) {
 
 fn compile_v0_8(message: &Value, catalog: &Value) -> Result<jsonschema::Validator, String> {
     let slot = catalog_slot(ProtocolVersion::V0_8);
+    let root = v0_8_root(message, catalog)?;
+    build(&root, vec![(slot.to_owned(), catalog.clone())])
+}
+
+/// v0.8's message schema with `catalog`'s components spliced into its component slot.
+fn v0_8_root(message: &Value, catalog: &Value) -> Result<Value, String> {
+    let slot = catalog_slot(ProtocolVersion::V0_8);
     let mut root = message.clone();
     let names: Vec<&str> = catalog
         .get("components")
@@ -295,7 +349,7 @@ fn compile_v0_8(message: &Value, catalog: &Value) -> Result<jsonschema::Validato
             "additionalProperties": false,
         });
     }
-    build(&root, vec![(slot.to_owned(), catalog.clone())])
+    Ok(root)
 }
 
 #[cfg(test)]

@@ -132,6 +132,13 @@ impl Validator {
         &self.inner.catalogs
     }
 
+    /// The schema of one message these catalogs accept, self-contained (every definition
+    /// it uses copied into its `$defs`), for a provider that constrains a tool's arguments.
+    pub(crate) fn message_schema(&self) -> Result<Value, String> {
+        let documents: Vec<&Value> = self.inner.catalogs.iter().map(Catalog::schema).collect();
+        schema::message_schema(self.inner.version, &documents)
+    }
+
     /// Checks one message against the schema only: its shape, and each component and
     /// function call against the catalog. No tree checks, so a message that refers to
     /// components still to come passes. Fit to be the parser's readiness hook.

@@ -16,6 +16,9 @@
 //! exist is then the prompt's business ([`crate::generator::processor::RequestProcessor::prompt`]).
 
 pub mod express;
+mod tool_call;
+
+pub use tool_call::{A2UI_TOOL, ToolCallFormat};
 
 use std::sync::Arc;
 
@@ -251,7 +254,7 @@ impl OutputFormat for DirectJson {
 }
 
 /// A [`StreamParser`] as a [`FormatReader`].
-struct StreamReader(StreamParser);
+pub(crate) struct StreamReader(pub(crate) StreamParser);
 
 impl FormatReader for StreamReader {
     fn feed(&mut self, chunk: &str) -> Vec<ParsedPart> {
@@ -278,7 +281,16 @@ impl FormatReader for StreamReader {
 /// `messages` as a Direct JSON block, one compact message per line.
 pub(crate) fn direct_json_block(messages: &[Value]) -> String {
     let mut out = String::from(OPEN_TAG);
-    out.push_str("\n[\n");
+    out.push('\n');
+    out.push_str(&message_lines(messages));
+    out.push('\n');
+    out.push_str(CLOSE_TAG);
+    out
+}
+
+/// `messages` as a JSON array, one compact message per line.
+pub(crate) fn message_lines(messages: &[Value]) -> String {
+    let mut out = String::from("[\n");
     for (i, message) in messages.iter().enumerate() {
         write_json(&mut out, message, 0);
         if i + 1 < messages.len() {
@@ -287,8 +299,6 @@ pub(crate) fn direct_json_block(messages: &[Value]) -> String {
         out.push('\n');
     }
     out.push(']');
-    out.push('\n');
-    out.push_str(CLOSE_TAG);
     out
 }
 

@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::a2ui::{Catalog, ProtocolVersion, ValidationError, Validator};
+use crate::a2ui::{Catalog, CatalogError, ProtocolVersion, ValidationError, Validator};
 use crate::format::{FormatReader, OutputFormat};
 use crate::parser::{EmitMode, ParseError, ParsedPart, ParserConfig};
 
@@ -48,6 +48,8 @@ struct Inner {
     allowed: Option<Vec<String>>,
     /// The format's grammar, written the first time it is asked for.
     grammar: OnceLock<Option<String>>,
+    /// The message schema, written the first time it is asked for.
+    message_schema: OnceLock<Result<Value, String>>,
 }
 
 /// What a processor is built from (by the generator).
@@ -86,6 +88,7 @@ impl RequestProcessor {
                 emit_mode: parts.emit_mode,
                 allowed: parts.allowed,
                 grammar: OnceLock::new(),
+                message_schema: OnceLock::new(),
             }),
         }
     }
@@ -276,6 +279,47 @@ impl RequestProcessor {
     /// The catalog validator of the active catalogs.
     pub fn validator(&self) -> &Validator {
         &self.inner.validator
+    }
+
+    /// The JSON Schema of one A2UI message of this processor's version whose components
+    /// come from its active catalogs (any of them, when there are several), self-contained:
+    /// each definition it uses from the catalogs and the version's common types is copied
+    /// into its `$defs`, and every `$ref` points there. It is what a model provider that
+    /// constrains a function's arguments is given (A2UI as a tool call,
+    /// [`OpenAiChatBuilder::a2ui_via`](crate::llm::OpenAiChatBuilder::a2ui_via)). Written
+    /// once per catalog set.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::Schema`] when a catalog refers to a definition that does not exist.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use a2ui_agent::generator::Generator;
+    ///
+    /// let processor = Generator::v0_9().negotiate(None)?;
+    /// let schema = processor.message_schema()?;
+    /// let text = schema.to_string();
+    /// assert!(text.contains("\"Button\""));
+    /// // Every reference points into the schema itself.
+    /// assert!(text.contains("\"$ref\":\"#/$defs/") && !text.contains("\"$ref\":\"https:"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn message_schema(&self) -> Result<Value, CatalogError> {
+        self.inner
+            .message_schema
+            .get_or_init(|| self.inner.validator.message_schema())
+            .clone()
+            .map_err(|message| CatalogError::Schema {
+                catalog_id: self
+                    .catalogs()
+                    .iter()
+                    .map(Catalog::id)
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                message,
+            })
     }
 }
 

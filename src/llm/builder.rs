@@ -16,6 +16,7 @@ use super::chat::RepairTurns;
 use super::client::{Inner, OpenAiChat, Options};
 use super::error::LlmError;
 use super::tools::{Tool, ToolChoice};
+use super::via::A2uiVia;
 use crate::error_chain::chain;
 
 /// How long the first token may be slow before the client is told the model is reading.
@@ -71,6 +72,7 @@ impl OpenAiChatBuilder {
                 tool_choice: ToolChoice::Auto,
                 action_tool_choices: Vec::new(),
                 meter: crate::observe::Meter::default(),
+                a2ui_via: A2uiVia::Text,
             },
         }
     }
@@ -271,6 +273,33 @@ impl OpenAiChatBuilder {
             .action_tool_choices
             .retain(|(known, _)| *known != name);
         self.options.action_tool_choices.push((name, choice));
+        self
+    }
+
+    /// How the model writes A2UI (default [`A2uiVia::Text`]: blocks in its text).
+    ///
+    /// [`A2uiVia::ToolCall`] offers the model the function
+    /// [`A2UI_TOOL`](crate::format::A2UI_TOOL) (`send_a2ui`), whose argument schema,
+    /// `{"messages": [...]}`, holds the negotiated catalogs' message schema
+    /// ([`RequestProcessor::message_schema`](crate::generator::processor::RequestProcessor::message_schema)),
+    /// so a provider that constrains arguments (OpenAI, llama.cpp's server with `--jinja`)
+    /// samples only messages of those catalogs. Its arguments are drawn while they stream,
+    /// through the same parser, validation and repairs as a block; a call that does not
+    /// validate goes back to the model as the tool's result. Give the generator the
+    /// [`ToolCallFormat`](crate::format::ToolCallFormat) so the prompt asks for the call;
+    /// a request in another format than it or Direct JSON is answered as text.
+    ///
+    /// ```
+    /// use a2ui_agent::llm::{A2uiVia, OpenAiChat};
+    ///
+    /// let model = OpenAiChat::builder("https://api.openai.com/v1", "gpt-4.1-mini")
+    ///     .a2ui_via(A2uiVia::ToolCall)
+    ///     .build()?;
+    /// # Ok::<(), a2ui_agent::llm::LlmError>(())
+    /// ```
+    #[must_use]
+    pub fn a2ui_via(mut self, via: A2uiVia) -> Self {
+        self.options.a2ui_via = via;
         self
     }
 

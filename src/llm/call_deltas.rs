@@ -16,6 +16,17 @@ const MAX_CALLS: usize = 32;
 /// The most bytes of one call's arguments.
 const MAX_ARGUMENTS: usize = 256 * 1024;
 
+/// A piece of one call's arguments, as it streamed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Arguments {
+    /// The call's index in the answer.
+    pub(crate) index: usize,
+    /// The call's name, as far as it came.
+    pub(crate) name: String,
+    /// The piece of the arguments' JSON text.
+    pub(crate) text: String,
+}
+
 /// The calls of one answer, joined from their streamed pieces.
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
@@ -24,8 +35,11 @@ pub(crate) struct Calls {
 
 impl Calls {
     /// Adds the pieces of one delta. A piece without `index` belongs to the call at its
-    /// position in the delta (servers that send each call whole omit it).
-    pub(crate) fn add(&mut self, pieces: Vec<CallDelta>) -> Result<(), LlmError> {
+    /// position in the delta (servers that send each call whole omit it). Returns each
+    /// piece of arguments as it came (the call's index, its name so far, the piece), for a
+    /// reader that acts on arguments while they stream.
+    pub(crate) fn add(&mut self, pieces: Vec<CallDelta>) -> Result<Vec<Arguments>, LlmError> {
+        let mut streamed = Vec::new();
         for (position, piece) in pieces.into_iter().enumerate() {
             let index = piece.index.unwrap_or(position);
             if !self.calls.contains_key(&index) && self.calls.len() >= MAX_CALLS {
@@ -45,8 +59,13 @@ impl Calls {
                 if let Some(name) = function.name {
                     call.name.push_str(&name);
                 }
-                if let Some(arguments) = function.arguments {
+                if let Some(arguments) = function.arguments.filter(|text| !text.is_empty()) {
                     call.arguments.push_str(&arguments);
+                    streamed.push(Arguments {
+                        index,
+                        name: call.name.clone(),
+                        text: arguments,
+                    });
                 }
             }
             if call.arguments.len() + call.name.len() > MAX_ARGUMENTS {
@@ -55,7 +74,7 @@ impl Calls {
                 )));
             }
         }
-        Ok(())
+        Ok(streamed)
     }
 
     /// Whether the model asked for no call.

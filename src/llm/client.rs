@@ -60,6 +60,8 @@ pub(super) struct Options {
     pub(super) action_tool_choices: Vec<(String, ToolChoice)>,
     /// Where model latency, tokens and tool calls are counted.
     pub(super) meter: crate::observe::Meter,
+    /// How the model writes A2UI.
+    pub(super) a2ui_via: super::via::A2uiVia,
 }
 
 impl Inner {

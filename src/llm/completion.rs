@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use futures::StreamExt;
 use tokio::time::Instant;
 
-use super::call_deltas::Calls;
+use super::call_deltas::{Arguments, Calls};
 use super::client::Inner;
 use super::error::LlmError;
 use super::tools::ToolCall;
@@ -28,6 +28,8 @@ pub(crate) enum Piece {
     Text(String),
     /// The model began writing tool calls (once, at their first piece).
     Calling,
+    /// A piece of a call's arguments, as it streamed.
+    Arguments(Arguments),
     /// The tool calls the answer asked for (once, at its end, when it asked for any).
     Calls(Vec<ToolCall>),
 }
@@ -101,9 +103,9 @@ pub(crate) fn pieces(
                         }
                         wait.begin();
                         call.token();
-                        if let Err(error) = calls.add(pieces) {
-                                    yield Err(error);
-                            return;
+                        match calls.add(pieces) {
+                            Ok(streamed) => for arguments in streamed { yield Ok(Piece::Arguments(arguments)); },
+                            Err(error) => { yield Err(error); return; }
                         }
                     }
                 }

@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+mod a2ui_call;
 mod builder;
 mod call_deltas;
 mod chat;
@@ -56,6 +57,7 @@ mod send;
 mod text_calls;
 mod tool_loop;
 mod tools;
+mod via;
 mod wire;
 
 use futures::StreamExt;
@@ -66,8 +68,10 @@ pub use chat::{ChatMessage, RepairTurns, chat_messages, chat_messages_with};
 pub use client::OpenAiChat;
 pub use error::LlmError;
 pub use tools::{TOOL_CALL_METADATA, Tool, ToolCall, ToolChoice, ToolError, ToolRecord};
+pub use via::A2uiVia;
 
 use crate::agent::{Agent, AgentError, Reply, ReplyEvent};
+use crate::format::A2UI_TOOL;
 use crate::request::{Request, UserActionKind};
 use completion::Piece;
 
@@ -105,6 +109,11 @@ impl OpenAiChat {
             }
             _ => chat_messages_with(request, instructions, self.inner.options.repair_turns),
         };
+        if self.inner.options.repair_turns == RepairTurns::Continue
+            && self.a2ui_tool(request).is_some()
+        {
+            a2ui_call::repairs_as_results(&mut chat, request.repairs());
+        }
         let mut guides: Vec<&str> = Vec::new();
         for action in request.actions() {
             let guide =
@@ -161,7 +170,7 @@ impl OpenAiChat {
         Ok(pieces.filter_map(|piece| async move {
             match piece {
                 Ok(Piece::Text(text)) => Some(Ok(text)),
-                Ok(Piece::Calling | Piece::Calls(_)) => None,
+                Ok(Piece::Calling | Piece::Arguments(_) | Piece::Calls(_)) => None,
                 Err(error) => Some(Err(error)),
             }
         }))
@@ -243,7 +252,22 @@ impl OpenAiChat {
             .iter()
             .filter(|tool| own.iter().all(|mine| mine.name() != tool.name))
             .map(Tool::for_client);
-        own.iter().cloned().chain(theirs).collect()
+        let mut offered: Vec<Tool> = own.iter().cloned().chain(theirs).collect();
+        if let Some(drawing) = self.a2ui_tool(request)
+            && offered.iter().all(|tool| tool.name() != A2UI_TOOL)
+        {
+            offered.push(drawing);
+        }
+        offered
+    }
+
+    /// The A2UI tool for `request`, when this client draws through a tool call and the
+    /// request has A2UI in a format that reads Direct JSON blocks.
+    fn a2ui_tool(&self, request: &Request) -> Option<Tool> {
+        if self.inner.options.a2ui_via != A2uiVia::ToolCall {
+            return None;
+        }
+        a2ui_call::a2ui_tool(request.a2ui()?)
     }
 
     /// The tool choice of the first round of `request`'s turn: the one for an action the

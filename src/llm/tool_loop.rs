@@ -15,6 +15,7 @@ use futures::future::join_all;
 use tokio::time::Sleep;
 use tracing::Instrument;
 
+use super::a2ui_call::Drawing;
 use super::chat::ChatMessage;
 use super::client::OpenAiChat;
 use super::completion::{Piece, pieces};
@@ -79,7 +80,7 @@ pub(crate) fn reply(
             let answer = pieces(response, started, inner.options.first_token_timeout, inner.clone(), round, inner.options.meter.model_call(&inner.options.model, tenant.as_deref()).traced(span.clone(), started.into_std()));
             tokio::pin!(answer);
             let mut begun = false;
-            let mut heard = Heard::new(!choice.callable(&tools).is_empty());
+            let mut heard = Heard::new(&choice.callable(&tools));
             loop {
                 let next = before_notice(answer.next(), notice.as_mut(), begun || noticed).await;
                 let Some(next) = next else {
@@ -89,7 +90,7 @@ pub(crate) fn reply(
                 };
                 begun = true;
                 let Some(piece) = next else { break };
-                match heard.hear(piece) {
+                match heard.hear(piece, &tools, round) {
                     Ok(out) => if let Some(out) = out { yield Ok(ReplyEvent::Text(out)) },
                     Err(error) => { yield Err(error); return; }
                 }
@@ -98,10 +99,10 @@ pub(crate) fn reply(
                 yield Ok(ReplyEvent::Text(rest));
             }
             content(&span, "gen_ai.output.messages", &heard.said);
-            // Calls the client runs end the reply, after ours have run.
+            // Calls the client runs end the reply after ours ran; calls that drew, alone, now.
             let theirs = heard.take_client_calls(&tools);
             let last = !theirs.is_empty();
-            if heard.calls.is_empty() && !last {
+            if heard.calls.iter().all(|call| draws(&tools, call)) && !last {
                 return;
             }
             if !last && round >= inner.options.max_tool_rounds {
@@ -184,6 +185,13 @@ async fn before_notice<T>(
     }
 }
 
+/// Whether `call` names the A2UI tool, whose calls are drawn as they stream.
+fn draws(tools: &[Tool], call: &ToolCall) -> bool {
+    tools
+        .iter()
+        .any(|tool| tool.name() == call.name && tool.draws())
+}
+
 /// Whether `call` names a tool the client runs.
 fn runs_in_client(tools: &[Tool], call: &ToolCall) -> bool {
     tools
@@ -214,24 +222,55 @@ struct Heard {
     calls: Vec<ToolCall>,
     /// With tools offered, text that may be a call written out is held back here.
     written: Option<TextCalls>,
+    /// With the A2UI tool offered, its calls' arguments as block text.
+    drawing: Option<Drawing>,
 }
 
 impl Heard {
-    /// Nothing heard yet; text is held back as maybe a call when tools are `offered`.
-    fn new(offered: bool) -> Self {
+    /// Nothing heard yet; text is held back as maybe a call when tools are `offered`, and
+    /// the A2UI tool's arguments drawn when it is one of them.
+    fn new(offered: &[&Tool]) -> Self {
         Self {
             said: String::new(),
             calls: Vec::new(),
-            written: offered.then(TextCalls::default),
+            written: (!offered.is_empty()).then(TextCalls::default),
+            drawing: offered
+                .iter()
+                .any(|tool| tool.draws())
+                .then(Drawing::default),
         }
     }
 
     /// Takes in the answer's next `piece`: the text the client sees now, if any, or the
     /// error that ends the answer.
-    fn hear(&mut self, piece: Result<Piece, LlmError>) -> Result<Option<String>, LlmError> {
+    fn hear(
+        &mut self,
+        piece: Result<Piece, LlmError>,
+        tools: &[Tool],
+        round: u32,
+    ) -> Result<Option<String>, LlmError> {
         match piece? {
             Piece::Text(text) => Ok(self.text(text)),
             Piece::Calling => Ok(None),
+            Piece::Arguments(arguments) => {
+                let Some(drawing) = self.drawing.as_mut() else {
+                    return Ok(None);
+                };
+                let Some(block) = drawing.hear(&arguments) else {
+                    return Ok(None);
+                };
+                // A call through the API: the text held back as maybe a written call is
+                // text, and goes out before the block.
+                let held = match self
+                    .written
+                    .take()
+                    .map(|written| written.finish(tools, round))
+                {
+                    Some(Err(rest)) => rest,
+                    _ => String::new(),
+                };
+                Ok(Some(held + &block))
+            }
             Piece::Calls(asked) => {
                 self.calls = asked;
                 Ok(None)
@@ -253,9 +292,13 @@ impl Heard {
     /// held back as maybe a call) what is released.
     fn text(&mut self, text: String) -> Option<String> {
         self.said.push_str(&text);
-        match self.written.as_mut() {
+        let released = match self.written.as_mut() {
             Some(written) => written.push(&text),
             None => Some(text),
+        }?;
+        match self.drawing.as_mut().and_then(Drawing::interrupt) {
+            Some(closed) => Some(closed + &released),
+            None => Some(released),
         }
     }
 
@@ -263,6 +306,21 @@ impl Heard {
     /// replace the answer's text and become its calls (when it asked for none the API's
     /// way); otherwise the held text, if any, goes out.
     fn settle(&mut self, tools: &[Tool], round: u32) -> Option<String> {
+        let mut out = self.settle_written(tools, round).unwrap_or_default();
+        if let Some(drawing) = self.drawing.as_mut() {
+            out.extend(drawing.finish());
+            if !drawing.streamed() {
+                // Calls written as text (or sent whole without pieces) draw now.
+                for call in self.calls.iter().filter(|call| draws(tools, call)) {
+                    out.push_str(&drawing.whole(&call.arguments));
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// What the held-back text comes to: see [`settle`](Self::settle).
+    fn settle_written(&mut self, tools: &[Tool], round: u32) -> Option<String> {
         match self.written.take()?.finish(tools, round) {
             Ok(spelled) if self.calls.is_empty() => {
                 tracing::debug!("the model wrote its tool calls as text");
@@ -309,7 +367,9 @@ async fn answer_calls(
             record.call.id.clone(),
             record.result.clone(),
         ));
-        parts.push(record.to_part());
+        if !draws(tools, &record.call) {
+            parts.push(record.to_part());
+        }
     }
     if let Some(guides) = guides(tools, &records) {
         messages.push(ChatMessage::system(guides));

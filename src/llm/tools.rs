@@ -104,6 +104,8 @@ pub struct Tool {
     handler: Arc<Handler>,
     /// Whether the client runs it (a [`ClientTool`]): a call to it ends the reply.
     client: bool,
+    /// Whether it is the A2UI tool, whose arguments are drawn as they stream.
+    a2ui: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -138,7 +140,28 @@ impl Tool {
             guide: None,
             handler: Arc::new(move |arguments| Box::pin(handler(arguments))),
             client: false,
+            a2ui: false,
         }
+    }
+
+    /// The A2UI tool `name`: its calls are drawn (by the reply's parser) as their arguments
+    /// stream; run beside other tools, it answers `drawn`.
+    pub(crate) fn for_a2ui(
+        name: &str,
+        description: &str,
+        parameters: Value,
+        drawn: &'static str,
+    ) -> Self {
+        let mut offered = Self::new(name, description, parameters, move |_| async move {
+            Ok(Value::String(drawn.to_owned()))
+        });
+        offered.a2ui = true;
+        offered
+    }
+
+    /// Whether it is the A2UI tool.
+    pub(crate) fn draws(&self) -> bool {
+        self.a2ui
     }
 
     /// The client's `tool`, offered to the model like the agent's own; the client runs it,

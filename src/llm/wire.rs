@@ -117,8 +117,21 @@ pub(crate) struct CallDelta {
 pub(crate) struct FunctionDelta {
     #[serde(default)]
     pub(crate) name: Option<String>,
-    #[serde(default)]
+    /// The arguments' JSON text; a server that sends them as a JSON object (some do)
+    /// reads as that object's text.
+    #[serde(default, deserialize_with = "text_or_json")]
     pub(crate) arguments: Option<String>,
+}
+
+/// A string as it is, any other JSON value as its text.
+fn text_or_json<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text),
+        Some(other) => Some(other.to_string()),
+    })
 }
 
 /// `{"error": {"message", "type", "code"}}`, in an error response or mid-stream.

@@ -37,6 +37,9 @@ pub enum Answer {
     /// An SSE body whose first event comes after `first` (a model reading its prompt),
     /// the others without pause.
     SlowStart { body: String, first: Duration },
+    /// An SSE body's bytes, each chunk written as it is (cut anywhere, inside a UTF-8
+    /// character too).
+    Raw { chunks: Vec<Vec<u8>> },
 }
 
 /// An SSE body of chat-completion chunks as OpenAI sends them: `data: {chunk}` events with
@@ -233,7 +236,24 @@ async fn answer(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
         Answer::Sse { body, pause } => sse_body(shared, body, pause, Duration::ZERO, false),
         Answer::Hang { prefix } => sse_body(shared, prefix, Duration::ZERO, Duration::ZERO, true),
         Answer::SlowStart { body, first } => sse_body(shared, body, Duration::ZERO, first, false),
+        Answer::Raw { chunks } => raw_body(shared, chunks),
     }
+}
+
+fn raw_body(shared: Arc<Shared>, chunks: Vec<Vec<u8>>) -> Response {
+    let stream = async_stream::stream! {
+        let mut watch = Watch { shared, done: false };
+        for chunk in chunks {
+            // A pause between writes, so each chunk goes out on its own.
+            tokio::task::yield_now().await;
+            yield Ok::<_, std::convert::Infallible>(Bytes::from(chunk));
+        }
+        watch.done = true;
+    };
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(stream))
+        .unwrap()
 }
 
 fn sse_body(

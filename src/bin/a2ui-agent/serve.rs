@@ -13,9 +13,10 @@ use std::time::Duration;
 
 use a2ui_agent::a2a::card::{AgentCard, AgentSkill};
 use a2ui_agent::a2ui::ProtocolVersion;
+use a2ui_agent::format::ToolCallFormat;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::OpenAiChat;
+use a2ui_agent::llm::{A2uiVia, OpenAiChat};
 use a2ui_agent::observe::Metrics;
 use a2ui_agent::pipeline::OnInvalid;
 use a2ui_agent::server::{self, A2uiServer, ServerBuilder};
@@ -30,6 +31,16 @@ use crate::metrics_options::MetricsArgs;
 use crate::otel_options::OtelArgs;
 use crate::push_options::PushArgs;
 use crate::ui_policy_options::UiPolicyArgs;
+
+/// How the model writes its UI, for `--a2ui-via`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Via {
+    /// Blocks in the model's text.
+    #[default]
+    Text,
+    /// Calls of the function `send_a2ui`.
+    Tool,
+}
 
 /// Arguments of `a2ui-agent serve`.
 #[derive(Debug, clap::Args)]
@@ -75,6 +86,12 @@ pub struct Args {
     /// blocks that read and name what the catalog has. Not sent beside tools.
     #[arg(long, requires = "model_url")]
     grammar: bool,
+    /// How the model writes its UI: `text` (blocks in its answer, in `--format`) or `tool`
+    /// (calls of the function `send_a2ui`, whose arguments the provider constrains to the
+    /// negotiated catalogs' message schema and which are drawn as they stream). `tool`
+    /// asks for Direct JSON in the arguments, whatever `--format` says.
+    #[arg(long, value_enum, default_value_t, requires = "model_url")]
+    a2ui_via: Via,
     /// The most tokens the model may write per answer (unset: the server's limit).
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
@@ -179,8 +196,9 @@ pub fn run(args: Args) -> ExitCode {
 async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let names: Vec<&str> = args.components.iter().map(|name| name.trim()).collect();
     let generator = |version: ProtocolVersion| -> Result<Generator, String> {
-        let express = args.format == Format::Express && version != ProtocolVersion::V0_8;
-        if names.is_empty() && !express {
+        let tool = args.a2ui_via == Via::Tool;
+        let express = args.format == Format::Express && version != ProtocolVersion::V0_8 && !tool;
+        if names.is_empty() && !express && !tool {
             return Ok(Generator::built_in(version));
         }
         let mut builder = Generator::builder(version);
@@ -194,6 +212,9 @@ async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 builder = builder.built_in_example();
             }
             builder = builder.format(Express::new());
+        }
+        if tool {
+            builder = builder.format(ToolCallFormat);
         }
         builder
             .build()
@@ -308,6 +329,14 @@ fn model_server(
     }
     if args.grammar {
         chat = chat.constrain("grammar");
+    }
+    if args.a2ui_via == Via::Tool {
+        if args.format == Format::Express {
+            tracing::warn!(
+                "--a2ui-via tool draws Direct JSON arguments: --format express is not used"
+            );
+        }
+        chat = chat.a2ui_via(A2uiVia::ToolCall);
     }
     if let Ok(key) = std::env::var(key_env) {
         chat = chat.api_key(key);

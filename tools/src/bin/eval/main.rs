@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p a2ui-agent-tools --bin eval -- --model-url http://127.0.0.1:8081/v1 \
-//!     --model qwen2.5-coder-0.5b-instruct [--prompt ours|official] [--format direct|express] \
+//!     --model qwen2.5-coder-0.5b-instruct [--prompt ours|official] [--format direct|express|tool] \
 //!     [--skip N] [--take N] [--max-tokens N] [--out results.json] [--baseline other.json]
 //! ```
 //!
@@ -45,6 +45,8 @@
 //! one more example after the built-in one, named by the file's stem. `--ui-url-provenance
 //! off` lets the server's URL policy pass URLs the conversation did not give (as `serve`'s
 //! flag of the same name; default `on`), to measure what the rule costs honest requests.
+//! `--format tool` offers the model the function `send_a2ui` (A2UI through a tool call,
+//! `OpenAiChatBuilder::a2ui_via`) and asks for calls of it instead of blocks.
 
 mod relay;
 
@@ -60,9 +62,10 @@ use a2ui_agent::A2uiServer;
 use a2ui_agent::a2a::card::AgentCard;
 use a2ui_agent::a2ui::ProtocolVersion;
 use a2ui_agent::agent::{Agent, AgentError, Reply};
+use a2ui_agent::format::ToolCallFormat;
 use a2ui_agent::format::express::Express;
 use a2ui_agent::generator::Generator;
-use a2ui_agent::llm::{OpenAiChat, RepairTurns};
+use a2ui_agent::llm::{A2uiVia, OpenAiChat, RepairTurns};
 use a2ui_agent::pipeline::{MENDED_KEY, OnInvalid, UrlPolicy};
 use a2ui_agent::request::Request;
 use futures::StreamExt;
@@ -90,6 +93,8 @@ struct Args {
     model: String,
     official: bool,
     express: bool,
+    /// A2UI through the `send_a2ui` tool call (`--format tool`).
+    tool: bool,
     skip: usize,
     take: usize,
     max_tokens: u32,
@@ -118,7 +123,7 @@ impl Args {
     fn parse() -> Result<Args, Error> {
         let args: Vec<String> = std::env::args().collect();
         let usage = "usage: eval --model-url URL --model NAME [--prompt ours|official] \
-                     [--format direct|express] [--skip N] [--take N] [--max-tokens N] \
+                     [--format direct|express|tool] [--skip N] [--take N] [--max-tokens N] \
                      [--requests FILE] [--web-core DIR] [--python PATH] [--out FILE] [--baseline FILE] \
                      [--components Text,Column,...] [--deadline SECS] [--prompt-only] \
                      [--repair-temperature T] [--repair-turns continue|retry] [--grammar] \
@@ -132,9 +137,10 @@ impl Args {
             Some("official") => true,
             Some(other) => return Err(format!("unknown prompt '{other}'; {usage}").into()),
         };
-        let express = match flag(&args, "--format").as_deref() {
-            None | Some("direct") => false,
-            Some("express") => true,
+        let (express, tool) = match flag(&args, "--format").as_deref() {
+            None | Some("direct") => (false, false),
+            Some("express") => (true, false),
+            Some("tool") => (false, true),
             Some(other) => return Err(format!("unknown format '{other}'; {usage}").into()),
         };
         let url_provenance = match flag(&args, "--ui-url-provenance").as_deref() {
@@ -144,7 +150,7 @@ impl Args {
                 return Err(format!("unknown URL provenance '{other}'; {usage}").into());
             }
         };
-        if official && express {
+        if official && (express || tool) {
             return Err("the official SDK's prompt is Direct JSON only".into());
         }
         Ok(Args {
@@ -152,6 +158,7 @@ impl Args {
             model: flag(&args, "--model").ok_or(usage)?,
             official,
             express,
+            tool,
             skip: number("--skip", 0)?,
             take: number("--take", usize::MAX)?,
             max_tokens: u32::try_from(number("--max-tokens", 800)?)?,
@@ -399,6 +406,9 @@ async fn main() -> Result<(), Error> {
     if args.express {
         builder = builder.format(Express::new());
     }
+    if args.tool {
+        builder = builder.format(ToolCallFormat);
+    }
     if let Some(components) = &args.components {
         let names: Vec<&str> = components.iter().map(String::as_str).collect();
         builder = builder.components(&names);
@@ -421,10 +431,11 @@ async fn main() -> Result<(), Error> {
         } else {
             ""
         },
-        match (args.express, args.grammar) {
-            (true, true) => "Express under its grammar",
-            (true, false) => "Express",
-            (false, _) => "Direct JSON",
+        match (args.express, args.grammar, args.tool) {
+            (true, true, _) => "Express under its grammar",
+            (true, false, _) => "Express",
+            (false, _, true) => "Direct JSON through the send_a2ui tool call",
+            (false, _, false) => "Direct JSON",
         }
     );
     println!(
@@ -447,6 +458,9 @@ async fn main() -> Result<(), Error> {
         .first_token_timeout(Duration::from_secs(3600));
     if args.grammar {
         chat = chat.constrain("grammar");
+    }
+    if args.tool {
+        chat = chat.a2ui_via(A2uiVia::ToolCall);
     }
     let chat = chat.build()?;
     let calls = Arc::new(AtomicUsize::new(0));
