@@ -112,6 +112,45 @@ pub(crate) enum Binding {
     Grpc,
 }
 
+/// The A2A methods of both versions and every binding (JSON-RPC names and gRPC's
+/// `A2AService` names), as the `method` label of the request metrics.
+const METHODS: [&str; 24] = [
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+    "tasks/list",
+    "GetAuthenticatedExtendedCard",
+    "other",
+];
+
+/// `method` as a label: one of [`METHODS`], else `other`, so a label never holds what a
+/// client wrote.
+pub(crate) fn method_label(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("other")
+}
+
 impl Binding {
     /// The label value (and the request span's `a2a.binding`).
     pub(crate) fn as_str(self) -> &'static str {

@@ -146,7 +146,7 @@ fn respond(
     streaming: bool,
     state: &ServerState,
 ) -> Response {
-    let label = known_method(method);
+    let label = crate::observe::method_label(method);
     if outcome.is_ok() {
         state.meter.request(Binding::JsonRpc, label, "ok");
     }
@@ -189,44 +189,6 @@ fn respond(
             }
         }
     }
-}
-
-/// The methods of both versions, as the `method` label of the request metrics; any other
-/// name a client sends is `other` (a label never holds what a client wrote).
-const METHODS: [&str; 24] = [
-    "message/send",
-    "message/stream",
-    "tasks/get",
-    "tasks/cancel",
-    "tasks/resubscribe",
-    "tasks/pushNotificationConfig/set",
-    "tasks/pushNotificationConfig/get",
-    "tasks/pushNotificationConfig/list",
-    "tasks/pushNotificationConfig/delete",
-    "agent/getAuthenticatedExtendedCard",
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-    "GetExtendedAgentCard",
-    "tasks/list",
-    "GetAuthenticatedExtendedCard",
-    "other",
-];
-
-/// `method` as a label: one of [`METHODS`], else `other`.
-fn known_method(method: &str) -> &'static str {
-    METHODS
-        .iter()
-        .find(|known| **known == method)
-        .copied()
-        .unwrap_or("other")
 }
 
 /// The id and error of a body the decoding budget refused. Only a body that is JSON and a

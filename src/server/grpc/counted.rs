@@ -14,23 +14,7 @@ use axum::response::Response;
 use tonic::Status;
 
 use super::status;
-use crate::observe::{Binding, Meter};
-
-/// The service's methods, as the metrics name them; any other name is `other`, so a
-/// client cannot grow the label set.
-const METHODS: [&str; 11] = [
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "GetExtendedAgentCard",
-    "DeleteTaskPushNotificationConfig",
-];
+use crate::observe::{Binding, Meter, method_label};
 
 /// Middleware: runs the call, then counts it under binding `a2a-grpc`, its method and
 /// its outcome.
@@ -43,14 +27,9 @@ pub(crate) async fn count(State(meter): State<Meter>, request: Request, next: Ne
     response
 }
 
-/// The method a request `path` calls (its last segment), or `other`.
+/// The method a request `path` calls (its last segment), as a metrics label.
 fn method_of(path: &str) -> &'static str {
-    let name = path.rsplit('/').next().unwrap_or_default();
-    METHODS
-        .iter()
-        .find(|method| **method == name)
-        .copied()
-        .unwrap_or("other")
+    method_label(path.rsplit('/').next().unwrap_or_default())
 }
 
 #[cfg(test)]
